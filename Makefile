@@ -1,0 +1,92 @@
+# plumb: GNU Make build. `make` builds build/plumb and libplumb; `make check`
+# runs the whole suite, then again under AddressSanitizer + UBSan.
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+BUILD     ?= build
+SANITIZE  ?=
+CC        ?= cc
+PKGS      := sqlite3
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers -fPIC
+CPPFLAGS += -D_GNU_SOURCE -DPLUMB_VERSION='"$(VERSION)"' -Iinclude -Isrc $(PKG_CFLAGS)
+LDLIBS   += $(PKG_LIBS) -lm
+ifneq ($(SANITIZE),)
+CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS  += -fsanitize=address,undefined
+endif
+
+LIB_SRC  := $(sort $(wildcard src/model/*.c src/formats/*.c src/store/*.c src/analysis/*.c src/output/*.c))
+CLI_SRC  := $(sort $(wildcard src/cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/unit/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+HEADERS  := $(wildcard include/plumb/*.h src/*/*.h)
+
+.PHONY: all deps demo check test unit e2e sanitize install uninstall clean bench
+
+all: $(BUILD)/plumb $(BUILD)/libplumb.a $(BUILD)/libplumb.so
+
+$(BUILD)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libplumb.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libplumb.so: $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libplumb.so.0 -o $@ $^ $(LDLIBS)
+
+$(BUILD)/plumb: $(CLI_OBJ) $(BUILD)/libplumb.a
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libplumb.a $(LDLIBS)
+
+$(BUILD)/test-unit: $(TEST_OBJ) $(BUILD)/libplumb.a
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libplumb.a $(LDLIBS) -lcriterion
+
+deps:
+	@sh scripts/deps.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh scripts/demo.sh $(BUILD)/plumb
+
+# One build's tests: unit (Criterion) then end-to-end (the plumb binary).
+test: $(BUILD)/plumb $(BUILD)/test-unit
+	@sh tests/run.sh $(BUILD)
+
+check: deps
+	@$(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory test BUILD=build-san SANITIZE=1 CFLAGS='-O1 -g'
+	@sh tests/summary.sh build build-san
+
+bench: all
+	@sh bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/include/plumb $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(BUILD)/plumb $(DESTDIR)$(PREFIX)/bin/plumb
+	install -m 644 $(BUILD)/libplumb.a $(DESTDIR)$(PREFIX)/lib/libplumb.a
+	install -m 755 $(BUILD)/libplumb.so $(DESTDIR)$(PREFIX)/lib/libplumb.so.0
+	ln -sf libplumb.so.0 $(DESTDIR)$(PREFIX)/lib/libplumb.so
+	install -m 644 include/plumb/*.h $(DESTDIR)$(PREFIX)/include/plumb/
+	install -m 644 docs/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' libplumb.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/libplumb.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/plumb $(DESTDIR)$(PREFIX)/lib/libplumb.* \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/libplumb.pc
+	rm -rf $(DESTDIR)$(PREFIX)/include/plumb
+	cd docs && for m in *.1; do rm -f $(DESTDIR)$(PREFIX)/share/man/man1/$$m; done
+	cd docs && for m in *.5; do rm -f $(DESTDIR)$(PREFIX)/share/man/man5/$$m; done
+
+clean:
+	rm -rf build build-san

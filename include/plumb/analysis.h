@@ -1,0 +1,178 @@
+/* plumb: metrics, symspecs and views.
+ *
+ * The metric rules (DESIGN.md, seed 004): for a stack f0 (root) .. fk (leaf)
+ * of weight m, exclusive(fk) += m; inclusive(g) += m once per distinct g on
+ * the stack; with i the innermost occurrence of g, the caller arc f(i-1)->g
+ * gets m as g's caller attribution and the callee arc g->f(i+1) gets m as g's
+ * callee attribution (nothing when i = k: that m is g's exclusive). The same
+ * rules apply at every level (function, line, file, module): a level is a map
+ * from frames to keys.
+ */
+#ifndef PLUMB_ANALYSIS_H
+#define PLUMB_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "plumb/error.h"
+#include "plumb/profile.h"
+#include "plumb/table.h"
+
+/* ---- symspecs (gprof's grammar) ---------------------------------------
+ *   file.c          everything in a file (a dot makes it a file name)
+ *   func            every function of that name (no dot)
+ *   file.c:func     a function in a file
+ *   file.c:123      a line in a file
+ *   :name           a function whose name has a dot (":.mul")
+ *   odd:            a file whose name has no dot
+ *   123             a line in any file
+ * File names match the recorded path or its basename; function names match
+ * the name or the mangled name. An empty symspec matches everything. */
+typedef struct plumb_symspec {
+	char *file;           /* NULL: any */
+	char *func;           /* NULL: any */
+	uint32_t line;        /* 0: any */
+	char *text;           /* the original text, for messages */
+} plumb_symspec;
+
+int plumb_symspec_parse(plumb_symspec *s, const char *text, plumb_error *err);
+void plumb_symspec_free(plumb_symspec *s);
+/* Does a function (all of it) match? A line-only spec matches a function
+ * when one of its frames is on that line or its first line is that line. */
+bool plumb_symspec_match_function(const plumb_symspec *s, const plumb_profile *p, plumb_id fn);
+/* Does a frame match (function, file and line of the position)? */
+bool plumb_symspec_match_frame(const plumb_symspec *s, const plumb_profile *p, plumb_id frame);
+
+/* A list of symspecs: matches if any one matches. */
+typedef struct plumb_symspec_list {
+	plumb_symspec *v;
+	size_t n;
+} plumb_symspec_list;
+
+int plumb_symspec_list_add(plumb_symspec_list *l, const char *text, plumb_error *err);
+void plumb_symspec_list_free(plumb_symspec_list *l);
+bool plumb_symspec_list_match_function(const plumb_symspec_list *l, const plumb_profile *p,
+				       plumb_id fn);
+bool plumb_symspec_list_match_frame(const plumb_symspec_list *l, const plumb_profile *p,
+				    plumb_id frame);
+
+/* ---- metrics ---------------------------------------------------------- */
+
+typedef enum plumb_level {
+	PLUMB_LEVEL_FUNCTION = 0,
+	PLUMB_LEVEL_LINE,     /* (function, file, line) */
+	PLUMB_LEVEL_FILE,
+	PLUMB_LEVEL_MODULE
+} plumb_level;
+
+/* What one key of a level stands for. Unused ids are PLUMB_NONE / 0. */
+typedef struct plumb_key {
+	plumb_id function;
+	plumb_id file;
+	plumb_id module;
+	uint32_t line;
+} plumb_key;
+
+typedef struct plumb_metric_arc {
+	uint32_t caller, callee;  /* key indexes */
+	uint64_t calls;           /* PLUMB_COUNT_UNKNOWN if not known */
+} plumb_metric_arc;
+
+typedef struct plumb_metrics {
+	plumb_level level;
+	size_t nevents;
+	size_t nkeys;
+	plumb_key *keys;
+	uint64_t *exclusive;      /* nkeys * nevents */
+	uint64_t *inclusive;      /* nkeys * nevents */
+	uint64_t *calls;          /* nkeys; PLUMB_COUNT_UNKNOWN if not known */
+	size_t narcs;
+	plumb_metric_arc *arcs;
+	uint64_t *callee_attr;    /* narcs * nevents: the caller's view of the arc */
+	uint64_t *caller_attr;    /* narcs * nevents: the callee's view of the arc */
+	uint64_t *root;           /* nkeys * nevents: cost of stacks rooted at the key */
+	uint64_t *totals;         /* nevents */
+	bool inclusive_estimated; /* from a call graph without arc costs */
+	/* arcs by caller and by callee: index arrays into arcs, grouped per key */
+	uint32_t *out_start, *out_arcs;  /* out_arcs[out_start[k] .. out_start[k+1]) */
+	uint32_t *in_start, *in_arcs;
+} plumb_metrics;
+
+typedef struct plumb_metrics_opts {
+	plumb_level level;
+	/* keep only stacks with a frame that matches (--focus); NULL = all */
+	const plumb_symspec_list *focus;
+	/* only this part (PLUMB_NONE = all parts summed) */
+	plumb_id part;
+} plumb_metrics_opts;
+
+void plumb_metrics_opts_init(plumb_metrics_opts *o);
+int plumb_metrics_compute(const plumb_profile *p, const plumb_metrics_opts *o,
+			  plumb_metrics **out, plumb_error *err);
+void plumb_metrics_free(plumb_metrics *m);
+
+static inline const uint64_t *plumb_metrics_excl(const plumb_metrics *m, size_t key)
+{
+	return m->exclusive + key * m->nevents;
+}
+static inline const uint64_t *plumb_metrics_incl(const plumb_metrics *m, size_t key)
+{
+	return m->inclusive + key * m->nevents;
+}
+/* Key index for a function (function level), or -1. */
+long plumb_metrics_find_function(const plumb_metrics *m, plumb_id fn);
+
+/* ---- views ------------------------------------------------------------ */
+
+typedef enum plumb_view_kind {
+	PLUMB_VIEW_FLAT = 0,
+	PLUMB_VIEW_CALLERS,
+	PLUMB_VIEW_CALLEES,
+	PLUMB_VIEW_BUTTERFLY,
+	PLUMB_VIEW_TREE,
+	PLUMB_VIEW_BOTTOM_UP,
+	PLUMB_VIEW_LINES,
+	PLUMB_VIEW_FILES,
+	PLUMB_VIEW_MODULES,
+	PLUMB_VIEW_THREADS,
+	PLUMB_VIEW_COUNT
+} plumb_view_kind;
+
+typedef enum plumb_sort_key {
+	PLUMB_SORT_DEFAULT = 0, /* the view's own: exclusive for flat, inclusive for trees */
+	PLUMB_SORT_EXCLUSIVE,
+	PLUMB_SORT_INCLUSIVE,
+	PLUMB_SORT_CALLS,
+	PLUMB_SORT_NAME,
+	PLUMB_SORT_FILE,
+	PLUMB_SORT_MODULE
+} plumb_sort_key;
+
+typedef struct plumb_view_opts {
+	plumb_view_kind kind;
+	int metric;                 /* event index, or -1 for every event */
+	plumb_sort_key sort;
+	size_t limit;               /* rows (functions for butterfly); 0 = no limit */
+	double threshold;           /* hide rows below this % of the total; 0 = none */
+	const plumb_symspec_list *select; /* rows to show (and butterfly's functions) */
+	const plumb_symspec_list *hide;   /* rows to hide */
+	const plumb_symspec_list *focus;  /* keep only stacks through these */
+} plumb_view_opts;
+
+void plumb_view_opts_init(plumb_view_opts *o);
+const char *plumb_view_name(plumb_view_kind k);
+/* By name ("flat", "bottom-up", ...); -1 if unknown. */
+int plumb_view_by_name(const char *name);
+int plumb_sort_by_name(const char *name);
+
+/* Compute a view of p as a table. */
+int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
+		     plumb_error *err);
+
+/* The plumb-report JSON contract (docs/report-json.md): the functions the
+ * options select (all of them without a limit), each with its callers and
+ * callees. Written by src/output/report_json.c from metrics computed here. */
+int plumb_report_write_json(const plumb_profile *p, const plumb_view_opts *o, FILE *out,
+			    plumb_error *err);
+
+#endif

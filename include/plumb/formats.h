@@ -1,0 +1,93 @@
+/* plumb: input and output formats.
+ *
+ * Formats are detected by content, never by file name. Each format lives in
+ * one file under src/formats/ (or src/store/ for .plumb) and registers a
+ * plumb_format_ops entry in src/formats/registry.c.
+ */
+#ifndef PLUMB_FORMATS_H
+#define PLUMB_FORMATS_H
+
+#include <stdio.h>
+
+#include "plumb/error.h"
+#include "plumb/profile.h"
+
+typedef enum plumb_format {
+	PLUMB_FMT_UNKNOWN = 0,
+	PLUMB_FMT_PLUMB,      /* the .plumb store (SQLite) */
+	PLUMB_FMT_FOLDED,     /* folded stacks: "a;b;c 123" */
+	PLUMB_FMT_COUNT
+} plumb_format;
+
+typedef struct plumb_read_opts {
+	plumb_warn_fn warn;   /* may be NULL: warnings are dropped */
+	void *warn_ctx;
+} plumb_read_opts;
+
+/* One entry per format. detect() looks at the first bytes of a file (up to
+ * 64 KiB, fewer for short files) and says whether they are this format;
+ * read() adds the file's contents to p; write() stores p at path (NULL when
+ * the format cannot be written). */
+typedef struct plumb_format_ops {
+	plumb_format id;
+	const char *name;          /* "plumb", "folded" */
+	const char *description;
+	bool (*detect)(const unsigned char *head, size_t len);
+	int (*read)(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+		    plumb_error *err);
+	int (*write)(const plumb_profile *p, const char *path, plumb_error *err);
+} plumb_format_ops;
+
+const plumb_format_ops *plumb_format_get(plumb_format fmt);
+/* By name ("plumb", "folded"); NULL if unknown. */
+const plumb_format_ops *plumb_format_by_name(const char *name);
+const char *plumb_format_name(plumb_format fmt);
+
+/* Open a file for reading with a clear error for a missing file, a
+ * directory or an unreadable file. */
+FILE *plumb_open_input(const char *path, plumb_error *err);
+
+/* Detect a file's format from its content. */
+int plumb_detect_file(const char *path, plumb_format *out, plumb_error *err);
+plumb_format plumb_detect_buffer(const unsigned char *head, size_t len);
+
+/* Detect and read one file into p (which may already hold other files of the
+ * same events: they are added as further parts/costs). fmt_out may be NULL. */
+int plumb_read_file(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+		    plumb_format *fmt_out, plumb_error *err);
+
+/* Write p to path in fmt. Every writer writes a temporary file in the same
+ * directory and renames it over path only when it is complete. */
+int plumb_write_file(const plumb_profile *p, const char *path, plumb_format fmt,
+		     plumb_error *err);
+
+/* ---- helpers for writers: atomic output ------------------------------ */
+
+typedef struct plumb_atomic_file {
+	FILE *fp;
+	char *path;       /* final path */
+	char *tmp_path;   /* path.tmp-XXXXXX in the same directory */
+} plumb_atomic_file;
+
+/* Create tmp file next to path. fp is open for writing. */
+int plumb_atomic_open(plumb_atomic_file *af, const char *path, plumb_error *err);
+/* Create only the temporary name (for writers such as SQLite that open the
+ * file themselves); the empty temp file exists afterwards; fp is NULL. */
+int plumb_atomic_reserve(plumb_atomic_file *af, const char *path, plumb_error *err);
+/* Flush, fsync, close and rename tmp over path. On failure tmp is removed. */
+int plumb_atomic_commit(plumb_atomic_file *af, plumb_error *err);
+/* Close and remove the temporary file; path is untouched. */
+void plumb_atomic_abort(plumb_atomic_file *af);
+
+/* ---- the formats ----------------------------------------------------- */
+
+bool plumb_folded_detect(const unsigned char *head, size_t len);
+int plumb_folded_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+		      plumb_error *err);
+int plumb_folded_write(const plumb_profile *p, const char *path, plumb_error *err);
+/* The folded text for one stream (used by the writer and by tests). Uses the
+ * first event; stacks are root-first, frames "name" or "name [module]"
+ * when the module is known. */
+int plumb_folded_write_stream(const plumb_profile *p, FILE *out, plumb_error *err);
+
+#endif

@@ -1,0 +1,276 @@
+/* plumb: the in-memory profile.
+ *
+ * Every reader produces one plumb_profile; every view and writer consumes
+ * one. The structure is plain data: callers may read every field directly,
+ * but should change it only through the functions below, which keep the
+ * interning tables and the invariants in step:
+ *
+ *  - ids are dense indexes into the arrays (0 .. n-1); PLUMB_NONE is "absent";
+ *  - a CCT node's parent always has a smaller id than the node, so a single
+ *    forward pass over the nodes visits parents before children;
+ *  - costs are vectors of uint64, one slot per event, stored contiguously
+ *    (node i's self costs are cct_self[i * n_events ...]); adding costs is
+ *    checked and fails with PLUMB_ERR_OVERFLOW instead of wrapping.
+ */
+#ifndef PLUMB_PROFILE_H
+#define PLUMB_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plumb/error.h"
+
+#define PLUMB_NONE UINT32_MAX           /* an absent id */
+#define PLUMB_COUNT_UNKNOWN UINT64_MAX  /* a call/activation count not known */
+
+typedef uint32_t plumb_id;
+
+/* A growable array of T, used throughout the model. */
+#define PLUMB_VEC(T) struct { T *v; size_t n, cap; }
+
+/* ---- interned strings ------------------------------------------------- */
+
+typedef struct plumb_strtab {
+	char *buf;             /* all strings, NUL-terminated, back to back */
+	size_t len, cap;
+	PLUMB_VEC(size_t) off; /* string id -> offset into buf */
+	uint32_t *slots;       /* open-addressing hash: string id + 1, 0 = empty */
+	size_t nslots;
+} plumb_strtab;
+
+/* ---- the entities ----------------------------------------------------- */
+
+/* A term of a derived event: coefficient * event. */
+typedef struct plumb_event_term {
+	int64_t coef;
+	plumb_id event;
+} plumb_event_term;
+
+typedef struct plumb_event {
+	plumb_id name;        /* short name: "samples", "Ir", "cpu-clock" */
+	plumb_id long_name;   /* "Instruction fetches"; PLUMB_NONE if none */
+	plumb_id unit;        /* "samples", "ns", "instructions"; PLUMB_NONE if none */
+	plumb_id formula;     /* derived events: "Ir + 2 * Dr"; PLUMB_NONE for primary */
+	plumb_event_term *terms;
+	size_t nterms;
+} plumb_event;
+
+typedef struct plumb_module {
+	plumb_id path;        /* string id */
+	plumb_id build_id;    /* hex string id or PLUMB_NONE */
+} plumb_module;
+
+typedef struct plumb_file {
+	plumb_id path;        /* string id, as the source recorded it */
+} plumb_file;
+
+typedef struct plumb_function {
+	plumb_id name;        /* demangled or plain name (string id) */
+	plumb_id mangled;     /* linkage name, or PLUMB_NONE */
+	plumb_id module;      /* module id or PLUMB_NONE */
+	plumb_id file;        /* file id or PLUMB_NONE */
+	uint32_t line;        /* first line, 0 if unknown */
+} plumb_function;
+
+/* A position in the program. file/line may differ from the function's when
+ * code was inlined from elsewhere. Any part may be unknown (0 / PLUMB_NONE). */
+typedef struct plumb_frame {
+	plumb_id function;
+	plumb_id file;
+	uint32_t line;
+	uint64_t address;
+} plumb_frame;
+
+typedef enum plumb_part_kind {
+	PLUMB_PART_WHOLE = 0, /* no split: the whole run */
+	PLUMB_PART_THREAD,
+	PLUMB_PART_PROCESS,
+	PLUMB_PART_DUMP
+} plumb_part_kind;
+
+typedef struct plumb_part {
+	plumb_part_kind kind;
+	plumb_id name;        /* label: thread name, "part 2", ...; PLUMB_NONE */
+	int64_t pid, tid;     /* -1 if unknown */
+	plumb_id start_function; /* the routine a thread started with, or PLUMB_NONE */
+	plumb_id root;        /* its CCT root node (frame PLUMB_NONE) */
+} plumb_part;
+
+/* Calling context tree node. The root of each part has frame PLUMB_NONE. */
+typedef struct plumb_cct_node {
+	plumb_id frame;
+	plumb_id parent;       /* PLUMB_NONE for a part root */
+	plumb_id part;
+	plumb_id first_child;  /* children as a singly linked list */
+	plumb_id next_sibling;
+	uint64_t activations;  /* PLUMB_COUNT_UNKNOWN if not known */
+} plumb_cct_node;
+
+/* Call graph: self cost at a frame, per part. */
+typedef struct plumb_cg_self {
+	plumb_id part;
+	plumb_id frame;
+} plumb_cg_self;
+
+/* Call graph arc: from a call site to a callee function. */
+typedef struct plumb_arc {
+	plumb_id part;
+	plumb_id caller;       /* frame id of the call site */
+	plumb_id callee;       /* function id */
+	uint64_t calls;        /* PLUMB_COUNT_UNKNOWN if not known */
+	bool has_inclusive;    /* arc_incl holds the arc's inclusive cost */
+} plumb_arc;
+
+/* A raw sample: when, where, how much. */
+typedef struct plumb_sample {
+	uint64_t time_ns;
+	plumb_id part;
+	plumb_id node;         /* CCT node of the leaf */
+} plumb_sample;
+
+typedef struct plumb_meta {
+	plumb_id key, value;   /* string ids */
+} plumb_meta;
+
+/* Hash index over ids, keyed by a caller-supplied hash and equality. */
+typedef struct plumb_index {
+	uint32_t *slots;       /* id + 1, 0 = empty */
+	size_t nslots, count;
+} plumb_index;
+
+typedef struct plumb_profile {
+	plumb_strtab strings;
+
+	PLUMB_VEC(plumb_event) events;
+	PLUMB_VEC(plumb_module) modules;
+	PLUMB_VEC(plumb_file) files;
+	PLUMB_VEC(plumb_function) functions;
+	PLUMB_VEC(plumb_frame) frames;
+	PLUMB_VEC(plumb_part) parts;
+
+	PLUMB_VEC(plumb_cct_node) cct;
+	PLUMB_VEC(uint64_t) cct_self;     /* cct.n * n_events */
+
+	PLUMB_VEC(plumb_cg_self) cg_self;
+	PLUMB_VEC(uint64_t) cg_self_cost; /* cg_self.n * n_events */
+	PLUMB_VEC(plumb_arc) arcs;
+	PLUMB_VEC(uint64_t) arc_incl;     /* arcs.n * n_events (zero if !has_inclusive) */
+
+	PLUMB_VEC(plumb_sample) samples;
+	PLUMB_VEC(uint64_t) sample_weights; /* samples.n * n_events */
+
+	PLUMB_VEC(plumb_meta) meta;
+
+	/* private lookup tables */
+	plumb_index module_ix, file_ix, function_ix, frame_ix, cct_ix, cg_self_ix, arc_ix;
+	bool costs_started;    /* events are frozen once a cost has been added */
+} plumb_profile;
+
+/* ---- lifecycle -------------------------------------------------------- */
+
+plumb_profile *plumb_profile_new(void);
+void plumb_profile_free(plumb_profile *p);
+
+static inline size_t plumb_profile_nevents(const plumb_profile *p) { return p->events.n; }
+
+/* ---- strings ---------------------------------------------------------- */
+
+/* Intern a string (len bytes, need not be NUL-terminated). PLUMB_NONE on ENOMEM. */
+plumb_id plumb_intern_n(plumb_profile *p, const char *s, size_t len);
+plumb_id plumb_intern(plumb_profile *p, const char *s);
+/* Look up without adding; PLUMB_NONE if absent. */
+plumb_id plumb_string_find(const plumb_profile *p, const char *s);
+/* The string for an id; NULL for PLUMB_NONE. */
+const char *plumb_str(const plumb_profile *p, plumb_id id);
+
+/* ---- events ----------------------------------------------------------- */
+
+/* Add an event (before any cost is added). long_name, unit may be NULL.
+ * Returns the event id or -1 (duplicate name, events frozen, ENOMEM). */
+int plumb_event_add(plumb_profile *p, const char *name, const char *long_name,
+		    const char *unit, plumb_error *err);
+/* Add a derived event: formula is a sum of terms "[coef *] event" with + or -,
+ * over events already added, e.g. "Ir + 2 * Dr". */
+int plumb_event_add_derived(plumb_profile *p, const char *name, const char *long_name,
+			    const char *formula, plumb_error *err);
+/* Event id by short name, or -1. */
+int plumb_event_find(const plumb_profile *p, const char *name);
+/* Recompute every derived event slot from its terms, in all cost arrays.
+ * Readers call it once at the end. Fails on overflow or a negative result. */
+int plumb_profile_compute_derived(plumb_profile *p, plumb_error *err);
+
+/* ---- entities (interned: equal arguments give the same id) ------------- */
+
+plumb_id plumb_module_intern(plumb_profile *p, const char *path, const char *build_id);
+plumb_id plumb_file_intern(plumb_profile *p, const char *path);
+/* module, file: ids or PLUMB_NONE. mangled may be NULL. Identity is
+ * (name, module, file); the first call's line and mangled name are kept
+ * (a later non-zero line fills a zero one). */
+plumb_id plumb_function_intern(plumb_profile *p, const char *name, const char *mangled,
+			       plumb_id module, plumb_id file, uint32_t line);
+/* file PLUMB_NONE means "the function's file". */
+plumb_id plumb_frame_intern(plumb_profile *p, plumb_id function, plumb_id file,
+			    uint32_t line, uint64_t address);
+
+/* ---- parts ------------------------------------------------------------ */
+
+/* Add a part with its own CCT root. name may be NULL. */
+plumb_id plumb_part_add(plumb_profile *p, plumb_part_kind kind, const char *name,
+			int64_t pid, int64_t tid);
+/* The first part, created as PLUMB_PART_WHOLE if there is none yet. */
+plumb_id plumb_part_default(plumb_profile *p);
+
+/* ---- calling context tree ---------------------------------------------- */
+
+/* The child of parent for frame, created if absent. PLUMB_NONE on ENOMEM. */
+plumb_id plumb_cct_child(plumb_profile *p, plumb_id parent, plumb_id frame);
+/* Walk/create the path root -> frames[0] -> ... -> frames[n-1] (root first). */
+plumb_id plumb_cct_path(plumb_profile *p, plumb_id part, const plumb_id *frames, size_t n);
+/* Add costs (one per event) to a node's self cost; checked. */
+int plumb_cct_add_self(plumb_profile *p, plumb_id node, const uint64_t *costs, plumb_error *err);
+/* Add to a node's activation count (unknown becomes known). Checked. */
+int plumb_cct_add_activations(plumb_profile *p, plumb_id node, uint64_t n, plumb_error *err);
+static inline const uint64_t *plumb_cct_self(const plumb_profile *p, plumb_id node)
+{
+	return p->cct_self.v + (size_t)node * p->events.n;
+}
+
+/* ---- call graph -------------------------------------------------------- */
+
+int plumb_cg_add_self(plumb_profile *p, plumb_id part, plumb_id frame, const uint64_t *costs,
+		      plumb_error *err);
+/* Add to the arc (part, caller frame, callee function): calls may be
+ * PLUMB_COUNT_UNKNOWN; incl may be NULL (not known). Returns the arc id or -1. */
+int plumb_arc_add(plumb_profile *p, plumb_id part, plumb_id caller, plumb_id callee,
+		  uint64_t calls, const uint64_t *incl, plumb_error *err);
+
+/* ---- samples and metadata --------------------------------------------- */
+
+int plumb_sample_add(plumb_profile *p, uint64_t time_ns, plumb_id part, plumb_id node,
+		     const uint64_t *weights, plumb_error *err);
+/* Set (replace) a metadata value. */
+int plumb_meta_set(plumb_profile *p, const char *key, const char *value, plumb_error *err);
+const char *plumb_meta_get(const plumb_profile *p, const char *key);
+
+/* ---- costs ------------------------------------------------------------ */
+
+/* dst[i] += src[i] for n slots; -1 with PLUMB_ERR_OVERFLOW if any would wrap
+ * (dst is then unchanged). */
+int plumb_costs_add(uint64_t *dst, const uint64_t *src, size_t n, plumb_error *err);
+/* Sum of all self costs (CCT and call graph) per event into out[n_events]. */
+int plumb_profile_totals(const plumb_profile *p, uint64_t *out, plumb_error *err);
+
+/* Display helpers: "name" of a function id, or "module+0x..." style fallbacks. */
+const char *plumb_function_name(const plumb_profile *p, plumb_id fn);
+const char *plumb_function_file(const plumb_profile *p, plumb_id fn);
+const char *plumb_function_module(const plumb_profile *p, plumb_id fn);
+
+/* ---- merging ----------------------------------------------------------- */
+
+/* Add everything of src into dst: events must be the same names in the same
+ * order (or dst must have none yet). Parts of src become parts of dst.
+ * Used to read several input files into one profile. */
+int plumb_profile_merge(plumb_profile *dst, const plumb_profile *src, plumb_error *err);
+
+#endif

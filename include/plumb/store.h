@@ -1,0 +1,23 @@
+/* plumb: the .plumb store, a SQLite database holding a whole profile.
+ * Its schema is documented in docs/plumb-format.md. */
+#ifndef PLUMB_STORE_H
+#define PLUMB_STORE_H
+
+#include "plumb/error.h"
+#include "plumb/profile.h"
+
+struct plumb_read_opts;
+
+/* The schema version kept in PRAGMA user_version. */
+#define PLUMB_STORE_VERSION 1
+/* PRAGMA application_id: 'PLMB'. */
+#define PLUMB_STORE_APPLICATION_ID 0x504c4d42
+
+bool plumb_store_detect(const unsigned char *head, size_t len);
+/* Read a .plumb file into p, which must be empty or hold the same events. */
+int plumb_store_read(plumb_profile *p, const char *path, const struct plumb_read_opts *opts,
+		     plumb_error *err);
+/* Write p to path: one transaction into a temporary file, renamed over path. */
+int plumb_store_write(const plumb_profile *p, const char *path, plumb_error *err);
+
+#endif

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Install the Debian packages plumb needs to build and test. As root it runs
+# apt-get; otherwise it prints the exact command to run and stops.
+set -eu
+PKGS="build-essential pkg-config libsqlite3-dev libcriterion-dev sqlite3 hyperfine python3"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -eq 0 ]; then
+	echo "deps: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null || { echo "deps: apt-get update failed" >&2; exit 1; }
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+else
+	echo "deps: missing Debian packages. Run:" >&2
+	echo "  sudo apt-get install -y$missing" >&2
+	exit 1
+fi
