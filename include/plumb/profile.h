@@ -31,12 +31,24 @@ typedef uint32_t plumb_id;
 
 /* ---- interned strings ------------------------------------------------- */
 
+/* Hash index over ids: the hash of each entry is kept beside its id so the
+ * table can grow without asking the owner to rehash. Private to the model. */
+typedef struct plumb_index_slot {
+	uint32_t id1;          /* id + 1; 0 = empty */
+	uint32_t hash;
+} plumb_index_slot;
+
+typedef struct plumb_index {
+	plumb_index_slot *slots;
+	size_t nslots, count;
+} plumb_index;
+
 typedef struct plumb_strtab {
 	char *buf;             /* all strings, NUL-terminated, back to back */
 	size_t len, cap;
 	PLUMB_VEC(size_t) off; /* string id -> offset into buf */
-	uint32_t *slots;       /* open-addressing hash: string id + 1, 0 = empty */
-	size_t nslots;
+	PLUMB_VEC(uint32_t) lens; /* string id -> length */
+	plumb_index ix;
 } plumb_strtab;
 
 /* ---- the entities ----------------------------------------------------- */
@@ -132,12 +144,6 @@ typedef struct plumb_sample {
 typedef struct plumb_meta {
 	plumb_id key, value;   /* string ids */
 } plumb_meta;
-
-/* Hash index over ids, keyed by a caller-supplied hash and equality. */
-typedef struct plumb_index {
-	uint32_t *slots;       /* id + 1, 0 = empty */
-	size_t nslots, count;
-} plumb_index;
 
 typedef struct plumb_profile {
 	plumb_strtab strings;

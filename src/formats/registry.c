@@ -1,0 +1,102 @@
+/* The formats plumb knows, detection by content, and read/write dispatch. */
+#include <string.h>
+
+#include "plumb/formats.h"
+#include "plumb/store.h"
+
+static int store_read(plumb_profile *p, const char *path, const plumb_read_opts *o,
+		      plumb_error *err)
+{
+	return plumb_store_read(p, path, o, err);
+}
+
+/* Detection order matters: the most specific signatures come first. */
+static const plumb_format_ops formats[] = {
+	{ PLUMB_FMT_PLUMB, "plumb", "plumb profile store (SQLite)", plumb_store_detect,
+	  store_read, plumb_store_write },
+	{ PLUMB_FMT_FOLDED, "folded", "folded stacks (\"a;b;c 123\" per line)",
+	  plumb_folded_detect, plumb_folded_read, plumb_folded_write },
+};
+#define NFORMATS (sizeof formats / sizeof *formats)
+
+const plumb_format_ops *plumb_format_get(plumb_format fmt)
+{
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (formats[i].id == fmt)
+			return &formats[i];
+	return NULL;
+}
+
+const plumb_format_ops *plumb_format_by_name(const char *name)
+{
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (strcmp(formats[i].name, name) == 0)
+			return &formats[i];
+	return NULL;
+}
+
+const char *plumb_format_name(plumb_format fmt)
+{
+	const plumb_format_ops *f = plumb_format_get(fmt);
+	return f ? f->name : "unknown";
+}
+
+plumb_format plumb_detect_buffer(const unsigned char *head, size_t len)
+{
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (formats[i].detect(head, len))
+			return formats[i].id;
+	return PLUMB_FMT_UNKNOWN;
+}
+
+int plumb_detect_file(const char *path, plumb_format *out, plumb_error *err)
+{
+	FILE *fp = plumb_open_input(path, err);
+	if (!fp)
+		return -1;
+	static const size_t cap = 64 * 1024;
+	unsigned char *head = malloc(cap);
+	if (!head) {
+		fclose(fp);
+		return plumb_fail_nomem(err);
+	}
+	size_t n = fread(head, 1, cap, fp);
+	int rd_err = ferror(fp);
+	fclose(fp);
+	if (rd_err) {
+		free(head);
+		return plumb_fail(err, PLUMB_ERR_IO, "%s: read error", path);
+	}
+	*out = plumb_detect_buffer(head, n);
+	free(head);
+	if (*out == PLUMB_FMT_UNKNOWN) {
+		if (n == 0)
+			return plumb_fail(err, PLUMB_ERR_FORMAT, "%s: empty file, expected a profile", path);
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "%s: unknown format: expected a .plumb profile or folded stacks "
+				  "(\"a;b;c 123\" per line)", path);
+	}
+	return 0;
+}
+
+int plumb_read_file(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+		    plumb_format *fmt_out, plumb_error *err)
+{
+	plumb_format fmt;
+	if (plumb_detect_file(path, &fmt, err))
+		return -1;
+	if (fmt_out)
+		*fmt_out = fmt;
+	plumb_read_opts none = { 0 };
+	return plumb_format_get(fmt)->read(p, path, opts ? opts : &none, err);
+}
+
+int plumb_write_file(const plumb_profile *p, const char *path, plumb_format fmt,
+		     plumb_error *err)
+{
+	const plumb_format_ops *f = plumb_format_get(fmt);
+	if (!f || !f->write)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "cannot write format '%s'",
+				  plumb_format_name(fmt));
+	return f->write(p, path, err);
+}

@@ -1,0 +1,90 @@
+#include "model/index.h"
+
+#include <string.h>
+
+/* Linear probing over a power-of-two table kept at most 3/4 full. */
+
+uint32_t plumb_index_find(const plumb_index *ix, uint32_t h, plumb_index_eq eq,
+			  const void *ctx, const void *key)
+{
+	if (!ix->nslots)
+		return PLUMB_NONE;
+	size_t mask = ix->nslots - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		const plumb_index_slot *s = &ix->slots[i];
+		if (!s->id1)
+			return PLUMB_NONE;
+		if (s->hash == h && eq(ctx, s->id1 - 1, key))
+			return s->id1 - 1;
+	}
+}
+
+static void place(plumb_index_slot *slots, size_t nslots, uint32_t h, uint32_t id1)
+{
+	size_t mask = nslots - 1;
+	size_t i = h & mask;
+	while (slots[i].id1)
+		i = (i + 1) & mask;
+	slots[i].id1 = id1;
+	slots[i].hash = h;
+}
+
+static int grow(plumb_index *ix)
+{
+	size_t n = ix->nslots ? ix->nslots * 2 : 64;
+	plumb_index_slot *slots = calloc(n, sizeof *slots);
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < ix->nslots; i++)
+		if (ix->slots[i].id1)
+			place(slots, n, ix->slots[i].hash, ix->slots[i].id1);
+	free(ix->slots);
+	ix->slots = slots;
+	ix->nslots = n;
+	return 0;
+}
+
+int plumb_index_insert(plumb_index *ix, uint32_t h, uint32_t id)
+{
+	if ((ix->count + 1) * 4 > ix->nslots * 3 && grow(ix))
+		return -1;
+	place(ix->slots, ix->nslots, h, id + 1);
+	ix->count++;
+	return 0;
+}
+
+void plumb_index_free(plumb_index *ix)
+{
+	free(ix->slots);
+	memset(ix, 0, sizeof *ix);
+}
+
+uint64_t plumb_hash_bytes(const void *data, size_t len)
+{
+	/* FNV-1a, finished with a mixer so that the low bits are usable. */
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return plumb_hash_mix(h, len);
+}
+
+int plumb_vec_reserve_(void **v, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : 16;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / elem)
+			return -1;
+		n *= 2;
+	}
+	void *nv = realloc(*v, n * elem);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = n;
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* Private to the model: an open-addressing hash index of ids and helpers. */
+#ifndef PLUMB_MODEL_INDEX_H
+#define PLUMB_MODEL_INDEX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "plumb/profile.h"
+
+/* Equality of the entry `id` with the key being looked up. */
+typedef bool (*plumb_index_eq)(const void *ctx, uint32_t id, const void *key);
+
+/* The id whose key equals key (with hash h), or PLUMB_NONE. */
+uint32_t plumb_index_find(const plumb_index *ix, uint32_t h, plumb_index_eq eq,
+			  const void *ctx, const void *key);
+/* Record id under hash h (the caller has checked it is absent). -1 on ENOMEM. */
+int plumb_index_insert(plumb_index *ix, uint32_t h, uint32_t id);
+void plumb_index_free(plumb_index *ix);
+
+uint64_t plumb_hash_bytes(const void *data, size_t len);
+static inline uint64_t plumb_hash_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 29;
+	return h;
+}
+
+/* Grow a PLUMB_VEC to hold at least need elements. -1 on ENOMEM. */
+int plumb_vec_reserve_(void **v, size_t *cap, size_t need, size_t elem);
+#define plumb_vec_reserve(vec, need) \
+	plumb_vec_reserve_((void **)&(vec).v, &(vec).cap, (need), sizeof *(vec).v)
+/* Append one element; evaluates to -1 on ENOMEM, 0 otherwise. */
+#define plumb_vec_push(vec, val) \
+	(plumb_vec_reserve((vec), (vec).n + 1) ? -1 : ((vec).v[(vec).n++] = (val), 0))
+
+#endif

@@ -1,0 +1,132 @@
+/* Merging: several input files become one profile (their parts side by side). */
+#include <string.h>
+
+#include "model/index.h"
+
+static int copy_events(plumb_profile *dst, const plumb_profile *src, plumb_error *err)
+{
+	for (size_t i = 0; i < src->events.n; i++) {
+		const plumb_event *e = &src->events.v[i];
+		const char *name = plumb_str(src, e->name), *ln = plumb_str(src, e->long_name);
+		int r = e->formula != PLUMB_NONE
+				? plumb_event_add_derived(dst, name, ln, plumb_str(src, e->formula), err)
+				: plumb_event_add(dst, name, ln, plumb_str(src, e->unit), err);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int check_events(const plumb_profile *dst, const plumb_profile *src, plumb_error *err)
+{
+	bool same = dst->events.n == src->events.n;
+	for (size_t i = 0; same && i < src->events.n; i++)
+		same = strcmp(plumb_str(dst, dst->events.v[i].name),
+			      plumb_str(src, src->events.v[i].name)) == 0;
+	if (!same)
+		return plumb_fail(err, PLUMB_ERR_USAGE,
+				  "cannot merge profiles with different events ('%s'... and '%s'...)",
+				  dst->events.n ? plumb_str(dst, dst->events.v[0].name) : "",
+				  src->events.n ? plumb_str(src, src->events.v[0].name) : "");
+	return 0;
+}
+
+
+int plumb_profile_merge(plumb_profile *dst, const plumb_profile *src, plumb_error *err)
+{
+	if (dst->events.n == 0 && !dst->costs_started) {
+		if (copy_events(dst, src, err))
+			return -1;
+	} else if (check_events(dst, src, err)) {
+		return -1;
+	}
+	size_t nev = src->events.n;
+	plumb_id *mod = NULL, *file = NULL, *fn = NULL, *frame = NULL, *part = NULL, *node = NULL;
+	int rc = -1;
+	mod = malloc((src->modules.n + 1) * sizeof *mod);
+	file = malloc((src->files.n + 1) * sizeof *file);
+	fn = malloc((src->functions.n + 1) * sizeof *fn);
+	frame = malloc((src->frames.n + 1) * sizeof *frame);
+	part = malloc((src->parts.n + 1) * sizeof *part);
+	node = malloc((src->cct.n + 1) * sizeof *node);
+	if (!mod || !file || !fn || !frame || !part || !node)
+		goto nomem;
+	for (size_t i = 0; i < src->modules.n; i++)
+		if ((mod[i] = plumb_module_intern(dst, plumb_str(src, src->modules.v[i].path),
+						  plumb_str(src, src->modules.v[i].build_id))) == PLUMB_NONE)
+			goto nomem;
+	for (size_t i = 0; i < src->files.n; i++)
+		if ((file[i] = plumb_file_intern(dst, plumb_str(src, src->files.v[i].path))) == PLUMB_NONE)
+			goto nomem;
+	for (size_t i = 0; i < src->functions.n; i++) {
+		const plumb_function *f = &src->functions.v[i];
+		fn[i] = plumb_function_intern(dst, plumb_str(src, f->name), plumb_str(src, f->mangled),
+					      f->module == PLUMB_NONE ? PLUMB_NONE : mod[f->module],
+					      f->file == PLUMB_NONE ? PLUMB_NONE : file[f->file], f->line);
+		if (fn[i] == PLUMB_NONE)
+			goto nomem;
+	}
+	for (size_t i = 0; i < src->frames.n; i++) {
+		const plumb_frame *f = &src->frames.v[i];
+		/* A frame with no file keeps none: PLUMB_NONE would mean "the function's". */
+		plumb_id ff = f->file == PLUMB_NONE ? PLUMB_NONE : file[f->file];
+		frame[i] = plumb_frame_intern(dst, fn[f->function], ff, f->line, f->address);
+		if (frame[i] == PLUMB_NONE)
+			goto nomem;
+	}
+	for (size_t i = 0; i < src->parts.n; i++) {
+		const plumb_part *sp = &src->parts.v[i];
+		part[i] = plumb_part_add(dst, sp->kind, plumb_str(src, sp->name), sp->pid, sp->tid);
+		if (part[i] == PLUMB_NONE)
+			goto nomem;
+		if (sp->start_function != PLUMB_NONE)
+			dst->parts.v[part[i]].start_function = fn[sp->start_function];
+	}
+	/* Parents precede children, so one forward pass maps every node. */
+	for (size_t i = 0; i < src->cct.n; i++) {
+		const plumb_cct_node *n = &src->cct.v[i];
+		node[i] = n->parent == PLUMB_NONE ? dst->parts.v[part[n->part]].root
+						  : plumb_cct_child(dst, node[n->parent], frame[n->frame]);
+		if (node[i] == PLUMB_NONE)
+			goto nomem;
+		if (plumb_cct_add_self(dst, node[i], src->cct_self.v + i * nev, err))
+			goto out;
+		if (n->activations != PLUMB_COUNT_UNKNOWN &&
+		    plumb_cct_add_activations(dst, node[i], n->activations, err))
+			goto out;
+	}
+	for (size_t i = 0; i < src->cg_self.n; i++)
+		if (plumb_cg_add_self(dst, part[src->cg_self.v[i].part], frame[src->cg_self.v[i].frame],
+				      src->cg_self_cost.v + i * nev, err))
+			goto out;
+	for (size_t i = 0; i < src->arcs.n; i++) {
+		const plumb_arc *a = &src->arcs.v[i];
+		if (plumb_arc_add(dst, part[a->part], frame[a->caller], fn[a->callee], a->calls,
+				  a->has_inclusive ? src->arc_incl.v + i * nev : NULL, err) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < src->samples.n; i++) {
+		const plumb_sample *s = &src->samples.v[i];
+		if (plumb_sample_add(dst, s->time_ns, part[s->part], node[s->node],
+				     src->sample_weights.v + i * nev, err))
+			goto out;
+	}
+	for (size_t i = 0; i < src->meta.n; i++) {
+		const char *k = plumb_str(src, src->meta.v[i].key);
+		if (!plumb_meta_get(dst, k) &&
+		    plumb_meta_set(dst, k, plumb_str(src, src->meta.v[i].value), err))
+			goto out;
+	}
+	rc = 0;
+	goto out;
+nomem:
+	plumb_fail_nomem(err);
+out:
+	free(mod);
+	free(file);
+	free(fn);
+	free(frame);
+	free(part);
+	free(node);
+	return rc;
+}

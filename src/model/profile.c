@@ -1,0 +1,404 @@
+/* The profile: entities, parts, the calling context tree, the call graph,
+ * samples and metadata. See include/plumb/profile.h for the invariants. */
+#include <string.h>
+
+#include "model/index.h"
+
+plumb_profile *plumb_profile_new(void)
+{
+	return calloc(1, sizeof(plumb_profile));
+}
+
+void plumb_profile_free(plumb_profile *p)
+{
+	if (!p)
+		return;
+	free(p->strings.buf);
+	free(p->strings.off.v);
+	free(p->strings.lens.v);
+	plumb_index_free(&p->strings.ix);
+	for (size_t i = 0; i < p->events.n; i++)
+		free(p->events.v[i].terms);
+	free(p->events.v);
+	free(p->modules.v);
+	free(p->files.v);
+	free(p->functions.v);
+	free(p->frames.v);
+	free(p->parts.v);
+	free(p->cct.v);
+	free(p->cct_self.v);
+	free(p->cg_self.v);
+	free(p->cg_self_cost.v);
+	free(p->arcs.v);
+	free(p->arc_incl.v);
+	free(p->samples.v);
+	free(p->sample_weights.v);
+	free(p->meta.v);
+	plumb_index *ixs[] = { &p->module_ix, &p->function_ix, &p->file_ix, &p->frame_ix,
+			       &p->cct_ix, &p->cg_self_ix, &p->arc_ix };
+	for (size_t i = 0; i < sizeof ixs / sizeof *ixs; i++)
+		plumb_index_free(ixs[i]);
+	free(p);
+}
+
+/* ---- costs ------------------------------------------------------------- */
+
+int plumb_costs_add(uint64_t *dst, const uint64_t *src, size_t n, plumb_error *err)
+{
+	for (size_t i = 0; i < n; i++)
+		if (dst[i] > UINT64_MAX - src[i])
+			return plumb_fail(err, PLUMB_ERR_OVERFLOW,
+					  "cost overflow: %llu + %llu does not fit in 64 bits",
+					  (unsigned long long)dst[i], (unsigned long long)src[i]);
+	for (size_t i = 0; i < n; i++)
+		dst[i] += src[i];
+	return 0;
+}
+
+/* Append n_events zeroed slots to a cost array. */
+static int costs_grow(void *vec_v, size_t *vec_n, size_t *vec_cap, size_t nev)
+{
+	uint64_t **v = vec_v;
+	if (plumb_vec_reserve_((void **)v, vec_cap, *vec_n + nev, sizeof(uint64_t)))
+		return -1;
+	memset(*v + *vec_n, 0, nev * sizeof(uint64_t));
+	*vec_n += nev;
+	return 0;
+}
+#define COSTS_GROW(p, vec) costs_grow(&(vec).v, &(vec).n, &(vec).cap, (p)->events.n)
+
+int plumb_profile_totals(const plumb_profile *p, uint64_t *out, plumb_error *err)
+{
+	size_t nev = p->events.n;
+	memset(out, 0, nev * sizeof *out);
+	for (size_t i = 0; i < p->cct.n; i++)
+		if (plumb_costs_add(out, p->cct_self.v + i * nev, nev, err))
+			return -1;
+	for (size_t i = 0; i < p->cg_self.n; i++)
+		if (plumb_costs_add(out, p->cg_self_cost.v + i * nev, nev, err))
+			return -1;
+	return 0;
+}
+
+/* ---- modules, files, functions, frames --------------------------------- */
+
+static bool module_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const plumb_module *a = &((const plumb_profile *)ctx)->modules.v[id], *b = key;
+	return a->path == b->path && a->build_id == b->build_id;
+}
+
+plumb_id plumb_module_intern(plumb_profile *p, const char *path, const char *build_id)
+{
+	plumb_module m = { plumb_intern(p, path), build_id ? plumb_intern(p, build_id) : PLUMB_NONE };
+	if (m.path == PLUMB_NONE || (build_id && m.build_id == PLUMB_NONE))
+		return PLUMB_NONE;
+	uint32_t h = (uint32_t)plumb_hash_mix(m.path, m.build_id);
+	plumb_id id = plumb_index_find(&p->module_ix, h, module_eq, p, &m);
+	if (id != PLUMB_NONE)
+		return id;
+	id = (plumb_id)p->modules.n;
+	if (plumb_vec_push(p->modules, m) || plumb_index_insert(&p->module_ix, h, id))
+		return PLUMB_NONE;
+	return id;
+}
+
+static bool file_eq(const void *ctx, uint32_t id, const void *key)
+{
+	return ((const plumb_profile *)ctx)->files.v[id].path == *(const plumb_id *)key;
+}
+
+plumb_id plumb_file_intern(plumb_profile *p, const char *path)
+{
+	plumb_id s = plumb_intern(p, path);
+	if (s == PLUMB_NONE)
+		return PLUMB_NONE;
+	uint32_t h = (uint32_t)plumb_hash_mix(s, 0x66);
+	plumb_id id = plumb_index_find(&p->file_ix, h, file_eq, p, &s);
+	if (id != PLUMB_NONE)
+		return id;
+	id = (plumb_id)p->files.n;
+	plumb_file f = { s };
+	if (plumb_vec_push(p->files, f) || plumb_index_insert(&p->file_ix, h, id))
+		return PLUMB_NONE;
+	return id;
+}
+
+static bool function_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const plumb_function *a = &((const plumb_profile *)ctx)->functions.v[id], *b = key;
+	return a->name == b->name && a->module == b->module && a->file == b->file;
+}
+
+plumb_id plumb_function_intern(plumb_profile *p, const char *name, const char *mangled,
+			       plumb_id module, plumb_id file, uint32_t line)
+{
+	plumb_function f = { plumb_intern(p, name), PLUMB_NONE, module, file, line };
+	if (f.name == PLUMB_NONE)
+		return PLUMB_NONE;
+	uint32_t h = (uint32_t)plumb_hash_mix(plumb_hash_mix(f.name, module), file);
+	plumb_id id = plumb_index_find(&p->function_ix, h, function_eq, p, &f);
+	if (id != PLUMB_NONE) {
+		plumb_function *old = &p->functions.v[id];
+		if (!old->line)
+			old->line = line;
+		if (old->mangled == PLUMB_NONE && mangled)
+			old->mangled = plumb_intern(p, mangled);
+		return id;
+	}
+	if (mangled && (f.mangled = plumb_intern(p, mangled)) == PLUMB_NONE)
+		return PLUMB_NONE;
+	id = (plumb_id)p->functions.n;
+	if (plumb_vec_push(p->functions, f) || plumb_index_insert(&p->function_ix, h, id))
+		return PLUMB_NONE;
+	return id;
+}
+
+static bool frame_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const plumb_frame *a = &((const plumb_profile *)ctx)->frames.v[id], *b = key;
+	return a->function == b->function && a->file == b->file && a->line == b->line &&
+	       a->address == b->address;
+}
+
+plumb_id plumb_frame_intern(plumb_profile *p, plumb_id function, plumb_id file,
+			    uint32_t line, uint64_t address)
+{
+	if (function >= p->functions.n)
+		return PLUMB_NONE;
+	if (file == PLUMB_NONE)
+		file = p->functions.v[function].file;
+	plumb_frame fr = { function, file, line, address };
+	uint32_t h = (uint32_t)plumb_hash_mix(
+		plumb_hash_mix(plumb_hash_mix(function, file), line), address);
+	plumb_id id = plumb_index_find(&p->frame_ix, h, frame_eq, p, &fr);
+	if (id != PLUMB_NONE)
+		return id;
+	id = (plumb_id)p->frames.n;
+	if (plumb_vec_push(p->frames, fr) || plumb_index_insert(&p->frame_ix, h, id))
+		return PLUMB_NONE;
+	return id;
+}
+
+/* ---- parts and the calling context tree -------------------------------- */
+
+static plumb_id cct_new_node(plumb_profile *p, plumb_id parent, plumb_id frame, plumb_id part)
+{
+	if (p->cct.n >= PLUMB_NONE - 1)
+		return PLUMB_NONE;
+	plumb_cct_node n = { frame, parent, part, PLUMB_NONE, PLUMB_NONE, PLUMB_COUNT_UNKNOWN };
+	plumb_id id = (plumb_id)p->cct.n;
+	if (plumb_vec_reserve(p->cct, p->cct.n + 1) || COSTS_GROW(p, p->cct_self))
+		return PLUMB_NONE;
+	if (parent != PLUMB_NONE) {
+		n.next_sibling = p->cct.v[parent].first_child;
+		p->cct.v[parent].first_child = id;
+	}
+	p->cct.v[p->cct.n++] = n;
+	return id;
+}
+
+plumb_id plumb_part_add(plumb_profile *p, plumb_part_kind kind, const char *name,
+			int64_t pid, int64_t tid)
+{
+	plumb_part part = { kind, PLUMB_NONE, pid, tid, PLUMB_NONE, PLUMB_NONE };
+	if (name && (part.name = plumb_intern(p, name)) == PLUMB_NONE)
+		return PLUMB_NONE;
+	plumb_id id = (plumb_id)p->parts.n;
+	if (plumb_vec_reserve(p->parts, p->parts.n + 1))
+		return PLUMB_NONE;
+	part.root = cct_new_node(p, PLUMB_NONE, PLUMB_NONE, id);
+	if (part.root == PLUMB_NONE)
+		return PLUMB_NONE;
+	p->parts.v[p->parts.n++] = part;
+	return id;
+}
+
+plumb_id plumb_part_default(plumb_profile *p)
+{
+	if (p->parts.n)
+		return 0;
+	return plumb_part_add(p, PLUMB_PART_WHOLE, NULL, -1, -1);
+}
+
+typedef struct cct_key {
+	plumb_id parent, frame;
+} cct_key;
+
+static bool cct_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const plumb_cct_node *a = &((const plumb_profile *)ctx)->cct.v[id];
+	const cct_key *b = key;
+	return a->parent == b->parent && a->frame == b->frame;
+}
+
+plumb_id plumb_cct_child(plumb_profile *p, plumb_id parent, plumb_id frame)
+{
+	if (parent >= p->cct.n || frame >= p->frames.n)
+		return PLUMB_NONE;
+	cct_key k = { parent, frame };
+	uint32_t h = (uint32_t)plumb_hash_mix(parent, frame);
+	plumb_id id = plumb_index_find(&p->cct_ix, h, cct_eq, p, &k);
+	if (id != PLUMB_NONE)
+		return id;
+	id = cct_new_node(p, parent, frame, p->cct.v[parent].part);
+	if (id == PLUMB_NONE || plumb_index_insert(&p->cct_ix, h, id))
+		return PLUMB_NONE;
+	return id;
+}
+
+plumb_id plumb_cct_path(plumb_profile *p, plumb_id part, const plumb_id *frames, size_t n)
+{
+	if (part >= p->parts.n)
+		return PLUMB_NONE;
+	plumb_id node = p->parts.v[part].root;
+	for (size_t i = 0; i < n && node != PLUMB_NONE; i++)
+		node = plumb_cct_child(p, node, frames[i]);
+	return node;
+}
+
+int plumb_cct_add_self(plumb_profile *p, plumb_id node, const uint64_t *costs, plumb_error *err)
+{
+	if (node >= p->cct.n)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "no calling context node %u", node);
+	p->costs_started = true;
+	return plumb_costs_add(p->cct_self.v + (size_t)node * p->events.n, costs, p->events.n, err);
+}
+
+int plumb_cct_add_activations(plumb_profile *p, plumb_id node, uint64_t n, plumb_error *err)
+{
+	if (node >= p->cct.n)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "no calling context node %u", node);
+	uint64_t *a = &p->cct.v[node].activations;
+	uint64_t have = *a == PLUMB_COUNT_UNKNOWN ? 0 : *a;
+	if (n == PLUMB_COUNT_UNKNOWN || have > PLUMB_COUNT_UNKNOWN - 1 - n)
+		return plumb_fail(err, PLUMB_ERR_OVERFLOW, "activation count overflow at node %u", node);
+	*a = have + n;
+	return 0;
+}
+
+/* ---- call graph -------------------------------------------------------- */
+
+static bool cg_self_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const plumb_cg_self *a = &((const plumb_profile *)ctx)->cg_self.v[id], *b = key;
+	return a->part == b->part && a->frame == b->frame;
+}
+
+int plumb_cg_add_self(plumb_profile *p, plumb_id part, plumb_id frame, const uint64_t *costs,
+		      plumb_error *err)
+{
+	if (part >= p->parts.n || frame >= p->frames.n)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "call graph cost for unknown part or frame");
+	plumb_cg_self k = { part, frame };
+	uint32_t h = (uint32_t)plumb_hash_mix(part, frame);
+	plumb_id id = plumb_index_find(&p->cg_self_ix, h, cg_self_eq, p, &k);
+	if (id == PLUMB_NONE) {
+		id = (plumb_id)p->cg_self.n;
+		if (plumb_vec_reserve(p->cg_self, p->cg_self.n + 1) ||
+		    COSTS_GROW(p, p->cg_self_cost) || plumb_index_insert(&p->cg_self_ix, h, id))
+			return plumb_fail_nomem(err);
+		p->cg_self.v[p->cg_self.n++] = k;
+	}
+	p->costs_started = true;
+	return plumb_costs_add(p->cg_self_cost.v + (size_t)id * p->events.n, costs, p->events.n,
+			       err);
+}
+
+static bool arc_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const plumb_arc *a = &((const plumb_profile *)ctx)->arcs.v[id], *b = key;
+	return a->part == b->part && a->caller == b->caller && a->callee == b->callee;
+}
+
+int plumb_arc_add(plumb_profile *p, plumb_id part, plumb_id caller, plumb_id callee,
+		  uint64_t calls, const uint64_t *incl, plumb_error *err)
+{
+	if (part >= p->parts.n || caller >= p->frames.n || callee >= p->functions.n)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "call arc with unknown part, frame or function");
+	plumb_arc k = { part, caller, callee, PLUMB_COUNT_UNKNOWN, false };
+	uint32_t h = (uint32_t)plumb_hash_mix(plumb_hash_mix(part, caller), callee);
+	plumb_id id = plumb_index_find(&p->arc_ix, h, arc_eq, p, &k);
+	if (id == PLUMB_NONE) {
+		id = (plumb_id)p->arcs.n;
+		if (plumb_vec_reserve(p->arcs, p->arcs.n + 1) || COSTS_GROW(p, p->arc_incl) ||
+		    plumb_index_insert(&p->arc_ix, h, id))
+			return plumb_fail_nomem(err);
+		p->arcs.v[p->arcs.n++] = k;
+	}
+	plumb_arc *a = &p->arcs.v[id];
+	if (calls != PLUMB_COUNT_UNKNOWN) {
+		uint64_t have = a->calls == PLUMB_COUNT_UNKNOWN ? 0 : a->calls;
+		if (have > PLUMB_COUNT_UNKNOWN - 1 - calls)
+			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
+		a->calls = have + calls;
+	}
+	if (incl) {
+		p->costs_started = true;
+		if (plumb_costs_add(p->arc_incl.v + (size_t)id * p->events.n, incl, p->events.n, err))
+			return -1;
+		a->has_inclusive = true;
+	}
+	return (int)id;
+}
+
+/* ---- samples and metadata ---------------------------------------------- */
+
+int plumb_sample_add(plumb_profile *p, uint64_t time_ns, plumb_id part, plumb_id node,
+		     const uint64_t *weights, plumb_error *err)
+{
+	if (part >= p->parts.n || node >= p->cct.n)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "sample with unknown part or node");
+	plumb_sample s = { time_ns, part, node };
+	if (plumb_vec_push(p->samples, s) || COSTS_GROW(p, p->sample_weights))
+		return plumb_fail_nomem(err);
+	memcpy(p->sample_weights.v + (p->samples.n - 1) * p->events.n, weights,
+	       p->events.n * sizeof *weights);
+	p->costs_started = true;
+	return 0;
+}
+
+int plumb_meta_set(plumb_profile *p, const char *key, const char *value, plumb_error *err)
+{
+	plumb_meta m = { plumb_intern(p, key), plumb_intern(p, value) };
+	if (m.key == PLUMB_NONE || m.value == PLUMB_NONE)
+		return plumb_fail_nomem(err);
+	for (size_t i = 0; i < p->meta.n; i++)
+		if (p->meta.v[i].key == m.key) {
+			p->meta.v[i].value = m.value;
+			return 0;
+		}
+	return plumb_vec_push(p->meta, m) ? plumb_fail_nomem(err) : 0;
+}
+
+const char *plumb_meta_get(const plumb_profile *p, const char *key)
+{
+	plumb_id k = plumb_string_find(p, key);
+	if (k == PLUMB_NONE)
+		return NULL;
+	for (size_t i = 0; i < p->meta.n; i++)
+		if (p->meta.v[i].key == k)
+			return plumb_str(p, p->meta.v[i].value);
+	return NULL;
+}
+
+/* ---- display ------------------------------------------------------------ */
+
+const char *plumb_function_name(const plumb_profile *p, plumb_id fn)
+{
+	return fn < p->functions.n ? plumb_str(p, p->functions.v[fn].name) : NULL;
+}
+
+const char *plumb_function_file(const plumb_profile *p, plumb_id fn)
+{
+	if (fn >= p->functions.n || p->functions.v[fn].file == PLUMB_NONE)
+		return NULL;
+	return plumb_str(p, p->files.v[p->functions.v[fn].file].path);
+}
+
+const char *plumb_function_module(const plumb_profile *p, plumb_id fn)
+{
+	if (fn >= p->functions.n || p->functions.v[fn].module == PLUMB_NONE)
+		return NULL;
+	return plumb_str(p, p->modules.v[p->functions.v[fn].module].path);
+}
