@@ -1,4 +1,5 @@
 /* The formats plumb knows, detection by content, and read/write dispatch. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "plumb/formats.h"
