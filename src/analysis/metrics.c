@@ -1,0 +1,479 @@
+/* Exclusive, inclusive and attributed metrics (the rules are in analysis.h
+ * and DESIGN.md). A level maps each frame to a key; the CCT is then walked
+ * once per node that has self cost, from the leaf up, so that the first
+ * time a key is met is its innermost occurrence on that stack. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/index.h"
+#include "plumb/analysis.h"
+
+typedef struct builder {
+	const plumb_profile *p;
+	plumb_metrics *m;
+	size_t nev;
+	PLUMB_VEC(plumb_key) keys;
+	PLUMB_VEC(uint64_t) excl, incl, root;
+	PLUMB_VEC(uint64_t) calls;
+	PLUMB_VEC(uint8_t) calls_known;
+	PLUMB_VEC(plumb_metric_arc) arcs;
+	PLUMB_VEC(uint64_t) callee_attr, caller_attr;
+	plumb_index key_ix, arc_ix;
+	uint32_t *frame_key;     /* frame -> key */
+	uint32_t *seen;          /* key -> stamp of the last stack that counted it */
+} builder;
+
+static bool key_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const builder *b = ctx;
+	return memcmp(&b->keys.v[id], key, sizeof(plumb_key)) == 0;
+}
+
+static uint32_t key_hash(const plumb_key *k)
+{
+	return (uint32_t)plumb_hash_mix(plumb_hash_mix(plumb_hash_mix(k->function, k->file),
+						       k->module), k->line);
+}
+
+static int grow_costs(uint64_t **v, size_t *n, size_t *cap, size_t add)
+{
+	if (plumb_vec_reserve_((void **)v, cap, *n + add, sizeof(uint64_t)))
+		return -1;
+	memset(*v + *n, 0, add * sizeof(uint64_t));
+	*n += add;
+	return 0;
+}
+#define GROW(b, vec) grow_costs(&(vec).v, &(vec).n, &(vec).cap, (b)->nev)
+
+static uint32_t key_intern(builder *b, const plumb_key *k)
+{
+	uint32_t h = key_hash(k);
+	uint32_t id = plumb_index_find(&b->key_ix, h, key_eq, b, k);
+	if (id != PLUMB_NONE)
+		return id;
+	id = (uint32_t)b->keys.n;
+	if (plumb_vec_push(b->keys, *k) || GROW(b, b->excl) || GROW(b, b->incl) ||
+	    GROW(b, b->root) || plumb_vec_push(b->calls, 0) || plumb_vec_push(b->calls_known, 1) ||
+	    plumb_index_insert(&b->key_ix, h, id))
+		return PLUMB_NONE;
+	return id;
+}
+
+static plumb_key frame_to_key(const plumb_profile *p, plumb_level level, plumb_id frame)
+{
+	const plumb_frame *fr = &p->frames.v[frame];
+	const plumb_function *fn = &p->functions.v[fr->function];
+	plumb_key k = { PLUMB_NONE, PLUMB_NONE, PLUMB_NONE, 0 };
+	switch (level) {
+	case PLUMB_LEVEL_FUNCTION:
+		k.function = fr->function;
+		k.file = fn->file;
+		k.module = fn->module;
+		break;
+	case PLUMB_LEVEL_LINE:
+		k.function = fr->function;
+		k.file = fr->file != PLUMB_NONE ? fr->file : fn->file;
+		k.module = fn->module;
+		k.line = fr->line;
+		break;
+	case PLUMB_LEVEL_FILE:
+		k.file = fr->file != PLUMB_NONE ? fr->file : fn->file;
+		k.module = fn->module;
+		break;
+	case PLUMB_LEVEL_MODULE:
+		k.module = fn->module;
+		break;
+	}
+	return k;
+}
+
+typedef struct arc_key {
+	uint32_t caller, callee;
+} arc_key;
+
+static bool arc_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const builder *b = ctx;
+	const arc_key *k = key;
+	return b->arcs.v[id].caller == k->caller && b->arcs.v[id].callee == k->callee;
+}
+
+/* The arc caller -> callee, created with a zero count if absent. */
+static uint32_t arc_get(builder *b, uint32_t caller, uint32_t callee)
+{
+	arc_key k = { caller, callee };
+	uint32_t h = (uint32_t)plumb_hash_mix(caller, callee);
+	uint32_t id = plumb_index_find(&b->arc_ix, h, arc_eq, b, &k);
+	if (id != PLUMB_NONE)
+		return id;
+	id = (uint32_t)b->arcs.n;
+	plumb_metric_arc a = { caller, callee, 0 };
+	if (plumb_vec_push(b->arcs, a) || GROW(b, b->callee_attr) || GROW(b, b->caller_attr) ||
+	    plumb_index_insert(&b->arc_ix, h, id))
+		return PLUMB_NONE;
+	return id;
+}
+
+static int add(builder *b, uint64_t *vec, uint32_t idx, const uint64_t *m, plumb_error *err)
+{
+	return plumb_costs_add(vec + (size_t)idx * b->nev, m, b->nev, err);
+}
+
+static bool all_zero(const uint64_t *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (m[i])
+			return false;
+	return true;
+}
+
+/* Which CCT nodes take part: those of the chosen part, and with --focus
+ * those on a stack through a matching frame. pass[n]: the stack ending at n
+ * goes through a match; keep[n]: n lies on some passing stack. */
+static int select_nodes(const plumb_profile *p, const plumb_metrics_opts *o, uint8_t **pass_out,
+			uint8_t **keep_out)
+{
+	size_t n = p->cct.n;
+	uint8_t *pass = malloc(n ? n : 1), *keep = malloc(n ? n : 1);
+	uint8_t *fmatch = NULL;
+	if (!pass || !keep)
+		goto nomem;
+	if (o->focus && o->focus->n) {
+		fmatch = malloc(p->frames.n ? p->frames.n : 1);
+		if (!fmatch)
+			goto nomem;
+		for (size_t f = 0; f < p->frames.n; f++)
+			fmatch[f] = plumb_symspec_list_match_frame(o->focus, p, (plumb_id)f);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const plumb_cct_node *c = &p->cct.v[i];
+		bool in_part = o->part == PLUMB_NONE || c->part == o->part;
+		if (c->parent == PLUMB_NONE)
+			pass[i] = in_part && !fmatch;
+		else
+			pass[i] = in_part && (pass[c->parent] || (fmatch && fmatch[c->frame]));
+		keep[i] = pass[i];
+	}
+	for (size_t i = n; i-- > 0;)
+		if (keep[i] && p->cct.v[i].parent != PLUMB_NONE)
+			keep[p->cct.v[i].parent] = 1;
+	free(fmatch);
+	*pass_out = pass;
+	*keep_out = keep;
+	return 0;
+nomem:
+	free(pass);
+	free(keep);
+	free(fmatch);
+	return -1;
+}
+
+/* Calls and the arcs of every kept parent -> child edge. */
+static int cct_edges(builder *b, const uint8_t *keep, plumb_error *err)
+{
+	const plumb_profile *p = b->p;
+	for (size_t i = 0; i < p->cct.n; i++) {
+		const plumb_cct_node *c = &p->cct.v[i];
+		if (!keep[i] || c->parent == PLUMB_NONE)
+			continue;
+		uint32_t k = b->frame_key[c->frame];
+		bool known = c->activations != PLUMB_COUNT_UNKNOWN;
+		if (!known)
+			b->calls_known.v[k] = 0;
+		else if (b->calls.v[k] > UINT64_MAX - 1 - c->activations)
+			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
+		else
+			b->calls.v[k] += c->activations;
+		const plumb_cct_node *parent = &p->cct.v[c->parent];
+		if (parent->parent == PLUMB_NONE)
+			continue;
+		uint32_t a = arc_get(b, b->frame_key[parent->frame], k);
+		if (a == PLUMB_NONE)
+			return plumb_fail_nomem(err);
+		if (!known)
+			b->arcs.v[a].calls = PLUMB_COUNT_UNKNOWN;
+		else if (b->arcs.v[a].calls != PLUMB_COUNT_UNKNOWN) {
+			if (b->arcs.v[a].calls > UINT64_MAX - 1 - c->activations)
+				return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
+			b->arcs.v[a].calls += c->activations;
+		}
+	}
+	return 0;
+}
+
+/* One stack: the path from node n up to its part's root, weight m. */
+static int walk_stack(builder *b, plumb_id n, const uint64_t *m, uint32_t stamp, plumb_error *err)
+{
+	const plumb_profile *p = b->p;
+	const plumb_cct_node *leaf = &p->cct.v[n];
+	if (add(b, b->excl.v, b->frame_key[leaf->frame], m, err))
+		return -1;
+	uint32_t below = PLUMB_NONE; /* key of f(i+1) */
+	for (plumb_id x = n; p->cct.v[x].parent != PLUMB_NONE; x = p->cct.v[x].parent) {
+		const plumb_cct_node *c = &p->cct.v[x];
+		uint32_t k = b->frame_key[c->frame];
+		if (b->seen[k] != stamp) {
+			b->seen[k] = stamp;
+			if (add(b, b->incl.v, k, m, err))
+				return -1;
+			if (below != PLUMB_NONE) {
+				uint32_t a = arc_get(b, k, below);
+				if (a == PLUMB_NONE)
+					return plumb_fail_nomem(err);
+				if (add(b, b->callee_attr.v, a, m, err))
+					return -1;
+			}
+			const plumb_cct_node *up = &p->cct.v[c->parent];
+			if (up->parent == PLUMB_NONE) {
+				if (add(b, b->root.v, k, m, err))
+					return -1;
+			} else {
+				uint32_t a = arc_get(b, b->frame_key[up->frame], k);
+				if (a == PLUMB_NONE)
+					return plumb_fail_nomem(err);
+				if (add(b, b->caller_attr.v, a, m, err))
+					return -1;
+			}
+		}
+		below = k;
+	}
+	return 0;
+}
+
+static int from_cct(builder *b, const plumb_metrics_opts *o, plumb_error *err)
+{
+	const plumb_profile *p = b->p;
+	uint8_t *pass, *keep;
+	if (select_nodes(p, o, &pass, &keep))
+		return plumb_fail_nomem(err);
+	int rc = cct_edges(b, keep, err);
+	uint32_t stamp = 0;
+	for (size_t i = 0; rc == 0 && i < p->cct.n; i++) {
+		const uint64_t *m = plumb_cct_self(p, (plumb_id)i);
+		if (!pass[i] || p->cct.v[i].parent == PLUMB_NONE || all_zero(m, b->nev))
+			continue;
+		if (++stamp == 0) { /* wrapped: forget every mark */
+			memset(b->seen, 0, b->keys.n * sizeof *b->seen);
+			stamp = 1;
+		}
+		rc = walk_stack(b, (plumb_id)i, m, stamp, err);
+		if (rc == 0 && plumb_costs_add(b->m->totals, m, b->nev, err))
+			rc = -1;
+	}
+	free(pass);
+	free(keep);
+	return rc;
+}
+
+/* A call graph (Callgrind, gmon.out): self costs per frame and arcs. Without
+ * contexts, inclusive cost is self plus the arcs' inclusive costs to other
+ * keys; arcs without a cost make the result an estimate. */
+static int from_call_graph(builder *b, const plumb_metrics_opts *o, plumb_error *err)
+{
+	const plumb_profile *p = b->p;
+	for (size_t i = 0; i < p->cg_self.n; i++) {
+		const plumb_cg_self *s = &p->cg_self.v[i];
+		if (o->part != PLUMB_NONE && s->part != o->part)
+			continue;
+		const uint64_t *m = p->cg_self_cost.v + i * b->nev;
+		uint32_t k = b->frame_key[s->frame];
+		if (add(b, b->excl.v, k, m, err) || add(b, b->incl.v, k, m, err) ||
+		    plumb_costs_add(b->m->totals, m, b->nev, err))
+			return -1;
+	}
+	for (size_t i = 0; i < p->arcs.n; i++) {
+		const plumb_arc *pa = &p->arcs.v[i];
+		if (o->part != PLUMB_NONE && pa->part != o->part)
+			continue;
+		uint32_t from = b->frame_key[pa->caller];
+		const plumb_function *callee = &p->functions.v[pa->callee];
+		plumb_key ck = { pa->callee, callee->file, callee->module, callee->line };
+		if (b->m->level != PLUMB_LEVEL_FUNCTION) {
+			/* The callee's entry frame stands for it at other levels. */
+			plumb_key fk = { PLUMB_NONE, PLUMB_NONE, PLUMB_NONE, 0 };
+			fk.file = b->m->level == PLUMB_LEVEL_MODULE ? PLUMB_NONE : callee->file;
+			fk.module = callee->module;
+			if (b->m->level == PLUMB_LEVEL_LINE) {
+				fk.function = pa->callee;
+				fk.line = callee->line;
+			}
+			ck = fk;
+		}
+		uint32_t to = key_intern(b, &ck);
+		uint32_t a = to == PLUMB_NONE ? PLUMB_NONE : arc_get(b, from, to);
+		if (a == PLUMB_NONE)
+			return plumb_fail_nomem(err);
+		uint64_t *calls = &b->arcs.v[a].calls;
+		if (pa->calls == PLUMB_COUNT_UNKNOWN) {
+			*calls = PLUMB_COUNT_UNKNOWN;
+			b->calls_known.v[to] = 0;
+		} else {
+			if (*calls != PLUMB_COUNT_UNKNOWN)
+				*calls += pa->calls;
+			b->calls.v[to] += pa->calls;
+		}
+		if (!pa->has_inclusive) {
+			b->m->inclusive_estimated = true;
+			continue;
+		}
+		const uint64_t *m = p->arc_incl.v + i * b->nev;
+		if (add(b, b->callee_attr.v, a, m, err) || add(b, b->caller_attr.v, a, m, err))
+			return -1;
+		if (from != to && add(b, b->incl.v, from, m, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* Group arcs by caller and by callee (counting sort into index arrays). */
+static int index_arcs(plumb_metrics *m)
+{
+	size_t nk = m->nkeys, na = m->narcs;
+	m->out_start = calloc(nk + 1, sizeof(uint32_t));
+	m->in_start = calloc(nk + 1, sizeof(uint32_t));
+	m->out_arcs = malloc((na ? na : 1) * sizeof(uint32_t));
+	m->in_arcs = malloc((na ? na : 1) * sizeof(uint32_t));
+	if (!m->out_start || !m->in_start || !m->out_arcs || !m->in_arcs)
+		return -1;
+	for (size_t a = 0; a < na; a++) {
+		m->out_start[m->arcs[a].caller + 1]++;
+		m->in_start[m->arcs[a].callee + 1]++;
+	}
+	for (size_t k = 0; k < nk; k++) {
+		m->out_start[k + 1] += m->out_start[k];
+		m->in_start[k + 1] += m->in_start[k];
+	}
+	uint32_t *ofill = calloc(nk + 1, sizeof(uint32_t)), *ifill = calloc(nk + 1, sizeof(uint32_t));
+	if (!ofill || !ifill) {
+		free(ofill);
+		free(ifill);
+		return -1;
+	}
+	for (size_t a = 0; a < na; a++) {
+		uint32_t c = m->arcs[a].caller, e = m->arcs[a].callee;
+		m->out_arcs[m->out_start[c] + ofill[c]++] = (uint32_t)a;
+		m->in_arcs[m->in_start[e] + ifill[e]++] = (uint32_t)a;
+	}
+	free(ofill);
+	free(ifill);
+	return 0;
+}
+
+void plumb_metrics_opts_init(plumb_metrics_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->level = PLUMB_LEVEL_FUNCTION;
+	o->part = PLUMB_NONE;
+}
+
+static void builder_free(builder *b)
+{
+	free(b->keys.v);
+	free(b->excl.v);
+	free(b->incl.v);
+	free(b->root.v);
+	free(b->calls.v);
+	free(b->calls_known.v);
+	free(b->arcs.v);
+	free(b->callee_attr.v);
+	free(b->caller_attr.v);
+	plumb_index_free(&b->key_ix);
+	plumb_index_free(&b->arc_ix);
+	free(b->frame_key);
+	free(b->seen);
+}
+
+int plumb_metrics_compute(const plumb_profile *p, const plumb_metrics_opts *o,
+			  plumb_metrics **out, plumb_error *err)
+{
+	plumb_metrics_opts defaults;
+	if (!o) {
+		plumb_metrics_opts_init(&defaults);
+		o = &defaults;
+	}
+	if (o->focus && o->focus->n && p->cg_self.n)
+		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
+				  "--focus needs call stacks; this profile has a call graph only");
+	builder b = { .p = p, .nev = p->events.n };
+	plumb_metrics *m = calloc(1, sizeof *m);
+	b.m = m;
+	if (!m)
+		return plumb_fail_nomem(err);
+	m->level = o->level;
+	m->nevents = b.nev;
+	m->totals = calloc(b.nev ? b.nev : 1, sizeof(uint64_t));
+	b.frame_key = malloc((p->frames.n ? p->frames.n : 1) * sizeof *b.frame_key);
+	if (!m->totals || !b.frame_key)
+		goto nomem;
+	for (size_t f = 0; f < p->frames.n; f++) {
+		plumb_key k = frame_to_key(p, o->level, (plumb_id)f);
+		if ((b.frame_key[f] = key_intern(&b, &k)) == PLUMB_NONE)
+			goto nomem;
+	}
+	if (!(b.seen = calloc(b.keys.n ? b.keys.n : 1, sizeof *b.seen)))
+		goto nomem;
+	if (from_cct(&b, o, err) || from_call_graph(&b, o, err))
+		goto fail;
+	for (size_t k = 0; k < b.keys.n; k++)
+		if (!b.calls_known.v[k])
+			b.calls.v[k] = PLUMB_COUNT_UNKNOWN;
+	m->nkeys = b.keys.n;
+	m->keys = b.keys.v;
+	m->exclusive = b.excl.v;
+	m->inclusive = b.incl.v;
+	m->root = b.root.v;
+	m->calls = b.calls.v;
+	m->narcs = b.arcs.n;
+	m->arcs = b.arcs.v;
+	m->callee_attr = b.callee_attr.v;
+	m->caller_attr = b.caller_attr.v;
+	memset(&b.keys, 0, sizeof b.keys);
+	memset(&b.excl, 0, sizeof b.excl);
+	memset(&b.incl, 0, sizeof b.incl);
+	memset(&b.root, 0, sizeof b.root);
+	memset(&b.calls, 0, sizeof b.calls);
+	memset(&b.arcs, 0, sizeof b.arcs);
+	memset(&b.callee_attr, 0, sizeof b.callee_attr);
+	memset(&b.caller_attr, 0, sizeof b.caller_attr);
+	builder_free(&b);
+	if (index_arcs(m)) {
+		plumb_metrics_free(m);
+		return plumb_fail_nomem(err);
+	}
+	*out = m;
+	return 0;
+nomem:
+	plumb_fail_nomem(err);
+fail:
+	builder_free(&b);
+	plumb_metrics_free(m);
+	return -1;
+}
+
+void plumb_metrics_free(plumb_metrics *m)
+{
+	if (!m)
+		return;
+	free(m->keys);
+	free(m->exclusive);
+	free(m->inclusive);
+	free(m->calls);
+	free(m->arcs);
+	free(m->callee_attr);
+	free(m->caller_attr);
+	free(m->root);
+	free(m->totals);
+	free(m->out_start);
+	free(m->out_arcs);
+	free(m->in_start);
+	free(m->in_arcs);
+	free(m);
+}
+
+long plumb_metrics_find_function(const plumb_metrics *m, plumb_id fn)
+{
+	for (size_t k = 0; k < m->nkeys; k++)
+		if (m->keys[k].function == fn)
+			return (long)k;
+	return -1;
+}
