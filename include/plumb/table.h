@@ -75,6 +75,7 @@ void plumb_table_free(plumb_table *t);
 int plumb_table_add_column(plumb_table *t, const char *key, const char *title,
 			   plumb_cell_type type, int event, bool name_column);
 /* Append a row of NULL cells; returns it, or NULL on ENOMEM. */
+/* The pointer is valid until the next add_row (the rows array may move). */
 plumb_row *plumb_table_add_row(plumb_table *t, plumb_row_kind kind, uint32_t depth);
 /* Copy s into the table's arena; NULL on ENOMEM. */
 const char *plumb_table_strdup(plumb_table *t, const char *s);
@@ -102,11 +103,17 @@ void plumb_text_opts_init(plumb_text_opts *o);
 
 /* Format v with thousands separators: 1234567 -> "1,234,567". buf >= 32. */
 const char *plumb_format_u64(uint64_t v, char *buf, size_t size);
+/* Format v with `decimals` digits after a '.' whatever the locale
+ * (12.345, 1 -> "12.3"); |v| >= 1e18 uses exponent form. Returns buf, or
+ * NULL when v is NaN or infinite (each writer prints its own "unknown").
+ * buf >= 32. */
+const char *plumb_format_fixed(double v, int decimals, char *buf, size_t size);
 
 /* Aligned columns; the name column is shrunk (middle-elided) to fit width. */
 int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opts *o,
 			   plumb_error *err);
 /* RFC 4180 CSV with a header row; tree depth as a "depth" column when > 0. */
+/* Lines end in "\n", not RFC 4180's "\r\n": common tools accept both. */
 int plumb_table_write_csv(const plumb_table *t, FILE *out, plumb_error *err);
 /* {"format":"plumb-view","version":1,"view":..,"columns":[..],"rows":[{..}]} */
 int plumb_table_write_json(const plumb_table *t, FILE *out, plumb_error *err);

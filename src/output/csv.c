@@ -1,0 +1,122 @@
+/* plumb: a table as RFC 4180 CSV, for spreadsheets and scripts.
+ *
+ * The header row holds the column keys. Numbers are written in full without
+ * grouping, percentages with four decimals, unknown cells as empty fields.
+ * Lines end in "\n" rather than RFC 4180's "\r\n": every common reader
+ * accepts both, and "\n" keeps the output friendly to Unix tools. Tree and
+ * butterfly tables get leading "depth" and "kind" columns; separator rows
+ * carry no data and are left out.
+ */
+#include "plumb/table.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+static const char *kind_name(plumb_row_kind kind)
+{
+	switch (kind) {
+	case PLUMB_ROW_CALLER: return "caller";
+	case PLUMB_ROW_FOCUS: return "focus";
+	case PLUMB_ROW_CALLEE: return "callee";
+	case PLUMB_ROW_SEPARATOR: return "separator";
+	case PLUMB_ROW_NORMAL: break;
+	}
+	return "normal";
+}
+
+/* A field, quoted (with "" for ") only when it holds , " CR or LF, or is
+ * empty: "" tells an empty string from an unknown (empty) field. */
+static void csv_field(FILE *out, const char *s)
+{
+	if (*s && !strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* Write one cell; returns false when it wrote nothing (an empty field). */
+static bool csv_cell(FILE *out, const plumb_cell *cell)
+{
+	char num[64];
+	switch (cell->type) {
+	case PLUMB_CELL_U64:
+		fprintf(out, "%" PRIu64, cell->u);
+		return true;
+	case PLUMB_CELL_INT:
+		fprintf(out, "%" PRId64, cell->i);
+		return true;
+	case PLUMB_CELL_PCT:
+		if (!plumb_format_fixed(cell->pct, 4, num, sizeof num))
+			return false;
+		fputs(num, out);
+		return true;
+	case PLUMB_CELL_STR:
+		if (!cell->s)
+			return false;
+		csv_field(out, cell->s);
+		return true;
+	case PLUMB_CELL_NULL:
+		break;
+	}
+	return false;
+}
+
+/* Whether any data row needs depth and kind to be understood. */
+static bool has_structure(const plumb_table *t)
+{
+	for (size_t i = 0; i < t->nrows; i++) {
+		const plumb_row *r = &t->rows[i];
+		if (r->kind != PLUMB_ROW_SEPARATOR && (r->depth > 0 || r->kind != PLUMB_ROW_NORMAL))
+			return true;
+	}
+	return false;
+}
+
+static int write_failed(FILE *out, plumb_error *err)
+{
+	int flushed = fflush(out);
+	int e = errno;
+	if (flushed == 0 && !ferror(out))
+		return 0;
+	return plumb_fail(err, PLUMB_ERR_IO, "cannot write the CSV table: %s",
+			  e ? strerror(e) : "write error");
+}
+
+int plumb_table_write_csv(const plumb_table *t, FILE *out, plumb_error *err)
+{
+	if (!t || !out)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "no table or no output stream");
+	bool structure = has_structure(t);
+	if (structure)
+		fputs("depth,kind", out);
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (c || structure)
+			fputc(',', out);
+		csv_field(out, t->cols[c].key);
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < t->nrows; i++) {
+		const plumb_row *r = &t->rows[i];
+		if (r->kind == PLUMB_ROW_SEPARATOR)
+			continue;
+		if (structure)
+			fprintf(out, "%" PRIu32 ",%s", r->depth, kind_name(r->kind));
+		for (size_t c = 0; c < t->ncols; c++) {
+			if (c || structure)
+				fputc(',', out);
+			/* A lone empty field would be a blank line, which readers skip. */
+			if (!csv_cell(out, &r->cells[c]) && t->ncols == 1 && !structure)
+				fputs("\"\"", out);
+		}
+		fputc('\n', out);
+	}
+	return write_failed(out, err);
+}
