@@ -73,6 +73,14 @@ typedef struct plumb_key {
 	uint32_t line;
 } plumb_key;
 
+/* Does a symspec (list) match a key of a level? Function level: as
+ * match_function; line level: function, file and line; file level: the file;
+ * module level: the module path or its basename (a dotted name, "libc.so.6"). */
+bool plumb_symspec_match_key(const plumb_symspec *s, const plumb_profile *p, plumb_level level,
+			     const plumb_key *k);
+bool plumb_symspec_list_match_key(const plumb_symspec_list *l, const plumb_profile *p,
+				  plumb_level level, const plumb_key *k);
+
 typedef struct plumb_metric_arc {
 	uint32_t caller, callee;  /* key indexes */
 	uint64_t calls;           /* PLUMB_COUNT_UNKNOWN if not known */

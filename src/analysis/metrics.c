@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "model/index.h"
-#include "plumb/analysis.h"
+#include "analysis/view_internal.h"
 
 typedef struct builder {
 	const plumb_profile *p;
@@ -130,24 +130,24 @@ static bool all_zero(const uint64_t *m, size_t n)
 /* Which CCT nodes take part: those of the chosen part, and with --focus
  * those on a stack through a matching frame. pass[n]: the stack ending at n
  * goes through a match; keep[n]: n lies on some passing stack. */
-static int select_nodes(const plumb_profile *p, const plumb_metrics_opts *o, uint8_t **pass_out,
-			uint8_t **keep_out)
+int plumb_cct_select(const plumb_profile *p, plumb_id part, const plumb_symspec_list *focus,
+		     uint8_t **pass_out, uint8_t **keep_out)
 {
 	size_t n = p->cct.n;
 	uint8_t *pass = malloc(n ? n : 1), *keep = malloc(n ? n : 1);
 	uint8_t *fmatch = NULL;
 	if (!pass || !keep)
 		goto nomem;
-	if (o->focus && o->focus->n) {
+	if (focus && focus->n) {
 		fmatch = malloc(p->frames.n ? p->frames.n : 1);
 		if (!fmatch)
 			goto nomem;
 		for (size_t f = 0; f < p->frames.n; f++)
-			fmatch[f] = plumb_symspec_list_match_frame(o->focus, p, (plumb_id)f);
+			fmatch[f] = plumb_symspec_list_match_frame(focus, p, (plumb_id)f);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const plumb_cct_node *c = &p->cct.v[i];
-		bool in_part = o->part == PLUMB_NONE || c->part == o->part;
+		bool in_part = part == PLUMB_NONE || c->part == part;
 		if (c->parent == PLUMB_NONE)
 			pass[i] = in_part && !fmatch;
 		else
@@ -158,8 +158,14 @@ static int select_nodes(const plumb_profile *p, const plumb_metrics_opts *o, uin
 		if (keep[i] && p->cct.v[i].parent != PLUMB_NONE)
 			keep[p->cct.v[i].parent] = 1;
 	free(fmatch);
-	*pass_out = pass;
-	*keep_out = keep;
+	if (pass_out)
+		*pass_out = pass;
+	else
+		free(pass);
+	if (keep_out)
+		*keep_out = keep;
+	else
+		free(keep);
 	return 0;
 nomem:
 	free(pass);
@@ -244,7 +250,7 @@ static int from_cct(builder *b, const plumb_metrics_opts *o, plumb_error *err)
 {
 	const plumb_profile *p = b->p;
 	uint8_t *pass, *keep;
-	if (select_nodes(p, o, &pass, &keep))
+	if (plumb_cct_select(p, o->part, o->focus, &pass, &keep))
 		return plumb_fail_nomem(err);
 	int rc = cct_edges(b, keep, err);
 	uint32_t stamp = 0;

@@ -173,3 +173,34 @@ bool plumb_symspec_list_match_frame(const plumb_symspec_list *l, const plumb_pro
 			return true;
 	return false;
 }
+
+bool plumb_symspec_match_key(const plumb_symspec *s, const plumb_profile *p, plumb_level level,
+			     const plumb_key *k)
+{
+	switch (level) {
+	case PLUMB_LEVEL_FUNCTION:
+		return k->function != PLUMB_NONE && plumb_symspec_match_function(s, p, k->function);
+	case PLUMB_LEVEL_LINE:
+		if (s->func && (k->function == PLUMB_NONE || !name_matches(s, p, k->function)))
+			return false;
+		if (s->file && !file_matches(s->file, file_path(p, k->file)))
+			return false;
+		return !s->line || s->line == k->line;
+	case PLUMB_LEVEL_FILE:
+		return !s->func && !s->line && (!s->file || file_matches(s->file, file_path(p, k->file)));
+	case PLUMB_LEVEL_MODULE:
+		return !s->func && !s->line &&
+		       (!s->file || (k->module != PLUMB_NONE &&
+				     file_matches(s->file, plumb_str(p, p->modules.v[k->module].path))));
+	}
+	return false;
+}
+
+bool plumb_symspec_list_match_key(const plumb_symspec_list *l, const plumb_profile *p,
+				  plumb_level level, const plumb_key *k)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (plumb_symspec_match_key(&l->v[i], p, level, k))
+			return true;
+	return false;
+}

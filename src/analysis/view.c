@@ -1,0 +1,261 @@
+/* What every view shares: options, names, the events shown, row selection
+ * and ordering, and the dispatcher. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/view_internal.h"
+
+static const char *const view_names[PLUMB_VIEW_COUNT] = {
+	[PLUMB_VIEW_FLAT] = "flat",       [PLUMB_VIEW_CALLERS] = "callers",
+	[PLUMB_VIEW_CALLEES] = "callees", [PLUMB_VIEW_BUTTERFLY] = "butterfly",
+	[PLUMB_VIEW_TREE] = "tree",       [PLUMB_VIEW_BOTTOM_UP] = "bottom-up",
+	[PLUMB_VIEW_LINES] = "lines",     [PLUMB_VIEW_FILES] = "files",
+	[PLUMB_VIEW_MODULES] = "modules", [PLUMB_VIEW_THREADS] = "threads",
+};
+
+static const char *const sort_names[] = {
+	[PLUMB_SORT_DEFAULT] = "default", [PLUMB_SORT_EXCLUSIVE] = "exclusive",
+	[PLUMB_SORT_INCLUSIVE] = "inclusive", [PLUMB_SORT_CALLS] = "calls",
+	[PLUMB_SORT_NAME] = "name", [PLUMB_SORT_FILE] = "file", [PLUMB_SORT_MODULE] = "module",
+};
+
+void plumb_view_opts_init(plumb_view_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->kind = PLUMB_VIEW_FLAT;
+	o->metric = -1;
+}
+
+const char *plumb_view_name(plumb_view_kind k)
+{
+	return k < PLUMB_VIEW_COUNT ? view_names[k] : "?";
+}
+
+int plumb_view_by_name(const char *name)
+{
+	for (int i = 0; i < PLUMB_VIEW_COUNT; i++)
+		if (strcmp(view_names[i], name) == 0)
+			return i;
+	if (strcmp(name, "bottomup") == 0 || strcmp(name, "inverted") == 0)
+		return PLUMB_VIEW_BOTTOM_UP;
+	return -1;
+}
+
+int plumb_sort_by_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof sort_names / sizeof *sort_names; i++)
+		if (strcmp(sort_names[i], name) == 0)
+			return (int)i;
+	if (strcmp(name, "excl") == 0 || strcmp(name, "self") == 0)
+		return PLUMB_SORT_EXCLUSIVE;
+	if (strcmp(name, "incl") == 0 || strcmp(name, "total") == 0)
+		return PLUMB_SORT_INCLUSIVE;
+	return -1;
+}
+
+int view_events_of(const plumb_profile *p, const plumb_view_opts *o, view_events *ve,
+		   plumb_error *err)
+{
+	memset(ve, 0, sizeof *ve);
+	if (p->events.n == 0)
+		return plumb_fail(err, PLUMB_ERR_FORMAT, "the profile has no events");
+	if (o->metric >= 0) {
+		if ((size_t)o->metric >= p->events.n)
+			return plumb_fail(err, PLUMB_ERR_USAGE, "no event number %d", o->metric);
+		ve->n = 1;
+		ve->ev[0] = o->metric;
+	} else {
+		ve->n = p->events.n < 64 ? p->events.n : 64;
+		for (size_t i = 0; i < ve->n; i++)
+			ve->ev[i] = (int)i;
+	}
+	ve->primary = ve->ev[0];
+	return 0;
+}
+
+double view_pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+const char *view_key_name(const plumb_profile *p, const plumb_key *k)
+{
+	if (k->function != PLUMB_NONE)
+		return plumb_function_name(p, k->function);
+	return NULL;
+}
+
+const char *view_key_file(const plumb_profile *p, const plumb_key *k)
+{
+	return k->file == PLUMB_NONE ? NULL : plumb_str(p, p->files.v[k->file].path);
+}
+
+const char *view_key_module(const plumb_profile *p, const plumb_key *k)
+{
+	return k->module == PLUMB_NONE ? NULL : plumb_str(p, p->modules.v[k->module].path);
+}
+
+int view_add_event_column(plumb_table *t, const plumb_profile *p, const char *what,
+			  const char *title, plumb_cell_type type, int e)
+{
+	const char *ev = plumb_str(p, p->events.v[e].name);
+	char key[256], head[256];
+	snprintf(key, sizeof key, "%s.%s", what, ev);
+	snprintf(head, sizeof head, "%s %s", title, ev);
+	return plumb_table_add_column(t, key, head, type, e, false);
+}
+
+int view_metrics(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,
+		 plumb_metrics **m, plumb_error *err)
+{
+	plumb_metrics_opts mo;
+	plumb_metrics_opts_init(&mo);
+	mo.level = level;
+	mo.focus = o->focus;
+	return plumb_metrics_compute(p, &mo, m, err);
+}
+
+/* ---- ordering ------------------------------------------------------------ */
+
+typedef struct sort_ctx {
+	const plumb_profile *p;
+	const plumb_metrics *m;
+	plumb_sort_key by;
+	int ev;
+} sort_ctx;
+
+static int cmp_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a == NULL) - (b == NULL); /* unknowns last */
+	return strcmp(a, b);
+}
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static int key_cmp(const void *va, const void *vb, void *ctx)
+{
+	const sort_ctx *c = ctx;
+	uint32_t a = *(const uint32_t *)va, b = *(const uint32_t *)vb;
+	const plumb_key *ka = &c->m->keys[a], *kb = &c->m->keys[b];
+	size_t nev = c->m->nevents;
+	int r = 0;
+	switch (c->by) {
+	case PLUMB_SORT_DEFAULT:
+	case PLUMB_SORT_EXCLUSIVE:
+		r = cmp_u64_desc(c->m->exclusive[a * nev + c->ev], c->m->exclusive[b * nev + c->ev]);
+		if (!r)
+			r = cmp_u64_desc(c->m->inclusive[a * nev + c->ev], c->m->inclusive[b * nev + c->ev]);
+		break;
+	case PLUMB_SORT_INCLUSIVE:
+		r = cmp_u64_desc(c->m->inclusive[a * nev + c->ev], c->m->inclusive[b * nev + c->ev]);
+		if (!r)
+			r = cmp_u64_desc(c->m->exclusive[a * nev + c->ev], c->m->exclusive[b * nev + c->ev]);
+		break;
+	case PLUMB_SORT_CALLS: {
+		/* Unknown counts sort after every known one. */
+		uint64_t ca = c->m->calls[a], cb = c->m->calls[b];
+		r = ca == cb ? 0 : ca == PLUMB_COUNT_UNKNOWN ? 1 : cb == PLUMB_COUNT_UNKNOWN ? -1
+										   : cmp_u64_desc(ca, cb);
+		break;
+	}
+	case PLUMB_SORT_NAME:
+		break;
+	case PLUMB_SORT_FILE:
+		r = cmp_str(view_key_file(c->p, ka), view_key_file(c->p, kb));
+		break;
+	case PLUMB_SORT_MODULE:
+		r = cmp_str(view_key_module(c->p, ka), view_key_module(c->p, kb));
+		break;
+	}
+	if (!r)
+		r = cmp_str(view_key_name(c->p, ka), view_key_name(c->p, kb));
+	if (!r)
+		r = cmp_str(view_key_file(c->p, ka), view_key_file(c->p, kb));
+	if (!r)
+		r = ka->line < kb->line ? -1 : ka->line > kb->line;
+	if (!r)
+		r = cmp_str(view_key_module(c->p, ka), view_key_module(c->p, kb));
+	if (!r)
+		r = a < b ? -1 : a > b;
+	return r;
+}
+
+static bool key_is_empty(const plumb_metrics *m, size_t k)
+{
+	for (size_t e = 0; e < m->nevents; e++)
+		if (m->exclusive[k * m->nevents + e] || m->inclusive[k * m->nevents + e])
+			return false;
+	return m->calls[k] == 0 || m->calls[k] == PLUMB_COUNT_UNKNOWN;
+}
+
+int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plumb_view_opts *o,
+		      const view_events *ve, uint32_t **keys_out, size_t *n_out, plumb_error *err)
+{
+	uint32_t *keys = malloc((m->nkeys ? m->nkeys : 1) * sizeof *keys);
+	if (!keys)
+		return plumb_fail_nomem(err);
+	bool by_incl = o->sort == PLUMB_SORT_INCLUSIVE ||
+		       (o->sort == PLUMB_SORT_DEFAULT && o->kind == PLUMB_VIEW_BUTTERFLY);
+	size_t n = 0;
+	for (size_t k = 0; k < m->nkeys; k++) {
+		const plumb_key *key = &m->keys[k];
+		if (key_is_empty(m, k))
+			continue;
+		if (o->select && o->select->n &&
+		    !plumb_symspec_list_match_key(o->select, p, m->level, key))
+			continue;
+		if (o->hide && o->hide->n && plumb_symspec_list_match_key(o->hide, p, m->level, key))
+			continue;
+		if (o->threshold > 0) {
+			uint64_t v = (by_incl ? m->inclusive : m->exclusive)[k * m->nevents + ve->primary];
+			uint64_t vi = m->inclusive[k * m->nevents + ve->primary];
+			/* A row stays if either its sort metric or its inclusive clears the bar. */
+			if (view_pct(v, m->totals[ve->primary]) < o->threshold &&
+			    view_pct(vi, m->totals[ve->primary]) < o->threshold)
+				continue;
+		}
+		keys[n++] = (uint32_t)k;
+	}
+	sort_ctx c = { p, m, o->sort, ve->primary };
+	if (o->sort == PLUMB_SORT_DEFAULT && by_incl)
+		c.by = PLUMB_SORT_INCLUSIVE;
+	qsort_r(keys, n, sizeof *keys, key_cmp, &c);
+	if (o->limit && n > o->limit)
+		n = o->limit;
+	*keys_out = keys;
+	*n_out = n;
+	return 0;
+}
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
+		     plumb_error *err)
+{
+	*out = NULL;
+	switch (o->kind) {
+	case PLUMB_VIEW_FLAT:
+		return view_flat(p, o, out, err);
+	case PLUMB_VIEW_CALLERS:
+	case PLUMB_VIEW_CALLEES:
+	case PLUMB_VIEW_BUTTERFLY:
+		return view_calls(p, o, out, err);
+	case PLUMB_VIEW_TREE:
+	case PLUMB_VIEW_BOTTOM_UP:
+		return view_tree(p, o, out, err);
+	case PLUMB_VIEW_LINES:
+	case PLUMB_VIEW_FILES:
+	case PLUMB_VIEW_MODULES:
+		return view_group(p, o, out, err);
+	case PLUMB_VIEW_THREADS:
+		return view_threads(p, o, out, err);
+	case PLUMB_VIEW_COUNT:
+		break;
+	}
+	return plumb_fail(err, PLUMB_ERR_USAGE, "unknown view");
+}

@@ -1,0 +1,159 @@
+/* Keyed views: flat (functions, seed 003's fprof columns), lines, files and
+ * modules. One row per key: % of total, cumulative %, exclusive and
+ * inclusive for each event shown, then what the key is. */
+#include <stdlib.h>
+
+#include "analysis/view_internal.h"
+
+static plumb_level level_of(plumb_view_kind k)
+{
+	switch (k) {
+	case PLUMB_VIEW_LINES:
+		return PLUMB_LEVEL_LINE;
+	case PLUMB_VIEW_FILES:
+		return PLUMB_LEVEL_FILE;
+	case PLUMB_VIEW_MODULES:
+		return PLUMB_LEVEL_MODULE;
+	default:
+		return PLUMB_LEVEL_FUNCTION;
+	}
+}
+
+static const char *title_of(plumb_view_kind k)
+{
+	switch (k) {
+	case PLUMB_VIEW_LINES:
+		return "Source lines";
+	case PLUMB_VIEW_FILES:
+		return "Source files";
+	case PLUMB_VIEW_MODULES:
+		return "Load modules";
+	default:
+		return "Flat profile";
+	}
+}
+
+enum { ID_CALLS, ID_FUNCTION, ID_FILE, ID_LINE, ID_MODULE };
+
+static int add_columns(plumb_table *t, const plumb_profile *p, const view_events *ve,
+		       plumb_level level, int *idcols)
+{
+	bool ok = true;
+	for (size_t i = 0; i < ve->n; i++) {
+		int e = ve->ev[i];
+		ok &= view_add_event_column(t, p, "percent", "%", PLUMB_CELL_PCT, e) >= 0;
+		if (e == ve->primary)
+			ok &= plumb_table_add_column(t, "cumulative", "Cumul %", PLUMB_CELL_PCT, e, false) >= 0;
+		ok &= view_add_event_column(t, p, "exclusive", "Excl.", PLUMB_CELL_U64, e) >= 0;
+		ok &= view_add_event_column(t, p, "inclusive", "Incl.", PLUMB_CELL_U64, e) >= 0;
+	}
+	for (int i = 0; i <= ID_MODULE; i++)
+		idcols[i] = -1;
+	if (level == PLUMB_LEVEL_FUNCTION) {
+		idcols[ID_CALLS] = plumb_table_add_column(t, "calls", "Calls", PLUMB_CELL_U64, -1, false);
+	}
+	if (level == PLUMB_LEVEL_FUNCTION || level == PLUMB_LEVEL_LINE)
+		idcols[ID_FUNCTION] = plumb_table_add_column(t, "function", "Function", PLUMB_CELL_STR, -1, true);
+	if (level == PLUMB_LEVEL_LINE)
+		idcols[ID_LINE] = plumb_table_add_column(t, "line", "Line", PLUMB_CELL_INT, -1, false);
+	if (level != PLUMB_LEVEL_MODULE)
+		idcols[ID_FILE] = plumb_table_add_column(t, "file", "File", PLUMB_CELL_STR, -1,
+							 level == PLUMB_LEVEL_FILE);
+	idcols[ID_MODULE] = plumb_table_add_column(t, "module", "Load module", PLUMB_CELL_STR, -1,
+						   level == PLUMB_LEVEL_MODULE);
+	for (int i = 0; i <= ID_MODULE; i++)
+		ok &= idcols[i] >= -1;
+	return ok ? 0 : -1;
+}
+
+static const char *or_unknown(const char *s, const char *unknown)
+{
+	return s ? s : unknown;
+}
+
+static int fill_row(plumb_table *t, const plumb_profile *p, const plumb_metrics *m,
+		    const view_events *ve, uint32_t k, double *cumul, const int *idcols)
+{
+	plumb_row *r = plumb_table_add_row(t, PLUMB_ROW_NORMAL, 0);
+	if (!r)
+		return -1;
+	size_t c = 0, nev = m->nevents;
+	for (size_t i = 0; i < ve->n; i++) {
+		int e = ve->ev[i];
+		uint64_t x = m->exclusive[k * nev + e];
+		plumb_cell_pct(&r->cells[c++], view_pct(x, m->totals[e]));
+		if (e == ve->primary) {
+			*cumul += view_pct(x, m->totals[e]);
+			plumb_cell_pct(&r->cells[c++], *cumul > 100.0 ? 100.0 : *cumul);
+		}
+		plumb_cell_u64(&r->cells[c++], x);
+		plumb_cell_u64(&r->cells[c++], m->inclusive[k * nev + e]);
+	}
+	const plumb_key *key = &m->keys[k];
+	if (idcols[ID_CALLS] >= 0 && m->calls[k] != PLUMB_COUNT_UNKNOWN)
+		plumb_cell_u64(&r->cells[idcols[ID_CALLS]], m->calls[k]);
+	if (idcols[ID_FUNCTION] >= 0)
+		plumb_cell_str(&r->cells[idcols[ID_FUNCTION]], view_key_name(p, key));
+	if (idcols[ID_LINE] >= 0 && key->line)
+		plumb_cell_int(&r->cells[idcols[ID_LINE]], key->line);
+	if (idcols[ID_FILE] >= 0) {
+		const char *f = view_key_file(p, key);
+		plumb_cell_str(&r->cells[idcols[ID_FILE]],
+			       m->level == PLUMB_LEVEL_FILE ? or_unknown(f, "<unknown file>") : f);
+	}
+	if (idcols[ID_MODULE] >= 0) {
+		const char *mod = view_key_module(p, key);
+		plumb_cell_str(&r->cells[idcols[ID_MODULE]],
+			       m->level == PLUMB_LEVEL_MODULE ? or_unknown(mod, "<unknown module>") : mod);
+	}
+	return 0;
+}
+
+static int keyed_view(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
+		      plumb_error *err)
+{
+	view_events ve;
+	if (view_events_of(p, o, &ve, err))
+		return -1;
+	plumb_level level = level_of(o->kind);
+	plumb_metrics *m = NULL;
+	if (view_metrics(p, o, level, &m, err))
+		return -1;
+	uint32_t *keys = NULL;
+	size_t n = 0;
+	plumb_table *t = NULL;
+	int idcols[ID_MODULE + 1];
+	if (view_ordered_keys(p, m, o, &ve, &keys, &n, err))
+		goto fail;
+	t = plumb_table_new(plumb_view_name(o->kind), title_of(o->kind));
+	if (!t || add_columns(t, p, &ve, level, idcols))
+		goto nomem;
+	double cumul = 0;
+	for (size_t i = 0; i < n; i++)
+		if (fill_row(t, p, m, &ve, keys[i], &cumul, idcols))
+			goto nomem;
+	if (m->inclusive_estimated &&
+	    plumb_table_add_note(t, "Inclusive costs are estimates: the call graph has no inclusive cost for some calls."))
+		goto nomem;
+	free(keys);
+	plumb_metrics_free(m);
+	*out = t;
+	return 0;
+nomem:
+	plumb_fail_nomem(err);
+fail:
+	plumb_table_free(t);
+	free(keys);
+	plumb_metrics_free(m);
+	return -1;
+}
+
+int view_flat(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err)
+{
+	return keyed_view(p, o, out, err);
+}
+
+int view_group(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err)
+{
+	return keyed_view(p, o, out, err);
+}
