@@ -1,0 +1,971 @@
+/* plumb: folded stacks, the text that flame graph tools exchange
+ * (Brendan Gregg's stackcollapse-*.pl, inferno): one stack per line, frames
+ * root first separated by ';', then whitespace and a sample count:
+ *
+ *     main;parse;read [libc.so.6] 123
+ *
+ * Frame names may hold spaces, so the count is the last whitespace-separated
+ * token. A frame may end in " [module]" (or be "[module]" alone, which
+ * stackcollapse-perf writes for an unknown symbol) and in an annotation
+ * "_[k]", "_[j]", "_[i]" or "_[w]" (kernel, jit, inline, waker), which is
+ * dropped. Every stack lands in the calling context tree of the default
+ * part, with its count as the leaf's self cost in the event "samples".
+ */
+#include "plumb/formats.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QUOTE_MAX 48 /* bytes of input quoted in an error message */
+
+static bool is_ws(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+static bool is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!is_digit((unsigned char)s[i]))
+			return false;
+	return n > 0;
+}
+
+/* Quote n bytes of input for a message: at most QUOTE_MAX of them, control
+ * bytes escaped, cut on a UTF-8 character boundary. */
+static const char *quote(char *dst, size_t cap, const char *s, size_t n)
+{
+	size_t take = n, o = 0;
+	if (take > QUOTE_MAX) {
+		take = QUOTE_MAX;
+		while (take > 0 && ((unsigned char)s[take] & 0xC0) == 0x80)
+			take--;
+	}
+	dst[o++] = '"';
+	for (size_t i = 0; i < take && o + 8 < cap; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f || c == '"' || c == '\\')
+			o += (size_t)snprintf(dst + o, cap - o, c == '"' || c == '\\' ? "\\%c" : "\\x%02x", c);
+		else
+			dst[o++] = (char)c;
+	}
+	if (take < n && o + 4 < cap) {
+		memcpy(dst + o, "...", 3);
+		o += 3;
+	}
+	dst[o++] = '"';
+	dst[o] = '\0';
+	return dst;
+}
+
+/* ---- sample counts ------------------------------------------------------ */
+
+typedef enum count_status {
+	COUNT_OK,
+	COUNT_NEGATIVE,
+	COUNT_NOT_DIGITS,
+	COUNT_TOO_BIG
+} count_status;
+
+/* A count is plain decimal digits (no sign, exponent or fraction). */
+static count_status parse_count(const char *s, size_t n, uint64_t *out)
+{
+	if (n > 1 && s[0] == '-' && all_digits(s + 1, n - 1))
+		return COUNT_NEGATIVE;
+	if (!all_digits(s, n))
+		return COUNT_NOT_DIGITS;
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = (uint64_t)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return COUNT_TOO_BIG;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return COUNT_OK;
+}
+
+/* ---- splitting a line --------------------------------------------------- */
+
+typedef struct line_parts {
+	const char *stack;    /* first byte of the stack (not NUL-terminated) */
+	size_t stack_len;
+	const char *count;    /* the last token */
+	size_t count_len;
+	const char *prev_tok; /* the token before the count, within the stack */
+	size_t prev_tok_len;
+} line_parts;
+
+typedef enum split_status {
+	SPLIT_BLANK,
+	SPLIT_OK,
+	SPLIT_NO_COUNT        /* a single token: no whitespace before a count */
+} split_status;
+
+/* Trim the line and cut it into stack and count (the last token). */
+static split_status split_line(const char *line, size_t len, line_parts *lp)
+{
+	const char *s = line, *e = line + len;
+	while (s < e && is_ws((unsigned char)*s))
+		s++;
+	while (e > s && is_ws((unsigned char)e[-1]))
+		e--;
+	if (s == e)
+		return SPLIT_BLANK;
+	const char *t = e;
+	while (t > s && !is_ws((unsigned char)t[-1]))
+		t--;
+	lp->count = t;
+	lp->count_len = (size_t)(e - t);
+	lp->stack = s;
+	if (t == s) {
+		lp->stack_len = (size_t)(e - s);
+		return SPLIT_NO_COUNT;
+	}
+	const char *u = t;
+	while (u > s && is_ws((unsigned char)u[-1]))
+		u--;
+	lp->stack_len = (size_t)(u - s);
+	const char *v = u;
+	while (v > s && !is_ws((unsigned char)v[-1]))
+		v--;
+	lp->prev_tok = v;
+	lp->prev_tok_len = v > s ? (size_t)(u - v) : 0; /* only a token after a space */
+	return SPLIT_OK;
+}
+
+/* ---- frame cache: frame text -> frame id --------------------------------
+ * Most frames repeat on many lines; hashing the raw text once saves the
+ * module, function and frame interning on every later occurrence. */
+
+typedef struct frame_entry {
+	uint64_t hash;
+	size_t off, len;      /* text in frame_cache.text */
+	plumb_id frame;
+} frame_entry;
+
+typedef struct frame_cache {
+	char *text;
+	size_t text_len, text_cap;
+	frame_entry *ent;
+	size_t n, cap;
+	uint32_t *slots;      /* entry index + 1, 0 = empty */
+	size_t nslots;        /* a power of two */
+} frame_cache;
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0x9E3779B97F4A7C15u ^ (uint64_t)n;
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdu;
+		h ^= h >> 32;
+		s += 8;
+		n -= 8;
+	}
+	uint64_t w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+	h ^= h >> 29;
+	return h;
+}
+
+static void frame_cache_free(frame_cache *c)
+{
+	free(c->text);
+	free(c->ent);
+	free(c->slots);
+}
+
+static plumb_id frame_cache_find(const frame_cache *c, uint64_t h, const char *s, size_t n)
+{
+	if (!c->nslots)
+		return PLUMB_NONE;
+	for (size_t i = h & (c->nslots - 1);; i = (i + 1) & (c->nslots - 1)) {
+		uint32_t slot = c->slots[i];
+		if (!slot)
+			return PLUMB_NONE;
+		const frame_entry *e = &c->ent[slot - 1];
+		if (e->hash == h && e->len == n && memcmp(c->text + e->off, s, n) == 0)
+			return e->frame;
+	}
+}
+
+static int frame_cache_grow_slots(frame_cache *c)
+{
+	size_t ns = c->nslots ? c->nslots * 2 : 1024;
+	uint32_t *slots = calloc(ns, sizeof *slots);
+	if (!slots)
+		return -1;
+	for (size_t k = 0; k < c->n; k++) {
+		size_t i = c->ent[k].hash & (ns - 1);
+		while (slots[i])
+			i = (i + 1) & (ns - 1);
+		slots[i] = (uint32_t)k + 1;
+	}
+	free(c->slots);
+	c->slots = slots;
+	c->nslots = ns;
+	return 0;
+}
+
+static int frame_cache_add(frame_cache *c, uint64_t h, const char *s, size_t n, plumb_id frame)
+{
+	if (c->n >= UINT32_MAX - 1)
+		return -1;
+	if ((c->n + 1) * 2 > c->nslots && frame_cache_grow_slots(c) < 0)
+		return -1;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		frame_entry *ent = realloc(c->ent, cap * sizeof *ent);
+		if (!ent)
+			return -1;
+		c->ent = ent;
+		c->cap = cap;
+	}
+	if (c->text_len + n > c->text_cap) {
+		size_t cap = c->text_cap ? c->text_cap : 4096;
+		while (cap < c->text_len + n)
+			cap *= 2;
+		char *text = realloc(c->text, cap);
+		if (!text)
+			return -1;
+		c->text = text;
+		c->text_cap = cap;
+	}
+	memcpy(c->text + c->text_len, s, n);
+	c->ent[c->n] = (frame_entry){ .hash = h, .off = c->text_len, .len = n, .frame = frame };
+	c->text_len += n;
+	size_t i = h & (c->nslots - 1);
+	while (c->slots[i])
+		i = (i + 1) & (c->nslots - 1);
+	c->slots[i] = (uint32_t)++c->n;
+	return 0;
+}
+
+/* ---- frame text -> (name, module) ---------------------------------------- */
+
+typedef struct frame_parts {
+	size_t name_len;      /* the name is text[0 .. name_len) */
+	size_t mod_off, mod_len; /* the module, if mod_len > 0 */
+} frame_parts;
+
+/* A bracketed suffix names a module when it looks like a file name:
+ * "[clone .isra.0]" and perf's "[unknown]" do not. */
+static bool is_module_name(const char *s, size_t n)
+{
+	if (n == 0 || (n == 7 && memcmp(s, "unknown", 7) == 0))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c <= ' ' || c == '[' || c == ']' || c == ';' || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+/* True when text ends in a stackcollapse-perf annotation such as "_[k]". */
+static bool has_annotation(const char *t, size_t n)
+{
+	if (n <= 4 || t[n - 4] != '_' || t[n - 3] != '[' || t[n - 1] != ']')
+		return false;
+	char c = t[n - 2];
+	return c == 'k' || c == 'j' || c == 'i' || c == 'w';
+}
+
+/* Split trimmed, non-empty frame text into name and module. */
+static frame_parts parse_frame(const char *t, size_t n)
+{
+	frame_parts fp = { .name_len = n };
+	if (has_annotation(t, n))
+		n -= 4;
+	fp.name_len = n;
+	if (t[n - 1] != ']')
+		return fp;
+	size_t j = n - 1;
+	while (j > 0 && t[j - 1] != '[')
+		j--;
+	if (j == 0)
+		return fp;
+	size_t open = j - 1, mod_len = n - 1 - j;
+	if (open == 0) {
+		/* "[libc.so.6]" alone: the frame is known only by its module */
+		if (is_module_name(t + j, mod_len)) {
+			fp.mod_off = j;
+			fp.mod_len = mod_len;
+		}
+		return fp;
+	}
+	if (!is_ws((unsigned char)t[open - 1]))
+		return fp; /* "operator[]", "f[abi:cxx11]": part of the name */
+	bool module = is_module_name(t + j, mod_len);
+	bool unknown = mod_len == 7 && memcmp(t + j, "unknown", 7) == 0;
+	if (!module && !unknown)
+		return fp;
+	size_t name_len = open;
+	while (name_len > 0 && is_ws((unsigned char)t[name_len - 1]))
+		name_len--;
+	fp.name_len = name_len;
+	if (module) {
+		fp.mod_off = j;
+		fp.mod_len = mod_len;
+	}
+	return fp;
+}
+
+/* ---- the reader ---------------------------------------------------------- */
+
+typedef struct folded_reader {
+	plumb_profile *p;
+	const char *path;
+	unsigned long lineno;
+	uint64_t *costs;      /* one slot per event; only the first is set */
+	plumb_id root;        /* the CCT root of the default part */
+	frame_cache cache;
+	/* The previous stack (kept in the other getline buffer) with the end
+	 * offset and CCT node of each frame: a following line that shares a
+	 * prefix reuses that part of the path. */
+	const char *prev;
+	size_t prev_len, depth, path_cap;
+	size_t *end;
+	plumb_id *node;
+} folded_reader;
+
+static void reader_free(folded_reader *r)
+{
+	frame_cache_free(&r->cache);
+	free(r->costs);
+	free(r->end);
+	free(r->node);
+}
+
+/* Intern the function and frame that a frame's text names. t is inside
+ * the line buffer, which is writable: names are NUL-terminated in place for
+ * the interning calls and restored afterwards. */
+static plumb_id intern_frame(plumb_profile *p, char *t, size_t n)
+{
+	frame_parts fp = parse_frame(t, n);
+	plumb_id mod = PLUMB_NONE;
+	if (fp.mod_len) {
+		char *me = t + fp.mod_off + fp.mod_len, saved = *me;
+		*me = '\0';
+		mod = plumb_module_intern(p, t + fp.mod_off, NULL);
+		*me = saved;
+		if (mod == PLUMB_NONE)
+			return PLUMB_NONE;
+	}
+	char *ne = t + fp.name_len, saved = *ne;
+	*ne = '\0';
+	plumb_id fn = plumb_function_intern(p, t, NULL, mod, PLUMB_NONE, 0);
+	*ne = saved;
+	if (fn == PLUMB_NONE)
+		return PLUMB_NONE;
+	return plumb_frame_intern(p, fn, PLUMB_NONE, 0, 0);
+}
+
+static plumb_id resolve_frame(folded_reader *r, char *t, size_t n)
+{
+	uint64_t h = hash_bytes(t, n);
+	plumb_id frame = frame_cache_find(&r->cache, h, t, n);
+	if (frame != PLUMB_NONE)
+		return frame;
+	frame = intern_frame(r->p, t, n);
+	if (frame == PLUMB_NONE || frame_cache_add(&r->cache, h, t, n, frame) < 0)
+		return PLUMB_NONE;
+	return frame;
+}
+
+static size_t common_prefix(const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t n = na < nb ? na : nb, i = 0;
+	while (i + 8 <= n) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			break;
+		i += 8;
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* How many leading frames of the previous stack this stack repeats. */
+static size_t shared_frames(const folded_reader *r, const char *stack, size_t len)
+{
+	if (!r->prev)
+		return 0;
+	size_t common = common_prefix(r->prev, r->prev_len, stack, len), k = 0;
+	while (k < r->depth) {
+		size_t e = r->end[k];
+		if (e < common || (e == common && (e == len || stack[e] == ';')))
+			k++;
+		else
+			break;
+	}
+	return k;
+}
+
+static int path_reserve(folded_reader *r, size_t depth, plumb_error *err)
+{
+	if (depth < r->path_cap)
+		return 0;
+	size_t cap = r->path_cap ? r->path_cap * 2 : 64;
+	size_t *end = realloc(r->end, cap * sizeof *end);
+	if (!end)
+		return plumb_fail_nomem(err);
+	r->end = end;
+	plumb_id *node = realloc(r->node, cap * sizeof *node);
+	if (!node)
+		return plumb_fail_nomem(err);
+	r->node = node;
+	r->path_cap = cap;
+	return 0;
+}
+
+/* Walk (creating) the CCT path of a stack; returns the leaf node. */
+static plumb_id walk_stack(folded_reader *r, char *stack, size_t len, plumb_error *err)
+{
+	size_t k = shared_frames(r, stack, len), pos = 0;
+	plumb_id node = r->root;
+	r->prev = NULL; /* until this line is complete */
+	r->depth = k;
+	if (k > 0) {
+		node = r->node[k - 1];
+		if (r->end[k - 1] == len)
+			goto done;
+		pos = r->end[k - 1] + 1;
+	}
+	for (;;) {
+		char *semi = memchr(stack + pos, ';', len - pos);
+		size_t end = semi ? (size_t)(semi - stack) : len, a = pos, b = end;
+		while (a < b && is_ws((unsigned char)stack[a]))
+			a++;
+		while (b > a && is_ws((unsigned char)stack[b - 1]))
+			b--;
+		if (a == b) {
+			char q[QUOTE_MAX * 4 + 8];
+			plumb_fail(err, PLUMB_ERR_FORMAT,
+				   "%s:%lu: expected a function name in frame %zu of the stack, got an empty frame in %s",
+				   r->path, r->lineno, r->depth + 1, quote(q, sizeof q, stack, len));
+			return PLUMB_NONE;
+		}
+		plumb_id frame = resolve_frame(r, stack + a, b - a);
+		if (frame != PLUMB_NONE)
+			node = plumb_cct_child(r->p, node, frame);
+		if (frame == PLUMB_NONE || node == PLUMB_NONE || path_reserve(r, r->depth, err) < 0) {
+			plumb_fail_nomem(err);
+			return PLUMB_NONE;
+		}
+		r->end[r->depth] = end;
+		r->node[r->depth] = node;
+		r->depth++;
+		if (!semi)
+			break;
+		pos = end + 1;
+	}
+done:
+	r->prev = stack;
+	r->prev_len = len;
+	return node;
+}
+
+/* Explain a bad last token. */
+static int count_error(const folded_reader *r, count_status st, const line_parts *lp,
+		       plumb_error *err)
+{
+	char q[QUOTE_MAX * 4 + 8];
+	quote(q, sizeof q, lp->count, lp->count_len);
+	switch (st) {
+	case COUNT_NEGATIVE:
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "%s:%lu: expected a sample count of 0 or more, got %s",
+				  r->path, r->lineno, q);
+	case COUNT_TOO_BIG:
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "%s:%lu: expected a sample count of at most %" PRIu64 ", got %s",
+				  r->path, r->lineno, UINT64_MAX, q);
+	default:
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "%s:%lu: expected a sample count (decimal digits) at the end of the line, got %s",
+				  r->path, r->lineno, q);
+	}
+}
+
+/* Check one line's shape and get its count. 0: a stack line, 1: blank. */
+static int check_line(const folded_reader *r, char *line, size_t n, line_parts *lp,
+		      uint64_t *count, plumb_error *err)
+{
+	char q[QUOTE_MAX * 4 + 8];
+	const char *nul = memchr(line, '\0', n);
+	if (nul)
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "%s:%lu: expected text, got a NUL byte at column %zu",
+				  r->path, r->lineno, (size_t)(nul - line) + 1);
+	split_status sp = split_line(line, n, lp);
+	if (sp == SPLIT_BLANK)
+		return 1;
+	if (sp == SPLIT_NO_COUNT) {
+		quote(q, sizeof q, lp->stack, lp->stack_len);
+		if (all_digits(lp->stack, lp->stack_len))
+			return plumb_fail(err, PLUMB_ERR_FORMAT,
+					  "%s:%lu: expected a stack before the sample count, got only %s",
+					  r->path, r->lineno, q);
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "%s:%lu: expected a sample count after the stack, got %s",
+				  r->path, r->lineno, q);
+	}
+	count_status st = parse_count(lp->count, lp->count_len, count);
+	if (st != COUNT_OK)
+		return count_error(r, st, lp, err);
+	/* "a;b 5 7" is a differential file (difffolded.pl): reading its first
+	 * count as part of a frame name would give wrong numbers. */
+	if (all_digits(lp->prev_tok, lp->prev_tok_len)) {
+		size_t len = (size_t)(lp->count + lp->count_len - lp->prev_tok);
+		quote(q, sizeof q, lp->prev_tok, len);
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "%s:%lu: expected one sample count at the end of the line, got two (%s); "
+				  "differential folded files are not supported",
+				  r->path, r->lineno, q);
+	}
+	return 0;
+}
+
+/* Read one line. 1: it had a stack (keep its buffer), 0: blank, -1: error. */
+static int read_line(folded_reader *r, char *line, size_t n, plumb_error *err)
+{
+	line_parts lp;
+	uint64_t count = 0;
+	int rc = check_line(r, line, n, &lp, &count, err);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	/* the stack is inside line, which is ours to write */
+	plumb_id leaf = walk_stack(r, line + (lp.stack - line), lp.stack_len, err);
+	if (leaf == PLUMB_NONE)
+		return -1;
+	if (count == 0)
+		return 1;
+	r->costs[0] = count;
+	if (plumb_cct_add_self(r->p, leaf, r->costs, err) < 0) {
+		if (err && err->code == PLUMB_ERR_OVERFLOW)
+			plumb_fail(err, PLUMB_ERR_OVERFLOW,
+				   "%s:%lu: expected the samples of a stack to total at most %" PRIu64
+				   ", got more (adding %" PRIu64 ")",
+				   r->path, r->lineno, UINT64_MAX, count);
+		return -1;
+	}
+	return 1;
+}
+
+/* The profile counts "samples" first: add it, or check that it is there. */
+static int setup_event(plumb_profile *p, const char *path, plumb_error *err)
+{
+	if (p->events.n == 0)
+		return plumb_event_add(p, "samples", "Samples", "samples", err) < 0 ? -1 : 0;
+	const char *first = plumb_str(p, p->events.v[0].name);
+	if (!first || strcmp(first, "samples") != 0)
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "%s: expected a profile whose first event is \"samples\" to add "
+				  "folded stacks to, got one whose first event is \"%s\"",
+				  path, first ? first : "");
+	return 0;
+}
+
+static int reader_init(folded_reader *r, plumb_profile *p, const char *path, plumb_error *err)
+{
+	memset(r, 0, sizeof *r);
+	r->p = p;
+	r->path = path;
+	if (setup_event(p, path, err) < 0)
+		return -1;
+	plumb_id part = plumb_part_default(p);
+	if (part == PLUMB_NONE)
+		return plumb_fail_nomem(err);
+	r->root = p->parts.v[part].root;
+	r->costs = calloc(p->events.n, sizeof *r->costs);
+	if (!r->costs)
+		return plumb_fail_nomem(err);
+	return 0;
+}
+
+static int read_stream(folded_reader *r, FILE *fp, plumb_error *err)
+{
+	char *buf[2] = { NULL, NULL };
+	size_t cap[2] = { 0, 0 };
+	int cur = 0, rc = 0;
+	for (;;) {
+		errno = 0;
+		ssize_t n = getline(&buf[cur], &cap[cur], fp);
+		if (n < 0)
+			break;
+		r->lineno++;
+		int st = read_line(r, buf[cur], (size_t)n, err);
+		if (st < 0) {
+			rc = -1;
+			break;
+		}
+		if (st > 0)
+			cur ^= 1; /* this buffer now holds r->prev: read into the other */
+	}
+	if (rc == 0 && ferror(fp))
+		rc = plumb_fail(err, PLUMB_ERR_IO, "%s:%lu: read error: %s", r->path, r->lineno + 1,
+				strerror(errno ? errno : EIO));
+	else if (rc == 0 && errno == ENOMEM)
+		rc = plumb_fail_nomem(err);
+	free(buf[0]);
+	free(buf[1]);
+	return rc;
+}
+
+int plumb_folded_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+		      plumb_error *err)
+{
+	(void)opts; /* the reader has nothing to warn about */
+	FILE *fp = plumb_open_input(path, err);
+	if (!fp)
+		return -1;
+	__fsetlocking(fp, FSETLOCKING_BYCALLER); /* one thread reads it */
+	folded_reader r;
+	int rc = reader_init(&r, p, path, err);
+	if (rc == 0)
+		rc = read_stream(&r, fp, err);
+	reader_free(&r);
+	fclose(fp);
+	return rc;
+}
+
+/* ---- detection ------------------------------------------------------------ */
+
+/* Does one trimmed, non-empty line look like "stack count"? Besides the
+ * count, it rules out "key: 12" and "key=12" headers and lines of numbers. */
+static bool looks_folded(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+			return false;
+	}
+	line_parts lp;
+	if (split_line(s, n, &lp) != SPLIT_OK)
+		return false;
+	if (!all_digits(lp.count, lp.count_len) || lp.count_len > 20)
+		return false;
+	char last = lp.stack[lp.stack_len - 1];
+	if (last == ':' || last == '=' || all_digits(lp.prev_tok, lp.prev_tok_len))
+		return false;
+	return true;
+}
+
+/* Judge the first non-empty lines (up to 16, skipping a last line that the
+ * head may have cut). The first must look folded, and most of the others:
+ * a damaged line further down then still reaches the reader, which names
+ * it, instead of making the whole file "unknown". */
+bool plumb_folded_detect(const unsigned char *head, size_t len)
+{
+	if (!head || len == 0 || memchr(head, '\0', len))
+		return false; /* binary, including SQLite's "SQLite format 3\0" */
+	const char *s = (const char *)head;
+	size_t pos = 0, good = 0, bad = 0;
+	while (pos < len && good + bad < 16) {
+		const char *nl = memchr(s + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - s) : len;
+		if (!nl && good + bad > 0)
+			break; /* possibly cut */
+		size_t a = pos, b = end;
+		pos = end + 1;
+		while (a < b && is_ws((unsigned char)s[a]))
+			a++;
+		while (b > a && is_ws((unsigned char)s[b - 1]))
+			b--;
+		if (a == b)
+			continue;
+		if (s[a] == '#')
+			return false;
+		if (looks_folded(s + a, b - a))
+			good++;
+		else if (good == 0)
+			return false;
+		else
+			bad++;
+	}
+	return good > 0 && good > bad;
+}
+
+/* ---- the writer ----------------------------------------------------------- */
+
+/* Growable text, for the rendered frame names. */
+typedef struct textbuf {
+	char *v;
+	size_t n, cap;
+} textbuf;
+
+static int tb_put(textbuf *tb, const char *s, size_t n)
+{
+	if (tb->n + n > tb->cap) {
+		size_t cap = tb->cap ? tb->cap : 4096;
+		while (cap < tb->n + n)
+			cap *= 2;
+		char *v = realloc(tb->v, cap);
+		if (!v)
+			return -1;
+		tb->v = v;
+		tb->cap = cap;
+	}
+	memcpy(tb->v + tb->n, s, n);
+	tb->n += n;
+	return 0;
+}
+
+/* A name as one frame: ';' would split it and control bytes would break
+ * the line, so they become ':' and '?'. */
+static int tb_put_name(textbuf *tb, const char *s)
+{
+	size_t start = tb->n, n = strlen(s);
+	if (tb_put(tb, s, n) < 0)
+		return -1;
+	for (size_t i = start; i < tb->n; i++) {
+		unsigned char c = (unsigned char)tb->v[i];
+		if (c == ';')
+			tb->v[i] = ':';
+		else if ((c < 0x20 && c != '\t') || c == 0x7f)
+			tb->v[i] = '?';
+	}
+	return 0;
+}
+
+static const char UNKNOWN_FRAME[] = "[unknown]";
+
+/* Render frame f as "name", "name [module]" or "[module]". */
+static int render_frame(const plumb_profile *p, plumb_id f, textbuf *tb)
+{
+	const plumb_frame *fr = &p->frames.v[f];
+	if (fr->function == PLUMB_NONE || fr->function >= p->functions.n) {
+		char a[32];
+		int n = fr->address ? snprintf(a, sizeof a, "0x%" PRIx64, fr->address)
+				    : snprintf(a, sizeof a, "%s", UNKNOWN_FRAME);
+		return tb_put(tb, a, (size_t)n);
+	}
+	const plumb_function *fn = &p->functions.v[fr->function];
+	const char *name = plumb_function_name(p, fr->function);
+	const char *mod = fn->module != PLUMB_NONE && fn->module < p->modules.n
+				  ? plumb_str(p, p->modules.v[fn->module].path) : NULL;
+	if (!name || !*name)
+		name = UNKNOWN_FRAME;
+	if (!mod || !is_module_name(mod, strlen(mod)))
+		return tb_put_name(tb, name);
+	size_t ml = strlen(mod);
+	/* "[libc.so.6]" with module libc.so.6 reads back from "[libc.so.6]" */
+	if (name[0] == '[' && strncmp(name + 1, mod, ml) == 0 && name[ml + 1] == ']' &&
+	    name[ml + 2] == '\0')
+		return tb_put(tb, name, ml + 2);
+	if (tb_put_name(tb, name) < 0 || tb_put(tb, " [", 2) < 0 || tb_put(tb, mod, ml) < 0)
+		return -1;
+	return tb_put(tb, "]", 1);
+}
+
+/* One output stack: frame ids root first in paths[off .. off+depth). */
+typedef struct wline {
+	size_t off;
+	uint32_t depth;
+	uint64_t count;
+} wline;
+
+typedef struct writer {
+	const plumb_profile *p;
+	textbuf text;         /* every frame's rendering, back to back */
+	size_t *toff;         /* frame id -> offset in text; frames.n + 1 entries */
+	plumb_id *paths;
+	wline *lines;
+	size_t nlines;
+} writer;
+
+static void writer_free(writer *w)
+{
+	free(w->text.v);
+	free(w->toff);
+	free(w->paths);
+	free(w->lines);
+}
+
+static const char *frame_text(const writer *w, plumb_id f, size_t *len)
+{
+	if (f == PLUMB_NONE) {
+		*len = sizeof UNKNOWN_FRAME - 1;
+		return UNKNOWN_FRAME;
+	}
+	*len = w->toff[f + 1] - w->toff[f];
+	return w->text.v + w->toff[f];
+}
+
+/* Order stacks as their text would sort byte by byte. Frame texts hold no
+ * ';', so when one text is a prefix of the other, what follows it in its
+ * own line (';' or the end) decides. */
+static int compare_lines(const void *pa, const void *pb, void *ctx)
+{
+	const writer *w = ctx;
+	const wline *a = pa, *b = pb;
+	const plumb_id *fa = w->paths + a->off, *fb = w->paths + b->off;
+	size_t n = a->depth < b->depth ? a->depth : b->depth;
+	for (size_t i = 0; i < n; i++) {
+		if (fa[i] == fb[i])
+			continue;
+		size_t la, lb;
+		const char *ta = frame_text(w, fa[i], &la), *tb = frame_text(w, fb[i], &lb);
+		int c = memcmp(ta, tb, la < lb ? la : lb);
+		if (c)
+			return c;
+		if (la == lb)
+			continue; /* different frames, same text: one stack */
+		if (la < lb) {
+			if (i + 1 == a->depth)
+				return -1;
+			return ';' < (unsigned char)tb[la] ? -1 : 1;
+		}
+		if (i + 1 == b->depth)
+			return 1;
+		return (unsigned char)ta[lb] < ';' ? -1 : 1;
+	}
+	return a->depth < b->depth ? -1 : a->depth > b->depth;
+}
+
+static int render_frames(writer *w, plumb_error *err)
+{
+	const plumb_profile *p = w->p;
+	w->toff = malloc((p->frames.n + 1) * sizeof *w->toff);
+	if (!w->toff)
+		return plumb_fail_nomem(err);
+	for (size_t f = 0; f < p->frames.n; f++) {
+		w->toff[f] = w->text.n;
+		if (render_frame(p, (plumb_id)f, &w->text) < 0)
+			return plumb_fail_nomem(err);
+	}
+	w->toff[p->frames.n] = w->text.n;
+	return 0;
+}
+
+/* Collect every CCT node with a non-zero first-event self cost, with its
+ * path of frames from the root. A part root's own cost (an empty stack)
+ * becomes the one-frame stack "[unknown]" so that totals are kept. */
+static int collect_lines(writer *w, plumb_error *err)
+{
+	const plumb_profile *p = w->p;
+	size_t nn = p->cct.n, nev = p->events.n, total = 0;
+	uint32_t *depth = malloc((nn ? nn : 1) * sizeof *depth);
+	if (!depth)
+		return plumb_fail_nomem(err);
+	for (size_t i = 0; i < nn; i++) {
+		plumb_id par = p->cct.v[i].parent;
+		depth[i] = par == PLUMB_NONE || par >= i ? 0 : depth[par] + 1;
+		if (p->cct_self.v[i * nev]) {
+			w->nlines++;
+			total += depth[i] ? depth[i] : 1;
+		}
+	}
+	w->lines = malloc((w->nlines ? w->nlines : 1) * sizeof *w->lines);
+	w->paths = malloc((total ? total : 1) * sizeof *w->paths);
+	if (!w->lines || !w->paths) {
+		free(depth);
+		return plumb_fail_nomem(err);
+	}
+	size_t off = 0, k = 0;
+	for (size_t i = 0; i < nn; i++) {
+		uint64_t c = p->cct_self.v[i * nev];
+		if (!c)
+			continue;
+		uint32_t d = depth[i] ? depth[i] : 1;
+		w->lines[k++] = (wline){ .off = off, .depth = d, .count = c };
+		if (!depth[i]) {
+			w->paths[off] = PLUMB_NONE;
+		} else {
+			size_t j = d;
+			for (plumb_id n = (plumb_id)i; j > 0; n = p->cct.v[n].parent)
+				w->paths[off + --j] = p->cct.v[n].frame;
+		}
+		off += d;
+	}
+	free(depth);
+	return 0;
+}
+
+static int write_line(const writer *w, const wline *l, uint64_t count, FILE *out)
+{
+	for (uint32_t i = 0; i < l->depth; i++) {
+		size_t len;
+		const char *t = frame_text(w, w->paths[l->off + i], &len);
+		if (i > 0)
+			putc_unlocked(';', out);
+		fwrite_unlocked(t, 1, len, out);
+	}
+	return fprintf(out, " %" PRIu64 "\n", count) < 0 ? -1 : 0;
+}
+
+/* Sort, merge equal stacks (across parts and frames of the same text) and
+ * print them. */
+static int write_lines(writer *w, FILE *out, plumb_error *err)
+{
+	qsort_r(w->lines, w->nlines, sizeof *w->lines, compare_lines, w);
+	int rc = 0;
+	flockfile(out); /* for the _unlocked calls */
+	for (size_t i = 0; i < w->nlines;) {
+		uint64_t sum = w->lines[i].count;
+		size_t j = i + 1;
+		for (; j < w->nlines && compare_lines(&w->lines[i], &w->lines[j], w) == 0; j++) {
+			if (sum > UINT64_MAX - w->lines[j].count) {
+				rc = plumb_fail(err, PLUMB_ERR_OVERFLOW,
+						"folded output: expected a stack's samples to total at most %"
+						PRIu64 ", got more", UINT64_MAX);
+				break;
+			}
+			sum += w->lines[j].count;
+		}
+		if (rc < 0 || write_line(w, &w->lines[i], sum, out) < 0)
+			break;
+		i = j;
+	}
+	funlockfile(out);
+	if (rc == 0 && ferror(out))
+		rc = plumb_fail(err, PLUMB_ERR_IO, "writing folded stacks: %s",
+				strerror(errno ? errno : EIO));
+	return rc;
+}
+
+int plumb_folded_write_stream(const plumb_profile *p, FILE *out, plumb_error *err)
+{
+	if (p->events.n == 0)
+		return 0; /* nothing is counted */
+	writer w = { .p = p };
+	int rc = render_frames(&w, err);
+	if (rc == 0)
+		rc = collect_lines(&w, err);
+	if (rc == 0 && w.nlines == 0 && p->cg_self.n > 0)
+		rc = plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
+				"folded output: expected a profile with call stacks, got one with only a "
+				"call graph (no calling contexts)");
+	if (rc == 0)
+		rc = write_lines(&w, out, err);
+	writer_free(&w);
+	return rc;
+}
+
+int plumb_folded_write(const plumb_profile *p, const char *path, plumb_error *err)
+{
+	plumb_atomic_file af;
+	if (plumb_atomic_open(&af, path, err) < 0)
+		return -1;
+	if (plumb_folded_write_stream(p, af.fp, err) < 0) {
+		plumb_atomic_abort(&af);
+		return -1;
+	}
+	return plumb_atomic_commit(&af, err);
+}
