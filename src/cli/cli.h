@@ -1,0 +1,37 @@
+/* Shared by the subcommands: exit codes, messages, loading inputs. */
+#ifndef PLUMB_CLI_H
+#define PLUMB_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "plumb/analysis.h"
+#include "plumb/formats.h"
+#include "plumb/profile.h"
+
+enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
+
+/* "plumb: message" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A library error: print it and return the exit status it calls for. */
+int cli_fail(const plumb_error *err);
+/* A usage error: print it and a hint, return EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Read and merge the files into one profile. fmt_out gets the first file's
+ * format. Returns NULL after filling err. */
+plumb_profile *cli_load(char *const *paths, int n, plumb_format *fmt_out, plumb_error *err);
+
+/* Parse a non-negative integer / percentage option; -1 on bad text. */
+int cli_parse_size(const char *s, size_t *out);
+int cli_parse_pct(const char *s, double *out);
+
+/* Output decisions for text on stdout. */
+bool cli_use_color(const char *when); /* when: "auto", "always", "never" */
+unsigned cli_terminal_width(void);
+
+int cmd_report(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+#endif

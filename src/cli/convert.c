@@ -1,0 +1,80 @@
+/* plumb convert: read profiles in any format, write one in another. */
+#include <getopt.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char convert_help[] =
+	"usage: plumb convert [options] IN... -o OUT\n"
+	"\n"
+	"Read one or more profiles (formats found from their content; several are\n"
+	"summed, each kept as its own part) and write them as one file. The output is\n"
+	"written to a temporary file and renamed over OUT only when it is complete.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output OUT   the file to write (required)\n"
+	"  -t, --to FORMAT    plumb (the .plumb store) or folded; default: from OUT's\n"
+	"                     extension (.folded or .txt: folded), else plumb\n"
+	"  -h, --help         this help\n"
+	"\n"
+	"Examples:\n"
+	"  plumb convert stacks.folded -o profile.plumb\n"
+	"  plumb convert a.plumb b.plumb -o both.plumb\n"
+	"  plumb convert profile.plumb --to folded -o stacks.folded\n";
+
+static plumb_format format_for_output(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	if (dot && (strcmp(dot, ".folded") == 0 || strcmp(dot, ".txt") == 0))
+		return PLUMB_FMT_FOLDED;
+	return PLUMB_FMT_PLUMB;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "to", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *out = NULL, *to = NULL;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:t:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 't':
+			to = optarg;
+			break;
+		case 'h':
+			fputs(convert_help, stdout);
+			return EXIT_OK;
+		case ':':
+			return cli_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("convert", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("convert", "no input file");
+	if (!out)
+		return cli_usage_error("convert", "no output file: give -o OUT");
+	plumb_format fmt = format_for_output(out);
+	if (to) {
+		const plumb_format_ops *ops = plumb_format_by_name(to);
+		if (!ops || !ops->write)
+			return cli_usage_error("convert", "cannot write format '%s' (plumb, folded)", to);
+		fmt = ops->id;
+	}
+	plumb_error err;
+	plumb_profile *p = cli_load(argv + optind, argc - optind, NULL, &err);
+	if (!p)
+		return cli_fail(&err);
+	int rc = plumb_write_file(p, out, fmt, &err) ? cli_fail(&err) : EXIT_OK;
+	plumb_profile_free(p);
+	return rc;
+}

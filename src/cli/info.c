@@ -1,0 +1,152 @@
+/* plumb info: what a profile file holds. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "plumb/table.h"
+
+static const char info_help[] =
+	"usage: plumb info [options] FILE...\n"
+	"\n"
+	"Describe a profile: its format, events, parts (threads, processes, dumps),\n"
+	"how many functions, frames, contexts, arcs and samples it has, and the total\n"
+	"of each event.\n"
+	"\n"
+	"Options:\n"
+	"  -f, --format FORMAT  text (default) or json\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"Example:\n"
+	"  plumb info profile.plumb\n";
+
+typedef struct count {
+	const char *key, *title;
+	size_t n;
+} count;
+
+static void print_text(const plumb_profile *p, const char *file, plumb_format fmt,
+		       const uint64_t *tot, const count *counts, size_t ncounts)
+{
+	char buf[32];
+	printf("File:      %s\nFormat:    %s\n", file, plumb_format_name(fmt));
+	for (size_t i = 0; i < p->meta.n; i++)
+		printf("%-10s %s\n", plumb_str(p, p->meta.v[i].key), plumb_str(p, p->meta.v[i].value));
+	printf("Events:    %zu\n", p->events.n);
+	for (size_t e = 0; e < p->events.n; e++) {
+		const plumb_event *ev = &p->events.v[e];
+		printf("  %-14s %20s", plumb_str(p, ev->name), plumb_format_u64(tot[e], buf, sizeof buf));
+		if (ev->unit != PLUMB_NONE)
+			printf(" %s", plumb_str(p, ev->unit));
+		if (ev->long_name != PLUMB_NONE)
+			printf("  (%s)", plumb_str(p, ev->long_name));
+		if (ev->formula != PLUMB_NONE)
+			printf("  = %s", plumb_str(p, ev->formula));
+		putchar('\n');
+	}
+	for (size_t i = 0; i < ncounts; i++)
+		printf("%-10s %s\n", counts[i].title, plumb_format_u64(counts[i].n, buf, sizeof buf));
+}
+
+static void print_json(const plumb_profile *p, const char *file, plumb_format fmt,
+		       const uint64_t *tot, const count *counts, size_t ncounts)
+{
+	fputs("{\"format\": \"plumb-info\", \"version\": 1, \"file\": ", stdout);
+	plumb_json_write_string(stdout, file);
+	printf(", \"input_format\": \"%s\",\n \"events\": [", plumb_format_name(fmt));
+	for (size_t e = 0; e < p->events.n; e++) {
+		const plumb_event *ev = &p->events.v[e];
+		fputs(e ? ", {\"name\": " : "{\"name\": ", stdout);
+		plumb_json_write_string(stdout, plumb_str(p, ev->name));
+		printf(", \"total\": %" PRIu64 "}", tot[e]);
+	}
+	fputs("],\n \"counts\": {", stdout);
+	for (size_t i = 0; i < ncounts; i++)
+		printf("%s\"%s\": %zu", i ? ", " : "", counts[i].key, counts[i].n);
+	fputs("},\n \"metadata\": {", stdout);
+	for (size_t i = 0; i < p->meta.n; i++) {
+		fputs(i ? ", " : "", stdout);
+		plumb_json_write_string(stdout, plumb_str(p, p->meta.v[i].key));
+		fputs(": ", stdout);
+		plumb_json_write_string(stdout, plumb_str(p, p->meta.v[i].value));
+	}
+	fputs("}}\n", stdout);
+}
+
+static int info_one(const char *file, bool json)
+{
+	plumb_error err;
+	plumb_format fmt;
+	char *files[] = { (char *)file };
+	plumb_profile *p = cli_load(files, 1, &fmt, &err);
+	if (!p)
+		return cli_fail(&err);
+	uint64_t *tot = calloc(p->events.n ? p->events.n : 1, sizeof *tot);
+	if (!tot || plumb_profile_totals(p, tot, &err)) {
+		if (!tot)
+			plumb_fail_nomem(&err);
+		free(tot);
+		plumb_profile_free(p);
+		return cli_fail(&err);
+	}
+	const count counts[] = {
+		{ "parts", "Parts:", p->parts.n },
+		{ "modules", "Modules:", p->modules.n },
+		{ "files", "Files:", p->files.n },
+		{ "functions", "Functions:", p->functions.n },
+		{ "frames", "Frames:", p->frames.n },
+		{ "contexts", "Contexts:", p->cct.n - p->parts.n },
+		{ "call_graph_costs", "CG costs:", p->cg_self.n },
+		{ "arcs", "Arcs:", p->arcs.n },
+		{ "samples", "Samples:", p->samples.n },
+	};
+	size_t nc = sizeof counts / sizeof *counts;
+	if (json)
+		print_json(p, file, fmt, tot, counts, nc);
+	else
+		print_text(p, file, fmt, tot, counts, nc);
+	free(tot);
+	plumb_profile_free(p);
+	return EXIT_OK;
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool json = false;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
+				return cli_usage_error("info", "unknown format '%s' (text, json)", optarg);
+			json = strcmp(optarg, "json") == 0;
+			break;
+		case 'h':
+			fputs(info_help, stdout);
+			return EXIT_OK;
+		case ':':
+			return cli_usage_error("info", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("info", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("info", "no input file");
+	int rc = EXIT_OK;
+	for (int i = optind; i < argc; i++) {
+		if (i > optind && !json)
+			putchar('\n');
+		int r = info_one(argv[i], json);
+		if (r > rc)
+			rc = r;
+	}
+	return rc;
+}

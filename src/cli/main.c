@@ -1,0 +1,59 @@
+/* plumb: the command line. One file per subcommand (git's shape). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "report", cmd_report, "show a profile: flat, call graph, tree, lines, files, modules, threads" },
+	{ "convert", cmd_convert, "convert profiles between formats (.plumb, folded)" },
+	{ "info", cmd_info, "describe a profile file: format, events, parts, counts, totals" },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: plumb [--version] [--help] COMMAND [ARGS]\n\n"
+	      "plumb is a profiler for native Linux programs. Commands:\n\n", out);
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n'plumb COMMAND --help' describes a command; 'man plumb-COMMAND' has the details.\n"
+	      "Exit status: 0 on success, 1 on bad input, 2 on bad usage.\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+		printf("plumb %s\n", PLUMB_VERSION);
+		return EXIT_OK;
+	}
+	if (strcmp(cmd, "help") == 0) {
+		if (argc < 3) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		cmd = argv[2];
+		char *help_argv[] = { (char *)cmd, "--help", NULL };
+		for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+			if (strcmp(commands[i].name, cmd) == 0)
+				return commands[i].run(2, help_argv);
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+		if (strcmp(commands[i].name, cmd) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "plumb: '%s' is not a command.\n\n", cmd);
+	usage(stderr);
+	return EXIT_USAGE;
+}

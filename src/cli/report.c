@@ -1,0 +1,265 @@
+/* plumb report: show a profile as a view (flat by default). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "plumb/table.h"
+
+static const char report_help[] =
+	"usage: plumb report [options] [FILE...]\n"
+	"\n"
+	"Show a profile. FILE is a .plumb profile or any format plumb reads (folded\n"
+	"stacks); the format is found from the content. Several files are summed.\n"
+	"Default FILE: profile.plumb.\n"
+	"\n"
+	"Views (--view, or the shortcut options):\n"
+	"  flat        one row per function: %, cumulative %, exclusive, inclusive, calls (default)\n"
+	"  callers     for each selected function, who calls it and the cost of each call\n"
+	"  callees     for each selected function, what it calls and the cost of each call\n"
+	"  butterfly   callers above each function, callees below\n"
+	"  tree        top-down call tree with inclusive %\n"
+	"  bottom-up   inverted tree: functions by exclusive cost, their callers below\n"
+	"  lines       one row per source line     files    one row per source file\n"
+	"  modules     one row per load module     threads  one row per thread or process\n"
+	"\n"
+	"Options:\n"
+	"  -v, --view VIEW        the view above\n"
+	"      --callers SYMSPEC  = --view callers --select SYMSPEC (also --callees, --butterfly)\n"
+	"  -m, --metric EVENT     show only this event (default: every event of the profile)\n"
+	"  -s, --sort KEY         exclusive, inclusive, calls, name, file or module\n"
+	"  -n, --limit N          at most N rows (N functions for callers/callees/butterfly)\n"
+	"  -t, --threshold PCT    hide rows under PCT %% of the total (trees default to 0.5)\n"
+	"  -S, --select SYMSPEC   show only what SYMSPEC names (repeatable)\n"
+	"  -H, --hide SYMSPEC     hide what SYMSPEC names (repeatable)\n"
+	"  -F, --focus SYMSPEC    keep only the stacks that pass through SYMSPEC (repeatable)\n"
+	"  -f, --format FORMAT    text (default), json or csv\n"
+	"  -w, --width N          fit text to N columns (default: the terminal's; 0: never cut)\n"
+	"      --color WHEN       auto (default), always or never; NO_COLOR turns colour off\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"Symspecs (gprof's): main.c (a file), func (a function), main.c:func, main.c:120\n"
+	"(a line), :name.with.dots (a function), odd: (a file without a dot).\n"
+	"\n"
+	"Examples:\n"
+	"  plumb report                            flat profile of profile.plumb\n"
+	"  plumb report --view tree stacks.folded  top-down call tree\n"
+	"  plumb report --butterfly parse_line     who calls parse_line and what it calls\n"
+	"  plumb report --focus main.c:work --view lines\n"
+	"  plumb report --format json > report.json\n";
+
+enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR };
+
+typedef struct report_args {
+	plumb_view_opts view;
+	plumb_symspec_list select, hide, focus;
+	const char *metric, *format, *color;
+	bool threshold_set;
+	long width;              /* -1: the terminal's */
+} report_args;
+
+static int add_spec(plumb_symspec_list *l, const char *text)
+{
+	plumb_error err;
+	if (plumb_symspec_list_add(l, text, &err))
+		return cli_usage_error("report", "%s", err.message);
+	return 0;
+}
+
+static int set_view(report_args *a, const char *name)
+{
+	int v = plumb_view_by_name(name);
+	if (v < 0)
+		return cli_usage_error("report", "unknown view '%s' (flat, callers, callees, butterfly, "
+					       "tree, bottom-up, lines, files, modules, threads)", name);
+	a->view.kind = (plumb_view_kind)v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, report_args *a)
+{
+	static const struct option longopts[] = {
+		{ "view", required_argument, NULL, 'v' },
+		{ "callers", required_argument, NULL, OPT_CALLERS },
+		{ "callees", required_argument, NULL, OPT_CALLEES },
+		{ "butterfly", required_argument, NULL, OPT_BUTTERFLY },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "limit", required_argument, NULL, 'n' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "select", required_argument, NULL, 'S' },
+		{ "hide", required_argument, NULL, 'H' },
+		{ "focus", required_argument, NULL, 'F' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "width", required_argument, NULL, 'w' },
+		{ "color", required_argument, NULL, OPT_COLOR },
+		{ "colour", required_argument, NULL, OPT_COLOR },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c, sort;
+	size_t n;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":v:m:s:n:t:S:H:F:f:w:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			if (set_view(a, optarg))
+				return EXIT_USAGE;
+			break;
+		case OPT_CALLERS:
+		case OPT_CALLEES:
+		case OPT_BUTTERFLY:
+			a->view.kind = c == OPT_CALLERS ? PLUMB_VIEW_CALLERS
+				       : c == OPT_CALLEES ? PLUMB_VIEW_CALLEES : PLUMB_VIEW_BUTTERFLY;
+			if (add_spec(&a->select, optarg))
+				return EXIT_USAGE;
+			break;
+		case 'm':
+			a->metric = optarg;
+			break;
+		case 's':
+			if ((sort = plumb_sort_by_name(optarg)) < 0)
+				return cli_usage_error("report", "unknown sort key '%s' (exclusive, inclusive, "
+							       "calls, name, file, module)", optarg);
+			a->view.sort = (plumb_sort_key)sort;
+			break;
+		case 'n':
+			if (cli_parse_size(optarg, &n))
+				return cli_usage_error("report", "--limit expects a number of rows, got '%s'", optarg);
+			a->view.limit = n;
+			break;
+		case 't':
+			if (cli_parse_pct(optarg, &a->view.threshold))
+				return cli_usage_error("report", "--threshold expects a percentage 0-100, got '%s'", optarg);
+			a->threshold_set = true;
+			break;
+		case 'S':
+		case 'H':
+		case 'F':
+			if (add_spec(c == 'S' ? &a->select : c == 'H' ? &a->hide : &a->focus, optarg))
+				return EXIT_USAGE;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "csv"))
+				return cli_usage_error("report", "unknown format '%s' (text, json, csv)", optarg);
+			a->format = optarg;
+			break;
+		case 'w':
+			if (cli_parse_size(optarg, &n) || n > 100000)
+				return cli_usage_error("report", "--width expects a number of columns, got '%s'", optarg);
+			a->width = (long)n;
+			break;
+		case OPT_COLOR:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never"))
+				return cli_usage_error("report", "--color expects auto, always or never, got '%s'", optarg);
+			a->color = optarg;
+			break;
+		case 'h':
+			fputs(report_help, stdout);
+			return -1;
+		case ':':
+			return cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	return 0;
+}
+
+/* A line above the table: what was read and the totals. */
+static void print_header(const plumb_profile *p, char *const *files, int nfiles, plumb_format fmt,
+			 const plumb_view_opts *o)
+{
+	uint64_t *tot = calloc(p->events.n ? p->events.n : 1, sizeof *tot);
+	plumb_error err;
+	if (!tot || plumb_profile_totals(p, tot, &err)) {
+		free(tot);
+		return;
+	}
+	printf("%s%s (%s)", files[0], nfiles > 1 ? " and others" : "", plumb_format_name(fmt));
+	const char *cmd = plumb_meta_get(p, "cmd");
+	if (cmd)
+		printf(", command: %s", cmd);
+	fputs("\nTotal:", stdout);
+	for (size_t e = 0; e < p->events.n; e++) {
+		if (o->metric >= 0 && (size_t)o->metric != e)
+			continue;
+		char buf[32];
+		printf(" %s %s", plumb_format_u64(tot[e], buf, sizeof buf), plumb_str(p, p->events.v[e].name));
+		if (e + 1 < p->events.n && o->metric < 0)
+			fputc(',', stdout);
+	}
+	fputs("\n\n", stdout);
+	free(tot);
+}
+
+static int run(report_args *a, char *const *files, int nfiles)
+{
+	plumb_error err;
+	plumb_format fmt = PLUMB_FMT_UNKNOWN;
+	plumb_profile *p = cli_load(files, nfiles, &fmt, &err);
+	if (!p)
+		return cli_fail(&err);
+	int rc = EXIT_OK;
+	if (a->metric && (a->view.metric = plumb_event_find(p, a->metric)) < 0) {
+		cli_error("no event '%s' in %s (the profile has: %s%s)", a->metric, files[0],
+			  p->events.n ? plumb_str(p, p->events.v[0].name) : "none",
+			  p->events.n > 1 ? ", ..." : "");
+		plumb_profile_free(p);
+		return EXIT_USAGE;
+	}
+	bool function_view = a->view.kind <= PLUMB_VIEW_BUTTERFLY;
+	if (strcmp(a->format, "json") == 0 && function_view) {
+		if (plumb_report_write_json(p, &a->view, stdout, &err))
+			rc = cli_fail(&err);
+		plumb_profile_free(p);
+		return rc;
+	}
+	plumb_table *t = NULL;
+	if (plumb_view_build(p, &a->view, &t, &err)) {
+		plumb_profile_free(p);
+		return cli_fail(&err);
+	}
+	if (strcmp(a->format, "json") == 0) {
+		rc = plumb_table_write_json(t, stdout, &err);
+	} else if (strcmp(a->format, "csv") == 0) {
+		rc = plumb_table_write_csv(t, stdout, &err);
+	} else {
+		plumb_text_opts to;
+		plumb_text_opts_init(&to);
+		to.width = a->width >= 0 ? (unsigned)a->width : cli_terminal_width();
+		to.color = cli_use_color(a->color);
+		print_header(p, files, nfiles, fmt, &a->view);
+		rc = plumb_table_write_text(t, stdout, &to, &err);
+	}
+	if (rc)
+		rc = cli_fail(&err);
+	plumb_table_free(t);
+	plumb_profile_free(p);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	report_args a = { .format = "text", .color = "auto", .width = -1 };
+	plumb_view_opts_init(&a.view);
+	int rc = parse_args(argc, argv, &a);
+	if (rc == 0) {
+		a.view.select = &a.select;
+		a.view.hide = &a.hide;
+		a.view.focus = &a.focus;
+		/* A whole call tree is rarely wanted: trees hide rows under 0.5%. */
+		if (!a.threshold_set && (a.view.kind == PLUMB_VIEW_TREE || a.view.kind == PLUMB_VIEW_BOTTOM_UP))
+			a.view.threshold = 0.5;
+		static char *def[] = { "profile.plumb" };
+		rc = optind < argc ? run(&a, argv + optind, argc - optind) : run(&a, def, 1);
+	} else if (rc < 0) {
+		rc = EXIT_OK; /* --help */
+	}
+	plumb_symspec_list_free(&a.select);
+	plumb_symspec_list_free(&a.hide);
+	plumb_symspec_list_free(&a.focus);
+	return rc;
+}

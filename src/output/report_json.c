@@ -1,0 +1,130 @@
+/* The plumb-report JSON document (docs/report-json.md): a contract other
+ * tools and our tests rely on. The functions are those the view options
+ * select, in the same order as the flat view, each with callers and callees. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "analysis/view_internal.h"
+
+static void write_costs(FILE *out, const uint64_t *v, const view_events *ve)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < ve->n; i++)
+		fprintf(out, "%s%" PRIu64, i ? ", " : "", v[ve->ev[i]]);
+	fputc(']', out);
+}
+
+static void write_opt_string(FILE *out, const char *s)
+{
+	if (s)
+		plumb_json_write_string(out, s);
+	else
+		fputs("null", out);
+}
+
+static void write_calls(FILE *out, uint64_t calls)
+{
+	if (calls == PLUMB_COUNT_UNKNOWN)
+		fputs("null", out);
+	else
+		fprintf(out, "%" PRIu64, calls);
+}
+
+static void write_identity(FILE *out, const plumb_profile *p, const plumb_key *k)
+{
+	fputs("\"name\": ", out);
+	write_opt_string(out, view_key_name(p, k));
+	fputs(", \"file\": ", out);
+	write_opt_string(out, view_key_file(p, k));
+	fputs(", \"module\": ", out);
+	write_opt_string(out, view_key_module(p, k));
+}
+
+static void write_arcs(FILE *out, const plumb_profile *p, const plumb_metrics *m,
+		       const view_events *ve, const uint32_t *arcs, size_t n, bool callers)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < n; i++) {
+		const plumb_metric_arc *a = &m->arcs[arcs[i]];
+		const uint64_t *attr = (callers ? m->caller_attr : m->callee_attr) +
+				       (size_t)arcs[i] * m->nevents;
+		fputs(i ? ",\n      {" : "\n      {", out);
+		write_identity(out, p, &m->keys[callers ? a->caller : a->callee]);
+		fputs(", \"calls\": ", out);
+		write_calls(out, a->calls);
+		fputs(", \"attributed\": ", out);
+		write_costs(out, attr, ve);
+		fputc('}', out);
+	}
+	fputs(n ? "]" : "]", out);
+}
+
+static void write_function(FILE *out, const plumb_profile *p, const plumb_metrics *m,
+			   const view_events *ve, uint32_t k)
+{
+	const plumb_key *key = &m->keys[k];
+	fputs("    {", out);
+	write_identity(out, p, key);
+	uint32_t line = key->function != PLUMB_NONE ? p->functions.v[key->function].line : 0;
+	if (line)
+		fprintf(out, ", \"line\": %" PRIu32, line);
+	else
+		fputs(", \"line\": null", out);
+	fputs(",\n     \"exclusive\": ", out);
+	write_costs(out, plumb_metrics_excl(m, k), ve);
+	fputs(", \"inclusive\": ", out);
+	write_costs(out, plumb_metrics_incl(m, k), ve);
+	fputs(", \"calls\": ", out);
+	write_calls(out, m->calls[k]);
+	fprintf(out, ", \"inclusive_estimated\": %s,\n     \"callers\": ",
+		m->inclusive_estimated ? "true" : "false");
+	write_arcs(out, p, m, ve, m->in_arcs + m->in_start[k], m->in_start[k + 1] - m->in_start[k], true);
+	fputs(",\n     \"callees\": ", out);
+	write_arcs(out, p, m, ve, m->out_arcs + m->out_start[k], m->out_start[k + 1] - m->out_start[k], false);
+	fputc('}', out);
+}
+
+int plumb_report_write_json(const plumb_profile *p, const plumb_view_opts *o, FILE *out,
+			    plumb_error *err)
+{
+	view_events ve;
+	if (view_events_of(p, o, &ve, err))
+		return -1;
+	plumb_metrics *m = NULL;
+	if (view_metrics(p, o, PLUMB_LEVEL_FUNCTION, &m, err))
+		return -1;
+	uint32_t *keys = NULL;
+	size_t n = 0;
+	if (view_ordered_keys(p, m, o, &ve, &keys, &n, err)) {
+		plumb_metrics_free(m);
+		return -1;
+	}
+	fputs("{\"format\": \"plumb-report\", \"version\": 1,\n \"events\": [", out);
+	for (size_t i = 0; i < ve.n; i++) {
+		const plumb_event *e = &p->events.v[ve.ev[i]];
+		fputs(i ? ",\n   {\"name\": " : "\n   {\"name\": ", out);
+		plumb_json_write_string(out, plumb_str(p, e->name));
+		fputs(", \"description\": ", out);
+		write_opt_string(out, plumb_str(p, e->long_name != PLUMB_NONE ? e->long_name : e->name));
+		fputs(", \"unit\": ", out);
+		write_opt_string(out, plumb_str(p, e->unit));
+		if (e->formula != PLUMB_NONE) {
+			fputs(", \"formula\": ", out);
+			plumb_json_write_string(out, plumb_str(p, e->formula));
+		}
+		fputc('}', out);
+	}
+	fputs("],\n \"totals\": ", out);
+	write_costs(out, m->totals, &ve);
+	fputs(",\n \"functions\": [", out);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ",\n" : "\n", out);
+		write_function(out, p, m, &ve, keys[i]);
+	}
+	fputs("]}\n", out);
+	free(keys);
+	plumb_metrics_free(m);
+	if (fflush(out) != 0 || ferror(out))
+		return plumb_fail(err, PLUMB_ERR_IO, "cannot write the report");
+	return 0;
+}
