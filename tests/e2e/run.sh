@@ -1,0 +1,28 @@
+#!/bin/sh
+# End-to-end tests: every tests/e2e/t_*.sh is run with $PLUMB set to the
+# binary under test, in a fresh temporary directory. Each test script calls
+# the helpers of lib.sh; a script that exits non-zero counts as a failure.
+set -u
+counts=$1
+here=$(cd "$(dirname "$0")" && pwd)
+pass=0 fail=0
+for t in "$here"/t_*.sh; do
+	name=$(basename "$t" .sh)
+	work=$(mktemp -d "${TMPDIR:-/tmp}/plumb-e2e.XXXXXX")
+	out=$(cd "$work" && E2E_DIR="$here" DATA="$here/../data" sh -c ". '$here/lib.sh'; . '$t'; e2e_done" 2>&1)
+	rc=$?
+	p=$(printf '%s\n' "$out" | grep -c '^ok ')
+	f=$(printf '%s\n' "$out" | grep -c '^FAIL ')
+	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		out="$out
+FAIL $name: script exited with status $rc"
+	fi
+	printf '%s\n' "$out" | grep -E '^(FAIL|  )' || true
+	echo "$name: $p passed, $f failed"
+	pass=$((pass + p))
+	fail=$((fail + f))
+	rm -rf "$work"
+done
+echo "e2e $pass $fail" >> "$counts"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,71 @@
+# Bad input: one clear message naming the file and where, exit status 1,
+# never a crash; bad usage: exit status 2.
+
+expect_err "missing file" 1 "nosuch.folded: cannot open: No such file or directory" "$PLUMB" report nosuch.folded
+mkdir adir
+expect_err "a directory" 1 "adir: is a directory" "$PLUMB" report adir
+: > empty.txt
+expect_err "an empty file" 1 "empty.txt: empty file" "$PLUMB" report empty.txt
+head -c 4096 /dev/urandom > random.bin
+printf '\x7fELF' | cat - random.bin > binary.bin
+expect_err "a file of no known format" 1 "binary.bin: unknown format" "$PLUMB" report binary.bin
+printf '# callgrind format\nevents: Ir\n' > cg.out
+expect_err "a file of a format not yet read" 1 "cg.out: unknown format" "$PLUMB" report cg.out
+
+# Folded: the line and what was expected.
+printf 'main;a 1\nmain;b 2\nmain;c\n' > nocount.folded
+expect_err "folded line without a count" 1 "nocount.folded:3:" "$PLUMB" report nocount.folded
+printf 'main;a 1\nmain;b -2\n' > neg.folded
+expect_err "negative count" 1 "neg.folded:2:" "$PLUMB" report neg.folded
+printf 'main;a 1\nmain;b 18446744073709551616\n' > big.folded
+expect_err "count over 64 bits" 1 "big.folded:2:" "$PLUMB" report big.folded
+printf 'main;a 18446744073709551615\nmain;a 1\n' > sum.folded
+expect_err "counts whose sum overflows" 1 "sum.folded:2:" "$PLUMB" report sum.folded
+printf 'main;a 1\nmain;;b 2\n' > emptyframe.folded
+expect_err "empty frame" 1 "emptyframe.folded:2:" "$PLUMB" report emptyframe.folded
+printf 'main;a 1\nmain;b 1x\n' > junk.folded
+expect_err "count with junk" 1 "junk.folded:2:" "$PLUMB" report junk.folded
+
+# The store: truncated, foreign, not a database.
+"$PLUMB" convert "$DATA/fig21.folded" -o good.plumb
+head -c 3000 good.plumb > truncated.plumb
+expect_err "truncated .plumb" 1 "truncated.plumb" "$PLUMB" report truncated.plumb
+python3 -c "import sqlite3; c=sqlite3.connect('foreign.db'); c.execute('create table t(x)'); c.commit()"
+expect_err "foreign SQLite file" 1 "foreign.db: not a plumb profile" "$PLUMB" report foreign.db
+printf 'SQLite format 3\000garbage garbage garbage' > fake.plumb
+expect_err "a SQLite header and nothing else" 1 "fake.plumb" "$PLUMB" report fake.plumb
+
+# Unreadable (as an unprivileged user: root reads everything).
+if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+	cp "$DATA/fig21.folded" secret.folded
+	chmod 000 secret.folded
+	chmod 755 .
+	expect_err "unreadable file" 1 "secret.folded: cannot open: Permission denied" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$PLUMB" report "$PWD/secret.folded"
+else
+	cp "$DATA/fig21.folded" secret.folded
+	chmod 000 secret.folded
+	expect_err "unreadable file" 1 "secret.folded: cannot open: Permission denied" "$PLUMB" report secret.folded
+fi
+
+# Outputs: an existing file is replaced only by a complete one.
+printf 'precious\n' > out.plumb
+expect_err "convert from a bad input" 1 "nocount.folded:3:" "$PLUMB" convert nocount.folded -o out.plumb
+same "existing output untouched after a failed convert" "$(cat out.plumb)" "precious"
+same "no temporary file left behind" "$(ls | grep -c 'tmp-')" 0
+expect_err "output into a missing directory" 1 "nodir/x.plumb: cannot create output" "$PLUMB" convert "$DATA/fig21.folded" -o nodir/x.plumb
+expect_status "convert replaces an existing output" 0 "$PLUMB" convert "$DATA/fig21.folded" -o out.plumb
+run "$PLUMB" info out.plumb
+expect_out "the replaced output is a profile" "Format:    plumb"
+
+# Usage errors: exit 2.
+expect_err "unknown command" 2 "'frobnicate' is not a command" "$PLUMB" frobnicate
+expect_err "unknown option" 2 "unknown option '--bogus'" "$PLUMB" report --bogus x
+expect_err "unknown view" 2 "unknown view 'sideways'" "$PLUMB" report --view sideways x
+expect_err "bad limit" 2 "--limit expects" "$PLUMB" report --limit -3 x
+expect_err "bad threshold" 2 "--threshold expects" "$PLUMB" report --threshold 150 x
+expect_err "bad symspec line" 2 "symspec 'a.c:12x'" "$PLUMB" report --select a.c:12x x
+expect_err "convert without -o" 2 "no output file" "$PLUMB" convert x
+expect_err "convert to an unknown format" 2 "cannot write format 'pdf'" "$PLUMB" convert x -o y --to pdf
+expect_err "option without its value" 2 "needs a value" "$PLUMB" report --view
+expect_status "no command" 2 "$PLUMB"

@@ -1,0 +1,766 @@
+/* The .plumb store: a hand-built profile with every kind of entity survives
+ * a write and a read with the very same ids and values; writes replace the
+ * target only on success; every damaged, foreign, truncated, newer or
+ * hand-edited file gets a clear error (and never a crash); two stores read
+ * into one profile add up. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plumb/formats.h"
+#include "plumb/store.h"
+
+static char dir[] = "/tmp/plumb-store-XXXXXX";
+static char path[sizeof dir + 32];
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/p.plumb", dir);
+}
+
+static void teardown(void)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	char f[sizeof dir + 300];
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(f, sizeof f, "%s/%s", dir, e->d_name);
+			unlink(f);
+		}
+	closedir(d);
+	rmdir(dir);
+}
+
+TestSuite(store, .init = setup, .fini = teardown);
+
+/* ---- a profile with everything ------------------------------------------ */
+
+static void ok(int rc, const plumb_error *err)
+{
+	cr_assert_eq(rc, 0, "unexpected failure: %s", err->message);
+}
+
+static plumb_id node_with(plumb_profile *p, plumb_id parent, plumb_id frame)
+{
+	plumb_id n = plumb_cct_child(p, parent, frame);
+	cr_assert_neq(n, PLUMB_NONE);
+	return n;
+}
+
+static plumb_profile *build(void)
+{
+	plumb_error err;
+	plumb_profile *p = plumb_profile_new();
+	cr_assert_not_null(p);
+	/* Strings nothing refers to must survive too, NUL byte included. */
+	cr_assert_neq(plumb_intern_n(p, "odd\0one", 7), PLUMB_NONE);
+	cr_assert_neq(plumb_intern(p, "unreferenced"), PLUMB_NONE);
+
+	cr_assert_eq(plumb_event_add(p, "Ir", "Instruction fetches", "instructions", &err), 0);
+	cr_assert_eq(plumb_event_add(p, "Dr", NULL, NULL, &err), 1);
+	cr_assert_eq(plumb_event_add_derived(p, "Sum", "Ir plus twice Dr", "Ir + 2 * Dr", &err), 2);
+	p->events.v[2].unit = plumb_intern(p, "accesses");
+
+	plumb_id app = plumb_module_intern(p, "/usr/bin/app", "0123abcd");
+	plumb_id libc = plumb_module_intern(p, "/lib/libc.so.6", NULL);
+	plumb_id main_c = plumb_file_intern(p, "main.c");
+	plumb_id util_h = plumb_file_intern(p, "util.h");
+	plumb_id f_main = plumb_function_intern(p, "main", NULL, app, main_c, 10);
+	plumb_id f_help = plumb_function_intern(p, "helper()", "_Z6helperv", app, main_c, 30);
+	plumb_id f_copy = plumb_function_intern(p, "memcpy", NULL, libc, PLUMB_NONE, 0);
+	plumb_id f_lost = plumb_function_intern(p, "0x1234", NULL, PLUMB_NONE, PLUMB_NONE, 0);
+	plumb_id fr_main = plumb_frame_intern(p, f_main, PLUMB_NONE, 12, 0x401000);
+	plumb_id fr_help = plumb_frame_intern(p, f_help, util_h, 5, 0x401020); /* inlined */
+	plumb_id fr_copy = plumb_frame_intern(p, f_copy, PLUMB_NONE, 0, 0xffffffff81000000ULL);
+	plumb_id fr_lost = plumb_frame_intern(p, f_lost, PLUMB_NONE, 0, UINT64_MAX);
+
+	plumb_id a = plumb_part_add(p, PLUMB_PART_THREAD, "worker", 100, 101);
+	p->parts.v[a].start_function = f_help;
+	plumb_id ra = p->parts.v[a].root;
+	plumb_id n_main = node_with(p, ra, fr_main);
+	plumb_id n_help = node_with(p, n_main, fr_help);
+	plumb_id n_copy = node_with(p, n_help, fr_copy);
+	plumb_id n_copy2 = node_with(p, n_main, fr_copy);
+	/* The second part comes after nodes of the first: its root id is not 1. */
+	plumb_id b = plumb_part_add(p, PLUMB_PART_DUMP, NULL, -1, -1);
+	plumb_id n_lost = node_with(p, p->parts.v[b].root, fr_lost);
+	plumb_id n_b = node_with(p, n_lost, fr_main);
+
+	ok(plumb_cct_add_self(p, n_copy, (uint64_t[]){ 7, 3, 13 }, &err), &err);
+	ok(plumb_cct_add_self(p, n_copy2, (uint64_t[]){ 0, 0, 0 }, &err), &err);
+	ok(plumb_cct_add_self(p, n_b, (uint64_t[]){ UINT64_MAX - 1, 0, 1 }, &err), &err);
+	ok(plumb_cct_add_activations(p, n_main, 1, &err), &err);
+	ok(plumb_cct_add_activations(p, n_copy, 0, &err), &err);
+	ok(plumb_cct_add_activations(p, n_b, UINT64_MAX - 1, &err), &err);
+
+	ok(plumb_cg_add_self(p, a, fr_main, (uint64_t[]){ 5, 0, 5 }, &err), &err);
+	ok(plumb_cg_add_self(p, b, fr_copy, (uint64_t[]){ UINT64_MAX - 1, 0, 0 }, &err), &err);
+	ok(plumb_cg_add_self(p, a, fr_help, (uint64_t[]){ 0, 0, 0 }, &err), &err);
+
+	cr_assert_eq(plumb_arc_add(p, a, fr_main, f_help, 3, (uint64_t[]){ 10, 2, 14 }, &err), 0);
+	cr_assert_eq(plumb_arc_add(p, a, fr_help, f_copy, PLUMB_COUNT_UNKNOWN, NULL, &err), 1);
+	cr_assert_eq(plumb_arc_add(p, b, fr_lost, f_main, 0, (uint64_t[]){ 0, 0, 0 }, &err), 2);
+	cr_assert_eq(plumb_arc_add(p, b, fr_main, f_copy, UINT64_MAX - 1, NULL, &err), 3);
+
+	ok(plumb_sample_add(p, 1000, a, n_copy, (uint64_t[]){ 1, 0, 1 }, &err), &err);
+	ok(plumb_sample_add(p, UINT64_MAX - 5, b, n_b, (uint64_t[]){ 0, 1, 2 }, &err), &err);
+	ok(plumb_sample_add(p, 0, a, ra, (uint64_t[]){ 0, 0, 0 }, &err), &err);
+
+	ok(plumb_meta_set(p, "command", "./app --fast", &err), &err);
+	ok(plumb_meta_set(p, "creator", "plumb test", &err), &err);
+	ok(plumb_meta_set(p, "empty", "", &err), &err);
+	return p;
+}
+
+/* ---- comparing every field ---------------------------------------------- */
+
+#define SAME_VEC(a, b, field)                                                              \
+	do {                                                                               \
+		cr_assert_eq((a)->field.n, (b)->field.n, #field ": %zu vs %zu rows",        \
+			     (a)->field.n, (b)->field.n);                                  \
+		if ((a)->field.n)                                                          \
+			cr_assert(memcmp((a)->field.v, (b)->field.v,                       \
+					 (a)->field.n * sizeof *(a)->field.v) == 0,       \
+				  #field " differ");                                       \
+	} while (0)
+
+static void same_events(const plumb_profile *a, const plumb_profile *b)
+{
+	cr_assert_eq(a->events.n, b->events.n);
+	for (size_t i = 0; i < a->events.n; i++) {
+		const plumb_event *x = &a->events.v[i], *y = &b->events.v[i];
+		cr_assert_eq(x->name, y->name);
+		cr_assert_eq(x->long_name, y->long_name);
+		cr_assert_eq(x->unit, y->unit);
+		cr_assert_eq(x->formula, y->formula);
+		cr_assert_eq(x->nterms, y->nterms);
+		for (size_t t = 0; t < x->nterms; t++) {
+			cr_assert_eq(x->terms[t].coef, y->terms[t].coef);
+			cr_assert_eq(x->terms[t].event, y->terms[t].event);
+		}
+	}
+}
+
+/* Field by field, so that struct padding does not matter. */
+static void same_parts_and_tree(const plumb_profile *a, const plumb_profile *b)
+{
+	cr_assert_eq(a->parts.n, b->parts.n);
+	for (size_t i = 0; i < a->parts.n; i++) {
+		const plumb_part *x = &a->parts.v[i], *y = &b->parts.v[i];
+		cr_assert(x->kind == y->kind && x->name == y->name && x->pid == y->pid &&
+			  x->tid == y->tid && x->start_function == y->start_function &&
+			  x->root == y->root, "part %zu differs", i);
+	}
+	cr_assert_eq(a->cct.n, b->cct.n);
+	for (size_t i = 0; i < a->cct.n; i++) {
+		const plumb_cct_node *x = &a->cct.v[i], *y = &b->cct.v[i];
+		cr_assert(x->frame == y->frame && x->parent == y->parent && x->part == y->part &&
+			  x->first_child == y->first_child && x->next_sibling == y->next_sibling &&
+			  x->activations == y->activations, "cct node %zu differs", i);
+	}
+	for (size_t i = 0; i < a->arcs.n; i++) {
+		const plumb_arc *x = &a->arcs.v[i], *y = &b->arcs.v[i];
+		cr_assert(x->part == y->part && x->caller == y->caller && x->callee == y->callee &&
+			  x->calls == y->calls && x->has_inclusive == y->has_inclusive,
+			  "arc %zu differs", i);
+	}
+	for (size_t i = 0; i < a->samples.n; i++) {
+		const plumb_sample *x = &a->samples.v[i], *y = &b->samples.v[i];
+		cr_assert(x->time_ns == y->time_ns && x->part == y->part && x->node == y->node,
+			  "sample %zu differs", i);
+	}
+}
+
+static void same_profile(const plumb_profile *a, const plumb_profile *b)
+{
+	SAME_VEC(a, b, strings.off);
+	SAME_VEC(a, b, strings.lens);
+	cr_assert_eq(a->strings.len, b->strings.len);
+	cr_assert(!a->strings.len || memcmp(a->strings.buf, b->strings.buf, a->strings.len) == 0);
+	same_events(a, b);
+	SAME_VEC(a, b, modules);
+	SAME_VEC(a, b, files);
+	SAME_VEC(a, b, functions);
+	cr_assert_eq(a->frames.n, b->frames.n);
+	for (size_t i = 0; i < a->frames.n; i++) {
+		const plumb_frame *x = &a->frames.v[i], *y = &b->frames.v[i];
+		cr_assert(x->function == y->function && x->file == y->file && x->line == y->line &&
+			  x->address == y->address, "frame %zu differs", i);
+	}
+	cr_assert_eq(a->arcs.n, b->arcs.n);
+	cr_assert_eq(a->samples.n, b->samples.n);
+	same_parts_and_tree(a, b);
+	SAME_VEC(a, b, cct_self);
+	SAME_VEC(a, b, cg_self);
+	SAME_VEC(a, b, cg_self_cost);
+	SAME_VEC(a, b, arc_incl);
+	SAME_VEC(a, b, sample_weights);
+	SAME_VEC(a, b, meta);
+}
+
+/* ---- helpers for files ------------------------------------------------- */
+
+static void write_ok(const plumb_profile *p, const char *to)
+{
+	plumb_error err;
+	plumb_error_clear(&err);
+	cr_assert_eq(plumb_store_write(p, to, &err), 0, "write failed: %s", err.message);
+}
+
+static plumb_profile *read_ok(const char *from)
+{
+	plumb_error err;
+	plumb_error_clear(&err);
+	plumb_profile *p = plumb_profile_new();
+	cr_assert_not_null(p);
+	cr_assert_eq(plumb_store_read(p, from, NULL, &err), 0, "read failed: %s", err.message);
+	return p;
+}
+
+/* Read path, which must fail with code and a message holding want. */
+static void read_fails(plumb_status code, const char *want)
+{
+	plumb_error err;
+	plumb_error_clear(&err);
+	plumb_profile *p = plumb_profile_new();
+	cr_assert_not_null(p);
+	cr_assert_eq(plumb_store_read(p, path, NULL, &err), -1, "read of a bad file succeeded");
+	cr_assert_eq(err.code, code, "code %d, message: %s", (int)err.code, err.message);
+	cr_assert_not_null(strstr(err.message, want), "message '%s' lacks '%s'", err.message, want);
+	cr_assert_not_null(strstr(err.message, path), "message '%s' lacks the path", err.message);
+	plumb_profile_free(p);
+}
+
+static void put_bytes(const char *to, const void *data, size_t n)
+{
+	FILE *fp = fopen(to, "wb");
+	cr_assert_not_null(fp);
+	cr_assert_eq(fwrite(data, 1, n, fp), n);
+	cr_assert_eq(fclose(fp), 0);
+}
+
+/* The whole file, its size in *n. */
+static unsigned char *slurp(const char *from, size_t *n)
+{
+	FILE *fp = fopen(from, "rb");
+	cr_assert_not_null(fp);
+	cr_assert_eq(fseek(fp, 0, SEEK_END), 0);
+	long size = ftell(fp);
+	cr_assert_gt(size, 0);
+	rewind(fp);
+	unsigned char *buf = malloc((size_t)size);
+	cr_assert_not_null(buf);
+	cr_assert_eq(fread(buf, 1, (size_t)size, fp), (size_t)size);
+	fclose(fp);
+	*n = (size_t)size;
+	return buf;
+}
+
+static size_t dir_entries(void)
+{
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d);
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* Run SQL on the file at path, as someone editing it by hand would. */
+static void edit(const char *sql)
+{
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	char *msg = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+	cr_assert_eq(rc, SQLITE_OK, "%s: %s", sql, msg ? msg : "?");
+	cr_assert_eq(sqlite3_close(db), SQLITE_OK);
+}
+
+static void write_built(void)
+{
+	plumb_profile *p = build();
+	write_ok(p, path);
+	plumb_profile_free(p);
+}
+
+/* ---- round trips -------------------------------------------------------- */
+
+Test(store, round_trip_keeps_every_id_and_value)
+{
+	plumb_profile *p = build();
+	write_ok(p, path);
+	plumb_profile *q = read_ok(path);
+	same_profile(p, q);
+	cr_assert_eq(q->cct_self.v[q->cct.n * 3 - 3], UINT64_MAX - 1);
+	cr_assert_eq(q->cct.v[1].activations, 1);
+	cr_assert_eq(q->cct.v[2].activations, PLUMB_COUNT_UNKNOWN);
+	cr_assert_eq(q->arcs.v[1].calls, PLUMB_COUNT_UNKNOWN);
+	cr_assert_str_eq(plumb_meta_get(q, "command"), "./app --fast");
+	cr_assert_str_eq(plumb_str(q, q->events.v[2].unit), "accesses");
+	/* Written again, the copy still matches: nothing drifts per generation. */
+	write_ok(q, path);
+	plumb_profile *r = read_ok(path);
+	same_profile(p, r);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+	plumb_profile_free(r);
+}
+
+/* The model API takes C strings: a name with a NUL byte inside reads back
+ * as its prefix, and nothing else moves. */
+Test(store, name_with_a_nul_byte_reads_as_its_prefix)
+{
+	plumb_profile *p = build();
+	plumb_id odd = plumb_intern_n(p, "odd\0one", 7);
+	p->functions.v[3].name = odd;
+	p->meta.v[0].value = odd;
+	write_ok(p, path);
+	plumb_profile *q = read_ok(path);
+	cr_assert_eq(q->strings.off.n, p->strings.off.n + 1);
+	cr_assert_str_eq(plumb_function_name(q, 3), "odd");
+	cr_assert_str_eq(plumb_meta_get(q, "command"), "odd");
+	cr_assert_eq(q->frames.n, p->frames.n);
+	cr_assert_eq(q->cct.n, p->cct.n);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+}
+
+Test(store, empty_profile_round_trips)
+{
+	plumb_profile *p = plumb_profile_new();
+	write_ok(p, path);
+	plumb_profile *q = read_ok(path);
+	same_profile(p, q);
+	cr_assert_eq(q->events.n, 0);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+}
+
+Test(store, values_are_queryable_with_sql)
+{
+	write_built();
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	/* The documented encoding: huge values are their int64 bit pattern, an
+	 * unknown count is NULL, and the v_ views resolve names. */
+	cr_assert_eq(sqlite3_prepare_v2(db,
+		"SELECT (SELECT value FROM cg_self_costs WHERE cg_self = 1 AND event = 0),"
+		" (SELECT calls IS NULL FROM arcs WHERE id = 1),"
+		" (SELECT sum(value) FROM cct_costs WHERE event = 1),"
+		" (SELECT name FROM v_functions WHERE id = 1),"
+		" (SELECT value FROM v_meta WHERE name = 'creator'),"
+		" (SELECT formula FROM v_events WHERE id = 2)", -1, &st, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_assert_eq(sqlite3_column_int64(st, 0), -2);
+	cr_assert_eq(sqlite3_column_int(st, 1), 1);
+	cr_assert_eq(sqlite3_column_int64(st, 2), 3);
+	cr_assert_str_eq((const char *)sqlite3_column_text(st, 3), "helper()");
+	cr_assert_str_eq((const char *)sqlite3_column_text(st, 4), "plumb test");
+	cr_assert_str_eq((const char *)sqlite3_column_text(st, 5), "Ir + 2 * Dr");
+	sqlite3_finalize(st);
+	cr_assert_eq(sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &st, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_assert_eq(sqlite3_column_int(st, 0), PLUMB_STORE_APPLICATION_ID);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+Test(store, detects_sqlite_header_and_reads_through_the_registry)
+{
+	cr_assert(plumb_store_detect((const unsigned char *)"SQLite format 3\0xyz", 19));
+	cr_assert_not(plumb_store_detect((const unsigned char *)"SQLite format 3", 15));
+	cr_assert_not(plumb_store_detect((const unsigned char *)"SQLite format 2\0", 16));
+	write_built();
+	plumb_format fmt = PLUMB_FMT_UNKNOWN;
+	plumb_error err;
+	plumb_error_clear(&err);
+	ok(plumb_detect_file(path, &fmt, &err), &err);
+	cr_assert_eq(fmt, PLUMB_FMT_PLUMB);
+}
+
+/* ---- atomic writes ------------------------------------------------------ */
+
+Test(store, failed_write_leaves_existing_file_intact)
+{
+	plumb_profile *p = build();
+	write_ok(p, path);
+	size_t n0, n1;
+	unsigned char *before = slurp(path, &n0);
+	p->functions.v[0].module = 99; /* an id out of range: a caller's bug */
+	plumb_error err;
+	plumb_error_clear(&err);
+	cr_assert_eq(plumb_store_write(p, path, &err), -1);
+	cr_assert_eq(err.code, PLUMB_ERR_USAGE);
+	cr_assert_not_null(strstr(err.message, "function 0: module 99"), "%s", err.message);
+	unsigned char *after = slurp(path, &n1);
+	cr_assert(n0 == n1 && memcmp(before, after, n0) == 0, "the old file was touched");
+	cr_assert_eq(dir_entries(), 1, "a temporary file was left behind");
+	p->functions.v[0].module = 0;
+	plumb_profile *q = read_ok(path);
+	same_profile(p, q);
+	free(before);
+	free(after);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+}
+
+Test(store, write_replaces_an_existing_file)
+{
+	put_bytes(path, "old contents", 12);
+	write_built();
+	plumb_profile *q = read_ok(path);
+	cr_assert_eq(q->events.n, 3);
+	cr_assert_eq(dir_entries(), 1);
+	plumb_profile_free(q);
+}
+
+Test(store, write_into_missing_directory_fails_and_creates_nothing)
+{
+	char bad[sizeof dir + 40];
+	snprintf(bad, sizeof bad, "%s/no/such/dir.plumb", dir);
+	plumb_profile *p = build();
+	plumb_error err;
+	plumb_error_clear(&err);
+	cr_assert_eq(plumb_store_write(p, bad, &err), -1);
+	cr_assert_eq(err.code, PLUMB_ERR_IO);
+	cr_assert_not_null(strstr(err.message, bad), "%s", err.message);
+	cr_assert_eq(dir_entries(), 0);
+	plumb_profile_free(p);
+}
+
+Test(store, inconsistent_tree_is_refused)
+{
+	plumb_profile *p = build();
+	plumb_error err;
+	p->cct.v[3].parent = 5; /* a parent after its child */
+	cr_assert_eq(plumb_store_write(p, path, &err), -1);
+	cr_assert_eq(err.code, PLUMB_ERR_USAGE);
+	cr_assert_eq(dir_entries(), 0);
+	plumb_profile_free(p);
+}
+
+/* ---- files that are not (good) .plumb files ------------------------------ */
+
+Test(store, missing_file)
+{
+	read_fails(PLUMB_ERR_IO, "cannot open");
+}
+
+Test(store, garbage_file)
+{
+	put_bytes(path, "this is not a database, just text\n", 34);
+	read_fails(PLUMB_ERR_FORMAT, "not a plumb profile");
+}
+
+Test(store, empty_file)
+{
+	put_bytes(path, "", 0);
+	read_fails(PLUMB_ERR_FORMAT, "not a plumb profile");
+}
+
+Test(store, foreign_sqlite_database)
+{
+	edit("CREATE TABLE songs (title TEXT); INSERT INTO songs VALUES ('x');");
+	read_fails(PLUMB_ERR_FORMAT,
+		   "not a plumb profile (SQLite application_id 0x00000000, expected 0x504c4d42)");
+}
+
+Test(store, newer_schema_version)
+{
+	write_built();
+	edit("PRAGMA user_version = 2");
+	read_fails(PLUMB_ERR_UNSUPPORTED, "schema version 2 is newer");
+}
+
+Test(store, truncated_file)
+{
+	write_built();
+	size_t n;
+	unsigned char *full = slurp(path, &n);
+	cr_assert_gt(n, 3000);
+	put_bytes(path, full, 3000);
+	read_fails(PLUMB_ERR_FORMAT, "damaged or truncated .plumb file");
+	/* Cut anywhere: an error every time, never a crash or a success. */
+	for (size_t len = 16; len < n; len += len < 200 ? 7 : 509) {
+		put_bytes(path, full, len);
+		read_fails(PLUMB_ERR_FORMAT, "");
+	}
+	free(full);
+}
+
+/* Damage inside the pages (the header intact): an error or, where the damage
+ * happens to leave valid data, a success; never a crash. */
+Test(store, damaged_pages_never_crash)
+{
+	write_built();
+	size_t n;
+	unsigned char *full = slurp(path, &n);
+	unsigned char *copy = malloc(n);
+	cr_assert_not_null(copy);
+	for (size_t at = 100; at + 24 < n; at += 397) {
+		memcpy(copy, full, n);
+		memset(copy + at, at & 1 ? 0xff : 0x41, 24);
+		put_bytes(path, copy, n);
+		plumb_error err;
+		plumb_error_clear(&err);
+		plumb_profile *p = plumb_profile_new();
+		if (plumb_store_read(p, path, NULL, &err) != 0)
+			cr_assert(err.message[0] && err.code != PLUMB_OK, "failure without a message");
+		plumb_profile_free(p);
+	}
+	free(copy);
+	free(full);
+}
+
+/* ---- hand-edited files: ids out of range and the like -------------------- */
+
+static void edited_fails(const char *sql, const char *want)
+{
+	write_built();
+	edit(sql);
+	read_fails(PLUMB_ERR_FORMAT, want);
+}
+
+Test(store, bad_function_module)
+{
+	edited_fails("UPDATE functions SET module = 99 WHERE id = 1",
+		     "table functions, row 1: module 99 out of range");
+}
+
+Test(store, bad_string_reference)
+{
+	edited_fails("UPDATE modules SET path = -1 WHERE id = 0",
+		     "table modules, row 0: path -1 out of range");
+}
+
+Test(store, bad_frame_function)
+{
+	edited_fails("UPDATE frames SET function = 4 WHERE id = 2",
+		     "table frames, row 2: function 4 out of range");
+}
+
+Test(store, text_where_an_integer_belongs)
+{
+	edited_fails("UPDATE frames SET line = 'twelve' WHERE id = 0",
+		     "table frames, row 0: line: expected an integer, found text");
+}
+
+Test(store, ids_with_a_gap)
+{
+	edited_fails("UPDATE files SET id = 7 WHERE id = 1", "table files, row 7: ids must run");
+}
+
+Test(store, parent_after_child)
+{
+	edited_fails("UPDATE cct_nodes SET parent = 4 WHERE id = 2",
+		     "table cct_nodes, row 2: parent 4 is not an earlier node");
+}
+
+Test(store, child_in_another_part)
+{
+	edited_fails("UPDATE cct_nodes SET part = 1 WHERE id = 2",
+		     "table cct_nodes, row 2: part 1 is not the part of its parent");
+}
+
+Test(store, part_root_mismatch)
+{
+	edited_fails("UPDATE parts SET root = 4 WHERE id = 1",
+		     "table cct_nodes, row 5: a root node (parent NULL) must be the root of part 1");
+}
+
+Test(store, root_turned_into_a_child)
+{
+	edited_fails("UPDATE cct_nodes SET parent = 0, frame = 0 WHERE id = 5",
+		     "table cct_nodes, row 5: part 1 is not the part of its parent");
+}
+
+Test(store, part_without_root)
+{
+	edited_fails("DELETE FROM cct_nodes WHERE id >= 5; DELETE FROM cct_costs WHERE node >= 5",
+		     "table parts, row 1: root 5 is not a root row of cct_nodes");
+}
+
+Test(store, extra_root)
+{
+	edited_fails("UPDATE cct_nodes SET parent = NULL, frame = NULL WHERE id = 6",
+		     "table cct_nodes, row 6: a root node (parent NULL), but every part has its root");
+}
+
+Test(store, unknown_part_kind)
+{
+	edited_fails("UPDATE parts SET kind = 9 WHERE id = 0", "table parts, row 0: kind: 9");
+}
+
+Test(store, cost_for_unknown_event)
+{
+	edited_fails("INSERT INTO cct_costs VALUES (1, 3, 5)",
+		     "table cct_costs, row 1: event 3 out of range (the file has 3 events)");
+}
+
+Test(store, cost_for_missing_node)
+{
+	edited_fails("INSERT INTO cct_costs VALUES (70, 0, 5)",
+		     "table cct_costs, row (70, event 0): there is no cct_nodes row 70");
+}
+
+Test(store, cost_for_negative_owner)
+{
+	edited_fails("INSERT INTO sample_weights VALUES (-3, 0, 5)",
+		     "table sample_weights, row (-3, event 0): there is no samples row -3");
+}
+
+Test(store, inclusive_cost_without_flag)
+{
+	edited_fails("INSERT INTO arc_costs VALUES (1, 0, 5)",
+		     "table arcs, row 1: arc_costs rows for an arc without inclusive cost");
+}
+
+Test(store, bad_has_inclusive)
+{
+	edited_fails("UPDATE arcs SET has_inclusive = 2 WHERE id = 0",
+		     "table arcs, row 0: has_inclusive: expected 0 or 1");
+}
+
+Test(store, sample_node_out_of_range)
+{
+	edited_fails("UPDATE samples SET node = 1000000 WHERE id = 1",
+		     "table samples, row 1: node 1000000 out of range");
+}
+
+Test(store, missing_table)
+{
+	edited_fails("DROP TABLE arcs",
+		     "damaged or truncated .plumb file (SQLite: no such table: arcs)");
+}
+
+Test(store, derived_event_with_a_bad_formula)
+{
+	edited_fails("UPDATE strings SET text = 'Ir + 2 * Nope' WHERE id = "
+		     "(SELECT formula FROM events WHERE id = 2)",
+		     "table events, row 2: formula 'Ir + 2 * Nope' names unknown event 'Nope'");
+}
+
+/* ---- several stores into one profile ------------------------------------ */
+
+Test(store, two_stores_merge_into_one_profile)
+{
+	plumb_profile *p = build();
+	write_ok(p, path);
+	plumb_profile *q = read_ok(path);
+	plumb_error err;
+	plumb_error_clear(&err);
+	ok(plumb_store_read(q, path, NULL, &err), &err);
+	/* Interned entities are shared; parts, nodes, samples are added. */
+	cr_assert_eq(q->strings.off.n, p->strings.off.n);
+	cr_assert_eq(q->functions.n, p->functions.n);
+	cr_assert_eq(q->frames.n, p->frames.n);
+	cr_assert_eq(q->parts.n, 2 * p->parts.n);
+	cr_assert_eq(q->cct.n, 2 * p->cct.n);
+	cr_assert_eq(q->cg_self.n, 2 * p->cg_self.n);
+	cr_assert_eq(q->arcs.n, 2 * p->arcs.n);
+	cr_assert_eq(q->samples.n, 2 * p->samples.n);
+	cr_assert_eq(q->meta.n, p->meta.n);
+	for (size_t i = 0; i < p->parts.n; i++) {
+		const plumb_part *x = &p->parts.v[i], *y = &q->parts.v[p->parts.n + i];
+		cr_assert_eq(y->root, x->root + p->cct.n);
+		cr_assert_eq(y->start_function, x->start_function);
+		cr_assert_eq(y->name, x->name);
+	}
+	for (size_t i = 0; i < p->cct.n; i++) {
+		const plumb_cct_node *x = &p->cct.v[i], *y = &q->cct.v[p->cct.n + i];
+		cr_assert_eq(y->frame, x->frame);
+		cr_assert_eq(y->part, x->part + p->parts.n);
+		cr_assert_eq(y->activations, x->activations);
+		cr_assert_eq(y->parent == PLUMB_NONE ? PLUMB_NONE : y->parent - p->cct.n, x->parent);
+	}
+	size_t nev = p->events.n;
+	cr_assert(memcmp(q->cct_self.v + p->cct.n * nev, p->cct_self.v,
+			 p->cct_self.n * sizeof(uint64_t)) == 0);
+	cr_assert_eq(q->samples.v[p->samples.n + 1].node, p->samples.v[1].node + p->cct.n);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+}
+
+Test(store, merge_with_other_events_is_refused)
+{
+	write_built();
+	plumb_profile *q = plumb_profile_new();
+	plumb_error err;
+	cr_assert_eq(plumb_event_add(q, "Ir", NULL, NULL, &err), 0);
+	cr_assert_eq(plumb_event_add(q, "cycles", NULL, NULL, &err), 1);
+	cr_assert_eq(plumb_store_read(q, path, NULL, &err), -1);
+	cr_assert_eq(err.code, PLUMB_ERR_FORMAT);
+	cr_assert_not_null(strstr(err.message, "event 1 is 'Dr' but the profile's is 'cycles'"),
+			   "%s", err.message);
+	plumb_profile_free(q);
+	q = plumb_profile_new();
+	cr_assert_eq(plumb_event_add(q, "Ir", NULL, NULL, &err), 0);
+	cr_assert_eq(plumb_store_read(q, path, NULL, &err), -1);
+	cr_assert_not_null(strstr(err.message, "same events in the same order"), "%s", err.message);
+	plumb_profile_free(q);
+}
+
+/* ---- speed -------------------------------------------------------------- */
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A 200,000-node tree: a few hundred functions, fan-out 4. */
+static plumb_profile *big_profile(void)
+{
+	plumb_error err;
+	plumb_profile *p = plumb_profile_new();
+	cr_assert_eq(plumb_event_add(p, "samples", NULL, NULL, &err), 0);
+	plumb_id mod = plumb_module_intern(p, "/usr/bin/big", NULL);
+	plumb_id frames[300];
+	for (int i = 0; i < 300; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "fn_%d", i);
+		plumb_id fn = plumb_function_intern(p, name, NULL, mod, PLUMB_NONE, 0);
+		frames[i] = plumb_frame_intern(p, fn, PLUMB_NONE, 0, 0x1000 + 16 * (uint64_t)i);
+	}
+	plumb_id part = plumb_part_default(p);
+	plumb_id root = p->parts.v[part].root;
+	for (size_t i = 1; p->cct.n < 200000; i++) {
+		plumb_id parent = i < 5 ? root : (plumb_id)(i / 4);
+		plumb_id n = plumb_cct_child(p, parent, frames[i % 300]);
+		cr_assert_neq(n, PLUMB_NONE);
+		ok(plumb_cct_add_self(p, n, (uint64_t[]){ i % 3 }, &err), &err);
+	}
+	return p;
+}
+
+Test(store, two_hundred_thousand_nodes_are_quick, .timeout = 60)
+{
+	plumb_profile *p = big_profile();
+	double t0 = now();
+	write_ok(p, path);
+	double t1 = now();
+	plumb_profile *q = read_ok(path);
+	double t2 = now();
+	same_profile(p, q);
+	cr_log_info("200k nodes: write %.3f s, read %.3f s", t1 - t0, t2 - t1);
+	/* Generous bounds: sanitizer builds run several times slower. */
+	cr_assert_lt(t1 - t0, 5.0);
+	cr_assert_lt(t2 - t1, 5.0);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+}
