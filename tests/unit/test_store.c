@@ -623,6 +623,12 @@ Test(store, cost_for_negative_owner)
 		     "table sample_weights, row (-3, event 0): there is no samples row -3");
 }
 
+Test(store, cost_of_the_wrong_type)
+{
+	edited_fails("UPDATE cct_costs SET value = x'0102' WHERE node = 3 AND event = 0",
+		     "table cct_costs: a row's value is a blob, expected an integer");
+}
+
 Test(store, inclusive_cost_without_flag)
 {
 	edited_fails("INSERT INTO arc_costs VALUES (1, 0, 5)",
