@@ -1,0 +1,484 @@
+/* The .plumb store: detection and the writer. A profile is written as one
+ * SQLite transaction into a temporary file beside the target, which is
+ * renamed over it only when complete. Schema: docs/plumb-format.md. */
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plumb/formats.h"
+#include "plumb/store.h"
+#include "store/store_private.h"
+
+bool plumb_store_detect(const unsigned char *head, size_t len)
+{
+	return len >= STORE_SQLITE_MAGIC_LEN &&
+	       memcmp(head, STORE_SQLITE_MAGIC, STORE_SQLITE_MAGIC_LEN) == 0;
+}
+
+/* ---- the schema (version PLUMB_STORE_VERSION) ----------------------------
+ * Ids are the in-memory ids; NULL stands for PLUMB_NONE or an unknown count.
+ * REFERENCES clauses document the links (SQLite does not enforce them
+ * unless asked, so they cost nothing). */
+
+static const char schema_sql[] =
+	"CREATE TABLE strings (id INTEGER PRIMARY KEY, text TEXT NOT NULL);\n"
+	"CREATE TABLE events (id INTEGER PRIMARY KEY,"
+	" name INTEGER NOT NULL REFERENCES strings(id),"
+	" long_name INTEGER REFERENCES strings(id),"
+	" unit INTEGER REFERENCES strings(id),"
+	" formula INTEGER REFERENCES strings(id));\n"
+	"CREATE TABLE modules (id INTEGER PRIMARY KEY,"
+	" path INTEGER NOT NULL REFERENCES strings(id),"
+	" build_id INTEGER REFERENCES strings(id));\n"
+	"CREATE TABLE files (id INTEGER PRIMARY KEY,"
+	" path INTEGER NOT NULL REFERENCES strings(id));\n"
+	"CREATE TABLE functions (id INTEGER PRIMARY KEY,"
+	" name INTEGER NOT NULL REFERENCES strings(id),"
+	" mangled INTEGER REFERENCES strings(id),"
+	" module INTEGER REFERENCES modules(id),"
+	" file INTEGER REFERENCES files(id),"
+	" line INTEGER NOT NULL);\n"
+	"CREATE TABLE frames (id INTEGER PRIMARY KEY,"
+	" function INTEGER NOT NULL REFERENCES functions(id),"
+	" file INTEGER REFERENCES files(id),"
+	" line INTEGER NOT NULL,"
+	" address INTEGER NOT NULL);\n"
+	"CREATE TABLE parts (id INTEGER PRIMARY KEY,"
+	" kind INTEGER NOT NULL,"
+	" name INTEGER REFERENCES strings(id),"
+	" pid INTEGER NOT NULL,"
+	" tid INTEGER NOT NULL,"
+	" start_function INTEGER REFERENCES functions(id),"
+	" root INTEGER NOT NULL REFERENCES cct_nodes(id));\n"
+	"CREATE TABLE cct_nodes (id INTEGER PRIMARY KEY,"
+	" part INTEGER NOT NULL REFERENCES parts(id),"
+	" parent INTEGER REFERENCES cct_nodes(id),"
+	" frame INTEGER REFERENCES frames(id),"
+	" activations INTEGER);\n"
+	"CREATE TABLE cct_costs (node INTEGER NOT NULL REFERENCES cct_nodes(id),"
+	" event INTEGER NOT NULL REFERENCES events(id),"
+	" value INTEGER NOT NULL,"
+	" PRIMARY KEY (node, event)) WITHOUT ROWID;\n"
+	"CREATE TABLE cg_self (id INTEGER PRIMARY KEY,"
+	" part INTEGER NOT NULL REFERENCES parts(id),"
+	" frame INTEGER NOT NULL REFERENCES frames(id));\n"
+	"CREATE TABLE cg_self_costs (cg_self INTEGER NOT NULL REFERENCES cg_self(id),"
+	" event INTEGER NOT NULL REFERENCES events(id),"
+	" value INTEGER NOT NULL,"
+	" PRIMARY KEY (cg_self, event)) WITHOUT ROWID;\n"
+	"CREATE TABLE arcs (id INTEGER PRIMARY KEY,"
+	" part INTEGER NOT NULL REFERENCES parts(id),"
+	" caller INTEGER NOT NULL REFERENCES frames(id),"
+	" callee INTEGER NOT NULL REFERENCES functions(id),"
+	" calls INTEGER,"
+	" has_inclusive INTEGER NOT NULL);\n"
+	"CREATE TABLE arc_costs (arc INTEGER NOT NULL REFERENCES arcs(id),"
+	" event INTEGER NOT NULL REFERENCES events(id),"
+	" value INTEGER NOT NULL,"
+	" PRIMARY KEY (arc, event)) WITHOUT ROWID;\n"
+	"CREATE TABLE samples (id INTEGER PRIMARY KEY,"
+	" time_ns INTEGER NOT NULL,"
+	" part INTEGER NOT NULL REFERENCES parts(id),"
+	" node INTEGER NOT NULL REFERENCES cct_nodes(id));\n"
+	"CREATE TABLE sample_weights (sample INTEGER NOT NULL REFERENCES samples(id),"
+	" event INTEGER NOT NULL REFERENCES events(id),"
+	" value INTEGER NOT NULL,"
+	" PRIMARY KEY (sample, event)) WITHOUT ROWID;\n"
+	"CREATE TABLE meta (id INTEGER PRIMARY KEY,"
+	" name INTEGER NOT NULL REFERENCES strings(id),"
+	" value INTEGER NOT NULL REFERENCES strings(id));\n"
+	/* Views with the strings resolved, for people querying with sqlite3. */
+	"CREATE VIEW v_events AS SELECT e.id AS id, n.text AS name, l.text AS long_name,"
+	" u.text AS unit, f.text AS formula FROM events e JOIN strings n ON n.id = e.name"
+	" LEFT JOIN strings l ON l.id = e.long_name LEFT JOIN strings u ON u.id = e.unit"
+	" LEFT JOIN strings f ON f.id = e.formula;\n"
+	"CREATE VIEW v_functions AS SELECT f.id AS id, n.text AS name, g.text AS mangled,"
+	" mp.text AS module, fp.text AS file, f.line AS line FROM functions f"
+	" JOIN strings n ON n.id = f.name LEFT JOIN strings g ON g.id = f.mangled"
+	" LEFT JOIN modules m ON m.id = f.module LEFT JOIN strings mp ON mp.id = m.path"
+	" LEFT JOIN files fl ON fl.id = f.file LEFT JOIN strings fp ON fp.id = fl.path;\n"
+	"CREATE VIEW v_frames AS SELECT fr.id AS id, fr.function AS function,"
+	" fn.name AS name, fn.module AS module, fp.text AS file, fr.line AS line,"
+	" fr.address AS address FROM frames fr JOIN v_functions fn ON fn.id = fr.function"
+	" LEFT JOIN files fl ON fl.id = fr.file LEFT JOIN strings fp ON fp.id = fl.path;\n"
+	"CREATE VIEW v_parts AS SELECT p.id AS id, p.kind AS kind, n.text AS name,"
+	" p.pid AS pid, p.tid AS tid, p.root AS root FROM parts p"
+	" LEFT JOIN strings n ON n.id = p.name;\n"
+	"CREATE VIEW v_meta AS SELECT m.id AS id, k.text AS name, v.text AS value"
+	" FROM meta m JOIN strings k ON k.id = m.name JOIN strings v ON v.id = m.value;\n";
+
+/* ---- checking the profile before writing --------------------------------
+ * The reader rejects a file whose ids do not hold together, so the writer
+ * refuses to produce one: an inconsistent profile is a caller's bug. */
+
+static int inconsistent(plumb_error *err, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int inconsistent(plumb_error *err, const char *path, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return plumb_fail(err, PLUMB_ERR_USAGE, "%s: cannot write an inconsistent profile: %s",
+			  path, what);
+}
+
+/* id must be below n, or PLUMB_NONE when optional. */
+static bool ref_ok(plumb_id id, size_t n, bool optional)
+{
+	return id == PLUMB_NONE ? optional : id < n;
+}
+
+#define CHECK_REF(table, i, field, id, n, optional)                                          \
+	do {                                                                                  \
+		if (!ref_ok((id), (n), (optional)))                                           \
+			return inconsistent(err, path, "%s %zu: %s %u out of range (%zu)",   \
+					    (table), (size_t)(i), (field), (unsigned)(id),    \
+					    (size_t)(n));                                     \
+	} while (0)
+
+static int check_entities(const plumb_profile *p, const char *path, plumb_error *err)
+{
+	size_t ns = p->strings.off.n;
+	if (p->strings.lens.n != ns)
+		return inconsistent(err, path, "string table lengths out of step");
+	for (size_t i = 0; i < p->events.n; i++) {
+		const plumb_event *e = &p->events.v[i];
+		CHECK_REF("event", i, "name", e->name, ns, false);
+		CHECK_REF("event", i, "long_name", e->long_name, ns, true);
+		CHECK_REF("event", i, "unit", e->unit, ns, true);
+		CHECK_REF("event", i, "formula", e->formula, ns, true);
+	}
+	for (size_t i = 0; i < p->modules.n; i++) {
+		CHECK_REF("module", i, "path", p->modules.v[i].path, ns, false);
+		CHECK_REF("module", i, "build_id", p->modules.v[i].build_id, ns, true);
+	}
+	for (size_t i = 0; i < p->files.n; i++)
+		CHECK_REF("file", i, "path", p->files.v[i].path, ns, false);
+	for (size_t i = 0; i < p->functions.n; i++) {
+		const plumb_function *f = &p->functions.v[i];
+		CHECK_REF("function", i, "name", f->name, ns, false);
+		CHECK_REF("function", i, "mangled", f->mangled, ns, true);
+		CHECK_REF("function", i, "module", f->module, p->modules.n, true);
+		CHECK_REF("function", i, "file", f->file, p->files.n, true);
+	}
+	for (size_t i = 0; i < p->frames.n; i++) {
+		CHECK_REF("frame", i, "function", p->frames.v[i].function, p->functions.n, false);
+		CHECK_REF("frame", i, "file", p->frames.v[i].file, p->files.n, true);
+	}
+	for (size_t i = 0; i < p->meta.n; i++) {
+		CHECK_REF("meta", i, "key", p->meta.v[i].key, ns, false);
+		CHECK_REF("meta", i, "value", p->meta.v[i].value, ns, false);
+	}
+	return 0;
+}
+
+/* Parts and the CCT: each part's root is a frameless root node of that part,
+ * roots come in part order, and a parent precedes its children. The reader
+ * relies on all three to replay the tree with the same ids. */
+static int check_tree(const plumb_profile *p, const char *path, plumb_error *err)
+{
+	size_t nn = p->cct.n;
+	for (size_t i = 0; i < p->parts.n; i++) {
+		const plumb_part *pt = &p->parts.v[i];
+		if (pt->kind > PLUMB_PART_DUMP)
+			return inconsistent(err, path, "part %zu: unknown kind %d", i, (int)pt->kind);
+		CHECK_REF("part", i, "name", pt->name, p->strings.off.n, true);
+		CHECK_REF("part", i, "start_function", pt->start_function, p->functions.n, true);
+		CHECK_REF("part", i, "root", pt->root, nn, false);
+		const plumb_cct_node *r = &p->cct.v[pt->root];
+		if (r->parent != PLUMB_NONE || r->part != i || r->frame != PLUMB_NONE ||
+		    (i > 0 && pt->root <= p->parts.v[i - 1].root))
+			return inconsistent(err, path, "part %zu: node %u is not its root", i,
+					    (unsigned)pt->root);
+	}
+	for (size_t i = 0; i < nn; i++) {
+		const plumb_cct_node *n = &p->cct.v[i];
+		CHECK_REF("cct node", i, "part", n->part, p->parts.n, false);
+		if (n->parent == PLUMB_NONE) {
+			if (p->parts.v[n->part].root != i)
+				return inconsistent(err, path, "cct node %zu: a root, but not its part's",
+						    i);
+			continue;
+		}
+		CHECK_REF("cct node", i, "parent", n->parent, i, false);
+		CHECK_REF("cct node", i, "frame", n->frame, p->frames.n, false);
+		if (p->cct.v[n->parent].part != n->part)
+			return inconsistent(err, path, "cct node %zu: in another part than its parent",
+					    i);
+	}
+	return 0;
+}
+
+static int check_costs(const plumb_profile *p, const char *path, plumb_error *err)
+{
+	size_t nev = p->events.n;
+	for (size_t i = 0; i < p->cg_self.n; i++) {
+		CHECK_REF("cg_self", i, "part", p->cg_self.v[i].part, p->parts.n, false);
+		CHECK_REF("cg_self", i, "frame", p->cg_self.v[i].frame, p->frames.n, false);
+	}
+	for (size_t i = 0; i < p->arcs.n; i++) {
+		const plumb_arc *a = &p->arcs.v[i];
+		CHECK_REF("arc", i, "part", a->part, p->parts.n, false);
+		CHECK_REF("arc", i, "caller", a->caller, p->frames.n, false);
+		CHECK_REF("arc", i, "callee", a->callee, p->functions.n, false);
+	}
+	for (size_t i = 0; i < p->samples.n; i++) {
+		CHECK_REF("sample", i, "part", p->samples.v[i].part, p->parts.n, false);
+		CHECK_REF("sample", i, "node", p->samples.v[i].node, p->cct.n, false);
+	}
+	if (p->cct_self.n != p->cct.n * nev || p->cg_self_cost.n != p->cg_self.n * nev ||
+	    p->arc_incl.n != p->arcs.n * nev || p->sample_weights.n != p->samples.n * nev)
+		return inconsistent(err, path, "a cost array does not match its rows");
+	return 0;
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+typedef struct wr {
+	const plumb_profile *p;
+	const char *path;     /* the final path, for messages */
+	sqlite3 *db;
+	plumb_error *err;
+} wr;
+
+static int wr_fail(wr *w, int rc)
+{
+	if (rc == SQLITE_NOMEM)
+		return plumb_fail_nomem(w->err);
+	return plumb_fail(w->err, PLUMB_ERR_IO, "%s: cannot write .plumb file (SQLite: %s)",
+			  w->path, w->db ? sqlite3_errmsg(w->db) : sqlite3_errstr(rc));
+}
+
+/* A column value: an integer or NULL. */
+typedef struct val {
+	int64_t i;
+	bool null;
+} val;
+
+static val v_int(int64_t i) { return (val){ i, false }; }
+static val v_u64(uint64_t u) { return (val){ store_u2i(u), false }; }
+static val v_id(plumb_id id) { return (val){ id, id == PLUMB_NONE }; }
+static val v_count(uint64_t c) { return (val){ store_u2i(c), c == PLUMB_COUNT_UNKNOWN }; }
+
+/* Bind vals to st's parameters 1..n, insert the row, reset st. */
+static int wr_row(wr *w, sqlite3_stmt *st, const val *vals, int n)
+{
+	for (int k = 0; k < n; k++) {
+		int rc = vals[k].null ? sqlite3_bind_null(st, k + 1)
+				      : sqlite3_bind_int64(st, k + 1, vals[k].i);
+		if (rc != SQLITE_OK)
+			return wr_fail(w, rc);
+	}
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st); /* repeats a step error, which rc already holds */
+	return rc == SQLITE_DONE ? 0 : wr_fail(w, rc);
+}
+
+#define WR_ROW(w, st, ...) \
+	wr_row((w), (st), (const val[]){ __VA_ARGS__ }, \
+	       (int)(sizeof((const val[]){ __VA_ARGS__ }) / sizeof(val)))
+
+/* One row per non-zero cost: (owner, event, value). */
+static int wr_costs(wr *w, sqlite3_stmt *st, size_t owner, const uint64_t *c)
+{
+	for (size_t e = 0; e < w->p->events.n; e++)
+		if (c[e] && WR_ROW(w, st, v_int((int64_t)owner), v_int((int64_t)e), v_u64(c[e])))
+			return -1;
+	return 0;
+}
+
+enum {
+	S_STRING, S_EVENT, S_MODULE, S_FILE, S_FUNCTION, S_FRAME, S_PART, S_NODE, S_NODE_COST,
+	S_CG, S_CG_COST, S_ARC, S_ARC_COST, S_SAMPLE, S_SAMPLE_W, S_META, S_COUNT
+};
+
+static const char *const insert_sql[S_COUNT] = {
+	[S_STRING] = "INSERT INTO strings VALUES (?1, ?2)",
+	[S_EVENT] = "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5)",
+	[S_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3)",
+	[S_FILE] = "INSERT INTO files VALUES (?1, ?2)",
+	[S_FUNCTION] = "INSERT INTO functions VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[S_FRAME] = "INSERT INTO frames VALUES (?1, ?2, ?3, ?4, ?5)",
+	[S_PART] = "INSERT INTO parts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[S_NODE] = "INSERT INTO cct_nodes VALUES (?1, ?2, ?3, ?4, ?5)",
+	[S_NODE_COST] = "INSERT INTO cct_costs VALUES (?1, ?2, ?3)",
+	[S_CG] = "INSERT INTO cg_self VALUES (?1, ?2, ?3)",
+	[S_CG_COST] = "INSERT INTO cg_self_costs VALUES (?1, ?2, ?3)",
+	[S_ARC] = "INSERT INTO arcs VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[S_ARC_COST] = "INSERT INTO arc_costs VALUES (?1, ?2, ?3)",
+	[S_SAMPLE] = "INSERT INTO samples VALUES (?1, ?2, ?3, ?4)",
+	[S_SAMPLE_W] = "INSERT INTO sample_weights VALUES (?1, ?2, ?3)",
+	[S_META] = "INSERT INTO meta VALUES (?1, ?2, ?3)",
+};
+
+static int wr_strings(wr *w, sqlite3_stmt *st)
+{
+	const plumb_strtab *t = &w->p->strings;
+	for (size_t i = 0; i < t->off.n; i++) {
+		int rc = sqlite3_bind_int64(st, 1, (int64_t)i);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_text64(st, 2, t->buf + t->off.v[i], t->lens.v[i],
+						 SQLITE_STATIC, SQLITE_UTF8);
+		if (rc != SQLITE_OK)
+			return wr_fail(w, rc);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return wr_fail(w, rc);
+	}
+	return 0;
+}
+
+static int wr_entities(wr *w, sqlite3_stmt **st)
+{
+	const plumb_profile *p = w->p;
+	for (size_t i = 0; i < p->events.n; i++) {
+		const plumb_event *e = &p->events.v[i];
+		if (WR_ROW(w, st[S_EVENT], v_int((int64_t)i), v_id(e->name), v_id(e->long_name),
+			   v_id(e->unit), v_id(e->formula)))
+			return -1;
+	}
+	for (size_t i = 0; i < p->modules.n; i++)
+		if (WR_ROW(w, st[S_MODULE], v_int((int64_t)i), v_id(p->modules.v[i].path),
+			   v_id(p->modules.v[i].build_id)))
+			return -1;
+	for (size_t i = 0; i < p->files.n; i++)
+		if (WR_ROW(w, st[S_FILE], v_int((int64_t)i), v_id(p->files.v[i].path)))
+			return -1;
+	for (size_t i = 0; i < p->functions.n; i++) {
+		const plumb_function *f = &p->functions.v[i];
+		if (WR_ROW(w, st[S_FUNCTION], v_int((int64_t)i), v_id(f->name), v_id(f->mangled),
+			   v_id(f->module), v_id(f->file), v_int(f->line)))
+			return -1;
+	}
+	for (size_t i = 0; i < p->frames.n; i++) {
+		const plumb_frame *f = &p->frames.v[i];
+		if (WR_ROW(w, st[S_FRAME], v_int((int64_t)i), v_id(f->function), v_id(f->file),
+			   v_int(f->line), v_u64(f->address)))
+			return -1;
+	}
+	for (size_t i = 0; i < p->parts.n; i++) {
+		const plumb_part *t = &p->parts.v[i];
+		if (WR_ROW(w, st[S_PART], v_int((int64_t)i), v_int(t->kind), v_id(t->name),
+			   v_int(t->pid), v_int(t->tid), v_id(t->start_function), v_id(t->root)))
+			return -1;
+	}
+	for (size_t i = 0; i < p->meta.n; i++)
+		if (WR_ROW(w, st[S_META], v_int((int64_t)i), v_id(p->meta.v[i].key),
+			   v_id(p->meta.v[i].value)))
+			return -1;
+	return 0;
+}
+
+static int wr_costed(wr *w, sqlite3_stmt **st)
+{
+	const plumb_profile *p = w->p;
+	size_t nev = p->events.n;
+	for (size_t i = 0; i < p->cct.n; i++) {
+		const plumb_cct_node *n = &p->cct.v[i];
+		if (WR_ROW(w, st[S_NODE], v_int((int64_t)i), v_id(n->part), v_id(n->parent),
+			   v_id(n->frame), v_count(n->activations)) ||
+		    wr_costs(w, st[S_NODE_COST], i, p->cct_self.v + i * nev))
+			return -1;
+	}
+	for (size_t i = 0; i < p->cg_self.n; i++)
+		if (WR_ROW(w, st[S_CG], v_int((int64_t)i), v_id(p->cg_self.v[i].part),
+			   v_id(p->cg_self.v[i].frame)) ||
+		    wr_costs(w, st[S_CG_COST], i, p->cg_self_cost.v + i * nev))
+			return -1;
+	for (size_t i = 0; i < p->arcs.n; i++) {
+		const plumb_arc *a = &p->arcs.v[i];
+		if (WR_ROW(w, st[S_ARC], v_int((int64_t)i), v_id(a->part), v_id(a->caller),
+			   v_id(a->callee), v_count(a->calls), v_int(a->has_inclusive)) ||
+		    (a->has_inclusive && wr_costs(w, st[S_ARC_COST], i, p->arc_incl.v + i * nev)))
+			return -1;
+	}
+	for (size_t i = 0; i < p->samples.n; i++) {
+		const plumb_sample *s = &p->samples.v[i];
+		if (WR_ROW(w, st[S_SAMPLE], v_int((int64_t)i), v_u64(s->time_ns), v_id(s->part),
+			   v_id(s->node)) ||
+		    wr_costs(w, st[S_SAMPLE_W], i, p->sample_weights.v + i * nev))
+			return -1;
+	}
+	return 0;
+}
+
+static int wr_exec(wr *w, const char *sql)
+{
+	int rc = sqlite3_exec(w->db, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : wr_fail(w, rc);
+}
+
+/* The temporary file is private until renamed, so neither a journal nor
+ * syncing inside SQLite is needed: a failure discards the whole file, and
+ * plumb_atomic_commit fsyncs it before the rename. */
+static int wr_pragmas(wr *w)
+{
+	char sql[256];
+	snprintf(sql, sizeof sql,
+		 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
+		 " PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32768;"
+		 " PRAGMA application_id=%d; PRAGMA user_version=%d;",
+		 (int)PLUMB_STORE_APPLICATION_ID, (int)PLUMB_STORE_VERSION);
+	return wr_exec(w, sql);
+}
+
+static int wr_all(wr *w)
+{
+	sqlite3_stmt *st[S_COUNT] = { 0 };
+	int ret = -1;
+	if (wr_pragmas(w) || wr_exec(w, "BEGIN") || wr_exec(w, schema_sql))
+		return -1;
+	for (int k = 0; k < S_COUNT; k++) {
+		int rc = sqlite3_prepare_v2(w->db, insert_sql[k], -1, &st[k], NULL);
+		if (rc != SQLITE_OK) {
+			wr_fail(w, rc);
+			goto out;
+		}
+	}
+	if (wr_strings(w, st[S_STRING]) || wr_entities(w, st) || wr_costed(w, st))
+		goto out;
+	ret = 0;
+out:
+	for (int k = 0; k < S_COUNT; k++)
+		sqlite3_finalize(st[k]); /* harmless on NULL; errors were reported by step */
+	return ret ? ret : wr_exec(w, "COMMIT");
+}
+
+static int wr_file(wr *w, const char *tmp_path)
+{
+	int rc = sqlite3_open_v2(tmp_path, &w->db, SQLITE_OPEN_READWRITE, NULL);
+	if (rc != SQLITE_OK) {
+		wr_fail(w, rc);
+		sqlite3_close(w->db);
+		return -1;
+	}
+	int ret = wr_all(w);
+	/* Every statement is finalized, so close cannot be busy; it still can
+	 * fail to flush, which must not go unnoticed. */
+	rc = sqlite3_close(w->db);
+	if (rc != SQLITE_OK && !ret)
+		ret = plumb_fail(w->err, PLUMB_ERR_IO, "%s: cannot write .plumb file (SQLite: %s)",
+				 w->path, sqlite3_errstr(rc));
+	w->db = NULL;
+	return ret;
+}
+
+int plumb_store_write(const plumb_profile *p, const char *path, plumb_error *err)
+{
+	if (check_entities(p, path, err) || check_tree(p, path, err) || check_costs(p, path, err))
+		return -1;
+	plumb_atomic_file af;
+	if (plumb_atomic_reserve(&af, path, err))
+		return -1;
+	wr w = { p, path, NULL, err };
+	if (wr_file(&w, af.tmp_path)) {
+		plumb_atomic_abort(&af);
+		return -1;
+	}
+	return plumb_atomic_commit(&af, err);
+}

@@ -1,0 +1,865 @@
+/* The .plumb reader: checks that a file is a plumb profile this version
+ * understands, then replays it through the model API in id order, so that
+ * reading into an empty profile gives back the very same ids. Every id in a
+ * row is checked before use: a hand-edited file gets an error naming the
+ * table and row, never an out-of-bounds access. Schema: docs/plumb-format.md. */
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "plumb/formats.h"
+#include "plumb/store.h"
+#include "store/store_private.h"
+
+/* A file id -> profile id map; the file's ids are dense (checked). */
+typedef struct idmap {
+	plumb_id *v;
+	size_t n, cap;
+	const char *table;    /* the table the ids come from, for messages */
+} idmap;
+
+/* A part as the file describes it; it is added when its root node comes. */
+typedef struct file_part {
+	plumb_part_kind kind;
+	plumb_id name;        /* the profile's string id */
+	int64_t pid, tid, root;
+	plumb_id start_function;
+} file_part;
+
+typedef struct rd {
+	plumb_profile *p;
+	const char *path;
+	sqlite3 *db;
+	plumb_error *err;
+	idmap str, mod, file, fn, frame, part, node;
+	file_part *parts;
+	size_t nparts;
+	uint64_t *vec;         /* scratch cost vector, one slot per event */
+} rd;
+
+/* The current row of a table, for messages and column checks. */
+typedef struct row {
+	rd *r;
+	const char *table;
+	sqlite3_stmt *st;
+	int64_t id;
+} row;
+
+/* ---- errors ---------------------------------------------------------------- */
+
+static int rd_sqlite_fail(rd *r, int rc)
+{
+	const char *msg = r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc);
+	switch (rc & 0xff) {
+	case SQLITE_NOMEM:
+		return plumb_fail_nomem(r->err);
+	case SQLITE_IOERR:
+		if (rc == SQLITE_IOERR_SHORT_READ)
+			break;
+		/* fall through */
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+		return plumb_fail(r->err, PLUMB_ERR_IO, "%s: cannot read .plumb file (SQLite: %s)",
+				  r->path, msg);
+	}
+	return plumb_fail(r->err, PLUMB_ERR_FORMAT, "%s: damaged or truncated .plumb file (SQLite: %s)",
+			  r->path, msg);
+}
+
+static int row_fail(const row *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int row_fail(const row *w, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return plumb_fail(w->r->err, PLUMB_ERR_FORMAT, "%s: table %s, row %lld: %s", w->r->path,
+			  w->table, (long long)w->id, what);
+}
+
+/* A model call failed and filled err: say where in the file it happened. */
+static int row_model_fail(const row *w)
+{
+	plumb_error *err = w->r->err;
+	if (!err)
+		return -1;
+	char what[sizeof err->message];
+	memcpy(what, err->message, sizeof what);
+	return plumb_fail(err, err->code, "%s: table %s, row %lld: %s", w->r->path, w->table,
+			  (long long)w->id, what);
+}
+
+/* ---- id maps ---------------------------------------------------------------- */
+
+static int map_push(rd *r, idmap *m, plumb_id id)
+{
+	if (id == PLUMB_NONE)
+		return plumb_fail_nomem(r->err); /* the model's only failure left */
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		plumb_id *v = realloc(m->v, cap * sizeof *v);
+		if (!v)
+			return plumb_fail_nomem(r->err);
+		m->v = v;
+		m->cap = cap;
+	}
+	m->v[m->n++] = id;
+	return 0;
+}
+
+/* ---- columns ---------------------------------------------------------------- */
+
+static const char *type_name(int type)
+{
+	switch (type) {
+	case SQLITE_INTEGER: return "an integer";
+	case SQLITE_FLOAT: return "a real number";
+	case SQLITE_TEXT: return "text";
+	case SQLITE_BLOB: return "a blob";
+	default: return "NULL";
+	}
+}
+
+/* An integer column; NULL is allowed (and *present cleared) only when present
+ * is non-NULL. */
+static int col_int(const row *w, int col, const char *name, int64_t *out, bool *present)
+{
+	int type = sqlite3_column_type(w->st, col);
+	*out = 0; /* defined on every path */
+	if (type == SQLITE_NULL && present) {
+		*present = false;
+		return 0;
+	}
+	if (type != SQLITE_INTEGER)
+		return row_fail(w, "%s: expected an integer, found %s", name, type_name(type));
+	if (present)
+		*present = true;
+	*out = sqlite3_column_int64(w->st, col);
+	return 0;
+}
+
+static int col_u32(const row *w, int col, const char *name, uint32_t *out)
+{
+	int64_t v;
+	*out = 0;
+	if (col_int(w, col, name, &v, NULL))
+		return -1;
+	if (v < 0 || v > UINT32_MAX)
+		return row_fail(w, "%s: %lld out of range", name, (long long)v);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* A reference to a row of another table, mapped to the profile's id.
+ * optional: NULL gives PLUMB_NONE. */
+static int col_ref(const row *w, int col, const char *name, const idmap *m, bool optional,
+		   plumb_id *out)
+{
+	int64_t v;
+	bool present = true;
+	*out = PLUMB_NONE;
+	if (col_int(w, col, name, &v, optional ? &present : NULL))
+		return -1;
+	if (!present) {
+		*out = PLUMB_NONE;
+		return 0;
+	}
+	if (v < 0 || (uint64_t)v >= m->n)
+		return row_fail(w, "%s %lld out of range (table %s has %zu rows)", name,
+				(long long)v, m->table, m->n);
+	*out = m->v[v];
+	return 0;
+}
+
+/* A string reference for the model API, which takes C strings: a string
+ * with a NUL byte inside stands for its prefix, which is interned here. The
+ * caller turns ids into pointers (S) only once all of a row's strings are
+ * read: interning a new string may move the buffer those pointers point
+ * into, and the model then finds every string it is given already there. */
+static int col_sid(const row *w, int col, const char *name, bool optional, plumb_id *out)
+{
+	plumb_profile *p = w->r->p;
+	if (col_ref(w, col, name, &w->r->str, optional, out))
+		return -1;
+	if (*out == PLUMB_NONE)
+		return 0;
+	size_t len = strlen(plumb_str(p, *out));
+	if (len == p->strings.lens.v[*out])
+		return 0;
+	char *copy = strndup(plumb_str(p, *out), len);
+	*out = copy ? plumb_intern_n(p, copy, len) : PLUMB_NONE;
+	free(copy);
+	return *out == PLUMB_NONE ? plumb_fail_nomem(w->r->err) : 0;
+}
+
+#define S(r, id) plumb_str((r)->p, (id))
+
+/* A count: NULL (or the all-ones pattern) is PLUMB_COUNT_UNKNOWN. */
+static int col_count(const row *w, int col, const char *name, uint64_t *out)
+{
+	int64_t v;
+	bool present = false;
+	*out = PLUMB_COUNT_UNKNOWN;
+	if (col_int(w, col, name, &v, &present))
+		return -1;
+	*out = present ? store_i2u(v) : PLUMB_COUNT_UNKNOWN;
+	return 0;
+}
+
+/* ---- iterating a table in id order ------------------------------------------ */
+
+static int rd_prepare(rd *r, const char *sql, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(r->db, sql, -1, st, NULL);
+	return rc == SQLITE_OK ? 0 : rd_sqlite_fail(r, rc);
+}
+
+/* Step to row number index (0-based): 1 on a row, 0 at the end, -1 on error.
+ * Ids must be dense, so that they can serve as array indexes. */
+static int rows_next(row *w, size_t index)
+{
+	int rc = sqlite3_step(w->st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return rd_sqlite_fail(w->r, rc);
+	w->id = (int64_t)index;
+	int64_t id;
+	if (col_int(w, 0, "id", &id, NULL))
+		return -1;
+	if (id != (int64_t)index) {
+		w->id = id;
+		return row_fail(w, "ids must run 0, 1, 2, ... without gaps; expected %zu", index);
+	}
+	return 1;
+}
+
+/* ---- costs: one row per non-zero (owner, event) value ------------------------ */
+
+typedef struct costs {
+	rd *r;
+	sqlite3_stmt *st;
+	const char *table, *owner_col, *owner_table;
+	bool on_row;
+	int64_t owner, event, value;
+} costs;
+
+/* Cost rows have no id of their own: a bad one is named by its table. */
+static int costs_col(const costs *c, int col, const char *name, int64_t *out)
+{
+	int type = sqlite3_column_type(c->st, col);
+	*out = sqlite3_column_int64(c->st, col);
+	if (type == SQLITE_INTEGER)
+		return 0;
+	return plumb_fail(c->r->err, PLUMB_ERR_FORMAT,
+			  "%s: table %s: a row's %s is %s, expected an integer", c->r->path,
+			  c->table, name, type_name(type));
+}
+
+static int costs_step(costs *c)
+{
+	int rc = sqlite3_step(c->st);
+	c->on_row = rc == SQLITE_ROW;
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return rd_sqlite_fail(c->r, rc);
+	if (costs_col(c, 0, c->owner_col, &c->owner) || costs_col(c, 1, "event", &c->event) ||
+	    costs_col(c, 2, "value", &c->value))
+		return -1;
+	return 0;
+}
+
+static int costs_open(rd *r, costs *c, const char *table, const char *owner_col,
+		      const char *owner_table)
+{
+	char sql[160];
+	snprintf(sql, sizeof sql, "SELECT %s, event, value FROM %s ORDER BY %s, event", owner_col,
+		 table, owner_col);
+	*c = (costs){ r, NULL, table, owner_col, owner_table, false, 0, 0, 0 };
+	return rd_prepare(r, sql, &c->st) || costs_step(c);
+}
+
+static int costs_orphan(const costs *c)
+{
+	return plumb_fail(c->r->err, PLUMB_ERR_FORMAT,
+			  "%s: table %s, row (%lld, event %lld): there is no %s row %lld",
+			  c->r->path, c->table, (long long)c->owner, (long long)c->event,
+			  c->owner_table, (long long)c->owner);
+}
+
+/* The cost vector of owner into r->vec (zeros where no row); *any says
+ * whether a row was found. Owners must be asked for in increasing order. */
+static int costs_take(costs *c, int64_t owner, bool *any)
+{
+	size_t nev = c->r->p->events.n;
+	memset(c->r->vec, 0, nev * sizeof *c->r->vec);
+	*any = false;
+	if (c->on_row && c->owner < owner)
+		return costs_orphan(c);
+	int64_t prev = -1;
+	while (c->on_row && c->owner == owner) {
+		row w = { c->r, c->table, c->st, owner };
+		if (c->event < 0 || (uint64_t)c->event >= nev)
+			return row_fail(&w, "event %lld out of range (the file has %zu events)",
+					(long long)c->event, nev);
+		if (c->event <= prev)
+			return row_fail(&w, "event %lld given twice", (long long)c->event);
+		c->r->vec[c->event] = store_i2u(c->value);
+		*any = true;
+		prev = c->event;
+		if (costs_step(c))
+			return -1;
+	}
+	return 0;
+}
+
+/* After the last owner: any row left names an owner that does not exist. */
+static int costs_close(costs *c, bool check)
+{
+	int ret = check && c->on_row ? costs_orphan(c) : 0;
+	sqlite3_finalize(c->st);
+	c->st = NULL;
+	return ret;
+}
+
+/* ---- the tables -------------------------------------------------------------- */
+
+static int read_strings(rd *r)
+{
+	row w = { r, "strings", NULL, 0 };
+	if (rd_prepare(r, "SELECT id, text FROM strings ORDER BY id", &w.st))
+		return -1;
+	int more, ret = -1;
+	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
+		int type = sqlite3_column_type(w.st, 1);
+		if (type != SQLITE_TEXT && type != SQLITE_BLOB) {
+			row_fail(&w, "text: expected text, found %s", type_name(type));
+			goto out;
+		}
+		const char *s = (const char *)sqlite3_column_blob(w.st, 1);
+		size_t len = (size_t)sqlite3_column_bytes(w.st, 1);
+		if (map_push(r, &r->str, len ? plumb_intern_n(r->p, s, len) : plumb_intern(r->p, "")))
+			goto out;
+	}
+	ret = more;
+out:
+	sqlite3_finalize(w.st);
+	return ret;
+}
+
+/* Events are added to an empty profile, or must match the profile's. */
+static int use_event(rd *r, const row *w, size_t i, bool add)
+{
+	plumb_id sname, slong, sunit, sformula;
+	if (col_sid(w, 1, "name", false, &sname) || col_sid(w, 2, "long_name", true, &slong) ||
+	    col_sid(w, 3, "unit", true, &sunit) || col_sid(w, 4, "formula", true, &sformula))
+		return -1;
+	plumb_profile *p = r->p;
+	const char *name = S(r, sname), *long_name = S(r, slong), *formula = S(r, sformula);
+	if (!add) {
+		if (i >= p->events.n || strcmp(plumb_str(p, p->events.v[i].name), name) != 0)
+			return plumb_fail(r->err, PLUMB_ERR_FORMAT,
+					  "%s: event %zu is '%s' but the profile's is '%s': files read "
+					  "together must have the same events in the same order",
+					  r->path, i, name,
+					  i < p->events.n ? plumb_str(p, p->events.v[i].name) : "(none)");
+		return 0;
+	}
+	int id = formula ? plumb_event_add_derived(p, name, long_name, formula, r->err)
+			 : plumb_event_add(p, name, long_name, S(r, sunit), r->err);
+	if (id < 0)
+		return row_model_fail(w);
+	if (formula) /* the derived-event call takes no unit */
+		p->events.v[id].unit = sunit;
+	return 0;
+}
+
+static int read_events(rd *r)
+{
+	row w = { r, "events", NULL, 0 };
+	if (rd_prepare(r, "SELECT id, name, long_name, unit, formula FROM events ORDER BY id", &w.st))
+		return -1;
+	size_t had = r->p->events.n, i;
+	int more, ret = -1;
+	for (i = 0; (more = rows_next(&w, i)) > 0; i++)
+		if (use_event(r, &w, i, had == 0))
+			goto out;
+	if (more < 0)
+		goto out;
+	if (had && i != had) {
+		plumb_fail(r->err, PLUMB_ERR_FORMAT,
+			   "%s: the file has %zu events but the profile has %zu: files read together "
+			   "must have the same events in the same order", r->path, i, had);
+		goto out;
+	}
+	r->vec = calloc(i ? i : 1, sizeof *r->vec);
+	ret = r->vec ? 0 : plumb_fail_nomem(r->err);
+out:
+	sqlite3_finalize(w.st);
+	return ret;
+}
+
+static int read_modules(rd *r)
+{
+	row w = { r, "modules", NULL, 0 };
+	if (rd_prepare(r, "SELECT id, path, build_id FROM modules ORDER BY id", &w.st))
+		return -1;
+	int more, ret = -1;
+	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
+		plumb_id path, build_id;
+		if (col_sid(&w, 1, "path", false, &path) || col_sid(&w, 2, "build_id", true, &build_id) ||
+		    map_push(r, &r->mod, plumb_module_intern(r->p, S(r, path), S(r, build_id))))
+			goto out;
+	}
+	ret = more;
+out:
+	sqlite3_finalize(w.st);
+	return ret;
+}
+
+static int read_files(rd *r)
+{
+	row w = { r, "files", NULL, 0 };
+	if (rd_prepare(r, "SELECT id, path FROM files ORDER BY id", &w.st))
+		return -1;
+	int more, ret = -1;
+	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
+		plumb_id path;
+		if (col_sid(&w, 1, "path", false, &path) ||
+		    map_push(r, &r->file, plumb_file_intern(r->p, S(r, path))))
+			goto out;
+	}
+	ret = more;
+out:
+	sqlite3_finalize(w.st);
+	return ret;
+}
+
+static int read_functions(rd *r)
+{
+	row w = { r, "functions", NULL, 0 };
+	if (rd_prepare(r, "SELECT id, name, mangled, module, file, line FROM functions ORDER BY id",
+		       &w.st))
+		return -1;
+	int more, ret = -1;
+	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
+		plumb_id name, mangled, module, file;
+		uint32_t line;
+		if (col_sid(&w, 1, "name", false, &name) || col_sid(&w, 2, "mangled", true, &mangled) ||
+		    col_ref(&w, 3, "module", &r->mod, true, &module) ||
+		    col_ref(&w, 4, "file", &r->file, true, &file) || col_u32(&w, 5, "line", &line) ||
+		    map_push(r, &r->fn, plumb_function_intern(r->p, S(r, name), S(r, mangled), module,
+							      file, line)))
+			goto out;
+	}
+	ret = more;
+out:
+	sqlite3_finalize(w.st);
+	return ret;
+}
+
+static int read_frames(rd *r)
+{
+	row w = { r, "frames", NULL, 0 };
+	if (rd_prepare(r, "SELECT id, function, file, line, address FROM frames ORDER BY id", &w.st))
+		return -1;
+	int more, ret = -1;
+	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
+		plumb_id fn, file;
+		uint32_t line;
+		int64_t addr;
+		if (col_ref(&w, 1, "function", &r->fn, false, &fn) ||
+		    col_ref(&w, 2, "file", &r->file, true, &file) || col_u32(&w, 3, "line", &line) ||
+		    col_int(&w, 4, "address", &addr, NULL) ||
+		    map_push(r, &r->frame, plumb_frame_intern(r->p, fn, file, line, store_i2u(addr))))
+			goto out;
+	}
+	ret = more;
+out:
+	sqlite3_finalize(w.st);
+	return ret;
+}
+
+/* Parts are only described here; read_cct adds each when its root comes, so
+ * that part roots get the same node ids as in the profile that was written. */
+static int read_parts(rd *r)
+{
+	row w = { r, "parts", NULL, 0 };
+	if (rd_prepare(r, "SELECT id, kind, name, pid, tid, start_function, root FROM parts "
+			  "ORDER BY id", &w.st))
+		return -1;
+	int more, ret = -1;
+	size_t cap = 0;
+	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
+		if (i == cap) {
+			cap = cap ? cap * 2 : 16;
+			file_part *v = realloc(r->parts, cap * sizeof *v);
+			if (!v) {
+				plumb_fail_nomem(r->err);
+				goto out;
+			}
+			r->parts = v;
+		}
+		file_part *fp = &r->parts[i];
+		int64_t kind;
+		if (col_int(&w, 1, "kind", &kind, NULL) || col_sid(&w, 2, "name", true, &fp->name) ||
+		    col_int(&w, 3, "pid", &fp->pid, NULL) || col_int(&w, 4, "tid", &fp->tid, NULL) ||
+		    col_ref(&w, 5, "start_function", &r->fn, true, &fp->start_function) ||
+		    col_int(&w, 6, "root", &fp->root, NULL))
+			goto out;
+		if (kind < PLUMB_PART_WHOLE || kind > PLUMB_PART_DUMP) {
+			row_fail(&w, "kind: %lld is not a part kind (0 to 3)", (long long)kind);
+			goto out;
+		}
+		fp->kind = (plumb_part_kind)kind;
+		r->nparts = i + 1;
+	}
+	ret = more;
+out:
+	sqlite3_finalize(w.st);
+	return ret;
+}
+
+/* A root node (parent NULL): it must be the root of the next part. */
+static int cct_root(rd *r, const row *w, int64_t part, bool has_frame)
+{
+	size_t next = r->part.n;
+	if (has_frame)
+		return row_fail(w, "a root node (parent NULL) must have no frame");
+	if (next >= r->nparts)
+		return row_fail(w, "a root node (parent NULL), but every part has its root");
+	if (part != (int64_t)next || r->parts[next].root != w->id)
+		return row_fail(w, "a root node (parent NULL) must be the root of part %zu, "
+				"whose root is node %lld", next, (long long)r->parts[next].root);
+	const file_part *fp = &r->parts[next];
+	plumb_id id = plumb_part_add(r->p, fp->kind, plumb_str(r->p, fp->name), fp->pid, fp->tid);
+	if (map_push(r, &r->part, id))
+		return -1;
+	r->p->parts.v[id].start_function = fp->start_function;
+	return map_push(r, &r->node, r->p->parts.v[id].root);
+}
+
+/* A node below a root: its parent is an earlier node of the same part. */
+static int cct_child(rd *r, const row *w, int64_t part, int64_t parent)
+{
+	plumb_id frame;
+	if (col_ref(w, 3, "frame", &r->frame, false, &frame))
+		return -1;
+	if (parent < 0 || parent >= w->id)
+		return row_fail(w, "parent %lld is not an earlier node", (long long)parent);
+	plumb_id mparent = r->node.v[parent];
+	if (part >= (int64_t)r->part.n || r->p->cct.v[mparent].part != r->part.v[part])
+		return row_fail(w, "part %lld is not the part of its parent, node %lld",
+				(long long)part, (long long)parent);
+	return map_push(r, &r->node, plumb_cct_child(r->p, mparent, frame));
+}
+
+static int cct_node(rd *r, row *w, costs *c)
+{
+	int64_t part, parent, frame_unused;
+	bool has_parent, has_frame;
+	uint64_t activations;
+	if (col_int(w, 1, "part", &part, NULL) || col_int(w, 2, "parent", &parent, &has_parent) ||
+	    col_int(w, 3, "frame", &frame_unused, &has_frame) ||
+	    col_count(w, 4, "activations", &activations))
+		return -1;
+	if (part < 0 || (uint64_t)part >= r->nparts)
+		return row_fail(w, "part %lld out of range (table parts has %zu rows)",
+				(long long)part, r->nparts);
+	if (has_parent ? cct_child(r, w, part, parent) : cct_root(r, w, part, has_frame))
+		return -1;
+	plumb_id node = r->node.v[r->node.n - 1];
+	bool any;
+	if (activations != PLUMB_COUNT_UNKNOWN &&
+	    plumb_cct_add_activations(r->p, node, activations, r->err))
+		return row_model_fail(w);
+	if (costs_take(c, w->id, &any))
+		return -1;
+	if (any && plumb_cct_add_self(r->p, node, r->vec, r->err))
+		return row_model_fail(w);
+	return 0;
+}
+
+static int read_cct(rd *r)
+{
+	row w = { r, "cct_nodes", NULL, 0 };
+	costs c;
+	int more = -1;
+	if (costs_open(r, &c, "cct_costs", "node", "cct_nodes") ||
+	    rd_prepare(r, "SELECT id, part, parent, frame, activations FROM cct_nodes ORDER BY id",
+		       &w.st))
+		goto out;
+	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++)
+		if (cct_node(r, &w, &c)) {
+			more = -1;
+			break;
+		}
+	if (more == 0 && r->part.n < r->nparts)
+		more = plumb_fail(r->err, PLUMB_ERR_FORMAT,
+				  "%s: table parts, row %zu: root %lld is not a root row of cct_nodes",
+				  r->path, r->part.n, (long long)r->parts[r->part.n].root);
+out:
+	sqlite3_finalize(w.st);
+	return costs_close(&c, more == 0) || more ? -1 : 0;
+}
+
+static int read_cg_self(rd *r)
+{
+	row w = { r, "cg_self", NULL, 0 };
+	costs c;
+	int more = -1;
+	if (costs_open(r, &c, "cg_self_costs", "cg_self", "cg_self") ||
+	    rd_prepare(r, "SELECT id, part, frame FROM cg_self ORDER BY id", &w.st))
+		goto out;
+	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
+		plumb_id part, frame;
+		bool any;
+		if (col_ref(&w, 1, "part", &r->part, false, &part) ||
+		    col_ref(&w, 2, "frame", &r->frame, false, &frame) || costs_take(&c, w.id, &any)) {
+			more = -1;
+			break;
+		}
+		/* Added even when all zero: the entry itself is data. */
+		if (plumb_cg_add_self(r->p, part, frame, r->vec, r->err)) {
+			more = row_model_fail(&w);
+			break;
+		}
+	}
+out:
+	sqlite3_finalize(w.st);
+	return costs_close(&c, more == 0) || more ? -1 : 0;
+}
+
+static int arc_row(rd *r, row *w, costs *c)
+{
+	plumb_id part, caller, callee;
+	uint64_t calls;
+	int64_t has_incl;
+	bool any;
+	if (col_ref(w, 1, "part", &r->part, false, &part) ||
+	    col_ref(w, 2, "caller", &r->frame, false, &caller) ||
+	    col_ref(w, 3, "callee", &r->fn, false, &callee) || col_count(w, 4, "calls", &calls) ||
+	    col_int(w, 5, "has_inclusive", &has_incl, NULL) || costs_take(c, w->id, &any))
+		return -1;
+	if (has_incl != 0 && has_incl != 1)
+		return row_fail(w, "has_inclusive: expected 0 or 1, found %lld", (long long)has_incl);
+	if (any && !has_incl)
+		return row_fail(w, "arc_costs rows for an arc without inclusive cost");
+	if (plumb_arc_add(r->p, part, caller, callee, calls, has_incl ? r->vec : NULL, r->err) < 0)
+		return row_model_fail(w);
+	return 0;
+}
+
+static int read_arcs(rd *r)
+{
+	row w = { r, "arcs", NULL, 0 };
+	costs c;
+	int more = -1;
+	if (costs_open(r, &c, "arc_costs", "arc", "arcs") ||
+	    rd_prepare(r, "SELECT id, part, caller, callee, calls, has_inclusive FROM arcs "
+			  "ORDER BY id", &w.st))
+		goto out;
+	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++)
+		if (arc_row(r, &w, &c)) {
+			more = -1;
+			break;
+		}
+out:
+	sqlite3_finalize(w.st);
+	return costs_close(&c, more == 0) || more ? -1 : 0;
+}
+
+static int read_samples(rd *r)
+{
+	row w = { r, "samples", NULL, 0 };
+	costs c;
+	int more = -1;
+	if (costs_open(r, &c, "sample_weights", "sample", "samples") ||
+	    rd_prepare(r, "SELECT id, time_ns, part, node FROM samples ORDER BY id", &w.st))
+		goto out;
+	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
+		int64_t time;
+		plumb_id part, node;
+		bool any;
+		if (col_int(&w, 1, "time_ns", &time, NULL) ||
+		    col_ref(&w, 2, "part", &r->part, false, &part) ||
+		    col_ref(&w, 3, "node", &r->node, false, &node) || costs_take(&c, w.id, &any)) {
+			more = -1;
+			break;
+		}
+		if (plumb_sample_add(r->p, store_i2u(time), part, node, r->vec, r->err)) {
+			more = row_model_fail(&w);
+			break;
+		}
+	}
+out:
+	sqlite3_finalize(w.st);
+	return costs_close(&c, more == 0) || more ? -1 : 0;
+}
+
+static int read_meta(rd *r)
+{
+	row w = { r, "meta", NULL, 0 };
+	if (rd_prepare(r, "SELECT id, name, value FROM meta ORDER BY id", &w.st))
+		return -1;
+	int more, ret = -1;
+	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
+		plumb_id name, value;
+		if (col_sid(&w, 1, "name", false, &name) || col_sid(&w, 2, "value", false, &value))
+			goto out;
+		if (plumb_meta_set(r->p, S(r, name), S(r, value), r->err)) {
+			row_model_fail(&w);
+			goto out;
+		}
+	}
+	ret = more;
+out:
+	sqlite3_finalize(w.st);
+	return ret;
+}
+
+/* ---- opening and checking the file ------------------------------------------- */
+
+static uint32_t be32(const unsigned char *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/* Check the 100-byte SQLite header before SQLite sees the file, so that the
+ * common mistakes get a precise message: not SQLite, another application's
+ * database, a file cut short (SQLite alone would only say "malformed"). */
+static int check_header(const char *path, plumb_error *err)
+{
+	FILE *f = plumb_open_input(path, err);
+	if (!f)
+		return -1;
+	unsigned char h[100];
+	size_t n = fread(h, 1, sizeof h, f);
+	struct stat st;
+	int bad = ferror(f) || fstat(fileno(f), &st) != 0;
+	fclose(f);
+	if (bad)
+		return plumb_fail(err, PLUMB_ERR_IO, "%s: cannot read", path);
+	if (!plumb_store_detect(h, n))
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "%s: not a plumb profile (not a SQLite database: expected the "
+				  "header \"SQLite format 3\")", path);
+	if (n < sizeof h)
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "%s: damaged or truncated .plumb file (SQLite: %zu bytes, shorter "
+				  "than the 100-byte database header)", path, n);
+	uint32_t app = be32(h + 68);
+	if (app != PLUMB_STORE_APPLICATION_ID)
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "%s: not a plumb profile (SQLite application_id 0x%08x, expected "
+				  "0x%08x)", path, (unsigned)app, (unsigned)PLUMB_STORE_APPLICATION_ID);
+	uint32_t page = (uint32_t)h[16] << 8 | h[17];
+	if (page == 1)
+		page = 65536;
+	/* The header's page count is valid when its change counter matches. */
+	uint64_t want = (uint64_t)page * be32(h + 28);
+	if (be32(h + 24) == be32(h + 92) && want > (uint64_t)st.st_size)
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "%s: damaged or truncated .plumb file (SQLite: the header says "
+				  "%llu bytes, the file has %lld)", path, (unsigned long long)want,
+				  (long long)st.st_size);
+	return 0;
+}
+
+static int pragma_int(rd *r, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *st;
+	if (rd_prepare(r, sql, &st))
+		return -1;
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : rd_sqlite_fail(r, rc);
+}
+
+static int check_version(rd *r)
+{
+	int64_t app, version;
+	if (pragma_int(r, "PRAGMA application_id", &app) ||
+	    pragma_int(r, "PRAGMA user_version", &version))
+		return -1;
+	if (app != PLUMB_STORE_APPLICATION_ID)
+		return plumb_fail(r->err, PLUMB_ERR_FORMAT,
+				  "%s: not a plumb profile (SQLite application_id 0x%08llx, expected "
+				  "0x%08x)", r->path, (unsigned long long)(uint32_t)app,
+				  (unsigned)PLUMB_STORE_APPLICATION_ID);
+	if (version > PLUMB_STORE_VERSION)
+		return plumb_fail(r->err, PLUMB_ERR_UNSUPPORTED,
+				  "%s: .plumb schema version %lld is newer than this plumb reads "
+				  "(up to %d): upgrade plumb", r->path, (long long)version,
+				  PLUMB_STORE_VERSION);
+	if (version < 1)
+		return plumb_fail(r->err, PLUMB_ERR_FORMAT,
+				  "%s: damaged .plumb file (schema version %lld, expected 1 to %d)",
+				  r->path, (long long)version, PLUMB_STORE_VERSION);
+	return 0;
+}
+
+static int rd_exec(rd *r, const char *sql)
+{
+	int rc = sqlite3_exec(r->db, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : rd_sqlite_fail(r, rc);
+}
+
+/* The file is untrusted input: no schema-defined code may run with power. */
+static int rd_open(rd *r)
+{
+	int rc = sqlite3_open_v2(r->path, &r->db, SQLITE_OPEN_READONLY, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_extended_result_codes(r->db, 1);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_db_config(r->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_db_config(r->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+	return rc == SQLITE_OK ? 0 : rd_sqlite_fail(r, rc);
+}
+
+static int read_all(rd *r)
+{
+	/* One read transaction: a consistent snapshot of the whole file. */
+	if (check_version(r) || rd_exec(r, "BEGIN"))
+		return -1;
+	if (read_strings(r) || read_events(r) || read_modules(r) || read_files(r) ||
+	    read_functions(r) || read_frames(r) || read_parts(r) || read_cct(r) ||
+	    read_cg_self(r) || read_arcs(r) || read_samples(r) || read_meta(r))
+		return -1;
+	return rd_exec(r, "COMMIT");
+}
+
+int plumb_store_read(plumb_profile *p, const char *path, const struct plumb_read_opts *opts,
+		     plumb_error *err)
+{
+	(void)opts; /* nothing in a well-formed store calls for a warning */
+	if (check_header(path, err))
+		return -1;
+	rd r = { .p = p, .path = path, .err = err };
+	r.str.table = "strings";
+	r.mod.table = "modules";
+	r.file.table = "files";
+	r.fn.table = "functions";
+	r.frame.table = "frames";
+	r.part.table = "parts";
+	r.node.table = "cct_nodes";
+	int ret = rd_open(&r) || read_all(&r) ? -1 : 0;
+	sqlite3_close(r.db); /* every statement is finalized; a read-only close cannot fail */
+	idmap *maps[] = { &r.str, &r.mod, &r.file, &r.fn, &r.frame, &r.part, &r.node };
+	for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
+		free(maps[i]->v);
+	free(r.parts);
+	free(r.vec);
+	return ret;
+}
