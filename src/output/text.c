@@ -227,14 +227,37 @@ typedef struct writer {
 	const plumb_table *t;
 	const plumb_text_opts *o;
 	size_t *w;    /* column widths in code points */
+	bool *hidden; /* columns empty in every row: left out of text */
+	size_t first; /* the first shown column */
 	strbuf cell;  /* scratch for one cell's text */
 	strbuf line;  /* the line being built */
 	char num[NUM_SIZE];
 } writer;
 
+/* A column with no value in any row tells a reader nothing in text (CSV
+ * and JSON keep it, for machines that expect it). */
+static void find_hidden(writer *wr)
+{
+	const plumb_table *t = wr->t;
+	size_t nrows = 0;
+	for (size_t i = 0; i < t->nrows; i++)
+		nrows += t->rows[i].kind != PLUMB_ROW_SEPARATOR;
+	wr->first = 0;
+	for (size_t c = 0; c < t->ncols; c++) {
+		bool empty = nrows > 0 && !t->cols[c].name_column;
+		for (size_t i = 0; i < t->nrows && empty; i++)
+			empty = t->rows[i].kind == PLUMB_ROW_SEPARATOR ||
+				t->rows[i].cells[c].type == PLUMB_CELL_NULL;
+		wr->hidden[c] = empty;
+		if (empty && wr->first == c)
+			wr->first = c + 1;
+	}
+}
+
 static void measure(writer *wr)
 {
 	const plumb_table *t = wr->t;
+	find_hidden(wr);
 	for (size_t c = 0; c < t->ncols; c++) {
 		wr->w[c] = 0;
 		if (wr->o->header) {
@@ -275,7 +298,8 @@ static size_t total_width(const writer *wr)
 {
 	size_t sum = 0;
 	for (size_t c = 0; c < wr->t->ncols; c++)
-		sum += wr->w[c] + (c ? GAP : 0);
+		if (!wr->hidden[c])
+			sum += wr->w[c] + (c > wr->first ? GAP : 0);
 	return sum;
 }
 
@@ -288,7 +312,7 @@ static void fit(writer *wr)
 		for (;;) {
 			size_t best = SIZE_MAX;
 			for (size_t c = 0; c < wr->t->ncols; c++)
-				if (shrink_tier(&wr->t->cols[c]) == tier && wr->w[c] > MIN_SHRUNK &&
+				if (!wr->hidden[c] && shrink_tier(&wr->t->cols[c]) == tier && wr->w[c] > MIN_SHRUNK &&
 				    (best == SIZE_MAX || wr->w[c] > wr->w[best]))
 					best = c;
 			if (best == SIZE_MAX || total <= width)
@@ -317,6 +341,8 @@ static const char *pct_colour(const plumb_cell *cell)
 /* Append one padded column; indent is the wanted indentation. */
 static void put_column(writer *wr, size_t c, const char *s, size_t indent, const char *colour)
 {
+	if (wr->hidden[c])
+		return;
 	size_t avail = wr->w[c], sw = text_width(s);
 	bool right = is_numeric(wr->t->cols[c].type);
 	if (indent + sw > avail) {
@@ -326,7 +352,7 @@ static void put_column(writer *wr, size_t c, const char *s, size_t indent, const
 			indent = avail > keep ? avail - keep : 0;
 	}
 	size_t budget = avail - indent, shown = sw < budget ? sw : budget;
-	if (c > 0)
+	if (c > wr->first)
 		sb_spaces(&wr->line, GAP);
 	sb_spaces(&wr->line, right ? avail - shown : indent);
 	if (colour)
@@ -425,9 +451,13 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 	}
 	if (!t || !out)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "no table or no output stream");
-	writer wr = { .t = t, .o = o, .w = calloc(t->ncols ? t->ncols : 1, sizeof(size_t)) };
-	if (!wr.w)
+	writer wr = { .t = t, .o = o, .w = calloc(t->ncols ? t->ncols : 1, sizeof(size_t)),
+		      .hidden = calloc(t->ncols ? t->ncols : 1, sizeof(bool)) };
+	if (!wr.w || !wr.hidden) {
+		free(wr.w);
+		free(wr.hidden);
 		return plumb_fail_nomem(err);
+	}
 	measure(&wr);
 	if (o->width > 0)
 		fit(&wr);
@@ -442,6 +472,7 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 	if (write_failed(out, rc == 0 ? err : NULL) < 0)
 		rc = -1;
 	free(wr.w);
+	free(wr.hidden);
 	free(wr.cell.p);
 	free(wr.line.p);
 	return rc;
