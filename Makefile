@@ -11,13 +11,16 @@ PKGS      := sqlite3
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
+# CFLAGS/LDFLAGS are the user's (optimisation, debug); what the build needs
+# goes in ALL_* so that `make CFLAGS=...` cannot drop it.
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers -fPIC
-CPPFLAGS += -D_GNU_SOURCE -DPLUMB_VERSION='"$(VERSION)"' -Iinclude -Isrc $(PKG_CFLAGS)
+ALL_CFLAGS   = -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers -fPIC $(CFLAGS)
+ALL_CPPFLAGS = -D_GNU_SOURCE -DPLUMB_VERSION='"$(VERSION)"' -Iinclude -Isrc $(PKG_CFLAGS) $(CPPFLAGS)
+ALL_LDFLAGS  = $(LDFLAGS)
 LDLIBS   += $(PKG_LIBS) -lm
 ifneq ($(SANITIZE),)
-CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-LDFLAGS  += -fsanitize=address,undefined
+ALL_CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+ALL_LDFLAGS += -fsanitize=address,undefined
 endif
 
 LIB_SRC  := $(sort $(wildcard src/model/*.c src/formats/*.c src/store/*.c src/analysis/*.c src/output/*.c))
@@ -34,20 +37,20 @@ all: $(BUILD)/plumb $(BUILD)/libplumb.a $(BUILD)/libplumb.so
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libplumb.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(BUILD)/libplumb.so: $(LIB_OBJ)
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libplumb.so.0 -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libplumb.so.0 -o $@ $^ $(LDLIBS)
 
 $(BUILD)/plumb: $(CLI_OBJ) $(BUILD)/libplumb.a
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libplumb.a $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libplumb.a $(LDLIBS)
 
 $(BUILD)/test-unit: $(TEST_OBJ) $(BUILD)/libplumb.a
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libplumb.a $(LDLIBS) -lcriterion
+	$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libplumb.a $(LDLIBS) -lcriterion
 
 deps:
 	@sh scripts/deps.sh
@@ -66,8 +69,8 @@ SAN_VARS := BUILD=build-san SANITIZE=1 CFLAGS='-O1 -g'
 check: deps
 	@$(MAKE) --no-print-directory build/plumb build/test-unit
 	@$(MAKE) --no-print-directory $(SAN_VARS) build-san/plumb build-san/test-unit
-	-@ASAN_OPTIONS=detect_leaks=1 sh tests/run.sh build
-	-@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh build-san
+	-@sh tests/run.sh build
+	-@ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87 sh tests/run.sh build-san
 	@sh tests/summary.sh build build-san
 
 bench: all

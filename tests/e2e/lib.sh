@@ -16,6 +16,10 @@ run() {
 	rc=$?
 	out=$(cat .out)
 	err=$(cat .err)
+	# Any sanitizer report fails the test, whatever the exit status.
+	case "$err" in
+	*AddressSanitizer*|*"runtime error"*|*LeakSanitizer*) fail "sanitizer report from: $*" "$err" ;;
+	esac
 }
 
 # expect NAME STATUS CMD...: the command exits with STATUS.
@@ -36,9 +40,6 @@ expect_err() {
 	else
 		fail "$name" "exit $rc (expected $want)" "stderr: $err" "expected to contain: $text"
 	fi
-	case "$err" in
-	*AddressSanitizer*|*runtime\ error*|*LeakSanitizer*) fail "$name (sanitizer)" "$err" ;;
-	esac
 }
 
 # expect_out NAME TEXT: the last run's stdout holds TEXT.
