@@ -52,7 +52,8 @@ int plumb_detect_file(const char *path, plumb_format *out, plumb_error *err);
 plumb_format plumb_detect_buffer(const unsigned char *head, size_t len);
 
 /* Detect and read one file into p (which may already hold other files of the
- * same events: they are added as further parts/costs). fmt_out may be NULL. */
+ * same events: they are added as further parts/costs). fmt_out may be NULL.
+ * On failure p may hold part of the file: discard it (plumb_profile_free). */
 int plumb_read_file(plumb_profile *p, const char *path, const plumb_read_opts *opts,
 		    plumb_format *fmt_out, plumb_error *err);
 

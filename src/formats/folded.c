@@ -143,9 +143,72 @@ static split_status split_line(const char *line, size_t len, line_parts *lp)
 	return SPLIT_OK;
 }
 
+/* ---- hashing ------------------------------------------------------------ */
+
+static inline uint64_t load64(const char *s)
+{
+	uint64_t w;
+	memcpy(&w, s, 8);
+	return w;
+}
+
+static inline uint64_t rotl64(uint64_t x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+/* A fast hash for lookups that always compare the keys afterwards: four
+ * independent lanes over 32-byte blocks (stacks are long), then words,
+ * then the tail, then a final mix so that the low bits are usable. */
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	const uint64_t p1 = 0x9E3779B185EBCA87u, p2 = 0xC2B2AE3D27D4EB4Fu;
+	uint64_t h = 0x27D4EB2F165667C5u ^ ((uint64_t)n * p1);
+	if (n >= 32) {
+		uint64_t a = p1 + p2, b = p2, c = 0, d = 0x61C8864E7A143579u;
+		for (; n >= 32; s += 32, n -= 32) {
+			a = rotl64(a + load64(s) * p2, 31) * p1;
+			b = rotl64(b + load64(s + 8) * p2, 31) * p1;
+			c = rotl64(c + load64(s + 16) * p2, 31) * p1;
+			d = rotl64(d + load64(s + 24) * p2, 31) * p1;
+		}
+		h ^= rotl64(a, 1) + rotl64(b, 7) + rotl64(c, 12) + rotl64(d, 18);
+	}
+	for (; n >= 8; s += 8, n -= 8)
+		h = rotl64(h ^ (load64(s) * p2), 27) * p1;
+	uint64_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+	h = rotl64(h ^ (w * p1), 23) * p2;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdu;
+	h ^= h >> 33;
+	return h;
+}
+
+/* Grow an array to hold need elements of elem bytes. -1 on ENOMEM. */
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : 256;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / elem)
+			return -1;
+		n *= 2;
+	}
+	void *nv = realloc(*v, n * elem);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = n;
+	return 0;
+}
+
 /* ---- frame cache: frame text -> frame id --------------------------------
- * Most frames repeat on many lines; hashing the raw text once saves the
- * module, function and frame interning on every later occurrence. */
+ * Most frames repeat on many lines; hashing the trimmed text saves the
+ * module, function and frame interning on every later occurrence. The
+ * cache also keeps one text per frame id, to check repeated stacks. */
 
 typedef struct frame_entry {
 	uint64_t hash;
@@ -160,31 +223,16 @@ typedef struct frame_cache {
 	size_t n, cap;
 	uint32_t *slots;      /* entry index + 1, 0 = empty */
 	size_t nslots;        /* a power of two */
+	uint32_t *by_frame;   /* frame id -> entry index + 1 of one of its texts */
+	size_t by_frame_cap;
 } frame_cache;
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0x9E3779B97F4A7C15u ^ (uint64_t)n;
-	while (n >= 8) {
-		uint64_t w;
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdu;
-		h ^= h >> 32;
-		s += 8;
-		n -= 8;
-	}
-	uint64_t w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
-	h ^= h >> 29;
-	return h;
-}
 
 static void frame_cache_free(frame_cache *c)
 {
 	free(c->text);
 	free(c->ent);
 	free(c->slots);
+	free(c->by_frame);
 }
 
 static plumb_id frame_cache_find(const frame_cache *c, uint64_t h, const char *s, size_t n)
@@ -221,28 +269,15 @@ static int frame_cache_grow_slots(frame_cache *c)
 
 static int frame_cache_add(frame_cache *c, uint64_t h, const char *s, size_t n, plumb_id frame)
 {
-	if (c->n >= UINT32_MAX - 1)
+	size_t old = c->by_frame_cap;
+	if (c->n >= UINT32_MAX - 1 ||
+	    ((c->n + 1) * 2 > c->nslots && frame_cache_grow_slots(c) < 0) ||
+	    grow((void **)&c->ent, &c->cap, c->n + 1, sizeof *c->ent) < 0 ||
+	    grow((void **)&c->text, &c->text_cap, c->text_len + n, 1) < 0 ||
+	    grow((void **)&c->by_frame, &c->by_frame_cap, (size_t)frame + 1, sizeof *c->by_frame) < 0)
 		return -1;
-	if ((c->n + 1) * 2 > c->nslots && frame_cache_grow_slots(c) < 0)
-		return -1;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		frame_entry *ent = realloc(c->ent, cap * sizeof *ent);
-		if (!ent)
-			return -1;
-		c->ent = ent;
-		c->cap = cap;
-	}
-	if (c->text_len + n > c->text_cap) {
-		size_t cap = c->text_cap ? c->text_cap : 4096;
-		while (cap < c->text_len + n)
-			cap *= 2;
-		char *text = realloc(c->text, cap);
-		if (!text)
-			return -1;
-		c->text = text;
-		c->text_cap = cap;
-	}
+	if (c->by_frame_cap > old)
+		memset(c->by_frame + old, 0, (c->by_frame_cap - old) * sizeof *c->by_frame);
 	memcpy(c->text + c->text_len, s, n);
 	c->ent[c->n] = (frame_entry){ .hash = h, .off = c->text_len, .len = n, .frame = frame };
 	c->text_len += n;
@@ -250,6 +285,8 @@ static int frame_cache_add(frame_cache *c, uint64_t h, const char *s, size_t n, 
 	while (c->slots[i])
 		i = (i + 1) & (c->nslots - 1);
 	c->slots[i] = (uint32_t)++c->n;
+	if (!c->by_frame[frame])
+		c->by_frame[frame] = (uint32_t)c->n;
 	return 0;
 }
 
@@ -323,30 +360,115 @@ static frame_parts parse_frame(const char *t, size_t n)
 	return fp;
 }
 
+/* ---- distinct stacks ------------------------------------------------------
+ * The reader first sums the counts of each distinct stack, then builds the
+ * calling context tree from the distinct stacks in sorted order. Lines
+ * repeat stacks (several collapsed files concatenated) and come in any
+ * order: a repeated line is found by the hash of its text and checked
+ * frame by frame against the frame texts of the stack it matches, without
+ * hashing its frames. Sorted, each stack shares its longest prefix with the
+ * one before it, so each CCT node is looked up about once, not once per
+ * line. A stack is a record of 32-bit words in one arena: */
+enum { REC_DEPTH, REC_COUNT_LO, REC_COUNT_HI, REC_LINE_LO, REC_LINE_HI, REC_HEAD };
+
+typedef struct stack_table {
+	uint32_t *w;          /* records back to back: REC_HEAD words, then frame ids */
+	size_t n, cap;
+	size_t count;         /* records */
+	uint64_t *slots;      /* high hash bits << 32 | (record offset + 1); 0 = empty */
+	size_t nslots;        /* a power of two */
+} stack_table;
+
+static uint64_t rec_get(const uint32_t *rec, int at)
+{
+	return (uint64_t)rec[at] | (uint64_t)rec[at + 1] << 32;
+}
+
+static void rec_set(uint32_t *rec, int at, uint64_t v)
+{
+	rec[at] = (uint32_t)v;
+	rec[at + 1] = (uint32_t)(v >> 32);
+}
+
+static void stack_table_free(stack_table *t)
+{
+	free(t->w);
+	free(t->slots);
+}
+
+static int stack_grow_slots(stack_table *t)
+{
+	size_t ns = t->nslots ? t->nslots * 2 : 4096;
+	uint64_t *slots = calloc(ns, sizeof *slots);
+	if (!slots)
+		return -1;
+	for (size_t k = 0; k < t->nslots; k++) {
+		uint64_t s = t->slots[k];
+		if (!s)
+			continue;
+		/* the slot holds only the high hash bits: rehash by them */
+		size_t i = (size_t)(s >> 32) & (ns - 1);
+		while (slots[i])
+			i = (i + 1) & (ns - 1);
+		slots[i] = s;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = ns;
+	return 0;
+}
+
+/* The slot index of a hash: its high bits, which the slots keep. */
+static size_t stack_slot(const stack_table *t, uint64_t h)
+{
+	return (size_t)(h >> 32) & (t->nslots - 1);
+}
+
+/* Add a record for ids[0 .. depth); NULL on ENOMEM or a full arena. */
+static uint32_t *stack_insert(stack_table *t, uint64_t h, const plumb_id *ids, size_t depth)
+{
+	size_t need = t->n + REC_HEAD + depth;
+	if (depth > UINT32_MAX || need >= UINT32_MAX ||
+	    ((t->count + 1) * 2 > t->nslots && stack_grow_slots(t) < 0) ||
+	    grow((void **)&t->w, &t->cap, need, sizeof *t->w) < 0)
+		return NULL;
+	uint32_t *rec = t->w + t->n;
+	rec[REC_DEPTH] = (uint32_t)depth;
+	rec_set(rec, REC_COUNT_LO, 0);
+	rec_set(rec, REC_LINE_LO, 0);
+	memcpy(rec + REC_HEAD, ids, depth * sizeof *ids);
+	size_t i = stack_slot(t, h);
+	while (t->slots[i])
+		i = (i + 1) & (t->nslots - 1);
+	t->slots[i] = (h & 0xFFFFFFFF00000000u) | (uint64_t)(t->n + 1);
+	t->n = need;
+	t->count++;
+	return rec;
+}
+
 /* ---- the reader ---------------------------------------------------------- */
 
 typedef struct folded_reader {
 	plumb_profile *p;
 	const char *path;
 	unsigned long lineno;
-	uint64_t *costs;      /* one slot per event; only the first is set */
-	plumb_id root;        /* the CCT root of the default part */
 	frame_cache cache;
-	/* The previous stack (kept in the other getline buffer) with the end
-	 * offset and CCT node of each frame: a following line that shares a
-	 * prefix reuses that part of the path. */
+	stack_table stacks;
+	/* The last stack whose frames were hashed (kept in the other getline
+	 * buffer), with the end offset and frame id of each frame: a line that
+	 * starts with the same bytes reuses those frames. */
 	const char *prev;
 	size_t prev_len, depth, path_cap;
 	size_t *end;
-	plumb_id *node;
+	plumb_id *ids;
 } folded_reader;
 
 static void reader_free(folded_reader *r)
 {
 	frame_cache_free(&r->cache);
-	free(r->costs);
+	stack_table_free(&r->stacks);
 	free(r->end);
-	free(r->node);
+	free(r->ids);
 }
 
 /* Intern the function and frame that a frame's text names. t is inside
@@ -385,17 +507,53 @@ static plumb_id resolve_frame(folded_reader *r, char *t, size_t n)
 	return frame;
 }
 
+/* Is the stack text s the frames ids? Each frame, trimmed, must be the text
+ * that the cache resolved to that id. */
+static bool same_stack(const frame_cache *c, const uint32_t *ids, size_t depth, const char *s,
+		       size_t len)
+{
+	size_t pos = 0;
+	for (size_t i = 0; i < depth; i++) {
+		if (i > 0) {
+			if (pos == len || s[pos] != ';')
+				return false;
+			pos++;
+		}
+		while (pos < len && is_ws((unsigned char)s[pos]))
+			pos++;
+		const frame_entry *e = &c->ent[c->by_frame[ids[i]] - 1];
+		if (len - pos < e->len || memcmp(s + pos, c->text + e->off, e->len) != 0)
+			return false;
+		pos += e->len;
+		while (pos < len && is_ws((unsigned char)s[pos]))
+			pos++;
+	}
+	return pos == len;
+}
+
+/* The record of a stack seen before, by its text; NULL if it is new. */
+static uint32_t *find_stack(const folded_reader *r, uint64_t h, const char *s, size_t len)
+{
+	const stack_table *t = &r->stacks;
+	if (!t->nslots)
+		return NULL;
+	for (size_t i = stack_slot(t, h);; i = (i + 1) & (t->nslots - 1)) {
+		uint64_t slot = t->slots[i];
+		if (!slot)
+			return NULL;
+		if ((slot >> 32) != (h >> 32))
+			continue;
+		uint32_t *rec = t->w + (uint32_t)slot - 1;
+		if (same_stack(&r->cache, rec + REC_HEAD, rec[REC_DEPTH], s, len))
+			return rec;
+	}
+}
+
 static size_t common_prefix(const char *a, size_t na, const char *b, size_t nb)
 {
 	size_t n = na < nb ? na : nb, i = 0;
-	while (i + 8 <= n) {
-		uint64_t x, y;
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			break;
+	while (i + 8 <= n && load64(a + i) == load64(b + i))
 		i += 8;
-	}
 	while (i < n && a[i] == b[i])
 		i++;
 	return i;
@@ -426,23 +584,21 @@ static int path_reserve(folded_reader *r, size_t depth, plumb_error *err)
 	if (!end)
 		return plumb_fail_nomem(err);
 	r->end = end;
-	plumb_id *node = realloc(r->node, cap * sizeof *node);
-	if (!node)
+	plumb_id *ids = realloc(r->ids, cap * sizeof *ids);
+	if (!ids)
 		return plumb_fail_nomem(err);
-	r->node = node;
+	r->ids = ids;
 	r->path_cap = cap;
 	return 0;
 }
 
-/* Walk (creating) the CCT path of a stack; returns the leaf node. */
-static plumb_id walk_stack(folded_reader *r, char *stack, size_t len, plumb_error *err)
+/* Split a new stack into frames and fill r->ids[0 .. r->depth). */
+static int stack_frames(folded_reader *r, char *stack, size_t len, plumb_error *err)
 {
 	size_t k = shared_frames(r, stack, len), pos = 0;
-	plumb_id node = r->root;
 	r->prev = NULL; /* until this line is complete */
 	r->depth = k;
 	if (k > 0) {
-		node = r->node[k - 1];
 		if (r->end[k - 1] == len)
 			goto done;
 		pos = r->end[k - 1] + 1;
@@ -456,20 +612,18 @@ static plumb_id walk_stack(folded_reader *r, char *stack, size_t len, plumb_erro
 			b--;
 		if (a == b) {
 			char q[QUOTE_MAX * 4 + 8];
-			plumb_fail(err, PLUMB_ERR_FORMAT,
-				   "%s:%lu: expected a function name in frame %zu of the stack, got an empty frame in %s",
-				   r->path, r->lineno, r->depth + 1, quote(q, sizeof q, stack, len));
-			return PLUMB_NONE;
+			return plumb_fail(err, PLUMB_ERR_FORMAT,
+					  "%s:%lu: expected a function name in frame %zu of the stack, "
+					  "got an empty frame in %s",
+					  r->path, r->lineno, r->depth + 1, quote(q, sizeof q, stack, len));
 		}
+		if (path_reserve(r, r->depth, err) < 0)
+			return -1;
 		plumb_id frame = resolve_frame(r, stack + a, b - a);
-		if (frame != PLUMB_NONE)
-			node = plumb_cct_child(r->p, node, frame);
-		if (frame == PLUMB_NONE || node == PLUMB_NONE || path_reserve(r, r->depth, err) < 0) {
-			plumb_fail_nomem(err);
-			return PLUMB_NONE;
-		}
+		if (frame == PLUMB_NONE)
+			return plumb_fail_nomem(err);
 		r->end[r->depth] = end;
-		r->node[r->depth] = node;
+		r->ids[r->depth] = frame;
 		r->depth++;
 		if (!semi)
 			break;
@@ -478,7 +632,33 @@ static plumb_id walk_stack(folded_reader *r, char *stack, size_t len, plumb_erro
 done:
 	r->prev = stack;
 	r->prev_len = len;
-	return node;
+	return 0;
+}
+
+/* Add a line's count to its stack's record, creating it for a new stack.
+ * 1: the line's frames were hashed (its buffer is r->prev), 0: a repeat. */
+static int add_stack(folded_reader *r, char *stack, size_t len, uint64_t count,
+		     plumb_error *err)
+{
+	uint64_t h = hash_bytes(stack, len);
+	uint32_t *rec = find_stack(r, h, stack, len);
+	int fresh = 0;
+	if (!rec) {
+		if (stack_frames(r, stack, len, err) < 0)
+			return -1;
+		if (!(rec = stack_insert(&r->stacks, h, r->ids, r->depth)))
+			return plumb_fail_nomem(err);
+		fresh = 1;
+	}
+	uint64_t sum = rec_get(rec, REC_COUNT_LO);
+	if (sum > UINT64_MAX - count)
+		return plumb_fail(err, PLUMB_ERR_OVERFLOW,
+				  "%s:%lu: expected the samples of a stack to total at most %" PRIu64
+				  ", got more (adding %" PRIu64 ")",
+				  r->path, r->lineno, UINT64_MAX, count);
+	rec_set(rec, REC_COUNT_LO, sum + count);
+	rec_set(rec, REC_LINE_LO, r->lineno);
+	return fresh;
 }
 
 /* Explain a bad last token. */
@@ -542,7 +722,7 @@ static int check_line(const folded_reader *r, char *line, size_t n, line_parts *
 	return 0;
 }
 
-/* Read one line. 1: it had a stack (keep its buffer), 0: blank, -1: error. */
+/* Read one line. 1: its buffer is now r->prev, 0: it is not, -1: error. */
 static int read_line(folded_reader *r, char *line, size_t n, plumb_error *err)
 {
 	line_parts lp;
@@ -551,52 +731,7 @@ static int read_line(folded_reader *r, char *line, size_t n, plumb_error *err)
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	/* the stack is inside line, which is ours to write */
-	plumb_id leaf = walk_stack(r, line + (lp.stack - line), lp.stack_len, err);
-	if (leaf == PLUMB_NONE)
-		return -1;
-	if (count == 0)
-		return 1;
-	r->costs[0] = count;
-	if (plumb_cct_add_self(r->p, leaf, r->costs, err) < 0) {
-		if (err && err->code == PLUMB_ERR_OVERFLOW)
-			plumb_fail(err, PLUMB_ERR_OVERFLOW,
-				   "%s:%lu: expected the samples of a stack to total at most %" PRIu64
-				   ", got more (adding %" PRIu64 ")",
-				   r->path, r->lineno, UINT64_MAX, count);
-		return -1;
-	}
-	return 1;
-}
-
-/* The profile counts "samples" first: add it, or check that it is there. */
-static int setup_event(plumb_profile *p, const char *path, plumb_error *err)
-{
-	if (p->events.n == 0)
-		return plumb_event_add(p, "samples", "Samples", "samples", err) < 0 ? -1 : 0;
-	const char *first = plumb_str(p, p->events.v[0].name);
-	if (!first || strcmp(first, "samples") != 0)
-		return plumb_fail(err, PLUMB_ERR_FORMAT,
-				  "%s: expected a profile whose first event is \"samples\" to add "
-				  "folded stacks to, got one whose first event is \"%s\"",
-				  path, first ? first : "");
-	return 0;
-}
-
-static int reader_init(folded_reader *r, plumb_profile *p, const char *path, plumb_error *err)
-{
-	memset(r, 0, sizeof *r);
-	r->p = p;
-	r->path = path;
-	if (setup_event(p, path, err) < 0)
-		return -1;
-	plumb_id part = plumb_part_default(p);
-	if (part == PLUMB_NONE)
-		return plumb_fail_nomem(err);
-	r->root = p->parts.v[part].root;
-	r->costs = calloc(p->events.n, sizeof *r->costs);
-	if (!r->costs)
-		return plumb_fail_nomem(err);
-	return 0;
+	return add_stack(r, line + (lp.stack - line), lp.stack_len, count, err);
 }
 
 static int read_stream(folded_reader *r, FILE *fp, plumb_error *err)
@@ -628,6 +763,89 @@ static int read_stream(folded_reader *r, FILE *fp, plumb_error *err)
 	return rc;
 }
 
+/* Records by their frame ids, byte-wise: any lexicographic order keeps
+ * the stacks that share a prefix together. */
+static int compare_records(const void *pa, const void *pb, void *ctx)
+{
+	const uint32_t *w = ctx;
+	const uint32_t *a = w + *(const uint32_t *)pa, *b = w + *(const uint32_t *)pb;
+	uint32_t da = a[REC_DEPTH], db = b[REC_DEPTH];
+	int c = memcmp(a + REC_HEAD, b + REC_HEAD, (da < db ? da : db) * sizeof *a);
+	if (c)
+		return c;
+	return da < db ? -1 : da > db;
+}
+
+/* Walk the distinct stacks in sorted order, reusing the previous stack's
+ * path for the shared prefix, and add each total. */
+static int build_cct(folded_reader *r, plumb_error *err)
+{
+	const stack_table *t = &r->stacks;
+	plumb_profile *p = r->p;
+	plumb_id part = plumb_part_default(p);
+	uint64_t *costs = calloc(p->events.n, sizeof *costs);
+	uint32_t *order = malloc((t->count ? t->count : 1) * sizeof *order);
+	size_t maxdepth = 0, k = 0;
+	for (size_t off = 0; off < t->n && order; off += REC_HEAD + t->w[off + REC_DEPTH]) {
+		order[k++] = (uint32_t)off;
+		if (t->w[off + REC_DEPTH] > maxdepth)
+			maxdepth = t->w[off + REC_DEPTH];
+	}
+	plumb_id *nodes = malloc((maxdepth + 1) * sizeof *nodes); /* nodes[d]: at depth d */
+	int rc = 0;
+	if (part == PLUMB_NONE || !costs || !order || !nodes) {
+		rc = plumb_fail_nomem(err);
+		goto out;
+	}
+	nodes[0] = p->parts.v[part].root;
+	qsort_r(order, t->count, sizeof *order, compare_records, t->w);
+	const uint32_t *prev = NULL;
+	for (size_t i = 0; i < t->count; i++) {
+		const uint32_t *rec = t->w + order[i], *ids = rec + REC_HEAD;
+		size_t depth = rec[REC_DEPTH], d = 0;
+		while (prev && d < prev[REC_DEPTH] && d < depth && prev[REC_HEAD + d] == ids[d])
+			d++;
+		for (; d < depth; d++)
+			if ((nodes[d + 1] = plumb_cct_child(p, nodes[d], ids[d])) == PLUMB_NONE) {
+				rc = plumb_fail_nomem(err);
+				goto out;
+			}
+		prev = rec;
+		if (!(costs[0] = rec_get(rec, REC_COUNT_LO)))
+			continue;
+		if (plumb_cct_add_self(p, nodes[depth], costs, err) < 0) {
+			/* only over costs read before this file (or texts that differ
+			 * in spaces alone) */
+			if (err && err->code == PLUMB_ERR_OVERFLOW)
+				plumb_fail(err, PLUMB_ERR_OVERFLOW,
+					   "%s:%lu: expected the samples of a stack to total at most %"
+					   PRIu64 ", got more", r->path,
+					   (unsigned long)rec_get(rec, REC_LINE_LO), UINT64_MAX);
+			rc = -1;
+			goto out;
+		}
+	}
+out:
+	free(costs);
+	free(order);
+	free(nodes);
+	return rc;
+}
+
+/* The profile counts "samples" first: add it, or check that it is there. */
+static int setup_event(plumb_profile *p, const char *path, plumb_error *err)
+{
+	if (p->events.n == 0)
+		return plumb_event_add(p, "samples", "Samples", "samples", err) < 0 ? -1 : 0;
+	const char *first = plumb_str(p, p->events.v[0].name);
+	if (!first || strcmp(first, "samples") != 0)
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "%s: expected a profile whose first event is \"samples\" to add "
+				  "folded stacks to, got one whose first event is \"%s\"",
+				  path, first ? first : "");
+	return 0;
+}
+
 int plumb_folded_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
 		      plumb_error *err)
 {
@@ -636,10 +854,12 @@ int plumb_folded_read(plumb_profile *p, const char *path, const plumb_read_opts 
 	if (!fp)
 		return -1;
 	__fsetlocking(fp, FSETLOCKING_BYCALLER); /* one thread reads it */
-	folded_reader r;
-	int rc = reader_init(&r, p, path, err);
+	folded_reader r = { .p = p, .path = path };
+	int rc = setup_event(p, path, err);
 	if (rc == 0)
 		rc = read_stream(&r, fp, err);
+	if (rc == 0)
+		rc = build_cct(&r, err);
 	reader_free(&r);
 	fclose(fp);
 	return rc;
