@@ -454,8 +454,8 @@ typedef struct folded_reader {
 	unsigned long lineno;
 	frame_cache cache;
 	stack_table stacks;
-	/* The last stack whose frames were hashed (kept in the other getline
-	 * buffer), with the end offset and frame id of each frame: a line that
+	/* The last stack whose frames were hashed (still in the line buffer
+	 * unless it was refilled since), with the end offset and frame id of each frame: a line that
 	 * starts with the same bytes reuses those frames. */
 	const char *prev;
 	size_t prev_len, depth, path_cap;
@@ -635,20 +635,17 @@ done:
 	return 0;
 }
 
-/* Add a line's count to its stack's record, creating it for a new stack.
- * 1: the line's frames were hashed (its buffer is r->prev), 0: a repeat. */
+/* Add a line's count to its stack's record, creating it for a new stack. */
 static int add_stack(folded_reader *r, char *stack, size_t len, uint64_t count,
 		     plumb_error *err)
 {
 	uint64_t h = hash_bytes(stack, len);
 	uint32_t *rec = find_stack(r, h, stack, len);
-	int fresh = 0;
 	if (!rec) {
 		if (stack_frames(r, stack, len, err) < 0)
 			return -1;
 		if (!(rec = stack_insert(&r->stacks, h, r->ids, r->depth)))
 			return plumb_fail_nomem(err);
-		fresh = 1;
 	}
 	uint64_t sum = rec_get(rec, REC_COUNT_LO);
 	if (sum > UINT64_MAX - count)
@@ -658,7 +655,7 @@ static int add_stack(folded_reader *r, char *stack, size_t len, uint64_t count,
 				  r->path, r->lineno, UINT64_MAX, count);
 	rec_set(rec, REC_COUNT_LO, sum + count);
 	rec_set(rec, REC_LINE_LO, r->lineno);
-	return fresh;
+	return 0;
 }
 
 /* Explain a bad last token. */
@@ -722,7 +719,7 @@ static int check_line(const folded_reader *r, char *line, size_t n, line_parts *
 	return 0;
 }
 
-/* Read one line. 1: its buffer is now r->prev, 0: it is not, -1: error. */
+/* Read one line. -1: error. */
 static int read_line(folded_reader *r, char *line, size_t n, plumb_error *err)
 {
 	line_parts lp;
@@ -734,32 +731,77 @@ static int read_line(folded_reader *r, char *line, size_t n, plumb_error *err)
 	return add_stack(r, line + (lp.stack - line), lp.stack_len, count, err);
 }
 
+/* Lines straight from a block buffer: no copy per line, no line limit
+ * (the buffer grows to hold a long line). */
+typedef struct line_reader {
+	FILE *fp;
+	char *buf;
+	size_t cap, start, end, scanned; /* scanned: bytes after start with no '\n' */
+	bool eof;
+} line_reader;
+
+enum { LINE_BUF = 1 << 20 };
+
+/* The next line (with its '\n', if any) in *line, *len. 1: a line, 0: the
+ * end, -1: a read error or ENOMEM (errno says which). *moved is set when
+ * earlier lines were overwritten. */
+static int next_line(line_reader *lr, char **line, size_t *len, bool *moved)
+{
+	for (;;) {
+		char *from = lr->buf + lr->start + lr->scanned;
+		char *nl = memchr(from, '\n', lr->end - lr->start - lr->scanned);
+		if (nl || (lr->eof && lr->start < lr->end)) {
+			*line = lr->buf + lr->start;
+			*len = nl ? (size_t)(nl + 1 - *line) : lr->end - lr->start;
+			lr->start += *len;
+			lr->scanned = 0;
+			return 1;
+		}
+		if (lr->eof)
+			return 0;
+		lr->scanned = lr->end - lr->start;
+		memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+		lr->end -= lr->start;
+		lr->start = 0;
+		*moved = true;
+		if (lr->end == lr->cap && grow((void **)&lr->buf, &lr->cap, lr->cap + 1, 1) < 0) {
+			errno = ENOMEM;
+			return -1;
+		}
+		size_t n = fread(lr->buf + lr->end, 1, lr->cap - lr->end, lr->fp);
+		lr->end += n;
+		if (n == 0) {
+			if (ferror(lr->fp))
+				return -1;
+			lr->eof = true;
+		}
+	}
+}
+
 static int read_stream(folded_reader *r, FILE *fp, plumb_error *err)
 {
-	char *buf[2] = { NULL, NULL };
-	size_t cap[2] = { 0, 0 };
-	int cur = 0, rc = 0;
-	for (;;) {
-		errno = 0;
-		ssize_t n = getline(&buf[cur], &cap[cur], fp);
-		if (n < 0)
-			break;
+	line_reader lr = { .fp = fp, .buf = malloc(LINE_BUF), .cap = LINE_BUF };
+	if (!lr.buf)
+		return plumb_fail_nomem(err);
+	int rc = 0, st;
+	char *line;
+	size_t n;
+	bool moved = false;
+	while ((st = next_line(&lr, &line, &n, &moved)) > 0) {
+		if (moved)
+			r->prev = NULL; /* its text was overwritten */
+		moved = false;
 		r->lineno++;
-		int st = read_line(r, buf[cur], (size_t)n, err);
-		if (st < 0) {
+		if (read_line(r, line, n, err) < 0) {
 			rc = -1;
 			break;
 		}
-		if (st > 0)
-			cur ^= 1; /* this buffer now holds r->prev: read into the other */
 	}
-	if (rc == 0 && ferror(fp))
-		rc = plumb_fail(err, PLUMB_ERR_IO, "%s:%lu: read error: %s", r->path, r->lineno + 1,
-				strerror(errno ? errno : EIO));
-	else if (rc == 0 && errno == ENOMEM)
-		rc = plumb_fail_nomem(err);
-	free(buf[0]);
-	free(buf[1]);
+	if (st < 0)
+		rc = errno == ENOMEM ? plumb_fail_nomem(err)
+				     : plumb_fail(err, PLUMB_ERR_IO, "%s:%lu: read error: %s", r->path,
+						  r->lineno + 1, strerror(errno ? errno : EIO));
+	free(lr.buf);
 	return rc;
 }
 

@@ -339,19 +339,19 @@ Test(folded, random_stacks_match_reference)
 {
 	static const char *const names[] = { "a", "b", "bc", "b c", "main", "x [m.so]", "op[]",
 					     "k_[k]", " a ", "[lib.so]" };
-	enum { DISTINCT = 400, LINES = 5000 };
+	enum { DISTINCT = 400, LINES = 80000 }; /* about 2 MiB: more than one read buffer */
 	char *stacks[DISTINCT];
 	uint64_t want[DISTINCT] = { 0 };
 	unsigned seed = 12345;
 	for (int i = 0; i < DISTINCT; i++) {
 		char buf[512];
-		size_t n = 0, d = 1 + (size_t)(rand_r(&seed) % 8);
+		size_t n = 0, d = 1 + (size_t)(rand_r(&seed) % 10);
 		for (size_t j = 0; j < d; j++)
 			n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", j ? ";" : "",
 					      names[rand_r(&seed) % 10]);
 		stacks[i] = strdup(buf);
 	}
-	size_t cap = (size_t)LINES * 600, n = 0;
+	size_t cap = (size_t)LINES * 120, n = 0;
 	char *text = malloc(cap);
 	for (int l = 0; l < LINES; l++) {
 		int i = rand_r(&seed) % DISTINCT;
@@ -361,6 +361,7 @@ Test(folded, random_stacks_match_reference)
 		want[i] += c;
 		n += (size_t)snprintf(text + n, cap - n, "%s %" PRIu64 "\n", stacks[i], c);
 	}
+	cr_assert_gt(n, (size_t)1 << 20);
 	plumb_error err;
 	int rc;
 	plumb_profile *p = read_n(text, n, &rc, &err);
@@ -381,7 +382,7 @@ Test(folded, random_stacks_match_reference)
 		for (size_t k = 0; k < one->cct.n; k++)
 			if (plumb_cct_self(one, (plumb_id)k)[0])
 				leaf = (plumb_id)k;
-		plumb_id chain[16];
+		plumb_id chain[32];
 		size_t d = 0;
 		for (plumb_id k = leaf; one->cct.v[k].parent != PLUMB_NONE; k = one->cct.v[k].parent)
 			chain[d++] = one->frames.v[one->cct.v[k].frame].function;
@@ -402,6 +403,37 @@ Test(folded, random_stacks_match_reference)
 	for (int i = 0; i < DISTINCT; i++)
 		free(stacks[i]);
 	free(text);
+}
+
+/* Texts that differ only in spaces around frames are one stack. */
+Test(folded, spacing_variants_are_one_stack)
+{
+	plumb_profile *p = read_ok("a ; b 1\na;b 2\n a;b  3\na\t;b\t4\na;b;c 5\na ;b; c 6\n");
+	cr_assert_eq(self_at(p, "a;b"), 10);
+	cr_assert_eq(self_at(p, "a;b;c"), 11);
+	cr_assert_eq(p->cct.n, 4);
+	plumb_profile_free(p);
+	/* their sum is checked too: the stack's last line is named */
+	read_bad("a;b 18446744073709551615\nc 1\na ;b 1\n", PLUMB_ERR_OVERFLOW,
+		 "3: expected the samples of a stack to total at most 18446744073709551615, "
+		 "got more");
+}
+
+/* Through detection: a damaged line further down is named by the reader. */
+Test(folded, read_file_names_the_bad_line)
+{
+	put_file("main;a 1\nmain;b 2\nmain;foo\nmain;c 3\n", 36);
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	plumb_format fmt = PLUMB_FMT_UNKNOWN;
+	cr_assert_eq(plumb_detect_file(path, &fmt, &err), 0, "%s", err.message);
+	cr_assert_eq(fmt, PLUMB_FMT_FOLDED);
+	cr_assert_eq(plumb_read_file(p, path, NULL, NULL, &err), -1);
+	char want[256];
+	snprintf(want, sizeof want, "%s:3: expected a sample count after the stack, got \"main;foo\"",
+		 path);
+	cr_assert_str_eq(err.message, want);
+	plumb_profile_free(p);
 }
 
 Test(folded, adds_to_a_profile_with_samples)
