@@ -10,6 +10,10 @@
  * "_[k]", "_[j]", "_[i]" or "_[w]" (kernel, jit, inline, waker), which is
  * dropped. Every stack lands in the calling context tree of the default
  * part, with its count as the leaf's self cost in the event "samples".
+ *
+ * The writer prints one line per stack with samples in the first event,
+ * sorted byte-wise; reading its output gives the same functions with the
+ * same exclusive and inclusive samples.
  */
 #include "plumb/formats.h"
 
@@ -53,10 +57,14 @@ static const char *quote(char *dst, size_t cap, const char *s, size_t n)
 	dst[o++] = '"';
 	for (size_t i = 0; i < take && o + 8 < cap; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f || c == '"' || c == '\\')
-			o += (size_t)snprintf(dst + o, cap - o, c == '"' || c == '\\' ? "\\%c" : "\\x%02x", c);
-		else
+		if (c == '"' || c == '\\') {
+			dst[o++] = '\\';
 			dst[o++] = (char)c;
+		} else if (c < 0x20 || c == 0x7f) {
+			o += (size_t)snprintf(dst + o, cap - o, "\\x%02x", c);
+		} else {
+			dst[o++] = (char)c;
+		}
 	}
 	if (take < n && o + 4 < cap) {
 		memcpy(dst + o, "...", 3);
@@ -320,12 +328,31 @@ static bool has_annotation(const char *t, size_t n)
 	return c == 'k' || c == 'j' || c == 'i' || c == 'w';
 }
 
-/* Split trimmed, non-empty frame text into name and module. */
+/* Does text end in whitespace and digits, like "x 4"? */
+static bool ends_in_number(const char *t, size_t n)
+{
+	size_t d = n;
+	while (d > 0 && is_digit((unsigned char)t[d - 1]))
+		d--;
+	return d < n && d > 0 && is_ws((unsigned char)t[d - 1]);
+}
+
+/* Split trimmed, non-empty frame text into name and module: annotations
+ * go (all of them: a name must not end in one), then one " [module]"
+ * suffix. The names must read back the same from the writer's output, so
+ * an annotation stays when the name would end in a number ("f 4_[k]"):
+ * as a leaf, "f 4 2" would read as two counts. */
 static frame_parts parse_frame(const char *t, size_t n)
 {
 	frame_parts fp = { .name_len = n };
-	if (has_annotation(t, n))
-		n -= 4;
+	while (has_annotation(t, n)) {
+		size_t m = n - 4;
+		while (is_ws((unsigned char)t[m - 1])) /* t[0] is not a space */
+			m--;
+		if (ends_in_number(t, m))
+			break;
+		n = m;
+	}
 	fp.name_len = n;
 	if (t[n - 1] != ']')
 		return fp;
@@ -335,28 +362,22 @@ static frame_parts parse_frame(const char *t, size_t n)
 	if (j == 0)
 		return fp;
 	size_t open = j - 1, mod_len = n - 1 - j;
+	if (!is_module_name(t + j, mod_len))
+		return fp; /* "[clone .isra.0]", "[unknown]": part of the name */
 	if (open == 0) {
 		/* "[libc.so.6]" alone: the frame is known only by its module */
-		if (is_module_name(t + j, mod_len)) {
-			fp.mod_off = j;
-			fp.mod_len = mod_len;
-		}
+		fp.mod_off = j;
+		fp.mod_len = mod_len;
 		return fp;
 	}
 	if (!is_ws((unsigned char)t[open - 1]))
 		return fp; /* "operator[]", "f[abi:cxx11]": part of the name */
-	bool module = is_module_name(t + j, mod_len);
-	bool unknown = mod_len == 7 && memcmp(t + j, "unknown", 7) == 0;
-	if (!module && !unknown)
-		return fp;
 	size_t name_len = open;
-	while (name_len > 0 && is_ws((unsigned char)t[name_len - 1]))
+	while (is_ws((unsigned char)t[name_len - 1]))
 		name_len--;
 	fp.name_len = name_len;
-	if (module) {
-		fp.mod_off = j;
-		fp.mod_len = mod_len;
-	}
+	fp.mod_off = j;
+	fp.mod_len = mod_len;
 	return fp;
 }
 
@@ -910,7 +931,7 @@ int plumb_folded_read(plumb_profile *p, const char *path, const plumb_read_opts 
 /* ---- detection ------------------------------------------------------------ */
 
 /* Does one trimmed, non-empty line look like "stack count"? Besides the
- * count, it rules out "key: 12" and "key=12" headers and lines of numbers. */
+ * count, it rules out "key: 12" headers and lines of numbers. */
 static bool looks_folded(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -923,10 +944,12 @@ static bool looks_folded(const char *s, size_t n)
 		return false;
 	if (!all_digits(lp.count, lp.count_len) || lp.count_len > 20)
 		return false;
+	/* "pid: 12" (callgrind) has one frame ending in ':'; "a;operator= 5"
+	 * has several */
 	char last = lp.stack[lp.stack_len - 1];
-	if (last == ':' || last == '=' || all_digits(lp.prev_tok, lp.prev_tok_len))
+	if ((last == ':' || last == '=') && !memchr(lp.stack, ';', lp.stack_len))
 		return false;
-	return true;
+	return !all_digits(lp.prev_tok, lp.prev_tok_len);
 }
 
 /* Judge the first non-empty lines (up to 16, skipping a last line that the

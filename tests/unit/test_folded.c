@@ -229,7 +229,7 @@ Test(folded, module_suffix)
 	cr_assert_eq(excl(p, "write", "/usr/lib/x86_64-linux-gnu/libc.so.6"), 1);
 	cr_assert_eq(excl(p, "std::vector<int>::operator[]", NULL), 5);
 	cr_assert_eq(excl(p, "f(int) [clone .isra.0]", NULL), 6);
-	cr_assert_eq(excl(p, "g", NULL), 8);
+	cr_assert_eq(excl(p, "g [unknown]", NULL), 8); /* perf's "no module" */
 	cr_assert_eq(excl(p, "[unknown]", NULL), 9);
 	cr_assert_eq(p->modules.n, 2);
 	plumb_profile_free(p);
@@ -241,12 +241,22 @@ Test(folded, annotation_suffixes)
 				   "java;inlined_[i] 2\n"
 				   "java;[kernel.kallsyms]_[k] 1\n"
 				   "java;waker_[w] 4\n"
-				   "java;sys_read 5\n");
+				   "java;sys_read 5\n"
+				   "java;twice_[k]_[k] 6\n"
+				   "java;spaced _[k] 7\n"
+				   "java;_[k] 8\n"
+				   "java;a_[k] [m.so] 9\n"
+				   "java;f 4_[k] 10\n");
 	cr_assert_eq(excl(p, "sys_read", NULL), 8); /* sys_read_[k] is sys_read */
 	cr_assert_eq(incl(p, "Interpreter", NULL), 3);
 	cr_assert_eq(excl(p, "inlined", NULL), 2);
 	cr_assert_eq(excl(p, "[kernel.kallsyms]", "kernel.kallsyms"), 1);
 	cr_assert_eq(excl(p, "waker", NULL), 4);
+	cr_assert_eq(excl(p, "twice", NULL), 6);
+	cr_assert_eq(excl(p, "spaced", NULL), 7);
+	cr_assert_eq(excl(p, "_[k]", NULL), 8);
+	cr_assert_eq(excl(p, "a_[k]", "m.so"), 9);
+	cr_assert_eq(excl(p, "f 4_[k]", NULL), 10); /* "f 4" could not be written */
 	plumb_profile_free(p);
 }
 
@@ -574,6 +584,7 @@ Test(folded, detect_accepts)
 {
 	cr_assert(detect("main;foo 1\n"));
 	cr_assert(detect("main 1"));
+	cr_assert(detect("main;Foo::operator= 5\nmain;std::operator<< 2\n"));
 	cr_assert(detect("\n\n  main;foo;bar 12\r\nmain;foo 3\r\n"));
 	cr_assert(detect("main;operator new(unsigned long);std::vector<int, std::allocator<int> >::"
 			 "push_back 7\n"));
@@ -607,6 +618,7 @@ Test(folded, detect_rejects)
 	cr_assert_not(detect("1 2 3\n4 5 6\n"));
 	cr_assert_not(detect("{\"a\": 1}\n"));
 	cr_assert_not(detect("key=12\n"));
+	cr_assert_not(detect("totals: 12\nsummary: 12\n"));
 	cr_assert_not(detect("a;b 1\nx\ny\nz\n"));
 	cr_assert_not(detect("a;b\x01 1\n"));
 	cr_assert_not(detect("main;foo 123456789012345678901\n"));
@@ -625,13 +637,14 @@ Test(folded, write_sorted_and_merged)
 				   "a b;c 1\n"
 				   "a;b 1\n"
 				   "a 1\n"
-				   "main;foo\t[unknown] 6\n");
+				   "main;foo\t[x.so] 6\n");
 	char *text = write_text(p);
 	cr_assert_str_eq(text, "a 1\n"
 			       "a b;c 1\n"
 			       "a;b 1\n"
 			       "main;[libc.so.6] 2\n"
-			       "main;foo 10\n"
+			       "main;foo 4\n"
+			       "main;foo [x.so] 6\n"
 			       "main;read [libc.so.6] 4\n"
 			       "z 1\n");
 	free(text);
