@@ -1,6 +1,8 @@
 /* Symspecs: gprof's little language for naming parts of a program.
  * Grammar (seed 002): split at the last ':'; without a colon a dot makes a
- * file name, a leading digit a line number, anything else a function. */
+ * file name, a leading digit a line number, anything else a function.
+ * Unlike gprof, a "::" never splits, so C++ names can be given as printed:
+ * "ns::f" and "a.cc:ns::f" name the function ns::f. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,19 +44,37 @@ static int parse_target(plumb_symspec *s, const char *rest, plumb_error *err)
 	return (s->func = strdup(rest)) ? 0 : plumb_fail_nomem(err);
 }
 
+/* The last ':' that separates a file: one that is not half of a C++ "::"
+ * (gprof splits at any last colon, which makes "ns::f" unnameable). */
+static const char *file_colon(const char *text)
+{
+	const char *found = NULL;
+	for (const char *c = text; *c; c++) {
+		if (*c != ':')
+			continue;
+		if (c[1] == ':') {
+			c++;
+			continue;
+		}
+		found = c;
+	}
+	return found;
+}
+
 int plumb_symspec_parse(plumb_symspec *s, const char *text, plumb_error *err)
 {
 	memset(s, 0, sizeof *s);
 	if (!(s->text = strdup(text)))
 		return plumb_fail_nomem(err);
-	const char *colon = strrchr(text, ':');
+	const char *colon = file_colon(text);
+	bool cxx = !colon && strstr(text, "::");
 	int rc;
 	if (colon) {
 		if (colon > text && !(s->file = dup_n(text, (size_t)(colon - text))))
 			rc = plumb_fail_nomem(err);
 		else
 			rc = parse_target(s, colon + 1, err);
-	} else if (strchr(text, '.')) {
+	} else if (strchr(text, '.') && !cxx) {
 		rc = (s->file = strdup(text)) ? 0 : plumb_fail_nomem(err);
 	} else {
 		rc = parse_target(s, text, err);

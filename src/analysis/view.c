@@ -66,7 +66,11 @@ int view_events_of(const plumb_profile *p, const plumb_view_opts *o, view_events
 		ve->n = 1;
 		ve->ev[0] = o->metric;
 	} else {
-		ve->n = p->events.n < 64 ? p->events.n : 64;
+		if (p->events.n > PLUMB_VIEW_MAX_EVENTS)
+			return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
+					  "the profile has %zu events, more than a view shows at once (%d): "
+					  "choose one with --metric", p->events.n, PLUMB_VIEW_MAX_EVENTS);
+		ve->n = p->events.n;
 		for (size_t i = 0; i < ve->n; i++)
 			ve->ev[i] = (int)i;
 	}
@@ -199,8 +203,10 @@ int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plum
 	uint32_t *keys = malloc((m->nkeys ? m->nkeys : 1) * sizeof *keys);
 	if (!keys)
 		return plumb_fail_nomem(err);
-	bool by_incl = o->sort == PLUMB_SORT_INCLUSIVE ||
-		       (o->sort == PLUMB_SORT_DEFAULT && o->kind == PLUMB_VIEW_BUTTERFLY);
+	/* Call views list functions by what flows through them: inclusive. */
+	bool call_view = o->kind == PLUMB_VIEW_CALLERS || o->kind == PLUMB_VIEW_CALLEES ||
+			 o->kind == PLUMB_VIEW_BUTTERFLY;
+	bool by_incl = o->sort == PLUMB_SORT_INCLUSIVE || (o->sort == PLUMB_SORT_DEFAULT && call_view);
 	size_t n = 0;
 	for (size_t k = 0; k < m->nkeys; k++) {
 		const plumb_key *key = &m->keys[k];

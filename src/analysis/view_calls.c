@@ -56,15 +56,9 @@ static int add_row(calls_ctx *c, plumb_row_kind kind, uint32_t k, const uint64_t
 	return 0;
 }
 
-typedef struct arc_sort {
-	const plumb_metrics *m;
-	const uint64_t *attr;
-	int ev;
-} arc_sort;
-
 static int arc_cmp(const void *va, const void *vb, void *ctx)
 {
-	const arc_sort *s = ctx;
+	const view_arc_sort *s = ctx;
 	uint32_t a = *(const uint32_t *)va, b = *(const uint32_t *)vb;
 	uint64_t x = s->attr[(size_t)a * s->m->nevents + s->ev];
 	uint64_t y = s->attr[(size_t)b * s->m->nevents + s->ev];
@@ -73,17 +67,26 @@ static int arc_cmp(const void *va, const void *vb, void *ctx)
 	return a < b ? -1 : a > b;
 }
 
-/* The arcs of one side, heaviest first. */
-static int side_rows(calls_ctx *c, const uint32_t *arcs, size_t n, bool callers)
+uint32_t *view_sorted_arcs(const plumb_metrics *m, const uint32_t *arcs, size_t n, bool callers,
+			   int ev)
 {
 	uint32_t *v = malloc((n ? n : 1) * sizeof *v);
 	if (!v)
-		return -1;
+		return NULL;
 	for (size_t i = 0; i < n; i++)
 		v[i] = arcs[i];
-	const uint64_t *attr = callers ? c->m->caller_attr : c->m->callee_attr;
-	arc_sort s = { c->m, attr, c->ve->primary };
+	view_arc_sort s = { m, callers ? m->caller_attr : m->callee_attr, ev };
 	qsort_r(v, n, sizeof *v, arc_cmp, &s);
+	return v;
+}
+
+/* The arcs of one side, heaviest first. */
+static int side_rows(calls_ctx *c, const uint32_t *arcs, size_t n, bool callers)
+{
+	uint32_t *v = view_sorted_arcs(c->m, arcs, n, callers, c->ve->primary);
+	if (!v)
+		return -1;
+	const uint64_t *attr = callers ? c->m->caller_attr : c->m->callee_attr;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const plumb_metric_arc *a = &c->m->arcs[v[i]];
@@ -121,9 +124,6 @@ int view_calls(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 	if (view_metrics(p, o, PLUMB_LEVEL_FUNCTION, &m, err))
 		return -1;
 	/* Without --select every function gets a block, heaviest inclusive first. */
-	plumb_view_opts so = *o;
-	if (so.sort == PLUMB_SORT_DEFAULT)
-		so.sort = PLUMB_SORT_INCLUSIVE;
 	uint32_t *keys = NULL;
 	size_t n = 0;
 	calls_ctx c = { p, m, &ve, NULL, -1, -1, -1, -1 };
@@ -132,7 +132,7 @@ int view_calls(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 		[PLUMB_VIEW_CALLEES] = "Callees (attributed to each call)",
 		[PLUMB_VIEW_BUTTERFLY] = "Callers and callees: callers above each function, callees below",
 	};
-	if (view_ordered_keys(p, m, &so, &ve, &keys, &n, err))
+	if (view_ordered_keys(p, m, o, &ve, &keys, &n, err))
 		goto fail;
 	c.t = plumb_table_new(plumb_view_name(o->kind), titles[o->kind]);
 	if (!c.t || add_columns(&c))

@@ -11,9 +11,10 @@ int plumb_cct_select(const plumb_profile *p, plumb_id part, const plumb_symspec_
 		     uint8_t **pass, uint8_t **keep);
 
 /* The events a view shows: all, or the one of --metric. */
+#define PLUMB_VIEW_MAX_EVENTS 256
 typedef struct view_events {
 	size_t n;
-	int ev[64];
+	int ev[PLUMB_VIEW_MAX_EVENTS];
 	int primary;  /* the event that sorts and thresholds */
 } view_events;
 
@@ -26,6 +27,17 @@ int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plum
 		      const view_events *ve, uint32_t **keys, size_t *n, plumb_error *err);
 
 double view_pct(uint64_t part, uint64_t whole);
+
+/* A copy of arcs[0..n) sorted heaviest first by the attributed cost of
+ * event ev (caller attribution when callers, callee attribution otherwise);
+ * ties by arc index. NULL on ENOMEM. */
+typedef struct view_arc_sort {
+	const plumb_metrics *m;
+	const uint64_t *attr;
+	int ev;
+} view_arc_sort;
+uint32_t *view_sorted_arcs(const plumb_metrics *m, const uint32_t *arcs, size_t n, bool callers,
+			   int ev);
 
 /* Display strings for a key: function name (or a fallback), file, module. */
 const char *view_key_name(const plumb_profile *p, const plumb_key *k);

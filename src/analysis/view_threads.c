@@ -59,6 +59,14 @@ int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table *
 	view_events ve;
 	if (view_events_of(p, o, &ve, err))
 		return -1;
+	if ((o->select && o->select->n) || (o->hide && o->hide->n))
+		return plumb_fail(err, PLUMB_ERR_USAGE,
+				  "--select and --hide name functions, files and lines; the threads view "
+				  "has none (use --focus to keep the stacks through a function)");
+	if (o->sort != PLUMB_SORT_DEFAULT && o->sort != PLUMB_SORT_EXCLUSIVE &&
+	    o->sort != PLUMB_SORT_INCLUSIVE)
+		return plumb_fail(err, PLUMB_ERR_USAGE,
+				  "the threads view sorts by cost only (--sort exclusive)");
 	size_t nev = p->events.n, np = p->parts.n;
 	uint64_t *cost = calloc((np ? np : 1) * nev + nev, sizeof *cost);
 	uint64_t *total = cost + np * nev;
@@ -93,7 +101,9 @@ int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table *
 		bool zero = true;
 		for (size_t e = 0; e < nev; e++)
 			zero &= cost[i * nev + e] == 0;
-		if (!zero || np == 1)
+		bool below = o->threshold > 0 &&
+			     view_pct(cost[i * nev + ve.primary], total[ve.primary]) < o->threshold;
+		if ((!zero || np == 1) && !below)
 			order[n++] = (uint32_t)i;
 	}
 	part_sort ps = { cost, nev, ve.primary };
@@ -103,8 +113,6 @@ int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table *
 	for (size_t j = 0; j < n; j++) {
 		uint32_t i = order[j];
 		const plumb_part *part = &p->parts.v[i];
-		if (o->threshold > 0 && view_pct(cost[i * nev + ve.primary], total[ve.primary]) < o->threshold)
-			continue;
 		plumb_row *r = plumb_table_add_row(t, PLUMB_ROW_NORMAL, 0);
 		if (!r)
 			goto nomem;

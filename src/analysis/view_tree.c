@@ -166,17 +166,51 @@ typedef struct emit {
 	uint8_t *sel, *hide;   /* per function: --select / --hide match (NULL: none) */
 } emit;
 
+static int cmp_desc(uint64_t x, uint64_t y)
+{
+	return x == y ? 0 : x < y ? 1 : -1;
+}
+
+static int cmp_name(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/* Siblings in --sort order; by default heaviest inclusive first. */
 static int child_cmp(const void *va, const void *vb, void *ctx)
 {
 	const emit *em = ctx;
+	const tree *t = em->t;
 	uint32_t a = *(const uint32_t *)va, b = *(const uint32_t *)vb;
-	uint64_t x = em->t->incl.v[(size_t)a * em->t->nev + em->ve->primary];
-	uint64_t y = em->t->incl.v[(size_t)b * em->t->nev + em->ve->primary];
-	if (x != y)
-		return x < y ? 1 : -1;
-	const char *na = plumb_function_name(em->t->p, em->t->nodes.v[a].fn);
-	const char *nb = plumb_function_name(em->t->p, em->t->nodes.v[b].fn);
-	int r = strcmp(na ? na : "", nb ? nb : "");
+	size_t ia = (size_t)a * t->nev + em->ve->primary, ib = (size_t)b * t->nev + em->ve->primary;
+	plumb_id fa = t->nodes.v[a].fn, fb = t->nodes.v[b].fn;
+	int r = 0;
+	switch (em->o->sort) {
+	case PLUMB_SORT_EXCLUSIVE:
+		r = em->bottom_up ? 0 : cmp_desc(t->self.v[ia], t->self.v[ib]);
+		break;
+	case PLUMB_SORT_CALLS: {
+		uint64_t ca = t->nodes.v[a].calls, cb = t->nodes.v[b].calls;
+		r = ca == cb ? 0 : ca == PLUMB_COUNT_UNKNOWN ? 1 : cb == PLUMB_COUNT_UNKNOWN ? -1 : cmp_desc(ca, cb);
+		break;
+	}
+	case PLUMB_SORT_NAME:
+		r = cmp_name(plumb_function_name(t->p, fa), plumb_function_name(t->p, fb));
+		break;
+	case PLUMB_SORT_FILE:
+		r = cmp_name(plumb_function_file(t->p, fa), plumb_function_file(t->p, fb));
+		break;
+	case PLUMB_SORT_MODULE:
+		r = cmp_name(plumb_function_module(t->p, fa), plumb_function_module(t->p, fb));
+		break;
+	case PLUMB_SORT_DEFAULT:
+	case PLUMB_SORT_INCLUSIVE:
+		break;
+	}
+	if (!r)
+		r = cmp_desc(t->incl.v[ia], t->incl.v[ib]);
+	if (!r)
+		r = cmp_name(plumb_function_name(t->p, fa), plumb_function_name(t->p, fb));
 	return r ? r : (a < b ? -1 : a > b);
 }
 
@@ -312,7 +346,9 @@ static int emit_rows(emit *em)
 		plumb_id fn = t->nodes.v[n].fn;
 		if (!shown(em, n) || (em->hide && fn != PLUMB_NONE && em->hide[fn]))
 			continue;
-		if (!inside && fn != PLUMB_NONE && em->sel[fn]) {
+		/* In bottom-up, --select picks the leaf functions (the roots). */
+		if (!inside && fn != PLUMB_NONE && em->sel[fn] &&
+		    (!em->bottom_up || t->nodes.v[n].parent == 0)) {
 			inside = true;
 			d = 0;
 		}

@@ -12,7 +12,8 @@ static const char convert_help[] =
 	"written to a temporary file and renamed over OUT only when it is complete.\n"
 	"\n"
 	"Options:\n"
-	"  -o, --output OUT   the file to write (required)\n"
+	"  -o, --output OUT   the file to write (required); '-' writes folded stacks to\n"
+	"                     standard output\n"
 	"  -t, --to FORMAT    plumb (the .plumb store) or folded; default: from OUT's\n"
 	"                     extension (.folded or .txt: folded), else plumb\n"
 	"  -h, --help         this help\n"
@@ -63,7 +64,7 @@ int cmd_convert(int argc, char **argv)
 		return cli_usage_error("convert", "no input file");
 	if (!out)
 		return cli_usage_error("convert", "no output file: give -o OUT");
-	plumb_format fmt = format_for_output(out);
+	plumb_format fmt = strcmp(out, "-") == 0 ? PLUMB_FMT_FOLDED : format_for_output(out);
 	if (to) {
 		const plumb_format_ops *ops = plumb_format_by_name(to);
 		if (!ops || !ops->write)
@@ -74,7 +75,16 @@ int cmd_convert(int argc, char **argv)
 	plumb_profile *p = cli_load(argv + optind, argc - optind, NULL, &err);
 	if (!p)
 		return cli_fail(&err);
-	int rc = plumb_write_file(p, out, fmt, &err) ? cli_fail(&err) : EXIT_OK;
+	if (fmt == PLUMB_FMT_FOLDED && p->events.n > 1)
+		fprintf(stderr, "plumb: warning: folded stacks hold one event: writing '%s' only, "
+			"of %zu\n", plumb_str(p, p->events.v[0].name), p->events.n);
+	int rc;
+	if (strcmp(out, "-") == 0 && fmt == PLUMB_FMT_FOLDED)
+		rc = plumb_folded_write_stream(p, stdout, &err) || fflush(stdout) ? cli_fail(&err) : EXIT_OK;
+	else if (strcmp(out, "-") == 0)
+		rc = cli_usage_error("convert", "a .plumb store cannot go to standard output: give a file");
+	else
+		rc = plumb_write_file(p, out, fmt, &err) ? cli_fail(&err) : EXIT_OK;
 	plumb_profile_free(p);
 	return rc;
 }

@@ -71,7 +71,7 @@ static void print_json(const plumb_profile *p, const char *file, plumb_format fm
 		fputs(": ", stdout);
 		plumb_json_write_string(stdout, plumb_str(p, p->meta.v[i].value));
 	}
-	fputs("}}\n", stdout);
+	fputs("}}", stdout);
 }
 
 static int info_one(const char *file, bool json)
@@ -102,8 +102,10 @@ static int info_one(const char *file, bool json)
 		{ "samples", "Samples:", p->samples.n },
 	};
 	size_t nc = sizeof counts / sizeof *counts;
-	if (json)
+	if (json) {
 		print_json(p, file, fmt, tot, counts, nc);
+		putchar('\n');
+	}
 	else
 		print_text(p, file, fmt, tot, counts, nc);
 	free(tot);
@@ -140,13 +142,23 @@ int cmd_info(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error("info", "no input file");
-	int rc = EXIT_OK;
+	/* Several files: a blank line between texts, a JSON array for json. */
+	int rc = EXIT_OK, shown = 0;
+	bool array = json && argc - optind > 1;
+	if (array)
+		fputs("[\n", stdout);
 	for (int i = optind; i < argc; i++) {
-		if (i > optind && !json)
+		if (shown && !json)
 			putchar('\n');
+		if (shown && array)
+			fputs(",\n", stdout);
 		int r = info_one(argv[i], json);
 		if (r > rc)
 			rc = r;
+		else if (r == EXIT_OK)
+			shown++;
 	}
+	if (array)
+		fputs("]\n", stdout);
 	return rc;
 }

@@ -30,7 +30,8 @@ static const char report_help[] =
 	"  -m, --metric EVENT     show only this event (default: every event of the profile)\n"
 	"  -s, --sort KEY         exclusive, inclusive, calls, name, file or module\n"
 	"  -n, --limit N          at most N rows (N functions for callers/callees/butterfly)\n"
-	"  -t, --threshold PCT    hide rows under PCT %% of the total (trees default to 0.5)\n"
+	"  -t, --threshold PCT    hide rows whose exclusive and inclusive are both under PCT %%\n"
+	"                         of the total (trees: rows under PCT %% inclusive; default 0.5)\n"
 	"  -S, --select SYMSPEC   show only what SYMSPEC names (repeatable)\n"
 	"  -H, --hide SYMSPEC     hide what SYMSPEC names (repeatable)\n"
 	"  -F, --focus SYMSPEC    keep only the stacks that pass through SYMSPEC (repeatable)\n"
@@ -178,6 +179,15 @@ static void print_header(const plumb_profile *p, char *const *files, int nfiles,
 		free(tot);
 		return;
 	}
+	/* With --focus, percentages are of the stacks that pass: say both totals. */
+	plumb_metrics *focused = NULL;
+	if (o->focus && o->focus->n) {
+		plumb_metrics_opts mo;
+		plumb_metrics_opts_init(&mo);
+		mo.focus = o->focus;
+		if (plumb_metrics_compute(p, &mo, &focused, &err))
+			focused = NULL;
+	}
 	printf("%s%s (%s)", files[0], nfiles > 1 ? " and others" : "", plumb_format_name(fmt));
 	const char *cmd = plumb_meta_get(p, "cmd");
 	if (cmd)
@@ -186,12 +196,17 @@ static void print_header(const plumb_profile *p, char *const *files, int nfiles,
 	for (size_t e = 0; e < p->events.n; e++) {
 		if (o->metric >= 0 && (size_t)o->metric != e)
 			continue;
-		char buf[32];
+		char buf[32], fbuf[32];
 		printf(" %s %s", plumb_format_u64(tot[e], buf, sizeof buf), plumb_str(p, p->events.v[e].name));
+		if (focused)
+			printf(" (%s through --focus)", plumb_format_u64(focused->totals[e], fbuf, sizeof fbuf));
 		if (e + 1 < p->events.n && o->metric < 0)
 			fputc(',', stdout);
 	}
+	if (focused)
+		fputs("\nPercentages are of the stacks through --focus.", stdout);
 	fputs("\n\n", stdout);
+	plumb_metrics_free(focused);
 	free(tot);
 }
 
@@ -204,9 +219,13 @@ static int run(report_args *a, char *const *files, int nfiles)
 		return cli_fail(&err);
 	int rc = EXIT_OK;
 	if (a->metric && (a->view.metric = plumb_event_find(p, a->metric)) < 0) {
-		cli_error("no event '%s' in %s (the profile has: %s%s)", a->metric, files[0],
-			  p->events.n ? plumb_str(p, p->events.v[0].name) : "none",
-			  p->events.n > 1 ? ", ..." : "");
+		char list[512] = "";
+		size_t len = 0;
+		for (size_t e = 0; e < p->events.n && len < sizeof list - 1; e++)
+			len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", e ? ", " : "",
+						plumb_str(p, p->events.v[e].name));
+		cli_error("no event '%s' in %s (the profile has: %s)", a->metric, files[0],
+			  p->events.n ? list : "none");
 		plumb_profile_free(p);
 		return EXIT_USAGE;
 	}

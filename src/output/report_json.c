@@ -40,9 +40,12 @@ static void write_identity(FILE *out, const plumb_profile *p, const plumb_key *k
 	write_opt_string(out, view_key_module(p, k));
 }
 
-static void write_arcs(FILE *out, const plumb_profile *p, const plumb_metrics *m,
-		       const view_events *ve, const uint32_t *arcs, size_t n, bool callers)
+static int write_arcs(FILE *out, const plumb_profile *p, const plumb_metrics *m,
+		      const view_events *ve, const uint32_t *unsorted, size_t n, bool callers)
 {
+	uint32_t *arcs = view_sorted_arcs(m, unsorted, n, callers, ve->primary);
+	if (!arcs)
+		return -1;
 	fputc('[', out);
 	for (size_t i = 0; i < n; i++) {
 		const plumb_metric_arc *a = &m->arcs[arcs[i]];
@@ -56,10 +59,12 @@ static void write_arcs(FILE *out, const plumb_profile *p, const plumb_metrics *m
 		write_costs(out, attr, ve);
 		fputc('}', out);
 	}
-	fputs(n ? "]" : "]", out);
+	fputc(']', out);
+	free(arcs);
+	return 0;
 }
 
-static void write_function(FILE *out, const plumb_profile *p, const plumb_metrics *m,
+static int write_function(FILE *out, const plumb_profile *p, const plumb_metrics *m,
 			   const view_events *ve, uint32_t k)
 {
 	const plumb_key *key = &m->keys[k];
@@ -78,10 +83,13 @@ static void write_function(FILE *out, const plumb_profile *p, const plumb_metric
 	write_calls(out, m->calls[k]);
 	fprintf(out, ", \"inclusive_estimated\": %s,\n     \"callers\": ",
 		m->inclusive_estimated ? "true" : "false");
-	write_arcs(out, p, m, ve, m->in_arcs + m->in_start[k], m->in_start[k + 1] - m->in_start[k], true);
+	if (write_arcs(out, p, m, ve, m->in_arcs + m->in_start[k], m->in_start[k + 1] - m->in_start[k], true))
+		return -1;
 	fputs(",\n     \"callees\": ", out);
-	write_arcs(out, p, m, ve, m->out_arcs + m->out_start[k], m->out_start[k + 1] - m->out_start[k], false);
+	if (write_arcs(out, p, m, ve, m->out_arcs + m->out_start[k], m->out_start[k + 1] - m->out_start[k], false))
+		return -1;
 	fputc('}', out);
+	return 0;
 }
 
 int plumb_report_write_json(const plumb_profile *p, const plumb_view_opts *o, FILE *out,
@@ -119,7 +127,11 @@ int plumb_report_write_json(const plumb_profile *p, const plumb_view_opts *o, FI
 	fputs(",\n \"functions\": [", out);
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ",\n" : "\n", out);
-		write_function(out, p, m, &ve, keys[i]);
+		if (write_function(out, p, m, &ve, keys[i])) {
+			free(keys);
+			plumb_metrics_free(m);
+			return plumb_fail_nomem(err);
+		}
 	}
 	fputs("]}\n", out);
 	free(keys);

@@ -141,3 +141,32 @@ expect_out "info names the format" "Format:    plumb"
 expect_out "info gives the total" "32 samples"
 run "$PLUMB" info --format json "$fig"
 py "info json" 'import json,sys; d=json.load(sys.stdin); assert d["input_format"]=="folded" and d["events"][0]["total"]==32 and d["counts"]["functions"]==7'
+
+# Call views list functions by inclusive cost in every format; JSON arcs
+# are heaviest first, as in text.
+run "$PLUMB" report --view callers --format json "$fig"
+py "callers json: inclusive order, sorted arcs" '
+import json,sys
+fs = json.load(sys.stdin)["functions"]
+inc = [f["inclusive"][0] for f in fs]
+assert inc == sorted(inc, reverse=True), inc
+c = next(f for f in fs if f["name"] == "C")
+assert [x["name"] for x in c["callers"]] == ["B", "A"], c["callers"]'
+# C++ names as printed work as symspecs.
+printf 'main;ns::Klass::run(int);std::sort 4\nmain;other 1\n' > cxx.folded
+run "$PLUMB" report --format csv --select 'ns::Klass::run(int)' cxx.folded
+same "--select a C++ name with ::" "$(printf '%s\n' "$out" | tail -n +2 | cut -d, -f6)" "ns::Klass::run(int)"
+run "$PLUMB" report --format csv --select std::sort cxx.folded
+same "--select std::sort" "$(printf '%s\n' "$out" | tail -n +2 | cut -d, -f6)" "std::sort"
+# Tree --sort name orders siblings by name; bottom-up --select picks leaves.
+run "$PLUMB" report --view tree --sort name --format csv "$fig"
+same "tree --sort name" "$(printf '%s\n' "$out" | awk -F, '$1 == 1 { print $7 }' | tr '\n' ' ')" "A B "
+run "$PLUMB" report --view bottom-up --select C --format csv "$fig"
+same "bottom-up --select C: C's callers below it" "$(printf '%s\n' "$out" | tail -n +2 | cut -d, -f1,4,5 | tr '\n' ' ')" "0,5,C 1,3,B 2,3,main 1,2,A 2,2,main "
+expect_err "threads --select is refused" 2 "threads view" "$PLUMB" report --view threads --select main "$fig"
+# --focus: the header gives both totals.
+run "$PLUMB" report --focus A "$fig"
+expect_out "--focus header" "Total: 32 samples (10 through --focus)"
+# convert -o - writes folded stacks to stdout.
+run "$PLUMB" convert fig.plumb -o -
+same "convert -o -" "$(printf '%s\n' "$out" | sort)" "$(sort "$fig")"
