@@ -26,9 +26,10 @@
 
 #define QUOTE_MAX 48 /* bytes of input quoted in an error message */
 
+/* Spaces, and the line ending (other control bytes are rejected). */
 static bool is_ws(int c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
 static bool is_digit(int c)
@@ -313,7 +314,7 @@ static bool is_module_name(const char *s, size_t n)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c <= ' ' || c == '[' || c == ']' || c == ';' || c == 0x7f)
+		if (c <= ' ' || c == '[' || c == ']' || c == ';')
 			return false;
 	}
 	return true;
@@ -328,13 +329,20 @@ static bool has_annotation(const char *t, size_t n)
 	return c == 'k' || c == 'j' || c == 'i' || c == 'w';
 }
 
-/* Does text end in whitespace and digits, like "x 4"? */
+/* Inside a name only spaces and tabs count as spaces: the writer prints
+ * other control bytes as '?', and the name must read back the same. */
+static bool is_space(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Does text end in a space and digits, like "x 4"? */
 static bool ends_in_number(const char *t, size_t n)
 {
 	size_t d = n;
 	while (d > 0 && is_digit((unsigned char)t[d - 1]))
 		d--;
-	return d < n && d > 0 && is_ws((unsigned char)t[d - 1]);
+	return d < n && d > 0 && is_space((unsigned char)t[d - 1]);
 }
 
 /* Split trimmed, non-empty frame text into name and module: annotations
@@ -347,7 +355,7 @@ static frame_parts parse_frame(const char *t, size_t n)
 	frame_parts fp = { .name_len = n };
 	while (has_annotation(t, n)) {
 		size_t m = n - 4;
-		while (is_ws((unsigned char)t[m - 1])) /* t[0] is not a space */
+		while (is_space((unsigned char)t[m - 1])) /* t[0] is not a space */
 			m--;
 		if (ends_in_number(t, m))
 			break;
@@ -370,10 +378,10 @@ static frame_parts parse_frame(const char *t, size_t n)
 		fp.mod_len = mod_len;
 		return fp;
 	}
-	if (!is_ws((unsigned char)t[open - 1]))
+	if (!is_space((unsigned char)t[open - 1]))
 		return fp; /* "operator[]", "f[abi:cxx11]": part of the name */
 	size_t name_len = open;
-	while (is_ws((unsigned char)t[name_len - 1]))
+	while (is_space((unsigned char)t[name_len - 1]))
 		name_len--;
 	fp.name_len = name_len;
 	fp.mod_off = j;
@@ -476,8 +484,8 @@ typedef struct folded_reader {
 	frame_cache cache;
 	stack_table stacks;
 	/* The last stack whose frames were hashed (still in the line buffer
-	 * unless it was refilled since), with the end offset and frame id of each frame: a line that
-	 * starts with the same bytes reuses those frames. */
+	 * unless it was refilled since), with the end offset and frame id of
+	 * each frame: a line that starts with the same bytes reuses them. */
 	const char *prev;
 	size_t prev_len, depth, path_cap;
 	size_t *end;
@@ -679,6 +687,26 @@ static int add_stack(folded_reader *r, char *stack, size_t len, uint64_t count,
 	return 0;
 }
 
+/* The index of the first control byte other than a tab in s, or n. A
+ * word at a time: a word with no byte below 0x20 is skipped whole. */
+static size_t find_control(const char *s, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w = load64(s + i);
+		if (((w - ones * 0x20) & ~w & high) == 0)
+			continue;
+		for (size_t j = i; j < i + 8; j++)
+			if ((unsigned char)s[j] < 0x20 && s[j] != '\t')
+				return j;
+	}
+	for (; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 && s[i] != '\t')
+			return i;
+	return n;
+}
+
 /* Explain a bad last token. */
 static int count_error(const folded_reader *r, count_status st, const line_parts *lp,
 		       plumb_error *err)
@@ -706,11 +734,20 @@ static int check_line(const folded_reader *r, char *line, size_t n, line_parts *
 		      uint64_t *count, plumb_error *err)
 {
 	char q[QUOTE_MAX * 4 + 8];
-	const char *nul = memchr(line, '\0', n);
-	if (nul)
+	size_t body = n, bad;
+	if (body > 0 && line[body - 1] == '\n')
+		body--;
+	if (body > 0 && line[body - 1] == '\r')
+		body--;
+	if ((bad = find_control(line, body)) < body) {
+		if (line[bad] == '\0')
+			return plumb_fail(err, PLUMB_ERR_FORMAT,
+					  "%s:%lu: expected text, got a NUL byte at column %zu",
+					  r->path, r->lineno, bad + 1);
 		return plumb_fail(err, PLUMB_ERR_FORMAT,
-				  "%s:%lu: expected text, got a NUL byte at column %zu",
-				  r->path, r->lineno, (size_t)(nul - line) + 1);
+				  "%s:%lu: expected text, got the control byte 0x%02x at column %zu",
+				  r->path, r->lineno, (unsigned)(unsigned char)line[bad], bad + 1);
+	}
 	split_status sp = split_line(line, n, lp);
 	if (sp == SPLIT_BLANK)
 		return 1;
@@ -936,7 +973,7 @@ static bool looks_folded(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+		if (c < 0x20 && c != '\t' && c != '\r')
 			return false;
 	}
 	line_parts lp;
@@ -1023,7 +1060,7 @@ static int tb_put_name(textbuf *tb, const char *s)
 		unsigned char c = (unsigned char)tb->v[i];
 		if (c == ';')
 			tb->v[i] = ':';
-		else if ((c < 0x20 && c != '\t') || c == 0x7f)
+		else if (c < 0x20 && c != '\t')
 			tb->v[i] = '?';
 	}
 	return 0;
