@@ -26,10 +26,11 @@
 
 #define QUOTE_MAX 48 /* bytes of input quoted in an error message */
 
-/* Spaces, and the line ending (other control bytes are rejected). */
+/* The only spaces: the line ending is cut off first, and other control
+ * bytes are rejected. */
 static bool is_ws(int c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+	return c == ' ' || c == '\t';
 }
 
 static bool is_digit(int c)
@@ -166,28 +167,45 @@ static inline uint64_t rotl64(uint64_t x, int r)
 	return (x << r) | (x >> (64 - r));
 }
 
+/* Non-zero when a word has a byte below 0x20 (a control byte or a tab). */
+static inline uint64_t low_bytes(uint64_t w)
+{
+	return (w - 0x2020202020202020u) & ~w & 0x8080808080808080u;
+}
+
 /* A fast hash for lookups that always compare the keys afterwards: four
  * independent lanes over 32-byte blocks (stacks are long), then words,
- * then the tail, then a final mix so that the low bits are usable. */
-static uint64_t hash_bytes(const char *s, size_t n)
+ * then the tail, then a final mix so that the low bits are usable. As it
+ * reads every word anyway, it also flags in *ctrl bytes below 0x20, which
+ * costs next to nothing here and a pass over the text elsewhere. */
+static uint64_t hash_text(const char *s, size_t n, uint64_t *ctrl)
 {
 	const uint64_t p1 = 0x9E3779B185EBCA87u, p2 = 0xC2B2AE3D27D4EB4Fu;
-	uint64_t h = 0x27D4EB2F165667C5u ^ ((uint64_t)n * p1);
+	uint64_t h = 0x27D4EB2F165667C5u ^ ((uint64_t)n * p1), low = 0;
 	if (n >= 32) {
 		uint64_t a = p1 + p2, b = p2, c = 0, d = 0x61C8864E7A143579u;
 		for (; n >= 32; s += 32, n -= 32) {
-			a = rotl64(a + load64(s) * p2, 31) * p1;
-			b = rotl64(b + load64(s + 8) * p2, 31) * p1;
-			c = rotl64(c + load64(s + 16) * p2, 31) * p1;
-			d = rotl64(d + load64(s + 24) * p2, 31) * p1;
+			uint64_t w0 = load64(s), w1 = load64(s + 8), w2 = load64(s + 16),
+				 w3 = load64(s + 24);
+			low |= low_bytes(w0) | low_bytes(w1) | low_bytes(w2) | low_bytes(w3);
+			a = rotl64(a + w0 * p2, 31) * p1;
+			b = rotl64(b + w1 * p2, 31) * p1;
+			c = rotl64(c + w2 * p2, 31) * p1;
+			d = rotl64(d + w3 * p2, 31) * p1;
 		}
 		h ^= rotl64(a, 1) + rotl64(b, 7) + rotl64(c, 12) + rotl64(d, 18);
 	}
-	for (; n >= 8; s += 8, n -= 8)
-		h = rotl64(h ^ (load64(s) * p2), 27) * p1;
+	for (; n >= 8; s += 8, n -= 8) {
+		uint64_t w = load64(s);
+		low |= low_bytes(w);
+		h = rotl64(h ^ (w * p2), 27) * p1;
+	}
 	uint64_t w = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+		low |= (unsigned char)s[i] < 0x20;
+	}
+	*ctrl = low;
 	h = rotl64(h ^ (w * p1), 23) * p2;
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdu;
@@ -526,7 +544,8 @@ static plumb_id intern_frame(plumb_profile *p, char *t, size_t n)
 
 static plumb_id resolve_frame(folded_reader *r, char *t, size_t n)
 {
-	uint64_t h = hash_bytes(t, n);
+	uint64_t ctrl; /* checked for the whole stack already */
+	uint64_t h = hash_text(t, n, &ctrl);
 	plumb_id frame = frame_cache_find(&r->cache, h, t, n);
 	if (frame != PLUMB_NONE)
 		return frame;
@@ -664,11 +683,27 @@ done:
 	return 0;
 }
 
-/* Add a line's count to its stack's record, creating it for a new stack. */
-static int add_stack(folded_reader *r, char *stack, size_t len, uint64_t count,
-		     plumb_error *err)
+/* The index of the first control byte other than a tab in s, or n. */
+static size_t find_control(const char *s, size_t n)
 {
-	uint64_t h = hash_bytes(stack, len);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 && s[i] != '\t')
+			return i;
+	return n;
+}
+
+/* Add a line's count to its stack's record, creating it for a new stack. */
+static int add_stack(folded_reader *r, const char *line, char *stack, size_t len,
+		     uint64_t count, plumb_error *err)
+{
+	uint64_t ctrl;
+	uint64_t h = hash_text(stack, len, &ctrl);
+	size_t bad = ctrl ? find_control(stack, len) : len;
+	if (bad < len)
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "%s:%lu: expected text, got the control byte 0x%02x at column %zu",
+				  r->path, r->lineno, (unsigned)(unsigned char)stack[bad],
+				  (size_t)(stack - line) + bad + 1);
 	uint32_t *rec = find_stack(r, h, stack, len);
 	if (!rec) {
 		if (stack_frames(r, stack, len, err) < 0)
@@ -685,26 +720,6 @@ static int add_stack(folded_reader *r, char *stack, size_t len, uint64_t count,
 	rec_set(rec, REC_COUNT_LO, sum + count);
 	rec_set(rec, REC_LINE_LO, r->lineno);
 	return 0;
-}
-
-/* The index of the first control byte other than a tab in s, or n. A
- * word at a time: a word with no byte below 0x20 is skipped whole. */
-static size_t find_control(const char *s, size_t n)
-{
-	const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w = load64(s + i);
-		if (((w - ones * 0x20) & ~w & high) == 0)
-			continue;
-		for (size_t j = i; j < i + 8; j++)
-			if ((unsigned char)s[j] < 0x20 && s[j] != '\t')
-				return j;
-	}
-	for (; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 && s[i] != '\t')
-			return i;
-	return n;
 }
 
 /* Explain a bad last token. */
@@ -734,20 +749,17 @@ static int check_line(const folded_reader *r, char *line, size_t n, line_parts *
 		      uint64_t *count, plumb_error *err)
 {
 	char q[QUOTE_MAX * 4 + 8];
-	size_t body = n, bad;
-	if (body > 0 && line[body - 1] == '\n')
-		body--;
-	if (body > 0 && line[body - 1] == '\r')
-		body--;
-	if ((bad = find_control(line, body)) < body) {
-		if (line[bad] == '\0')
-			return plumb_fail(err, PLUMB_ERR_FORMAT,
-					  "%s:%lu: expected text, got a NUL byte at column %zu",
-					  r->path, r->lineno, bad + 1);
+	const char *nul = memchr(line, '\0', n);
+	if (nul)
 		return plumb_fail(err, PLUMB_ERR_FORMAT,
-				  "%s:%lu: expected text, got the control byte 0x%02x at column %zu",
-				  r->path, r->lineno, (unsigned)(unsigned char)line[bad], bad + 1);
-	}
+				  "%s:%lu: expected text, got a NUL byte at column %zu",
+				  r->path, r->lineno, (size_t)(nul - line) + 1);
+	/* other control bytes: in the count they are not digits, in the stack
+	 * add_stack finds them */
+	if (n > 0 && line[n - 1] == '\n')
+		n--;
+	if (n > 0 && line[n - 1] == '\r')
+		n--;
 	split_status sp = split_line(line, n, lp);
 	if (sp == SPLIT_BLANK)
 		return 1;
@@ -786,7 +798,7 @@ static int read_line(folded_reader *r, char *line, size_t n, plumb_error *err)
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	/* the stack is inside line, which is ours to write */
-	return add_stack(r, line + (lp.stack - line), lp.stack_len, count, err);
+	return add_stack(r, line, line + (lp.stack - line), lp.stack_len, count, err);
 }
 
 /* Lines straight from a block buffer: no copy per line, no line limit
@@ -973,7 +985,7 @@ static bool looks_folded(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 && c != '\t' && c != '\r')
+		if (c < 0x20 && c != '\t')
 			return false;
 	}
 	line_parts lp;
@@ -1006,6 +1018,8 @@ bool plumb_folded_detect(const unsigned char *head, size_t len)
 			break; /* possibly cut */
 		size_t a = pos, b = end;
 		pos = end + 1;
+		if (b > a && s[b - 1] == '\r')
+			b--;
 		while (a < b && is_ws((unsigned char)s[a]))
 			a++;
 		while (b > a && is_ws((unsigned char)s[b - 1]))

@@ -534,8 +534,10 @@ Test(folded, control_bytes)
 		 "1: expected text, got the control byte 0x0c at column 4");
 	read_bad("a 1\nb\x01 2\n", PLUMB_ERR_FORMAT,
 		 "2: expected text, got the control byte 0x01 at column 2");
-	read_bad("a;b 1\r\r\n", PLUMB_ERR_FORMAT,
-		 "1: expected text, got the control byte 0x0d at column 6");
+	read_bad("a;b 1\r\r\n", PLUMB_ERR_FORMAT, /* one CR ends the line, one is in the count */
+		 "1: expected a sample count (decimal digits) at the end of the line, got \"1\\x0d\"");
+	read_bad("\va;b 1\n", PLUMB_ERR_FORMAT,
+		 "1: expected text, got the control byte 0x0b at column 1");
 	read_bad("a\rb 1\n", PLUMB_ERR_FORMAT,
 		 "1: expected text, got the control byte 0x0d at column 2");
 	read_bad("0123456789abcdef;\x1f 1\n", PLUMB_ERR_FORMAT,
