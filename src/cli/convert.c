@@ -80,7 +80,10 @@ int cmd_convert(int argc, char **argv)
 			"of %zu\n", plumb_str(p, p->events.v[0].name), p->events.n);
 	int rc;
 	if (strcmp(out, "-") == 0 && fmt == PLUMB_FMT_FOLDED)
-		rc = plumb_folded_write_stream(p, stdout, &err) || fflush(stdout) ? cli_fail(&err) : EXIT_OK;
+		rc = plumb_folded_write_stream(p, stdout, &err)
+			     ? cli_fail(&err)
+			     : fflush(stdout) || ferror(stdout) ? (cli_error("cannot write to standard output"), EXIT_BAD_INPUT)
+								 : EXIT_OK;
 	else if (strcmp(out, "-") == 0)
 		rc = cli_usage_error("convert", "a .plumb store cannot go to standard output: give a file");
 	else

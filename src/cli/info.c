@@ -74,7 +74,8 @@ static void print_json(const plumb_profile *p, const char *file, plumb_format fm
 	fputs("}}", stdout);
 }
 
-static int info_one(const char *file, bool json)
+/* sep is printed before the description, once the file has been read. */
+static int info_one(const char *file, bool json, const char *sep)
 {
 	plumb_error err;
 	plumb_format fmt;
@@ -102,6 +103,7 @@ static int info_one(const char *file, bool json)
 		{ "samples", "Samples:", p->samples.n },
 	};
 	size_t nc = sizeof counts / sizeof *counts;
+	fputs(sep, stdout);
 	if (json) {
 		print_json(p, file, fmt, tot, counts, nc);
 		putchar('\n');
@@ -148,11 +150,8 @@ int cmd_info(int argc, char **argv)
 	if (array)
 		fputs("[\n", stdout);
 	for (int i = optind; i < argc; i++) {
-		if (shown && !json)
-			putchar('\n');
-		if (shown && array)
-			fputs(",\n", stdout);
-		int r = info_one(argv[i], json);
+		const char *sep = !shown ? "" : json ? ",\n" : "\n";
+		int r = info_one(argv[i], json, sep);
 		if (r > rc)
 			rc = r;
 		else if (r == EXIT_OK)

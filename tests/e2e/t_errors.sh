@@ -69,3 +69,11 @@ expect_err "convert without -o" 2 "no output file" "$PLUMB" convert x
 expect_err "convert to an unknown format" 2 "cannot write format 'pdf'" "$PLUMB" convert x -o y --to pdf
 expect_err "option without its value" 2 "needs a value" "$PLUMB" report --view
 expect_status "no command" 2 "$PLUMB"
+
+# info with a failing file among good ones: still valid JSON, status 1.
+run "$PLUMB" info --format json "$DATA/fig21.folded" nosuch "$DATA/fig21.folded"
+same "info exit status with a missing file" "$rc" 1
+py "info json stays valid around a missing file" 'import json,sys; assert len(json.load(sys.stdin)) == 2'
+# A full disk on standard output is an error, not silence.
+expect_err "convert -o - to a full device" 1 "cannot write to standard output" sh -c "\"$PLUMB\" convert \"$DATA/fig21.folded\" -o - > /dev/full"
+expect_err "report to a full device" 1 "cannot write" sh -c "\"$PLUMB\" report \"$DATA/fig21.folded\" > /dev/full"
