@@ -1035,7 +1035,7 @@ bool plumb_folded_detect(const unsigned char *head, size_t len)
 		else
 			bad++;
 	}
-	return good > 0 && good > bad;
+	return good > 0 && good >= bad; /* ties: let the reader name the bad line */
 }
 
 /* ---- the writer ----------------------------------------------------------- */
