@@ -15,6 +15,7 @@
  * sorted byte-wise; reading its output gives the same functions with the
  * same exclusive and inclusive samples.
  */
+#include "model/index.h"
 #include "plumb/formats.h"
 
 #include <errno.h>
@@ -213,25 +214,6 @@ static uint64_t hash_text(const char *s, size_t n, uint64_t *ctrl)
 	return h;
 }
 
-/* Grow an array to hold need elements of elem bytes. -1 on ENOMEM. */
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 256;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / elem)
-			return -1;
-		n *= 2;
-	}
-	void *nv = realloc(*v, n * elem);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = n;
-	return 0;
-}
-
 /* ---- frame cache: frame text -> frame id --------------------------------
  * Most frames repeat on many lines; hashing the trimmed text saves the
  * module, function and frame interning on every later occurrence. The
@@ -299,9 +281,9 @@ static int frame_cache_add(frame_cache *c, uint64_t h, const char *s, size_t n, 
 	size_t old = c->by_frame_cap;
 	if (c->n >= UINT32_MAX - 1 ||
 	    ((c->n + 1) * 2 > c->nslots && frame_cache_grow_slots(c) < 0) ||
-	    grow((void **)&c->ent, &c->cap, c->n + 1, sizeof *c->ent) < 0 ||
-	    grow((void **)&c->text, &c->text_cap, c->text_len + n, 1) < 0 ||
-	    grow((void **)&c->by_frame, &c->by_frame_cap, (size_t)frame + 1, sizeof *c->by_frame) < 0)
+	    plumb_vec_reserve_((void **)&c->ent, &c->cap, c->n + 1, sizeof *c->ent) < 0 ||
+	    plumb_vec_reserve_((void **)&c->text, &c->text_cap, c->text_len + n, 1) < 0 ||
+	    plumb_vec_reserve_((void **)&c->by_frame, &c->by_frame_cap, (size_t)frame + 1, sizeof *c->by_frame) < 0)
 		return -1;
 	if (c->by_frame_cap > old)
 		memset(c->by_frame + old, 0, (c->by_frame_cap - old) * sizeof *c->by_frame);
@@ -477,7 +459,7 @@ static uint32_t *stack_insert(stack_table *t, uint64_t h, const plumb_id *ids, s
 	size_t need = t->n + REC_HEAD + depth;
 	if (depth > UINT32_MAX || need >= UINT32_MAX ||
 	    ((t->count + 1) * 2 > t->nslots && stack_grow_slots(t) < 0) ||
-	    grow((void **)&t->w, &t->cap, need, sizeof *t->w) < 0)
+	    plumb_vec_reserve_((void **)&t->w, &t->cap, need, sizeof *t->w) < 0)
 		return NULL;
 	uint32_t *rec = t->w + t->n;
 	rec[REC_DEPTH] = (uint32_t)depth;
@@ -834,7 +816,7 @@ static int next_line(line_reader *lr, char **line, size_t *len, bool *moved)
 		lr->end -= lr->start;
 		lr->start = 0;
 		*moved = true;
-		if (lr->end == lr->cap && grow((void **)&lr->buf, &lr->cap, lr->cap + 1, 1) < 0) {
+		if (lr->end == lr->cap && plumb_vec_reserve_((void **)&lr->buf, &lr->cap, lr->cap + 1, 1) < 0) {
 			errno = ENOMEM;
 			return -1;
 		}

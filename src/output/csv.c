@@ -7,6 +7,7 @@
  * butterfly tables get leading "depth" and "kind" columns; separator rows
  * carry no data and are left out.
  */
+#include "output/output_internal.h"
 #include "plumb/table.h"
 
 #include <errno.h>
@@ -80,16 +81,6 @@ static bool has_structure(const plumb_table *t)
 	return false;
 }
 
-static int write_failed(FILE *out, plumb_error *err)
-{
-	int flushed = fflush(out);
-	int e = errno;
-	if (flushed == 0 && !ferror(out))
-		return 0;
-	return plumb_fail(err, PLUMB_ERR_IO, "cannot write the CSV table: %s",
-			  e ? strerror(e) : "write error");
-}
-
 int plumb_table_write_csv(const plumb_table *t, FILE *out, plumb_error *err)
 {
 	if (!t || !out)
@@ -118,5 +109,5 @@ int plumb_table_write_csv(const plumb_table *t, FILE *out, plumb_error *err)
 		}
 		fputc('\n', out);
 	}
-	return write_failed(out, err);
+	return plumb_output_flush(out, "CSV table", err);
 }

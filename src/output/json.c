@@ -15,38 +15,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* Length of the well-formed UTF-8 sequence at s, or 0 if there is none
- * (overlong forms, surrogates and code points past U+10FFFF included). */
-static size_t utf8_seq(const unsigned char *s)
-{
-	unsigned lo = 0x80, hi = 0xBF;
-	size_t n;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xC2 && s[0] <= 0xDF)
-		n = 2;
-	else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-		n = 3;
-		if (s[0] == 0xE0)
-			lo = 0xA0;
-		if (s[0] == 0xED)
-			hi = 0x9F;
-	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-		n = 4;
-		if (s[0] == 0xF0)
-			lo = 0x90;
-		if (s[0] == 0xF4)
-			hi = 0x8F;
-	} else
-		return 0;
-	/* Checked in order, so the terminating NUL stops the scan. */
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			return 0;
-	return n;
-}
+#include "output/output_internal.h"
 
 void plumb_json_write_string(FILE *out, const char *s)
 {
@@ -57,7 +26,7 @@ void plumb_json_write_string(FILE *out, const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 	fputc('"', out);
 	while (*p) {
-		size_t n = utf8_seq(p);
+		size_t n = plumb_utf8_seq(p);
 		if (n == 0) {
 			fputs("\\ufffd", out); /* one replacement per bad byte */
 			n = 1;
@@ -196,16 +165,6 @@ static void write_notes(const plumb_table *t, FILE *out)
 	fputs(t->nnotes ? "\n  ]\n" : "]\n", out);
 }
 
-static int write_failed(FILE *out, plumb_error *err)
-{
-	int flushed = fflush(out);
-	int e = errno;
-	if (flushed == 0 && !ferror(out))
-		return 0;
-	return plumb_fail(err, PLUMB_ERR_IO, "cannot write the JSON table: %s",
-			  e ? strerror(e) : "write error");
-}
-
 int plumb_table_write_json(const plumb_table *t, FILE *out, plumb_error *err)
 {
 	if (!t || !out)
@@ -219,5 +178,5 @@ int plumb_table_write_json(const plumb_table *t, FILE *out, plumb_error *err)
 	write_rows(t, out);
 	write_notes(t, out);
 	fputs("}\n", out);
-	return write_failed(out, err);
+	return plumb_output_flush(out, "JSON table", err);
 }

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output/output_internal.h"
+
 #define GAP 2         /* spaces between columns */
 #define MIN_SHRUNK 12 /* a shrunk column keeps at least this many code points */
 #define NUM_SIZE 64
@@ -79,45 +81,12 @@ static void sb_clear(strbuf *b)
 
 static const char *sb_text(const strbuf *b) { return b->p && !b->failed ? b->p : ""; }
 
-/* Length of the well-formed UTF-8 sequence at s, or 0 if there is none
- * (overlong forms, surrogates and code points past U+10FFFF included). */
-static size_t utf8_seq(const unsigned char *s)
-{
-	unsigned lo = 0x80, hi = 0xBF;
-	size_t n;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xC2 && s[0] <= 0xDF)
-		n = 2;
-	else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-		n = 3;
-		if (s[0] == 0xE0)
-			lo = 0xA0;
-		if (s[0] == 0xED)
-			hi = 0x9F;
-	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-		n = 4;
-		if (s[0] == 0xF0)
-			lo = 0x90;
-		if (s[0] == 0xF4)
-			hi = 0x8F;
-	} else
-		return 0;
-	/* Checked in order, so the terminating NUL stops the scan. */
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			return 0;
-	return n;
-}
-
 /* Append s made safe for a terminal (see the top of the file). */
 static void sb_add_safe(strbuf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	while (*p) {
-		size_t n = utf8_seq(p);
+		size_t n = plumb_utf8_seq(p);
 		if (n == 0) {
 			sb_add(b, "\xEF\xBF\xBD", 3);
 			n = 1;
@@ -408,16 +377,6 @@ static void write_safe_line(writer *wr, FILE *out, const char *s)
 	emit_line(wr, out, NULL);
 }
 
-static int write_failed(FILE *out, plumb_error *err)
-{
-	int flushed = fflush(out);
-	int e = errno;
-	if (flushed == 0 && !ferror(out))
-		return 0;
-	return plumb_fail(err, PLUMB_ERR_IO, "cannot write the table: %s",
-			  e ? strerror(e) : "write error");
-}
-
 static void write_all(writer *wr, FILE *out)
 {
 	const plumb_table *t = wr->t;
@@ -469,7 +428,7 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 		if (wr.line.failed || wr.cell.failed)
 			rc = plumb_fail_nomem(err);
 	}
-	if (write_failed(out, rc == 0 ? err : NULL) < 0)
+	if (plumb_output_flush(out, "table", rc == 0 ? err : NULL) < 0)
 		rc = -1;
 	free(wr.w);
 	free(wr.hidden);

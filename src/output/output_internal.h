@@ -1,0 +1,17 @@
+/* Private to the writers: what text, CSV and JSON output share. */
+#ifndef PLUMB_OUTPUT_INTERNAL_H
+#define PLUMB_OUTPUT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "plumb/error.h"
+
+/* Length of the well-formed UTF-8 sequence at s, or 0 if there is none
+ * (overlong forms, surrogates and code points past U+10FFFF included). */
+size_t plumb_utf8_seq(const unsigned char *s);
+
+/* Flush out and report a failed write of `what` as PLUMB_ERR_IO. */
+int plumb_output_flush(FILE *out, const char *what, plumb_error *err);
+
+#endif
