@@ -311,6 +311,26 @@ static bool shown(emit *em, uint32_t n)
 	       view_pct(v, t->incl.v[em->ve->primary]) >= em->o->threshold;
 }
 
+/* Room for need entries in the two parallel stack arrays. */
+static int stack_reserve(uint32_t **stack, uint32_t **depth, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap;
+	while (n < need)
+		n *= 2;
+	uint32_t *s2 = realloc(*stack, n * sizeof *s2);
+	if (!s2)
+		return -1;
+	*stack = s2;
+	uint32_t *d2 = realloc(*depth, n * sizeof *d2);
+	if (!d2)
+		return -1;
+	*depth = d2;
+	*cap = n;
+	return 0;
+}
+
 /* Depth-first with an explicit stack: deep recursion must not overflow ours. */
 static int emit_rows(emit *em)
 {
@@ -323,16 +343,8 @@ static int emit_rows(emit *em)
 		goto nomem;
 	for (uint32_t c = em->first_child[0]; c != PLUMB_NONE; c = em->next_sibling[c])
 		top++;
-	if (top > cap) {
-		cap = top;
-		uint32_t *s2 = realloc(stack, cap * sizeof *s2), *d2 = realloc(depth, cap * sizeof *d2);
-		if (s2)
-			stack = s2;
-		if (d2)
-			depth = d2;
-		if (!s2 || !d2)
-			goto nomem;
-	}
+	if (stack_reserve(&stack, &depth, &cap, top))
+		goto nomem;
 	/* Push the roots in reverse so the heaviest pops first. */
 	size_t i = top;
 	for (uint32_t c = em->first_child[0]; c != PLUMB_NONE; c = em->next_sibling[c]) {
@@ -363,17 +375,8 @@ static int emit_rows(emit *em)
 		size_t nk = 0;
 		for (uint32_t c = em->first_child[n]; c != PLUMB_NONE; c = em->next_sibling[c])
 			nk++;
-		if (top + nk > cap) {
-			while (top + nk > cap)
-				cap *= 2;
-			uint32_t *s2 = realloc(stack, cap * sizeof *s2), *d2 = realloc(depth, cap * sizeof *d2);
-			if (s2)
-				stack = s2;
-			if (d2)
-				depth = d2;
-			if (!s2 || !d2)
-				goto nomem;
-		}
+		if (stack_reserve(&stack, &depth, &cap, top + nk))
+			goto nomem;
 		size_t j = top + nk;
 		for (uint32_t c = em->first_child[n]; c != PLUMB_NONE; c = em->next_sibling[c]) {
 			stack[--j] = c;

@@ -170,3 +170,18 @@ expect_out "--focus header" "Total: 32 samples (10 through --focus)"
 # convert -o - writes folded stacks to stdout.
 run "$PLUMB" convert fig.plumb -o -
 same "convert -o -" "$(printf '%s\n' "$out" | sort)" "$(sort "$fig")"
+
+# A 5000-deep recursion and 200 siblings: trees use no recursion of their own.
+python3 -c '
+print(";".join(["main"] + ["r"] * 5000) + " 3")
+for i in range(200):
+    print("main;s%d 1" % i)' > deep.folded
+run "$PLUMB" report --view tree --threshold 0 --format csv deep.folded
+same "deep tree: every row" "$(printf '%s\n' "$out" | tail -n +2 | wc -l | tr -d ' ')" 5201
+run "$PLUMB" report --format json deep.folded
+py "deep recursion counted once" '
+import json,sys
+f = {x["name"]: x for x in json.load(sys.stdin)["functions"]}
+assert f["r"]["inclusive"] == [3] and f["main"]["inclusive"] == [203]'
+run "$PLUMB" report --view bottom-up --threshold 0 --format csv deep.folded
+same "deep bottom-up: every row" "$(printf '%s\n' "$out" | tail -n +2 | wc -l | tr -d ' ')" 5401
