@@ -21,6 +21,7 @@ typedef struct builder {
 	plumb_index key_ix, arc_ix;
 	uint32_t *frame_key;     /* frame -> key */
 	uint32_t *seen;          /* key -> stamp of the last stack that counted it */
+	uint32_t *node_arc;      /* CCT node -> the arc parent -> node (PLUMB_NONE at a root) */
 } builder;
 
 static bool key_eq(const void *ctx, uint32_t id, const void *key)
@@ -196,6 +197,7 @@ static int cct_edges(builder *b, const uint8_t *keep, plumb_error *err)
 		uint32_t a = arc_get(b, b->frame_key[parent->frame], k);
 		if (a == PLUMB_NONE)
 			return plumb_fail_nomem(err);
+		b->node_arc[i] = a;
 		if (!known)
 			b->arcs.v[a].calls = PLUMB_COUNT_UNKNOWN;
 		else if (b->arcs.v[a].calls != PLUMB_COUNT_UNKNOWN) {
@@ -207,41 +209,33 @@ static int cct_edges(builder *b, const uint8_t *keep, plumb_error *err)
 	return 0;
 }
 
-/* One stack: the path from node n up to its part's root, weight m. */
+/* One stack: the path from node n up to its part's root, weight m. The arc
+ * of each edge was found once per node (node_arc), so the walk does no
+ * hashing: the caller arc of x is node_arc[x], the callee arc of x is the
+ * arc of the node below it on the path. */
 static int walk_stack(builder *b, plumb_id n, const uint64_t *m, uint32_t stamp, plumb_error *err)
 {
 	const plumb_profile *p = b->p;
-	const plumb_cct_node *leaf = &p->cct.v[n];
-	if (add(b, b->excl.v, b->frame_key[leaf->frame], m, err))
+	if (add(b, b->excl.v, b->frame_key[p->cct.v[n].frame], m, err))
 		return -1;
-	uint32_t below = PLUMB_NONE; /* key of f(i+1) */
+	uint32_t below_arc = PLUMB_NONE; /* arc x -> f(i+1) */
 	for (plumb_id x = n; p->cct.v[x].parent != PLUMB_NONE; x = p->cct.v[x].parent) {
-		const plumb_cct_node *c = &p->cct.v[x];
-		uint32_t k = b->frame_key[c->frame];
+		uint32_t k = b->frame_key[p->cct.v[x].frame];
+		uint32_t up_arc = b->node_arc[x];
 		if (b->seen[k] != stamp) {
 			b->seen[k] = stamp;
 			if (add(b, b->incl.v, k, m, err))
 				return -1;
-			if (below != PLUMB_NONE) {
-				uint32_t a = arc_get(b, k, below);
-				if (a == PLUMB_NONE)
-					return plumb_fail_nomem(err);
-				if (add(b, b->callee_attr.v, a, m, err))
-					return -1;
-			}
-			const plumb_cct_node *up = &p->cct.v[c->parent];
-			if (up->parent == PLUMB_NONE) {
+			if (below_arc != PLUMB_NONE && add(b, b->callee_attr.v, below_arc, m, err))
+				return -1;
+			if (up_arc == PLUMB_NONE) {
 				if (add(b, b->root.v, k, m, err))
 					return -1;
-			} else {
-				uint32_t a = arc_get(b, b->frame_key[up->frame], k);
-				if (a == PLUMB_NONE)
-					return plumb_fail_nomem(err);
-				if (add(b, b->caller_attr.v, a, m, err))
-					return -1;
+			} else if (add(b, b->caller_attr.v, up_arc, m, err)) {
+				return -1;
 			}
 		}
-		below = k;
+		below_arc = up_arc;
 	}
 	return 0;
 }
@@ -252,6 +246,13 @@ static int from_cct(builder *b, const plumb_metrics_opts *o, plumb_error *err)
 	uint8_t *pass, *keep;
 	if (plumb_cct_select(p, o->part, o->focus, &pass, &keep))
 		return plumb_fail_nomem(err);
+	b->node_arc = malloc((p->cct.n ? p->cct.n : 1) * sizeof *b->node_arc);
+	if (!b->node_arc) {
+		free(pass);
+		free(keep);
+		return plumb_fail_nomem(err);
+	}
+	memset(b->node_arc, 0xff, p->cct.n * sizeof *b->node_arc);
 	int rc = cct_edges(b, keep, err);
 	uint32_t stamp = 0;
 	for (size_t i = 0; rc == 0 && i < p->cct.n; i++) {
@@ -387,6 +388,7 @@ static void builder_free(builder *b)
 	plumb_index_free(&b->arc_ix);
 	free(b->frame_key);
 	free(b->seen);
+	free(b->node_arc);
 }
 
 int plumb_metrics_compute(const plumb_profile *p, const plumb_metrics_opts *o,
