@@ -315,6 +315,9 @@ static int from_call_graph(builder *b, const plumb_metrics_opts *o, plumb_error 
 			*calls = PLUMB_COUNT_UNKNOWN;
 			b->calls_known.v[to] = 0;
 		} else {
+			if ((*calls != PLUMB_COUNT_UNKNOWN && *calls > UINT64_MAX - 1 - pa->calls) ||
+			    b->calls.v[to] > UINT64_MAX - 1 - pa->calls)
+				return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
 			if (*calls != PLUMB_COUNT_UNKNOWN)
 				*calls += pa->calls;
 			b->calls.v[to] += pa->calls;

@@ -47,11 +47,11 @@ static int add_columns(plumb_table *t, const plumb_profile *p, const view_events
 		ok &= view_add_event_column(t, p, "exclusive", "Excl.", PLUMB_CELL_U64, e) >= 0;
 		ok &= view_add_event_column(t, p, "inclusive", "Incl.", PLUMB_CELL_U64, e) >= 0;
 	}
+	/* add_column returns -1 on ENOMEM; columns a level lacks stay -2. */
 	for (int i = 0; i <= ID_MODULE; i++)
-		idcols[i] = -1;
-	if (level == PLUMB_LEVEL_FUNCTION) {
+		idcols[i] = -2;
+	if (level == PLUMB_LEVEL_FUNCTION)
 		idcols[ID_CALLS] = plumb_table_add_column(t, "calls", "Calls", PLUMB_CELL_U64, -1, false);
-	}
 	if (level == PLUMB_LEVEL_FUNCTION || level == PLUMB_LEVEL_LINE)
 		idcols[ID_FUNCTION] = plumb_table_add_column(t, "function", "Function", PLUMB_CELL_STR, -1, true);
 	if (level == PLUMB_LEVEL_LINE)
@@ -62,7 +62,7 @@ static int add_columns(plumb_table *t, const plumb_profile *p, const view_events
 	idcols[ID_MODULE] = plumb_table_add_column(t, "module", "Load module", PLUMB_CELL_STR, -1,
 						   level == PLUMB_LEVEL_MODULE);
 	for (int i = 0; i <= ID_MODULE; i++)
-		ok &= idcols[i] >= -1;
+		ok &= idcols[i] != -1;
 	return ok ? 0 : -1;
 }
 

@@ -311,3 +311,44 @@ Test(metrics, invariants_hold_at_file_and_module_level)
 	}
 	plumb_profile_free(p);
 }
+
+/* A call graph without contexts (what Callgrind and gmon.out give): self
+ * cost per frame, arcs with call counts and, where known, inclusive cost. */
+Test(metrics, call_graph_self_costs_and_arcs)
+{
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	plumb_event_add(p, "Ir", NULL, NULL, &err);
+	plumb_id part = plumb_part_default(p);
+	plumb_id fm = plumb_function_intern(p, "main", NULL, PLUMB_NONE, PLUMB_NONE, 0);
+	plumb_id fa = plumb_function_intern(p, "a", NULL, PLUMB_NONE, PLUMB_NONE, 0);
+	plumb_id fb = plumb_function_intern(p, "b", NULL, PLUMB_NONE, PLUMB_NONE, 0);
+	plumb_id rm = plumb_frame_intern(p, fm, PLUMB_NONE, 3, 0);
+	plumb_id ra = plumb_frame_intern(p, fa, PLUMB_NONE, 7, 0);
+	plumb_id rb = plumb_frame_intern(p, fb, PLUMB_NONE, 9, 0);
+	uint64_t sm = 10, sa = 20, sb = 30, ia = 50, ib = 30;
+	cr_assert_eq(plumb_cg_add_self(p, part, rm, &sm, &err), 0);
+	cr_assert_eq(plumb_cg_add_self(p, part, ra, &sa, &err), 0);
+	cr_assert_eq(plumb_cg_add_self(p, part, rb, &sb, &err), 0);
+	cr_assert_geq(plumb_arc_add(p, part, rm, fa, 2, &ia, &err), 0); /* main -> a: 2 calls, 50 incl */
+	cr_assert_geq(plumb_arc_add(p, part, ra, fb, 5, &ib, &err), 0); /* a -> b: 5 calls, 30 incl */
+	plumb_metrics *m = metrics_of(p);
+	cr_expect_eq(m->totals[0], 60);
+	cr_expect_eq(excl(p, m, "a"), 20);
+	cr_expect_eq(incl(p, m, "a"), 50);
+	cr_expect_eq(incl(p, m, "main"), 60);
+	cr_expect_eq(incl(p, m, "b"), 30);
+	cr_expect_eq(m->calls[key(p, m, "b")], 5);
+	cr_expect_eq(m->arcs[arc(p, m, "main", "a")].calls, 2);
+	cr_expect_eq(callee_attr(p, m, "a", "b"), 30);
+	cr_expect_eq(caller_attr(p, m, "main", "a"), 50);
+	cr_expect_not(m->inclusive_estimated);
+	plumb_metrics_free(m);
+	/* An arc without inclusive cost makes inclusive an estimate. */
+	cr_assert_geq(plumb_arc_add(p, part, rm, fb, 1, NULL, &err), 0);
+	m = metrics_of(p);
+	cr_expect(m->inclusive_estimated);
+	cr_expect_eq(m->calls[key(p, m, "b")], 6);
+	plumb_metrics_free(m);
+	plumb_profile_free(p);
+}
