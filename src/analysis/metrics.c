@@ -36,15 +36,7 @@ static uint32_t key_hash(const plumb_key *k)
 						       k->module), k->line);
 }
 
-static int grow_costs(uint64_t **v, size_t *n, size_t *cap, size_t add)
-{
-	if (plumb_vec_reserve_((void **)v, cap, *n + add, sizeof(uint64_t)))
-		return -1;
-	memset(*v + *n, 0, add * sizeof(uint64_t));
-	*n += add;
-	return 0;
-}
-#define GROW(b, vec) grow_costs(&(vec).v, &(vec).n, &(vec).cap, (b)->nev)
+#define GROW(b, vec) plumb_costs_grow((vec), (b)->nev)
 
 static uint32_t key_intern(builder *b, const plumb_key *k)
 {

@@ -35,14 +35,7 @@ static bool tkey_eq(const void *ctx, uint32_t id, const void *key)
 
 static int grow(tree *t)
 {
-	for (int i = 0; i < 2; i++) {
-		PLUMB_VEC(uint64_t) *v = i ? (void *)&t->incl : (void *)&t->self;
-		if (plumb_vec_reserve(*v, v->n + t->nev))
-			return -1;
-		memset(v->v + v->n, 0, t->nev * sizeof(uint64_t));
-		v->n += t->nev;
-	}
-	return 0;
+	return plumb_costs_grow(t->self, t->nev) || plumb_costs_grow(t->incl, t->nev) ? -1 : 0;
 }
 
 static plumb_id tree_child(tree *t, plumb_id parent, plumb_id fn)

@@ -88,3 +88,12 @@ int plumb_vec_reserve_(void **v, size_t *cap, size_t need, size_t elem)
 	*cap = n;
 	return 0;
 }
+
+int plumb_costs_grow_(uint64_t **v, size_t *n, size_t *cap, size_t nev)
+{
+	if (plumb_vec_reserve_((void **)v, cap, *n + nev, sizeof(uint64_t)))
+		return -1;
+	memset(*v + *n, 0, nev * sizeof(uint64_t));
+	*n += nev;
+	return 0;
+}

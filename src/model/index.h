@@ -32,6 +32,9 @@ static inline uint64_t plumb_hash_mix(uint64_t h, uint64_t v)
 int plumb_vec_reserve_(void **v, size_t *cap, size_t need, size_t elem);
 #define plumb_vec_reserve(vec, need) \
 	plumb_vec_reserve_((void **)&(vec).v, &(vec).cap, (need), sizeof *(vec).v)
+/* Append nev zeroed slots to a vector of uint64 costs. -1 on ENOMEM. */
+int plumb_costs_grow_(uint64_t **v, size_t *n, size_t *cap, size_t nev);
+#define plumb_costs_grow(vec, nev) plumb_costs_grow_(&(vec).v, &(vec).n, &(vec).cap, (nev))
 /* Append one element; evaluates to -1 on ENOMEM, 0 otherwise. */
 #define plumb_vec_push(vec, val) \
 	(plumb_vec_reserve((vec), (vec).n + 1) ? -1 : ((vec).v[(vec).n++] = (val), 0))

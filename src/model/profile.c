@@ -55,17 +55,7 @@ int plumb_costs_add(uint64_t *dst, const uint64_t *src, size_t n, plumb_error *e
 	return 0;
 }
 
-/* Append n_events zeroed slots to a cost array. */
-static int costs_grow(void *vec_v, size_t *vec_n, size_t *vec_cap, size_t nev)
-{
-	uint64_t **v = vec_v;
-	if (plumb_vec_reserve_((void **)v, vec_cap, *vec_n + nev, sizeof(uint64_t)))
-		return -1;
-	memset(*v + *vec_n, 0, nev * sizeof(uint64_t));
-	*vec_n += nev;
-	return 0;
-}
-#define COSTS_GROW(p, vec) costs_grow(&(vec).v, &(vec).n, &(vec).cap, (p)->events.n)
+#define COSTS_GROW(p, vec) plumb_costs_grow((vec), (p)->events.n)
 
 int plumb_profile_totals(const plumb_profile *p, uint64_t *out, plumb_error *err)
 {
