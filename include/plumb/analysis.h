@@ -127,8 +127,6 @@ static inline const uint64_t *plumb_metrics_incl(const plumb_metrics *m, size_t 
 {
 	return m->inclusive + key * m->nevents;
 }
-/* Key index for a function (function level), or -1. */
-long plumb_metrics_find_function(const plumb_metrics *m, plumb_id fn);
 
 /* ---- views ------------------------------------------------------------ */
 

@@ -472,11 +472,3 @@ void plumb_metrics_free(plumb_metrics *m)
 	free(m->in_arcs);
 	free(m);
 }
-
-long plumb_metrics_find_function(const plumb_metrics *m, plumb_id fn)
-{
-	for (size_t k = 0; k < m->nkeys; k++)
-		if (m->keys[k].function == fn)
-			return (long)k;
-	return -1;
-}

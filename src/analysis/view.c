@@ -238,6 +238,27 @@ int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plum
 	return 0;
 }
 
+int view_rows_prepare(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,
+		      view_rows *r, plumb_error *err)
+{
+	memset(r, 0, sizeof *r);
+	if (view_events_of(p, o, &r->ve, err) || view_metrics(p, o, level, &r->m, err))
+		return -1;
+	if (view_ordered_keys(p, r->m, o, &r->ve, &r->keys, &r->n, err)) {
+		view_rows_free(r);
+		return -1;
+	}
+	return 0;
+}
+
+void view_rows_free(view_rows *r)
+{
+	free(r->keys);
+	plumb_metrics_free(r->m);
+	r->keys = NULL;
+	r->m = NULL;
+}
+
 /* ---- dispatch ------------------------------------------------------------ */
 
 int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
@@ -246,7 +267,10 @@ int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_tab
 	*out = NULL;
 	switch (o->kind) {
 	case PLUMB_VIEW_FLAT:
-		return view_flat(p, o, out, err);
+	case PLUMB_VIEW_LINES:
+	case PLUMB_VIEW_FILES:
+	case PLUMB_VIEW_MODULES:
+		return view_keyed(p, o, out, err);
 	case PLUMB_VIEW_CALLERS:
 	case PLUMB_VIEW_CALLEES:
 	case PLUMB_VIEW_BUTTERFLY:
@@ -254,10 +278,6 @@ int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_tab
 	case PLUMB_VIEW_TREE:
 	case PLUMB_VIEW_BOTTOM_UP:
 		return view_tree(p, o, out, err);
-	case PLUMB_VIEW_LINES:
-	case PLUMB_VIEW_FILES:
-	case PLUMB_VIEW_MODULES:
-		return view_group(p, o, out, err);
 	case PLUMB_VIEW_THREADS:
 		return view_threads(p, o, out, err);
 	case PLUMB_VIEW_COUNT:

@@ -117,41 +117,31 @@ static int block(calls_ctx *c, plumb_view_kind kind, uint32_t k, bool first)
 
 int view_calls(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err)
 {
-	view_events ve;
-	if (view_events_of(p, o, &ve, err))
-		return -1;
-	plumb_metrics *m = NULL;
-	if (view_metrics(p, o, PLUMB_LEVEL_FUNCTION, &m, err))
-		return -1;
-	/* Without --select every function gets a block, heaviest inclusive first. */
-	uint32_t *keys = NULL;
-	size_t n = 0;
-	calls_ctx c = { p, m, &ve, NULL, -1, -1, -1, -1 };
 	static const char *const titles[] = {
 		[PLUMB_VIEW_CALLERS] = "Callers (attributed to each caller's call)",
 		[PLUMB_VIEW_CALLEES] = "Callees (attributed to each call)",
 		[PLUMB_VIEW_BUTTERFLY] = "Callers and callees: callers above each function, callees below",
 	};
-	if (view_ordered_keys(p, m, o, &ve, &keys, &n, err))
-		goto fail;
+	/* Without --select every function gets a block, heaviest inclusive first. */
+	view_rows r;
+	if (view_rows_prepare(p, o, PLUMB_LEVEL_FUNCTION, &r, err))
+		return -1;
+	calls_ctx c = { p, r.m, &r.ve, NULL, -1, -1, -1, -1 };
 	c.t = plumb_table_new(plumb_view_name(o->kind), titles[o->kind]);
 	if (!c.t || add_columns(&c))
 		goto nomem;
-	for (size_t i = 0; i < n; i++)
-		if (block(&c, o->kind, keys[i], i == 0))
+	for (size_t i = 0; i < r.n; i++)
+		if (block(&c, o->kind, r.keys[i], i == 0))
 			goto nomem;
-	if (m->inclusive_estimated &&
+	if (r.m->inclusive_estimated &&
 	    plumb_table_add_note(c.t, "Inclusive and attributed costs are estimates: the call graph has no inclusive cost for some calls."))
 		goto nomem;
-	free(keys);
-	plumb_metrics_free(m);
+	view_rows_free(&r);
 	*out = c.t;
 	return 0;
 nomem:
 	plumb_fail_nomem(err);
-fail:
 	plumb_table_free(c.t);
-	free(keys);
-	plumb_metrics_free(m);
+	view_rows_free(&r);
 	return -1;
 }

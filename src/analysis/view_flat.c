@@ -109,51 +109,29 @@ static int fill_row(plumb_table *t, const plumb_profile *p, const plumb_metrics 
 	return 0;
 }
 
-static int keyed_view(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
-		      plumb_error *err)
+int view_keyed(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err)
 {
-	view_events ve;
-	if (view_events_of(p, o, &ve, err))
-		return -1;
 	plumb_level level = level_of(o->kind);
-	plumb_metrics *m = NULL;
-	if (view_metrics(p, o, level, &m, err))
+	view_rows r;
+	if (view_rows_prepare(p, o, level, &r, err))
 		return -1;
-	uint32_t *keys = NULL;
-	size_t n = 0;
-	plumb_table *t = NULL;
 	int idcols[ID_MODULE + 1];
-	if (view_ordered_keys(p, m, o, &ve, &keys, &n, err))
-		goto fail;
-	t = plumb_table_new(plumb_view_name(o->kind), title_of(o->kind));
-	if (!t || add_columns(t, p, &ve, level, idcols))
+	plumb_table *t = plumb_table_new(plumb_view_name(o->kind), title_of(o->kind));
+	if (!t || add_columns(t, p, &r.ve, level, idcols))
 		goto nomem;
 	double cumul = 0;
-	for (size_t i = 0; i < n; i++)
-		if (fill_row(t, p, m, &ve, keys[i], &cumul, idcols))
+	for (size_t i = 0; i < r.n; i++)
+		if (fill_row(t, p, r.m, &r.ve, r.keys[i], &cumul, idcols))
 			goto nomem;
-	if (m->inclusive_estimated &&
+	if (r.m->inclusive_estimated &&
 	    plumb_table_add_note(t, "Inclusive costs are estimates: the call graph has no inclusive cost for some calls."))
 		goto nomem;
-	free(keys);
-	plumb_metrics_free(m);
+	view_rows_free(&r);
 	*out = t;
 	return 0;
 nomem:
 	plumb_fail_nomem(err);
-fail:
 	plumb_table_free(t);
-	free(keys);
-	plumb_metrics_free(m);
+	view_rows_free(&r);
 	return -1;
-}
-
-int view_flat(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err)
-{
-	return keyed_view(p, o, out, err);
-}
-
-int view_group(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err)
-{
-	return keyed_view(p, o, out, err);
 }

@@ -48,12 +48,26 @@ const char *view_key_module(const plumb_profile *p, const plumb_key *k);
 int view_add_event_column(plumb_table *t, const plumb_profile *p, const char *what,
 			  const char *title, plumb_cell_type type, int e);
 
+/* What every keyed view starts from: the events shown, the metrics at a
+ * level, and the keys to list in order. */
+typedef struct view_rows {
+	view_events ve;
+	plumb_metrics *m;
+	uint32_t *keys;
+	size_t n;
+} view_rows;
+
+/* Fill r; on failure nothing is left to free. */
+int view_rows_prepare(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,
+		      view_rows *r, plumb_error *err);
+void view_rows_free(view_rows *r);
+
 /* Compute metrics for a view's options at a level. */
 int view_metrics(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,
 		 plumb_metrics **m, plumb_error *err);
 
-int view_flat(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
-int view_group(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
+/* flat, lines, files, modules: one row per key of the view's level. */
+int view_keyed(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_calls(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);

@@ -5,16 +5,10 @@
 #include "plumb/formats.h"
 #include "plumb/store.h"
 
-static int store_read(plumb_profile *p, const char *path, const plumb_read_opts *o,
-		      plumb_error *err)
-{
-	return plumb_store_read(p, path, o, err);
-}
-
 /* Detection order matters: the most specific signatures come first. */
 static const plumb_format_ops formats[] = {
 	{ PLUMB_FMT_PLUMB, "plumb", "plumb profile store (SQLite)", plumb_store_detect,
-	  store_read, plumb_store_write },
+	  plumb_store_read, plumb_store_write },
 	{ PLUMB_FMT_FOLDED, "folded", "folded stacks (\"a;b;c 123\" per line)",
 	  plumb_folded_detect, plumb_folded_read, plumb_folded_write },
 };

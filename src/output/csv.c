@@ -14,18 +14,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-static const char *kind_name(plumb_row_kind kind)
-{
-	switch (kind) {
-	case PLUMB_ROW_CALLER: return "caller";
-	case PLUMB_ROW_FOCUS: return "focus";
-	case PLUMB_ROW_CALLEE: return "callee";
-	case PLUMB_ROW_SEPARATOR: return "separator";
-	case PLUMB_ROW_NORMAL: break;
-	}
-	return "normal";
-}
-
 /* A field, quoted (with "" for ") only when it holds , " CR or LF, or is
  * empty: "" tells an empty string from an unknown (empty) field. */
 static void csv_field(FILE *out, const char *s)
@@ -99,7 +87,7 @@ int plumb_table_write_csv(const plumb_table *t, FILE *out, plumb_error *err)
 		if (r->kind == PLUMB_ROW_SEPARATOR)
 			continue;
 		if (structure)
-			fprintf(out, "%" PRIu32 ",%s", r->depth, kind_name(r->kind));
+			fprintf(out, "%" PRIu32 ",%s", r->depth, plumb_row_kind_name(r->kind));
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (c || structure)
 				fputc(',', out);

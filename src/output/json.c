@@ -65,18 +65,6 @@ static const char *type_name(plumb_cell_type type)
 	return "null";
 }
 
-static const char *kind_name(plumb_row_kind kind)
-{
-	switch (kind) {
-	case PLUMB_ROW_CALLER: return "caller";
-	case PLUMB_ROW_FOCUS: return "focus";
-	case PLUMB_ROW_CALLEE: return "callee";
-	case PLUMB_ROW_SEPARATOR: return "separator";
-	case PLUMB_ROW_NORMAL: break;
-	}
-	return "normal";
-}
-
 /* A percentage with up to four decimals: 12.5, 100.0, 0.0125. */
 static void write_pct(FILE *out, double v)
 {
@@ -141,7 +129,7 @@ static void write_rows(const plumb_table *t, FILE *out)
 		if (r->kind == PLUMB_ROW_SEPARATOR)
 			continue;
 		fprintf(out, "%s    {\"depth\": %" PRIu32 ", \"kind\": \"%s\", \"cells\": {",
-			first ? "\n" : ",\n", r->depth, kind_name(r->kind));
+			first ? "\n" : ",\n", r->depth, plumb_row_kind_name(r->kind));
 		first = false;
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (c)

@@ -6,10 +6,14 @@
 #include <stdio.h>
 
 #include "plumb/error.h"
+#include "plumb/table.h"
 
 /* Length of the well-formed UTF-8 sequence at s, or 0 if there is none
  * (overlong forms, surrogates and code points past U+10FFFF included). */
 size_t plumb_utf8_seq(const unsigned char *s);
+
+/* "normal", "caller", "focus", "callee" or "separator" (CSV and JSON). */
+const char *plumb_row_kind_name(plumb_row_kind kind);
 
 /* Flush out and report a failed write of `what` as PLUMB_ERR_IO. */
 int plumb_output_flush(FILE *out, const char *what, plumb_error *err);

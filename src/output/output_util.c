@@ -46,3 +46,15 @@ int plumb_output_flush(FILE *out, const char *what, plumb_error *err)
 	return plumb_fail(err, PLUMB_ERR_IO, "cannot write the %s: %s", what,
 			  e ? strerror(e) : "write error");
 }
+
+const char *plumb_row_kind_name(plumb_row_kind kind)
+{
+	switch (kind) {
+	case PLUMB_ROW_CALLER: return "caller";
+	case PLUMB_ROW_FOCUS: return "focus";
+	case PLUMB_ROW_CALLEE: return "callee";
+	case PLUMB_ROW_SEPARATOR: return "separator";
+	case PLUMB_ROW_NORMAL: break;
+	}
+	return "normal";
+}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "analysis/view_internal.h"
+#include "output/output_internal.h"
 
 static void write_costs(FILE *out, const uint64_t *v, const view_events *ve)
 {
@@ -95,21 +96,13 @@ static int write_function(FILE *out, const plumb_profile *p, const plumb_metrics
 int plumb_report_write_json(const plumb_profile *p, const plumb_view_opts *o, FILE *out,
 			    plumb_error *err)
 {
-	view_events ve;
-	if (view_events_of(p, o, &ve, err))
+	view_rows r;
+	if (view_rows_prepare(p, o, PLUMB_LEVEL_FUNCTION, &r, err))
 		return -1;
-	plumb_metrics *m = NULL;
-	if (view_metrics(p, o, PLUMB_LEVEL_FUNCTION, &m, err))
-		return -1;
-	uint32_t *keys = NULL;
-	size_t n = 0;
-	if (view_ordered_keys(p, m, o, &ve, &keys, &n, err)) {
-		plumb_metrics_free(m);
-		return -1;
-	}
+	const view_events *ve = &r.ve;
 	fputs("{\"format\": \"plumb-report\", \"version\": 1,\n \"events\": [", out);
-	for (size_t i = 0; i < ve.n; i++) {
-		const plumb_event *e = &p->events.v[ve.ev[i]];
+	for (size_t i = 0; i < ve->n; i++) {
+		const plumb_event *e = &p->events.v[ve->ev[i]];
 		fputs(i ? ",\n   {\"name\": " : "\n   {\"name\": ", out);
 		plumb_json_write_string(out, plumb_str(p, e->name));
 		fputs(", \"description\": ", out);
@@ -123,20 +116,16 @@ int plumb_report_write_json(const plumb_profile *p, const plumb_view_opts *o, FI
 		fputc('}', out);
 	}
 	fputs("],\n \"totals\": ", out);
-	write_costs(out, m->totals, &ve);
+	write_costs(out, r.m->totals, ve);
 	fputs(",\n \"functions\": [", out);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < r.n; i++) {
 		fputs(i ? ",\n" : "\n", out);
-		if (write_function(out, p, m, &ve, keys[i])) {
-			free(keys);
-			plumb_metrics_free(m);
+		if (write_function(out, p, r.m, ve, r.keys[i])) {
+			view_rows_free(&r);
 			return plumb_fail_nomem(err);
 		}
 	}
 	fputs("]}\n", out);
-	free(keys);
-	plumb_metrics_free(m);
-	if (fflush(out) != 0 || ferror(out))
-		return plumb_fail(err, PLUMB_ERR_IO, "cannot write the report");
-	return 0;
+	view_rows_free(&r);
+	return plumb_output_flush(out, "report", err);
 }
