@@ -115,6 +115,10 @@ typedef struct plumb_metrics_opts {
 } plumb_metrics_opts;
 
 void plumb_metrics_opts_init(plumb_metrics_opts *o);
+/* The totals of the stacks through focus (out: one per event): what the
+ * views' percentages are of. A linear pass; no metrics are computed. */
+int plumb_focus_totals(const plumb_profile *p, const plumb_symspec_list *focus, uint64_t *out,
+		       plumb_error *err);
 int plumb_metrics_compute(const plumb_profile *p, const plumb_metrics_opts *o,
 			  plumb_metrics **out, plumb_error *err);
 void plumb_metrics_free(plumb_metrics *m);

@@ -472,3 +472,19 @@ void plumb_metrics_free(plumb_metrics *m)
 	free(m->in_arcs);
 	free(m);
 }
+
+int plumb_focus_totals(const plumb_profile *p, const plumb_symspec_list *focus, uint64_t *out,
+		       plumb_error *err)
+{
+	uint8_t *pass;
+	if (plumb_cct_select(p, PLUMB_NONE, focus, &pass, NULL))
+		return plumb_fail_nomem(err);
+	size_t nev = p->events.n;
+	memset(out, 0, nev * sizeof *out);
+	int rc = 0;
+	for (size_t i = 0; i < p->cct.n && rc == 0; i++)
+		if (pass[i])
+			rc = plumb_costs_add(out, plumb_cct_self(p, (plumb_id)i), nev, err);
+	free(pass);
+	return rc;
+}

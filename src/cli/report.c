@@ -180,13 +180,13 @@ static void print_header(const plumb_profile *p, char *const *files, int nfiles,
 		return;
 	}
 	/* With --focus, percentages are of the stacks that pass: say both totals. */
-	plumb_metrics *focused = NULL;
+	uint64_t *focused = NULL;
 	if (o->focus && o->focus->n) {
-		plumb_metrics_opts mo;
-		plumb_metrics_opts_init(&mo);
-		mo.focus = o->focus;
-		if (plumb_metrics_compute(p, &mo, &focused, &err))
+		focused = calloc(p->events.n ? p->events.n : 1, sizeof *focused);
+		if (focused && plumb_focus_totals(p, o->focus, focused, &err)) {
+			free(focused);
 			focused = NULL;
+		}
 	}
 	printf("%s%s (%s)", files[0], nfiles > 1 ? " and others" : "", plumb_format_name(fmt));
 	const char *cmd = plumb_meta_get(p, "cmd");
@@ -199,14 +199,14 @@ static void print_header(const plumb_profile *p, char *const *files, int nfiles,
 		char buf[32], fbuf[32];
 		printf(" %s %s", plumb_format_u64(tot[e], buf, sizeof buf), plumb_str(p, p->events.v[e].name));
 		if (focused)
-			printf(" (%s through --focus)", plumb_format_u64(focused->totals[e], fbuf, sizeof fbuf));
+			printf(" (%s through --focus)", plumb_format_u64(focused[e], fbuf, sizeof fbuf));
 		if (e + 1 < p->events.n && o->metric < 0)
 			fputc(',', stdout);
 	}
 	if (focused)
 		fputs("\nPercentages are of the stacks through --focus.", stdout);
 	fputs("\n\n", stdout);
-	plumb_metrics_free(focused);
+	free(focused);
 	free(tot);
 }
 

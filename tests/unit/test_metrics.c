@@ -203,6 +203,9 @@ Test(metrics, focus_keeps_stacks_through_a_function)
 	cr_expect_eq(incl(p, m, "main"), 10);
 	cr_expect_eq(incl(p, m, "C"), 10);
 	cr_expect_eq(incl(p, m, "B"), 0);
+	uint64_t ft = 0;
+	cr_assert_eq(plumb_focus_totals(p, &focus, &ft, &err), 0);
+	cr_expect_eq(ft, m->totals[0]);
 	plumb_metrics_free(m);
 	plumb_symspec_list_free(&focus);
 	plumb_profile_free(p);
