@@ -5,24 +5,26 @@
 set -u
 counts=$1
 here=$(cd "$(dirname "$0")" && pwd)
-pass=0 fail=0
+pass=0 fail=0 skipped=0
 for t in "$here"/t_*.sh; do
 	name=$(basename "$t" .sh)
 	work=$(mktemp -d "${TMPDIR:-/tmp}/plumb-e2e.XXXXXX")
 	out=$(cd "$work" && E2E_DIR="$here" DATA="$here/../data" sh -c ". '$here/lib.sh'; . '$t'; e2e_done" 2>&1)
 	rc=$?
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')
+	s=$(printf '%s\n' "$out" | grep -c '^skip ')
 	f=$(printf '%s\n' "$out" | grep -c '^FAIL ')
 	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		out="$out
 FAIL $name: script exited with status $rc"
 	fi
-	printf '%s\n' "$out" | grep -E '^(FAIL|  )' || true
-	echo "$name: $p passed, $f failed"
+	printf '%s\n' "$out" | grep -E '^(FAIL|skip|  )' || true
+	echo "$name: $p passed, $f failed${s:+, $s skipped}" | sed 's/, 0 skipped$//'
+	skipped=$((skipped + s))
 	pass=$((pass + p))
 	fail=$((fail + f))
 	rm -rf "$work"
 done
-echo "e2e $pass $fail" >> "$counts"
+echo "e2e $pass $fail $skipped" >> "$counts"
 [ "$fail" -eq 0 ]

@@ -2,7 +2,7 @@
 # program builds against the installed library and runs.
 top=$(cd "$E2E_DIR/../.." && pwd)
 case "$PLUMB" in
-*build-san*) ok "install (checked in the normal build only)"; return 0 2>/dev/null || exit 0 ;;
+*build-san*) skip "install" "checked in the normal build only"; return 0 2>/dev/null || exit 0 ;;
 esac
 run make -s -C "$top" install PREFIX="$PWD/inst"
 same "make install exits 0" "$rc" 0

@@ -1,12 +1,12 @@
 # Real folded stacks from perf (perf script report stackcollapse): plumb's
 # exclusive samples per function equal perf report's own counts.
 if ! command -v perf >/dev/null 2>&1 || ! command -v gcc >/dev/null 2>&1; then
-	ok "perf comparison (skipped: perf or gcc not installed)"
+	skip "perf comparison" "perf or gcc not installed"
 	return 0 2>/dev/null || exit 0
 fi
 gcc -O0 -g -fno-omit-frame-pointer "$E2E_DIR/../programs/burn.c" -o burn
 if ! perf record -q -e cpu-clock -F 2000 -g -o perf.data ./burn 150 > /dev/null 2> perf.err; then
-	ok "perf comparison (skipped: perf record cannot sample here: $(head -1 perf.err))"
+	skip "perf comparison" "perf record cannot sample here: $(head -1 perf.err)"
 	return 0 2>/dev/null || exit 0
 fi
 perf script -i perf.data report stackcollapse > stacks.folded 2> /dev/null
