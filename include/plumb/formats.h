@@ -16,12 +16,17 @@ typedef enum plumb_format {
 	PLUMB_FMT_UNKNOWN = 0,
 	PLUMB_FMT_PLUMB,      /* the .plumb store (SQLite) */
 	PLUMB_FMT_FOLDED,     /* folded stacks: "a;b;c 123" */
+	PLUMB_FMT_CALLGRIND,  /* Callgrind's profile format (seed 001) */
 	PLUMB_FMT_COUNT
 } plumb_format;
 
 typedef struct plumb_read_opts {
 	plumb_warn_fn warn;   /* may be NULL: warnings are dropped */
 	void *warn_ctx;
+	/* Merge positions that differ only in their address (frames keep
+	 * function, file and line; address 0). Every view but instruction-level
+	 * annotation is the same; big Callgrind files load faster and smaller. */
+	bool lines_only;
 } plumb_read_opts;
 
 /* One entry per format. detect() looks at the first bytes of a file (up to
@@ -90,5 +95,15 @@ int plumb_folded_write(const plumb_profile *p, const char *path, plumb_error *er
  * first event; stacks are root-first, frames "name" or "name [module]"
  * when the module is known. */
 int plumb_folded_write_stream(const plumb_profile *p, FILE *out, plumb_error *err);
+
+/* Callgrind (src/formats/callgrind_read.c, callgrind_write.c). The reader
+ * takes plain, gzip- or zstd-compressed files of any size; each part (dump,
+ * thread) becomes a plumb part. The writer writes any profile: a call graph
+ * as it is, a CCT as calls= lines with each context's inclusive cost. */
+bool plumb_callgrind_detect(const unsigned char *head, size_t len);
+int plumb_callgrind_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+			 plumb_error *err);
+int plumb_callgrind_write(const plumb_profile *p, const char *path, plumb_error *err);
+int plumb_callgrind_write_stream(const plumb_profile *p, FILE *out, plumb_error *err);
 
 #endif

@@ -33,5 +33,6 @@ unsigned cli_terminal_width(void);
 int cmd_report(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 
 #endif

@@ -14,20 +14,26 @@ static const char convert_help[] =
 	"Options:\n"
 	"  -o, --output OUT   the file to write (required); '-' writes folded stacks to\n"
 	"                     standard output\n"
-	"  -t, --to FORMAT    plumb (the .plumb store) or folded; default: from OUT's\n"
-	"                     extension (.folded or .txt: folded), else plumb\n"
+	"  -t, --to FORMAT    plumb (the .plumb store), callgrind or folded; default:\n"
+	"                     from OUT's name (.folded or .txt: folded; .callgrind or\n"
+	"                     callgrind.out*: callgrind), else plumb\n"
 	"  -h, --help         this help\n"
 	"\n"
 	"Examples:\n"
 	"  plumb convert stacks.folded -o profile.plumb\n"
 	"  plumb convert a.plumb b.plumb -o both.plumb\n"
-	"  plumb convert profile.plumb --to folded -o stacks.folded\n";
+	"  plumb convert profile.plumb --to folded -o stacks.folded\n"
+	"  plumb convert profile.plumb -o callgrind.out.1   (open it in KCachegrind)\n";
 
 static plumb_format format_for_output(const char *path)
 {
 	const char *dot = strrchr(path, '.');
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
 	if (dot && (strcmp(dot, ".folded") == 0 || strcmp(dot, ".txt") == 0))
 		return PLUMB_FMT_FOLDED;
+	if ((dot && strcmp(dot, ".callgrind") == 0) || strncmp(base, "callgrind.out", 13) == 0)
+		return PLUMB_FMT_CALLGRIND;
 	return PLUMB_FMT_PLUMB;
 }
 
@@ -68,7 +74,7 @@ int cmd_convert(int argc, char **argv)
 	if (to) {
 		const plumb_format_ops *ops = plumb_format_by_name(to);
 		if (!ops || !ops->write)
-			return cli_usage_error("convert", "cannot write format '%s' (plumb, folded)", to);
+			return cli_usage_error("convert", "cannot write format '%s' (plumb, callgrind, folded)", to);
 		fmt = ops->id;
 	}
 	plumb_error err;
@@ -79,8 +85,9 @@ int cmd_convert(int argc, char **argv)
 		fprintf(stderr, "plumb: warning: folded stacks hold one event: writing '%s' only, "
 			"of %zu\n", plumb_str(p, p->events.v[0].name), p->events.n);
 	int rc;
-	if (strcmp(out, "-") == 0 && fmt == PLUMB_FMT_FOLDED)
-		rc = plumb_folded_write_stream(p, stdout, &err)
+	if (strcmp(out, "-") == 0 && (fmt == PLUMB_FMT_FOLDED || fmt == PLUMB_FMT_CALLGRIND))
+		rc = (fmt == PLUMB_FMT_FOLDED ? plumb_folded_write_stream(p, stdout, &err)
+					      : plumb_callgrind_write_stream(p, stdout, &err))
 			     ? cli_fail(&err)
 			     : fflush(stdout) || ferror(stdout) ? (cli_error("cannot write to standard output"), EXIT_BAD_INPUT)
 								 : EXIT_OK;

@@ -10,7 +10,8 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "report", cmd_report, "show a profile: flat, call graph, tree, lines, files, modules, threads" },
-	{ "convert", cmd_convert, "convert profiles between formats (.plumb, folded)" },
+	{ "annotate", cmd_annotate, "annotate source and instructions with costs (callgrind_annotate's layout)" },
+	{ "convert", cmd_convert, "convert profiles between formats (.plumb, Callgrind, folded)" },
 	{ "info", cmd_info, "describe a profile file: format, events, parts, counts, totals" },
 };
 

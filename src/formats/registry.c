@@ -9,6 +9,8 @@
 static const plumb_format_ops formats[] = {
 	{ PLUMB_FMT_PLUMB, "plumb", "plumb profile store (SQLite)", plumb_store_detect,
 	  plumb_store_read, plumb_store_write },
+	{ PLUMB_FMT_CALLGRIND, "callgrind", "Callgrind profile (callgrind.out.*)",
+	  plumb_callgrind_detect, plumb_callgrind_read, plumb_callgrind_write },
 	{ PLUMB_FMT_FOLDED, "folded", "folded stacks (\"a;b;c 123\" per line)",
 	  plumb_folded_detect, plumb_folded_read, plumb_folded_write },
 };
@@ -68,8 +70,8 @@ int plumb_detect_file(const char *path, plumb_format *out, plumb_error *err)
 		if (n == 0)
 			return plumb_fail(err, PLUMB_ERR_FORMAT, "%s: empty file, expected a profile", path);
 		return plumb_fail(err, PLUMB_ERR_FORMAT,
-				  "%s: unknown format: expected a .plumb profile or folded stacks "
-				  "(\"a;b;c 123\" per line)", path);
+				  "%s: unknown format: expected a .plumb profile, a Callgrind file "
+				  "or folded stacks (\"a;b;c 123\" per line)", path);
 	}
 	return 0;
 }
