@@ -86,6 +86,18 @@ typedef struct plumb_metric_arc {
 	uint64_t calls;           /* PLUMB_COUNT_UNKNOWN if not known */
 } plumb_metric_arc;
 
+/* A cycle: a strongly connected component of two or more functions in a
+ * call graph (mutual recursion). Cycles exist at the function level of a
+ * call-graph profile only; a CCT profile has exact inclusive costs and none.
+ * Cycle n (1-based, as printed: "<cycle n>") is cycles[n-1]; cycles are
+ * numbered by descending inclusive cost of the first event, ties by their
+ * lowest member key. */
+typedef struct plumb_metric_cycle {
+	uint32_t first, n;        /* members: cycle_members[first .. first+n), key order */
+	uint64_t calls;           /* calls into members from outside the cycle;
+				     PLUMB_COUNT_UNKNOWN if not known */
+} plumb_metric_cycle;
+
 typedef struct plumb_metrics {
 	plumb_level level;
 	size_t nevents;
@@ -104,6 +116,18 @@ typedef struct plumb_metrics {
 	/* arcs by caller and by callee: index arrays into arcs, grouped per key */
 	uint32_t *out_start, *out_arcs;  /* out_arcs[out_start[k] .. out_start[k+1]) */
 	uint32_t *in_start, *in_arcs;
+	/* Call graphs (docs/metrics.md): recursion is found as strongly
+	 * connected components (SCCs) of the level's key graph, and an arc
+	 * inside one never adds to inclusive cost: inclusive(k) = exclusive(k)
+	 * + the inclusive costs of k's arcs to keys outside k's SCC. */
+	uint8_t *arc_in_scc;      /* narcs: 1 if caller and callee share an SCC
+				     (a recursive call, self arcs included) */
+	uint32_t *cycle;          /* nkeys: the key's cycle number, 0 = none */
+	size_t ncycles;
+	plumb_metric_cycle *cycles;
+	uint32_t *cycle_members;
+	uint64_t *cycle_exclusive; /* ncycles * nevents: Σ members' exclusive */
+	uint64_t *cycle_inclusive; /* ncycles * nevents: that + arcs leaving the cycle */
 } plumb_metrics;
 
 typedef struct plumb_metrics_opts {
@@ -112,6 +136,8 @@ typedef struct plumb_metrics_opts {
 	const plumb_symspec_list *focus;
 	/* only this part (PLUMB_NONE = all parts summed) */
 	plumb_id part;
+	/* no cycle numbers or rows (inclusive costs stay SCC-safe) */
+	bool no_cycles;
 } plumb_metrics_opts;
 
 void plumb_metrics_opts_init(plumb_metrics_opts *o);
@@ -131,6 +157,11 @@ static inline const uint64_t *plumb_metrics_incl(const plumb_metrics *m, size_t 
 {
 	return m->inclusive + key * m->nevents;
 }
+/* Cycle n (1-based) */
+static inline const plumb_metric_cycle *plumb_metrics_cycle(const plumb_metrics *m, uint32_t n)
+{
+	return &m->cycles[n - 1];
+}
 
 /* ---- views ------------------------------------------------------------ */
 
@@ -144,7 +175,7 @@ typedef enum plumb_view_kind {
 	PLUMB_VIEW_LINES,
 	PLUMB_VIEW_FILES,
 	PLUMB_VIEW_MODULES,
-	PLUMB_VIEW_THREADS,
+	PLUMB_VIEW_THREADS,       /* "parts" is another name for it */
 	PLUMB_VIEW_COUNT
 } plumb_view_kind;
 
@@ -167,6 +198,8 @@ typedef struct plumb_view_opts {
 	const plumb_symspec_list *select; /* rows to show (and butterfly's functions) */
 	const plumb_symspec_list *hide;   /* rows to hide */
 	const plumb_symspec_list *focus;  /* keep only stacks through these */
+	plumb_id part;              /* only this part; PLUMB_NONE (default) = all summed */
+	bool no_cycles;             /* call graphs: no <cycle N> rows or tags */
 } plumb_view_opts;
 
 void plumb_view_opts_init(plumb_view_opts *o);

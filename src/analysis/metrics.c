@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/index.h"
+#include "analysis/cycles.h"
 #include "analysis/view_internal.h"
 
 typedef struct builder {
@@ -18,6 +19,8 @@ typedef struct builder {
 	PLUMB_VEC(uint8_t) calls_known;
 	PLUMB_VEC(plumb_metric_arc) arcs;
 	PLUMB_VEC(uint64_t) callee_attr, caller_attr;
+	PLUMB_VEC(uint64_t) cg_cost;  /* per arc: inclusive cost from call-graph arcs */
+	PLUMB_VEC(uint8_t) arc_cg;    /* per arc: a call-graph arc made it */
 	plumb_index key_ix, arc_ix;
 	uint32_t *frame_key;     /* frame -> key */
 	uint32_t *seen;          /* key -> stamp of the last stack that counted it */
@@ -102,6 +105,7 @@ static uint32_t arc_get(builder *b, uint32_t caller, uint32_t callee)
 	id = (uint32_t)b->arcs.n;
 	plumb_metric_arc a = { caller, callee, 0 };
 	if (plumb_vec_push(b->arcs, a) || GROW(b, b->callee_attr) || GROW(b, b->caller_attr) ||
+	    GROW(b, b->cg_cost) || plumb_vec_push(b->arc_cg, 0) ||
 	    plumb_index_insert(&b->arc_ix, h, id))
 		return PLUMB_NONE;
 	return id;
@@ -264,9 +268,10 @@ static int from_cct(builder *b, const plumb_metrics_opts *o, plumb_error *err)
 	return rc;
 }
 
-/* A call graph (Callgrind, gmon.out): self costs per frame and arcs. Without
- * contexts, inclusive cost is self plus the arcs' inclusive costs to other
- * keys; arcs without a cost make the result an estimate. */
+/* A call graph (Callgrind, gmon.out): self costs per frame and arcs. Here
+ * only the self costs and the arcs are gathered; inclusive cost needs the
+ * recursion structure (scc_stage). A key's call count is the calls from
+ * other keys: a recursive call (a self arc) is not a new entry into it. */
 static int from_call_graph(builder *b, const plumb_metrics_opts *o, plumb_error *err)
 {
 	const plumb_profile *p = b->p;
@@ -302,29 +307,255 @@ static int from_call_graph(builder *b, const plumb_metrics_opts *o, plumb_error 
 		uint32_t a = to == PLUMB_NONE ? PLUMB_NONE : arc_get(b, from, to);
 		if (a == PLUMB_NONE)
 			return plumb_fail_nomem(err);
+		b->arc_cg.v[a] = 1;
 		uint64_t *calls = &b->arcs.v[a].calls;
 		if (pa->calls == PLUMB_COUNT_UNKNOWN) {
 			*calls = PLUMB_COUNT_UNKNOWN;
-			b->calls_known.v[to] = 0;
+			if (from != to)
+				b->calls_known.v[to] = 0;
 		} else {
 			if ((*calls != PLUMB_COUNT_UNKNOWN && *calls > UINT64_MAX - 1 - pa->calls) ||
 			    b->calls.v[to] > UINT64_MAX - 1 - pa->calls)
 				return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
 			if (*calls != PLUMB_COUNT_UNKNOWN)
 				*calls += pa->calls;
-			b->calls.v[to] += pa->calls;
+			if (from != to)
+				b->calls.v[to] += pa->calls;
 		}
 		if (!pa->has_inclusive) {
 			b->m->inclusive_estimated = true;
 			continue;
 		}
 		const uint64_t *m = p->arc_incl.v + i * b->nev;
-		if (add(b, b->callee_attr.v, a, m, err) || add(b, b->caller_attr.v, a, m, err))
-			return -1;
-		if (from != to && add(b, b->incl.v, from, m, err))
+		if (add(b, b->callee_attr.v, a, m, err) || add(b, b->caller_attr.v, a, m, err) ||
+		    add(b, b->cg_cost.v, a, m, err))
 			return -1;
 	}
 	return 0;
+}
+
+/* ---- recursion: SCCs of the key graph ------------------------------------ */
+
+/* The vertex of a key in the graph whose SCCs decide recursion: the key
+ * itself, except at the line level, where a line belongs to its function
+ * (a call-graph arc goes from a call-site line to the callee's first line,
+ * so the line graph alone has no edge back up through a function). */
+static uint32_t vertex_of(const builder *b, uint32_t k)
+{
+	return b->m->level == PLUMB_LEVEL_LINE ? b->keys.v[k].function : k;
+}
+
+/* comp[key]: the SCC of each key over the call-graph arcs; NULL on ENOMEM.
+ * *ncomp receives the number of components. */
+static uint32_t *key_components(builder *b, long *ncomp)
+{
+	size_t nk = b->keys.n, na = b->arcs.n;
+	size_t nv = b->m->level == PLUMB_LEVEL_LINE ? b->p->functions.n : nk;
+	uint32_t *start = calloc(nv + 2, sizeof *start), *adj = malloc((na ? na : 1) * sizeof *adj);
+	uint32_t *vcomp = malloc((nv ? nv : 1) * sizeof *vcomp), *comp = malloc((nk ? nk : 1) * sizeof *comp);
+	uint32_t *comp_ok = NULL;
+	if (!start || !adj || !vcomp || !comp)
+		goto out;
+	/* Counting sort of the call-graph arcs by caller vertex. */
+	for (size_t a = 0; a < na; a++)
+		if (b->arc_cg.v[a])
+			start[vertex_of(b, b->arcs.v[a].caller) + 2]++;
+	for (size_t v = 0; v < nv; v++)
+		start[v + 2] += start[v + 1];
+	for (size_t a = 0; a < na; a++)
+		if (b->arc_cg.v[a])
+			adj[start[vertex_of(b, b->arcs.v[a].caller) + 1]++] =
+				vertex_of(b, b->arcs.v[a].callee);
+	if ((*ncomp = plumb_scc(nv, start, adj, vcomp)) < 0)
+		goto out;
+	for (size_t k = 0; k < nk; k++)
+		comp[k] = vcomp[vertex_of(b, (uint32_t)k)];
+	comp_ok = comp;
+	comp = NULL;
+out:
+	free(start);
+	free(adj);
+	free(vcomp);
+	free(comp);
+	return comp_ok;
+}
+
+typedef struct cycle_sort {
+	const uint64_t *incl;
+	const uint32_t *lowest;
+	size_t nev;
+} cycle_sort;
+
+/* Heaviest first (first event), then by lowest member key: deterministic. */
+static int cycle_cmp(const void *va, const void *vb, void *ctx)
+{
+	const cycle_sort *s = ctx;
+	uint32_t a = *(const uint32_t *)va, b = *(const uint32_t *)vb;
+	uint64_t x = s->nev ? s->incl[a * s->nev] : 0, y = s->nev ? s->incl[b * s->nev] : 0;
+	if (x != y)
+		return x < y ? 1 : -1;
+	return s->lowest[a] < s->lowest[b] ? -1 : s->lowest[a] > s->lowest[b];
+}
+
+/* Cycle costs, indexed by candidate (an SCC of 2+ keys): exclusive is the
+ * members' sum, inclusive adds the arcs leaving the SCC, calls the arcs
+ * entering it. */
+static int cycle_costs(builder *b, const uint32_t *comp, const uint32_t *cand, uint64_t *cexcl,
+		       uint64_t *cincl, uint64_t *ccalls, uint32_t *lowest, plumb_error *err)
+{
+	for (size_t k = 0; k < b->keys.n; k++) {
+		uint32_t c = cand[comp[k]];
+		if (c == PLUMB_NONE)
+			continue;
+		if (lowest[c] > k)
+			lowest[c] = (uint32_t)k;
+		if (plumb_costs_add(cexcl + (size_t)c * b->nev, b->excl.v + k * b->nev, b->nev, err) ||
+		    plumb_costs_add(cincl + (size_t)c * b->nev, b->excl.v + k * b->nev, b->nev, err))
+			return -1;
+	}
+	for (size_t a = 0; a < b->arcs.n; a++) {
+		const plumb_metric_arc *ma = &b->arcs.v[a];
+		uint32_t from = comp[ma->caller], to = comp[ma->callee];
+		if (!b->arc_cg.v[a] || from == to)
+			continue;
+		if (cand[from] != PLUMB_NONE &&
+		    plumb_costs_add(cincl + (size_t)cand[from] * b->nev, b->cg_cost.v + a * b->nev, b->nev, err))
+			return -1;
+		uint64_t *calls = cand[to] != PLUMB_NONE ? &ccalls[cand[to]] : NULL;
+		if (!calls || *calls == PLUMB_COUNT_UNKNOWN)
+			continue;
+		if (ma->calls == PLUMB_COUNT_UNKNOWN)
+			*calls = PLUMB_COUNT_UNKNOWN;
+		else if (*calls > UINT64_MAX - 1 - ma->calls)
+			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
+		else
+			*calls += ma->calls;
+	}
+	return 0;
+}
+
+/* Number the candidates by cycle_cmp and fill the metrics' cycle arrays. */
+static int number_cycles(builder *b, const uint32_t *comp, const uint32_t *cand, size_t nc,
+			 uint64_t *cexcl, uint64_t *cincl, const uint64_t *ccalls, const uint32_t *lowest)
+{
+	plumb_metrics *m = b->m;
+	size_t nev = b->nev, nk = b->keys.n;
+	uint32_t *order = malloc((nc ? nc : 1) * sizeof *order), *rank = malloc((nc ? nc : 1) * sizeof *rank);
+	m->cycles = calloc(nc ? nc : 1, sizeof *m->cycles);
+	m->cycle_members = malloc((nk ? nk : 1) * sizeof *m->cycle_members);
+	m->cycle_exclusive = malloc((nc ? nc : 1) * (nev ? nev : 1) * sizeof(uint64_t));
+	m->cycle_inclusive = malloc((nc ? nc : 1) * (nev ? nev : 1) * sizeof(uint64_t));
+	if (!order || !rank || !m->cycles || !m->cycle_members || !m->cycle_exclusive ||
+	    !m->cycle_inclusive) {
+		free(order);
+		free(rank);
+		return -1;
+	}
+	for (size_t i = 0; i < nc; i++)
+		order[i] = (uint32_t)i;
+	cycle_sort cs = { cincl, lowest, nev };
+	qsort_r(order, nc, sizeof *order, cycle_cmp, &cs);
+	for (size_t r = 0; r < nc; r++) {
+		uint32_t c = order[r];
+		rank[c] = (uint32_t)r;
+		memcpy(m->cycle_exclusive + r * nev, cexcl + (size_t)c * nev, nev * sizeof(uint64_t));
+		memcpy(m->cycle_inclusive + r * nev, cincl + (size_t)c * nev, nev * sizeof(uint64_t));
+		m->cycles[r].calls = ccalls[c];
+	}
+	for (size_t k = 0; k < nk; k++)
+		if (cand[comp[k]] != PLUMB_NONE)
+			m->cycles[rank[cand[comp[k]]]].n++;
+	uint32_t first = 0;
+	for (size_t r = 0; r < nc; r++) {
+		m->cycles[r].first = first;
+		first += m->cycles[r].n;
+		m->cycles[r].n = 0;
+	}
+	for (size_t k = 0; k < nk; k++) {
+		if (cand[comp[k]] == PLUMB_NONE)
+			continue;
+		uint32_t r = rank[cand[comp[k]]];
+		m->cycle_members[m->cycles[r].first + m->cycles[r].n++] = (uint32_t)k;
+		m->cycle[k] = r + 1;
+	}
+	m->ncycles = nc;
+	free(order);
+	free(rank);
+	return 0;
+}
+
+/* The SCCs of 2+ functions become cycles (function level only). */
+static int find_cycles(builder *b, const uint32_t *comp, long ncomp, plumb_error *err)
+{
+	size_t nev = b->nev, nk = b->keys.n;
+	uint32_t *size = calloc((size_t)ncomp + 1, sizeof *size);
+	uint32_t *cand = malloc(((size_t)ncomp + 1) * sizeof *cand);
+	uint64_t *cexcl = NULL, *cincl = NULL, *ccalls = NULL;
+	uint32_t *lowest = NULL;
+	int rc = -1;
+	if (!size || !cand)
+		goto nomem;
+	for (size_t k = 0; k < nk; k++)
+		size[comp[k]]++;
+	size_t nc = 0;
+	for (long c = 0; c < ncomp; c++)
+		cand[c] = size[c] >= 2 ? (uint32_t)nc++ : PLUMB_NONE;
+	cexcl = calloc((nc ? nc : 1) * (nev ? nev : 1), sizeof *cexcl);
+	cincl = calloc((nc ? nc : 1) * (nev ? nev : 1), sizeof *cincl);
+	ccalls = calloc(nc ? nc : 1, sizeof *ccalls);
+	lowest = malloc((nc ? nc : 1) * sizeof *lowest);
+	if (!cexcl || !cincl || !ccalls || !lowest)
+		goto nomem;
+	memset(lowest, 0xff, (nc ? nc : 1) * sizeof *lowest);
+	if (cycle_costs(b, comp, cand, cexcl, cincl, ccalls, lowest, err))
+		goto out;
+	if (number_cycles(b, comp, cand, nc, cexcl, cincl, ccalls, lowest))
+		goto nomem;
+	rc = 0;
+	goto out;
+nomem:
+	plumb_fail_nomem(err);
+out:
+	free(size);
+	free(cand);
+	free(cexcl);
+	free(cincl);
+	free(ccalls);
+	free(lowest);
+	return rc;
+}
+
+/* Inclusive cost from a call graph: a key's own cost plus the inclusive
+ * costs of its call-graph arcs to keys outside its SCC. Arcs inside an SCC
+ * are recursive calls whose cost is already in an outer call's: adding
+ * them would count it twice (callgrind_annotate's 145 %). */
+static int scc_stage(builder *b, const plumb_metrics_opts *o, plumb_error *err)
+{
+	plumb_metrics *m = b->m;
+	size_t na = b->arcs.n, nk = b->keys.n;
+	m->arc_in_scc = calloc(na ? na : 1, 1);
+	m->cycle = calloc(nk ? nk : 1, sizeof *m->cycle);
+	if (!m->arc_in_scc || !m->cycle)
+		return plumb_fail_nomem(err);
+	if (b->p->cg_self.n == 0 && b->p->arcs.n == 0)
+		return 0;
+	long ncomp = 0;
+	uint32_t *comp = key_components(b, &ncomp);
+	if (!comp)
+		return plumb_fail_nomem(err);
+	int rc = 0;
+	for (size_t a = 0; a < na && rc == 0; a++) {
+		const plumb_metric_arc *ma = &b->arcs.v[a];
+		if (!b->arc_cg.v[a])
+			continue;
+		m->arc_in_scc[a] = comp[ma->caller] == comp[ma->callee];
+		if (!m->arc_in_scc[a])
+			rc = add(b, b->incl.v, ma->caller, b->cg_cost.v + a * b->nev, err);
+	}
+	if (rc == 0 && o->level == PLUMB_LEVEL_FUNCTION && !o->no_cycles)
+		rc = find_cycles(b, comp, ncomp, err);
+	free(comp);
+	return rc;
 }
 
 /* Group arcs by caller and by callee (counting sort into index arrays). */
@@ -379,6 +610,8 @@ static void builder_free(builder *b)
 	free(b->arcs.v);
 	free(b->callee_attr.v);
 	free(b->caller_attr.v);
+	free(b->cg_cost.v);
+	free(b->arc_cg.v);
 	plumb_index_free(&b->key_ix);
 	plumb_index_free(&b->arc_ix);
 	free(b->frame_key);
@@ -415,7 +648,7 @@ int plumb_metrics_compute(const plumb_profile *p, const plumb_metrics_opts *o,
 	}
 	if (!(b.seen = calloc(b.keys.n ? b.keys.n : 1, sizeof *b.seen)))
 		goto nomem;
-	if (from_cct(&b, o, err) || from_call_graph(&b, o, err))
+	if (from_cct(&b, o, err) || from_call_graph(&b, o, err) || scc_stage(&b, o, err))
 		goto fail;
 	for (size_t k = 0; k < b.keys.n; k++)
 		if (!b.calls_known.v[k])
@@ -470,6 +703,12 @@ void plumb_metrics_free(plumb_metrics *m)
 	free(m->out_arcs);
 	free(m->in_start);
 	free(m->in_arcs);
+	free(m->arc_in_scc);
+	free(m->cycle);
+	free(m->cycles);
+	free(m->cycle_members);
+	free(m->cycle_exclusive);
+	free(m->cycle_inclusive);
 	free(m);
 }
 
