@@ -1,15 +1,941 @@
-/* Callgrind writer: placeholder until the writer lands. */
+/* Callgrind writer: any plumb profile as a Callgrind file (seed 001) that
+ * callgrind_annotate and KCachegrind read with the totals and per-function
+ * costs plumb reports. The rules that keep every reader happy are in
+ * ../shared/research/callgrind.md, section 1 ("Writer rules").
+ *
+ * Costs, by the shape the profile holds them in:
+ *  - a call graph (cg_self, arcs) is written as it is: self cost at each
+ *    frame, and each arc as a call from its call site with its inclusive
+ *    cost. An arc without an inclusive cost (gmon.out) keeps its count and
+ *    gets cost 0: the writer does not estimate costs;
+ *  - a calling context tree becomes self cost at each node's frame and, for
+ *    each parent -> child edge, a call from the parent's frame to the child's
+ *    function with the inclusive cost of the child's subtree. Contexts that
+ *    share the caller frame and the callee become one call line. Its count
+ *    is the sum of the activation counts, or, when they are not known, the
+ *    number of contexts (a header comment says so).
+ * A call is never written with calls=0 (callgrind_annotate would add the
+ * cost line to the caller's self cost): such a count becomes 1, with a note.
+ *
+ * Layout: each plumb part is one section (part: N, thread: T). The first
+ * section alone carries summary:, the total of the whole profile, because
+ * callgrind_annotate sums every section's body and takes the last summary:
+ * as 100%; each section ends with totals: of its own costs. Derived events
+ * are event: lines only; the cost columns are the primary events.
+ *
+ * Names are compressed per section (files, objects and functions, ids from
+ * 1). Function ids stand for one plumb function (name, file, object), not for
+ * a name: KCachegrind binds an id to the function it was defined with.
+ * Positions are relative (+N, -N, *) as Callgrind writes them: only when the
+ * last value is above 0 and the difference below 100. The base is the last
+ * self cost line; it is forgotten at fn=, fi= and fe=, a call target is
+ * always absolute, and a call site is either * or absolute (after which the
+ * base is forgotten), so that every reader's reading of relative positions
+ * gives the same numbers.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "plumb/formats.h"
+
+#ifndef PLUMB_VERSION
+#define PLUMB_VERSION "unknown"
+#endif
+
+enum { KIND_SELF = 0, KIND_CALL = 1 };
+
+/* Header notes: what a reader of the file should know about calls= lines. */
+enum {
+	NOTE_CONTEXTS = 1,  /* counts are numbers of calling contexts */
+	NOTE_ZERO = 2,      /* a recorded count of 0 written as 1 */
+	NOTE_NO_INCL = 4    /* calls whose inclusive cost is not known, written with 0 */
+};
+
+/* Name namespaces; each has its own ids. */
+enum { NS_FILE, NS_OBJECT, NS_FUNCTION, NS_COUNT };
+
+/* One self cost or one call, keyed for sorting; runs of equal keys merge. */
+typedef struct item {
+	uint32_t part;
+	uint32_t rank;        /* order of the frame's function */
+	uint32_t group;       /* 0: the function's own file; else 1 + file id */
+	uint32_t line;
+	uint64_t addr;
+	uint32_t frame;
+	uint32_t kind;
+	uint32_t crank;       /* order of the callee (calls) */
+	uint32_t callee;      /* callee function (calls) */
+	uint64_t count;       /* known call count, 0 when unknown */
+	uint32_t flags;       /* NOTE_* that apply to this call */
+	const uint64_t *cost; /* one slot per event, or NULL for zero */
+} item;
+
+/* A merged item: its costs (primary events only) are in cgw.costs. */
+typedef struct rec {
+	const item *first;
+	uint64_t count;       /* the count to write (never 0 for calls) */
+} rec;
+
+typedef struct names {
+	uint32_t *id;         /* key -> id within the current section */
+	uint32_t *stamp;      /* key -> section stamp of that id */
+	uint32_t next;
+} names;
+
+typedef struct cgw {
+	const plumb_profile *p;
+	FILE *out;
+	size_t nev, nprim;
+	uint32_t *prim;       /* primary event indexes */
+	uint32_t nfn;         /* functions + 1 (a pseudo function for frames without one) */
+	uint32_t *rank;       /* function -> order */
+	uint32_t *by_rank;    /* order -> function */
+	uint64_t *tgt_addr;   /* function -> lowest address of its frames */
+	uint32_t *tgt_line;   /* function -> its first line */
+	uint64_t *cct_incl;   /* CCT node -> inclusive cost of its subtree */
+	item *items;
+	size_t nitems;
+	rec *recs;
+	size_t nrecs;
+	uint64_t *costs;      /* nrecs * nprim merged costs */
+	uint64_t *part_total; /* nparts * nprim */
+	uint64_t *total;      /* nprim */
+	size_t nparts;
+	unsigned notes;
+	bool instr, objects;
+	names ns[NS_COUNT];
+	uint32_t unknown_key; /* the name key of "???" */
+	uint32_t stamp;
+	/* state while writing a section */
+	uint32_t cur_ob, cur_fl, cur_file;
+	uint64_t base_addr, base_line;
+} cgw;
+
+static void cgw_free(cgw *w)
+{
+	free(w->prim);
+	free(w->rank);
+	free(w->by_rank);
+	free(w->tgt_addr);
+	free(w->tgt_line);
+	free(w->cct_incl);
+	free(w->items);
+	free(w->recs);
+	free(w->costs);
+	free(w->part_total);
+	free(w->total);
+	for (int i = 0; i < NS_COUNT; i++) {
+		free(w->ns[i].id);
+		free(w->ns[i].stamp);
+	}
+}
+
+/* calloc of a * b bytes that fails on overflow; never asks for 0 bytes. */
+static void *alloc_array(size_t a, size_t b)
+{
+	if (b && a > SIZE_MAX / b)
+		return NULL;
+	return calloc(a ? a : 1, b ? b : 1);
+}
+
+/* ---- output primitives ---------------------------------------------------
+ * Errors stick in the stream; callers check ferror after each function. */
+
+static void put(cgw *w, const char *s)
+{
+	fputs_unlocked(s, w->out);
+}
+
+static void put_c(cgw *w, char c)
+{
+	fputc_unlocked(c, w->out);
+}
+
+static void put_u64(cgw *w, uint64_t v)
+{
+	char buf[24], *e = buf + sizeof buf, *s = e;
+	do
+		*--s = (char)('0' + v % 10);
+	while (v /= 10);
+	fwrite_unlocked(s, 1, (size_t)(e - s), w->out);
+}
+
+static void put_hex(cgw *w, uint64_t v)
+{
+	if (v == 0) {
+		put_c(w, '0');
+		return;
+	}
+	char buf[24], *e = buf + sizeof buf, *s = e;
+	for (; v; v >>= 4)
+		*--s = "0123456789abcdef"[v & 15];
+	*--s = 'x';
+	*--s = '0';
+	fwrite_unlocked(s, 1, (size_t)(e - s), w->out);
+}
+
+/* A name on one line: a control byte other than a tab would end or break the
+ * line, so it becomes '?'. */
+static void put_name_text(cgw *w, const char *s)
+{
+	for (const char *t = s; *t; t++)
+		put_c(w, (unsigned char)*t < 0x20 && *t != '\t' ? '?' : *t);
+}
+
+/* Callgrind's escapes for cmd: a newline is "\n", a backslash "\\". */
+static void put_escaped(cgw *w, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\n')
+			put(w, "\\n");
+		else if (*s == '\\')
+			put(w, "\\\\");
+		else
+			put_c(w, *s);
+	}
+}
+
+/* An event name as one token: whitespace would split the events: line. */
+static void put_event_name(cgw *w, plumb_id ev)
+{
+	const char *s = plumb_str(w->p, w->p->events.v[ev].name);
+	if (!s || !*s) {
+		put(w, "E");
+		put_u64(w, ev);
+		return;
+	}
+	for (; *s; s++)
+		put_c(w, (unsigned char)*s <= ' ' ? '_' : *s);
+}
+
+/* ---- name compression -------------------------------------------------- */
+
+/* Name keys: string ids for files and objects (paths), function ids for
+ * functions; unknown_key for "???". */
+static uint32_t file_key(const cgw *w, plumb_id file)
+{
+	if (file == PLUMB_NONE || file >= w->p->files.n)
+		return w->unknown_key;
+	plumb_id s = w->p->files.v[file].path;
+	const char *t = plumb_str(w->p, s);
+	return t && *t ? s : w->unknown_key;
+}
+
+static uint32_t module_key(const cgw *w, plumb_id module)
+{
+	if (module == PLUMB_NONE || module >= w->p->modules.n)
+		return w->unknown_key;
+	plumb_id s = w->p->modules.v[module].path;
+	const char *t = plumb_str(w->p, s);
+	return t && *t ? s : w->unknown_key;
+}
+
+static const plumb_function *function_of(const cgw *w, uint32_t fn)
+{
+	return fn < w->p->functions.n ? &w->p->functions.v[fn] : NULL;
+}
+
+static uint32_t fn_file_key(const cgw *w, uint32_t fn)
+{
+	const plumb_function *f = function_of(w, fn);
+	return file_key(w, f ? f->file : PLUMB_NONE);
+}
+
+static uint32_t fn_module_key(const cgw *w, uint32_t fn)
+{
+	const plumb_function *f = function_of(w, fn);
+	return module_key(w, f ? f->module : PLUMB_NONE);
+}
+
+static const char *key_text(const cgw *w, int ns, uint32_t key)
+{
+	if (ns == NS_FUNCTION) {
+		const plumb_function *f = function_of(w, key);
+		const char *s = f ? plumb_str(w->p, f->name) : NULL;
+		return s && *s ? s : "???";
+	}
+	return key == w->unknown_key ? "???" : plumb_str(w->p, key);
+}
+
+/* "spec=(id) name" the first time in a section, "spec=(id)" afterwards. */
+static void put_spec(cgw *w, const char *spec, int ns, uint32_t key)
+{
+	names *t = &w->ns[ns];
+	put(w, spec);
+	put(w, "=(");
+	if (t->stamp[key] == w->stamp) {
+		put_u64(w, t->id[key]);
+		put(w, ")\n");
+		return;
+	}
+	t->stamp[key] = w->stamp;
+	t->id[key] = ++t->next;
+	put_u64(w, t->id[key]);
+	put(w, ") ");
+	put_name_text(w, key_text(w, ns, key));
+	put_c(w, '\n');
+}
+
+static int names_init(cgw *w)
+{
+	size_t nkeys[NS_COUNT] = { w->p->strings.off.n + 1, w->p->strings.off.n + 1, w->nfn };
+	for (int i = 0; i < NS_COUNT; i++) {
+		w->ns[i].id = alloc_array(nkeys[i], sizeof(uint32_t));
+		w->ns[i].stamp = alloc_array(nkeys[i], sizeof(uint32_t));
+		if (!w->ns[i].id || !w->ns[i].stamp)
+			return -1;
+	}
+	w->unknown_key = (uint32_t)w->p->strings.off.n;
+	return 0;
+}
+
+/* ---- preparing: events, functions, positions ----------------------------- */
+
+static int prepare_events(cgw *w, plumb_error *err)
+{
+	const plumb_profile *p = w->p;
+	w->nev = p->events.n;
+	w->prim = alloc_array(w->nev, sizeof *w->prim);
+	if (!w->prim)
+		return plumb_fail_nomem(err);
+	for (size_t e = 0; e < w->nev; e++)
+		if (p->events.v[e].formula == PLUMB_NONE)
+			w->prim[w->nprim++] = (uint32_t)e;
+	if (w->nprim == 0)
+		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
+				  "a profile without events cannot be written as Callgrind");
+	return 0;
+}
+
+typedef struct fn_sort {
+	uint32_t module, file, fn;
+} fn_sort;
+
+static int cmp_fn_sort(const void *a, const void *b)
+{
+	const fn_sort *x = a, *y = b;
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->fn < y->fn ? -1 : x->fn > y->fn;
+}
+
+/* Functions in the order they are written: by object, then file, so that
+ * ob= and fl= change rarely; the pseudo function (frames without one) last. */
+static int rank_functions(cgw *w)
+{
+	const plumb_profile *p = w->p;
+	w->nfn = (uint32_t)p->functions.n + 1;
+	fn_sort *s = alloc_array(w->nfn, sizeof *s);
+	w->rank = alloc_array(w->nfn, sizeof *w->rank);
+	w->by_rank = alloc_array(w->nfn, sizeof *w->by_rank);
+	if (!s || !w->rank || !w->by_rank) {
+		free(s);
+		return -1;
+	}
+	for (uint32_t f = 0; f < w->nfn; f++) {
+		const plumb_function *fn = function_of(w, f);
+		s[f] = (fn_sort){ fn ? fn->module : PLUMB_NONE, fn ? fn->file : PLUMB_NONE, f };
+	}
+	s[w->nfn - 1].module = s[w->nfn - 1].file = PLUMB_NONE;
+	qsort(s, w->nfn, sizeof *s, cmp_fn_sort);
+	for (uint32_t r = 0; r < w->nfn; r++) {
+		w->rank[s[r].fn] = r;
+		w->by_rank[r] = s[r].fn;
+	}
+	free(s);
+	return 0;
+}
+
+static uint32_t frame_fn(const cgw *w, plumb_id frame)
+{
+	plumb_id f = w->p->frames.v[frame].function;
+	return f < w->p->functions.n ? f : w->nfn - 1;
+}
+
+/* Each function's call target: its lowest address, and its first line
+ * (the function's own, else the lowest line of its frames). Also decides
+ * whether positions carry addresses. */
+static int call_targets(cgw *w)
+{
+	const plumb_profile *p = w->p;
+	w->tgt_addr = alloc_array(w->nfn, sizeof *w->tgt_addr);
+	w->tgt_line = alloc_array(w->nfn, sizeof *w->tgt_line);
+	if (!w->tgt_addr || !w->tgt_line)
+		return -1;
+	for (size_t i = 0; i < p->frames.n; i++) {
+		const plumb_frame *fr = &p->frames.v[i];
+		uint32_t f = frame_fn(w, (plumb_id)i);
+		if (fr->address) {
+			w->instr = true;
+			if (!w->tgt_addr[f] || fr->address < w->tgt_addr[f])
+				w->tgt_addr[f] = fr->address;
+		}
+		if (fr->line && (!w->tgt_line[f] || fr->line < w->tgt_line[f]))
+			w->tgt_line[f] = fr->line;
+	}
+	for (uint32_t f = 0; f + 1 < w->nfn; f++)
+		if (p->functions.v[f].line)
+			w->tgt_line[f] = p->functions.v[f].line;
+	for (size_t m = 0; m < p->functions.n && !w->objects; m++)
+		w->objects = p->functions.v[m].module != PLUMB_NONE;
+	return 0;
+}
+
+/* Inclusive cost of every CCT subtree: parents have smaller ids than their
+ * children, so one backward pass adds each node into its parent. */
+static int cct_inclusive(cgw *w, plumb_error *err)
+{
+	const plumb_profile *p = w->p;
+	if (!p->cct.n)
+		return 0;
+	w->cct_incl = alloc_array(p->cct.n, w->nev * sizeof(uint64_t));
+	if (!w->cct_incl)
+		return plumb_fail_nomem(err);
+	memcpy(w->cct_incl, p->cct_self.v, p->cct.n * w->nev * sizeof(uint64_t));
+	for (size_t i = p->cct.n; i-- > 0;) {
+		plumb_id up = p->cct.v[i].parent;
+		if (up != PLUMB_NONE &&
+		    plumb_costs_add(w->cct_incl + (size_t)up * w->nev, w->cct_incl + i * w->nev, w->nev, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- items --------------------------------------------------------------- */
+
+static bool primary_zero(const cgw *w, const uint64_t *c)
+{
+	for (size_t e = 0; e < w->nprim; e++)
+		if (c[w->prim[e]])
+			return false;
+	return true;
+}
+
+/* The file a frame's code is in, as a sort group within its function. */
+static uint32_t frame_group(const cgw *w, plumb_id frame, uint32_t fn)
+{
+	plumb_id file = w->p->frames.v[frame].file;
+	const plumb_function *f = function_of(w, fn);
+	if (file == PLUMB_NONE || (f && file == f->file) || file_key(w, file) == fn_file_key(w, fn))
+		return 0;
+	return file + 1;
+}
+
+static item *item_at(cgw *w, plumb_id part, plumb_id frame, uint32_t kind, const uint64_t *cost)
+{
+	const plumb_frame *fr = &w->p->frames.v[frame];
+	uint32_t fn = frame_fn(w, frame);
+	item *it = &w->items[w->nitems++];
+	*it = (item){ .part = part, .rank = w->rank[fn], .group = frame_group(w, frame, fn),
+		      .line = fr->line, .addr = fr->address, .frame = frame, .kind = kind,
+		      .cost = cost };
+	return it;
+}
+
+static void call_at(cgw *w, plumb_id part, plumb_id caller, uint32_t callee, uint64_t count,
+		    const uint64_t *cost, uint32_t flags)
+{
+	if (callee >= w->p->functions.n)
+		callee = w->nfn - 1;
+	item *it = item_at(w, part, caller, KIND_CALL, cost);
+	it->callee = callee;
+	it->crank = w->rank[callee];
+	if (count == PLUMB_COUNT_UNKNOWN)
+		flags |= NOTE_CONTEXTS;
+	else
+		it->count = count;
+	it->flags = flags;
+}
+
+static void cct_items(cgw *w)
+{
+	const plumb_profile *p = w->p;
+	for (size_t i = 0; i < p->cct.n; i++) {
+		const plumb_cct_node *n = &p->cct.v[i];
+		if (n->frame == PLUMB_NONE)
+			continue;
+		const uint64_t *self = p->cct_self.v + i * w->nev;
+		if (!primary_zero(w, self))
+			item_at(w, n->part, n->frame, KIND_SELF, self);
+		plumb_id up = n->parent;
+		if (up != PLUMB_NONE && p->cct.v[up].frame != PLUMB_NONE)
+			call_at(w, n->part, p->cct.v[up].frame, p->frames.v[n->frame].function,
+				n->activations, w->cct_incl + i * w->nev, 0);
+	}
+}
+
+static void cg_items(cgw *w)
+{
+	const plumb_profile *p = w->p;
+	for (size_t i = 0; i < p->cg_self.n; i++) {
+		const uint64_t *c = p->cg_self_cost.v + i * w->nev;
+		if (!primary_zero(w, c))
+			item_at(w, p->cg_self.v[i].part, p->cg_self.v[i].frame, KIND_SELF, c);
+	}
+	for (size_t i = 0; i < p->arcs.n; i++) {
+		const plumb_arc *a = &p->arcs.v[i];
+		const uint64_t *c = a->has_inclusive ? p->arc_incl.v + i * w->nev : NULL;
+		call_at(w, a->part, a->caller, a->callee, a->calls, c, c ? 0 : NOTE_NO_INCL);
+	}
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const item *x = a, *y = b;
+	int c;
+	if ((c = cmp_u64(x->part, y->part)) || (c = cmp_u64(x->rank, y->rank)) ||
+	    (c = cmp_u64(x->group, y->group)) || (c = cmp_u64(x->addr, y->addr)) ||
+	    (c = cmp_u64(x->line, y->line)) || (c = cmp_u64(x->frame, y->frame)) ||
+	    (c = cmp_u64(x->kind, y->kind)) || (c = cmp_u64(x->crank, y->crank)))
+		return c;
+	return 0;
+}
+
+static bool same_key(const item *x, const item *y)
+{
+	return x->part == y->part && x->frame == y->frame && x->kind == y->kind &&
+	       x->callee == y->callee;
+}
+
+/* The count a merged call is written with: the known counts' sum, or the
+ * number of contexts when any is unknown; never 0. */
+static int merge_count(cgw *w, const item *run, size_t n, rec *r, plumb_error *err)
+{
+	uint64_t sum = 0;
+	unsigned flags = 0;
+	for (size_t k = 0; k < n; k++) {
+		flags |= run[k].flags;
+		if (sum > UINT64_MAX - run[k].count)
+			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
+		sum += run[k].count;
+	}
+	w->notes |= flags;
+	if (flags & NOTE_CONTEXTS) {
+		r->count = n;
+	} else if (sum == 0) {
+		w->notes |= NOTE_ZERO;
+		r->count = n;
+	} else {
+		r->count = sum;
+	}
+	return 0;
+}
+
+/* Sort the items, merge runs of one key, and sum totals per part and in all. */
+static int merge_items(cgw *w, plumb_error *err)
+{
+	qsort(w->items, w->nitems, sizeof *w->items, cmp_item);
+	w->recs = alloc_array(w->nitems, sizeof *w->recs);
+	w->costs = alloc_array(w->nitems, w->nprim * sizeof(uint64_t));
+	w->total = alloc_array(w->nprim, sizeof(uint64_t));
+	w->part_total = alloc_array(w->nparts, w->nprim * sizeof(uint64_t));
+	if (!w->recs || !w->costs || !w->total || !w->part_total)
+		return plumb_fail_nomem(err);
+	for (size_t i = 0, j; i < w->nitems; i = j) {
+		rec *r = &w->recs[w->nrecs];
+		uint64_t *c = w->costs + w->nrecs * w->nprim;
+		r->first = &w->items[i];
+		for (j = i; j < w->nitems && same_key(&w->items[i], &w->items[j]); j++) {
+			const uint64_t *src = w->items[j].cost;
+			for (size_t e = 0; src && e < w->nprim; e++) {
+				if (c[e] > UINT64_MAX - src[w->prim[e]])
+					return plumb_fail(err, PLUMB_ERR_OVERFLOW, "cost overflow");
+				c[e] += src[w->prim[e]];
+			}
+		}
+		if (r->first->kind == KIND_CALL) {
+			if (merge_count(w, r->first, j - i, r, err))
+				return -1;
+		} else if (r->first->part < w->nparts) {
+			if (plumb_costs_add(w->part_total + r->first->part * w->nprim, c, w->nprim, err) ||
+			    plumb_costs_add(w->total, c, w->nprim, err))
+				return -1;
+		}
+		w->nrecs++;
+	}
+	return 0;
+}
+
+static int prepare(cgw *w, plumb_error *err)
+{
+	const plumb_profile *p = w->p;
+	if (prepare_events(w, err))
+		return -1;
+	if (rank_functions(w) || call_targets(w) || names_init(w))
+		return plumb_fail_nomem(err);
+	if (cct_inclusive(w, err))
+		return -1;
+	w->nparts = p->parts.n ? p->parts.n : 1;
+	size_t max = p->cct.n, total;
+	if (max > SIZE_MAX / 2 || (total = 2 * max) > SIZE_MAX - p->cg_self.n ||
+	    (total += p->cg_self.n) > SIZE_MAX - p->arcs.n)
+		return plumb_fail_nomem(err);
+	total += p->arcs.n;
+	w->items = alloc_array(total, sizeof *w->items);
+	if (!w->items)
+		return plumb_fail_nomem(err);
+	cct_items(w);
+	cg_items(w);
+	return merge_items(w, err);
+}
+
+/* ---- the header ---------------------------------------------------------- */
+
+static void put_costs(cgw *w, const uint64_t *c, bool all)
+{
+	size_t n = w->nprim;
+	while (!all && n > 0 && c[n - 1] == 0)
+		n--; /* trailing zeros may be dropped */
+	for (size_t e = 0; e < n; e++) {
+		put_c(w, ' ');
+		put_u64(w, c[e]);
+	}
+}
+
+static void put_derived(cgw *w, const plumb_event *ev)
+{
+	for (size_t t = 0; t < ev->nterms; t++) {
+		int64_t k = ev->terms[t].coef;
+		uint64_t mag = k < 0 ? (uint64_t)0 - (uint64_t)k : (uint64_t)k;
+		if (t > 0)
+			put(w, k < 0 ? " - " : " + ");
+		else if (k < 0)
+			put(w, "-");
+		if (mag != 1) {
+			put_u64(w, mag);
+			put_c(w, ' ');
+		}
+		put_event_name(w, ev->terms[t].event);
+	}
+}
+
+/* event: lines: long names of primary events, and derived events (which
+ * have no cost column). KCachegrind wants them before events:. */
+static void put_event_lines(cgw *w)
+{
+	const plumb_profile *p = w->p;
+	for (size_t e = 0; e < w->nev; e++) {
+		const plumb_event *ev = &p->events.v[e];
+		bool derived = ev->formula != PLUMB_NONE;
+		const char *ln = plumb_str(p, ev->long_name);
+		if (!derived && !(ln && *ln))
+			continue;
+		put(w, "event: ");
+		put_event_name(w, (plumb_id)e);
+		if (derived) {
+			put(w, " = ");
+			put_derived(w, ev);
+		}
+		if (ln && *ln) {
+			put(w, " : ");
+			put_name_text(w, ln);
+		}
+		put_c(w, '\n');
+	}
+	put(w, "events:");
+	for (size_t e = 0; e < w->nprim; e++) {
+		put_c(w, ' ');
+		put_event_name(w, w->prim[e]);
+	}
+	put_c(w, '\n');
+}
+
+static const char *meta(const cgw *w, const char *key)
+{
+	const char *v = plumb_meta_get(w->p, key);
+	return v && *v ? v : NULL;
+}
+
+static int64_t part_pid(const cgw *w, size_t part)
+{
+	return part < w->p->parts.n ? w->p->parts.v[part].pid : -1;
+}
+
+static void put_part_ids(cgw *w, size_t part)
+{
+	put(w, "part: ");
+	put_u64(w, part + 1);
+	put_c(w, '\n');
+	if (part < w->p->parts.n && w->p->parts.v[part].kind == PLUMB_PART_THREAD &&
+	    w->p->parts.v[part].tid >= 0) {
+		put(w, "thread: ");
+		put_u64(w, (uint64_t)w->p->parts.v[part].tid);
+		put_c(w, '\n');
+	}
+}
+
+static void put_desc(cgw *w)
+{
+	const char *d = meta(w, "callgrind.desc");
+	while (d && *d) {
+		const char *nl = strchr(d, '\n');
+		size_t n = nl ? (size_t)(nl - d) : strlen(d);
+		if (n) {
+			put(w, "desc: ");
+			for (size_t i = 0; i < n; i++)
+				put_c(w, (unsigned char)d[i] < 0x20 && d[i] != '\t' ? '?' : d[i]);
+			put_c(w, '\n');
+		}
+		d = nl ? nl + 1 : NULL;
+	}
+}
+
+static void put_notes(cgw *w)
+{
+	if (w->notes & NOTE_CONTEXTS)
+		put(w, "# calls= counts: where the profile has no call counts (sampled stacks),\n"
+		       "# a count is the number of distinct calling contexts, not of calls.\n");
+	if (w->notes & NOTE_ZERO)
+		put(w, "# calls=1 stands for calls recorded with a count of 0.\n");
+	if (w->notes & NOTE_NO_INCL)
+		put(w, "# calls with cost 0: the profile has their count but not their inclusive cost.\n");
+	if (w->nparts > 1)
+		put(w, "# Several parts: summary: (first part) is the whole profile; totals: is each part's.\n");
+}
+
+/* The full header of the first section. */
+static void put_header(cgw *w)
+{
+	put(w, "# callgrind format\nversion: 1\ncreator: plumb-" PLUMB_VERSION "\n");
+	const char *pid = meta(w, "pid");
+	int64_t ppid = part_pid(w, 0);
+	if (pid) {
+		put(w, "pid: ");
+		put_name_text(w, pid);
+		put_c(w, '\n');
+	} else if (ppid >= 0) {
+		put(w, "pid: ");
+		put_u64(w, (uint64_t)ppid);
+		put_c(w, '\n');
+	}
+	const char *cmd = meta(w, "cmd");
+	if (!cmd)
+		cmd = meta(w, "command");
+	if (!cmd)
+		cmd = meta(w, "source");
+	put(w, "cmd: ");
+	put_escaped(w, cmd ? cmd : "(unknown)");
+	put_c(w, '\n');
+	put_part_ids(w, 0);
+	put_desc(w);
+	put_notes(w);
+	put(w, w->instr ? "positions: instr line\n" : "positions: line\n");
+	put_event_lines(w);
+	put(w, "summary:");
+	put_costs(w, w->total, true);
+	put(w, "\n\n");
+}
+
+/* A later section: its own ids, positions and events, and no summary:. */
+static void put_section_header(cgw *w, size_t part)
+{
+	int64_t pid = part_pid(w, part);
+	if (pid >= 0 && pid != part_pid(w, 0)) {
+		put(w, "pid: ");
+		put_u64(w, (uint64_t)pid);
+		put_c(w, '\n');
+	}
+	put_part_ids(w, part);
+	put(w, w->instr ? "positions: instr line\n" : "positions: line\n");
+	put_event_lines(w);
+	put_c(w, '\n');
+}
+
+/* ---- the body ------------------------------------------------------------ */
+
+static void forget_base(cgw *w)
+{
+	w->base_addr = w->base_line = 0;
+}
+
+/* One subposition of a self cost line, relative when Callgrind would write
+ * it so; it becomes the base. */
+static void put_rel(cgw *w, uint64_t v, uint64_t *base, bool hex)
+{
+	uint64_t b = *base;
+	if (b > 0 && (v >= b ? v - b : b - v) < 100) {
+		if (v == b) {
+			put_c(w, '*');
+		} else {
+			put_c(w, v > b ? '+' : '-');
+			put_u64(w, v > b ? v - b : b - v);
+		}
+	} else if (hex) {
+		put_hex(w, v);
+	} else {
+		put_u64(w, v);
+	}
+	*base = v;
+}
+
+/* One subposition of a call site: '*' when it is the base, else absolute,
+ * and then no base (readers differ on whether a call site moves it). */
+static void put_site(cgw *w, uint64_t v, uint64_t *base, bool hex)
+{
+	if (*base > 0 && v == *base) {
+		put_c(w, '*');
+		return;
+	}
+	if (hex)
+		put_hex(w, v);
+	else
+		put_u64(w, v);
+	*base = 0;
+}
+
+static void put_self(cgw *w, const item *it, const uint64_t *c)
+{
+	if (w->instr) {
+		put_rel(w, it->addr, &w->base_addr, true);
+		put_c(w, ' ');
+	}
+	put_rel(w, it->line, &w->base_line, false);
+	put_costs(w, c, false);
+	put_c(w, '\n');
+}
+
+static void put_call(cgw *w, const rec *r, const uint64_t *c)
+{
+	const item *it = r->first;
+	uint32_t callee = it->callee;
+	if (w->objects && fn_module_key(w, callee) != w->cur_ob)
+		put_spec(w, "cob", NS_OBJECT, fn_module_key(w, callee));
+	if (fn_file_key(w, callee) != w->cur_file)
+		put_spec(w, "cfi", NS_FILE, fn_file_key(w, callee));
+	put_spec(w, "cfn", NS_FUNCTION, callee);
+	put(w, "calls=");
+	put_u64(w, r->count);
+	put_c(w, ' ');
+	if (w->instr) {
+		put_hex(w, w->tgt_addr[callee]);
+		put_c(w, ' ');
+	}
+	put_u64(w, w->tgt_line[callee]);
+	put_c(w, '\n');
+	if (w->instr) {
+		put_site(w, it->addr, &w->base_addr, true);
+		put_c(w, ' ');
+	}
+	put_site(w, it->line, &w->base_line, false);
+	put_costs(w, c, false);
+	put_c(w, '\n');
+}
+
+/* The file of a record's frame, as a name key. */
+static uint32_t rec_file_key(const cgw *w, const item *it, uint32_t fn)
+{
+	return it->group ? file_key(w, it->group - 1) : fn_file_key(w, fn);
+}
+
+/* One function of a section: records [i, end) share its rank. */
+static void put_function(cgw *w, size_t i, size_t end)
+{
+	uint32_t fn = w->by_rank[w->recs[i].first->rank];
+	if (w->objects && fn_module_key(w, fn) != w->cur_ob) {
+		w->cur_ob = fn_module_key(w, fn);
+		put_spec(w, "ob", NS_OBJECT, w->cur_ob);
+	}
+	if (fn_file_key(w, fn) != w->cur_fl) {
+		w->cur_fl = fn_file_key(w, fn);
+		put_spec(w, "fl", NS_FILE, w->cur_fl);
+	}
+	w->cur_file = w->cur_fl;
+	put_spec(w, "fn", NS_FUNCTION, fn);
+	forget_base(w);
+	for (; i < end; i++) {
+		const rec *r = &w->recs[i];
+		uint32_t file = rec_file_key(w, r->first, fn);
+		if (file != w->cur_file) {
+			/* inlined code: fi= into its file, fe= back to the function's */
+			put_spec(w, file == w->cur_fl ? "fe" : "fi", NS_FILE, file);
+			w->cur_file = file;
+			forget_base(w);
+		}
+		const uint64_t *c = w->costs + i * w->nprim;
+		if (r->first->kind == KIND_SELF)
+			put_self(w, r->first, c);
+		else
+			put_call(w, r, c);
+	}
+	if (w->cur_file != w->cur_fl) {
+		put_spec(w, "fe", NS_FILE, w->cur_fl);
+		w->cur_file = w->cur_fl;
+	}
+	put_c(w, '\n');
+}
+
+static int write_error(plumb_error *err)
+{
+	return plumb_fail(err, PLUMB_ERR_IO, "write error: %s", strerror(errno ? errno : EIO));
+}
+
+/* One section: the records [*i, ...) of part, then totals:. */
+static int put_section(cgw *w, size_t part, size_t *i, plumb_error *err)
+{
+	w->stamp++;
+	for (int k = 0; k < NS_COUNT; k++)
+		w->ns[k].next = 0;
+	w->cur_ob = w->cur_fl = w->cur_file = UINT32_MAX;
+	if (part == 0)
+		put_header(w);
+	else
+		put_section_header(w, part);
+	while (*i < w->nrecs && w->recs[*i].first->part == part) {
+		size_t end = *i + 1;
+		while (end < w->nrecs && w->recs[end].first->part == part &&
+		       w->recs[end].first->rank == w->recs[*i].first->rank)
+			end++;
+		put_function(w, *i, end);
+		*i = end;
+		if (ferror(w->out))
+			return write_error(err);
+	}
+	put(w, "totals:");
+	put_costs(w, w->part_total + part * w->nprim, true);
+	put(w, "\n\n");
+	return ferror(w->out) ? write_error(err) : 0;
+}
 
 int plumb_callgrind_write_stream(const plumb_profile *p, FILE *out, plumb_error *err)
 {
-	(void)p;
-	(void)out;
-	return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "Callgrind writer not built yet");
+	cgw w = { .p = p, .out = out };
+	errno = 0;
+	int rc = prepare(&w, err);
+	size_t i = 0;
+	for (size_t part = 0; rc == 0 && part < w.nparts; part++)
+		rc = put_section(&w, part, &i, err);
+	if (rc == 0 && i < w.nrecs)
+		rc = plumb_fail(err, PLUMB_ERR_FORMAT, "a cost names part %" PRIu32 ", which does not exist",
+				w.recs[i].first->part);
+	if (rc == 0 && (fflush(out) != 0 || ferror(out)))
+		rc = write_error(err);
+	cgw_free(&w);
+	return rc;
 }
 
 int plumb_callgrind_write(const plumb_profile *p, const char *path, plumb_error *err)
 {
-	(void)p;
-	return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "%s: Callgrind writer not built yet", path);
+	plumb_atomic_file af;
+	if (plumb_atomic_open(&af, path, err) < 0)
+		return -1;
+	if (plumb_callgrind_write_stream(p, af.fp, err) < 0) {
+		if (err && err->code == PLUMB_ERR_IO) {
+			char msg[sizeof err->message];
+			memcpy(msg, err->message, sizeof msg);
+			plumb_fail(err, PLUMB_ERR_IO, "%s: %s", path, msg);
+		}
+		plumb_atomic_abort(&af);
+		return -1;
+	}
+	return plumb_atomic_commit(&af, err);
 }
