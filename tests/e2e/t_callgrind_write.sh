@@ -1,0 +1,166 @@
+# The Callgrind writer, checked with callgrind_annotate (Valgrind's reader):
+# its PROGRAM TOTALS and per-function costs must be the numbers plumb reports.
+export PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 # callgrind_annotate's order of ties
+
+# cgcmp.py MODE ...: compares callgrind_annotate's tables with plumb's CSV.
+cat > cgcmp.py <<'EOF'
+import csv, re, subprocess, sys
+
+def annotate(path, inclusive=False):
+    """callgrind_annotate's events, PROGRAM TOTALS and function table."""
+    cmd = ["callgrind_annotate", "--threshold=100", "--auto=no", "--show-percs=no",
+           "--inclusive=" + ("yes" if inclusive else "no"), path]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("callgrind_annotate failed: " + r.stderr)
+    lines = r.stdout.split("\n")
+    events = next(l for l in lines if l.startswith("Events shown:")).split()[2:]
+    num = r"(?:[\d,]+|\.)"
+    def values(text):
+        m = re.match(r"^\s*((?:%s\s+){%d})(.*)$" % (num, len(events)), text)
+        vals = [0 if v == "." else int(v.replace(",", "")) for v in m.group(1).split()]
+        return vals, m.group(2)
+    total = values(next(l for l in lines if l.endswith("PROGRAM TOTALS")))[0]
+    start = next(i for i, l in enumerate(lines) if l.endswith("file:function")) + 2
+    fns = {}
+    for l in lines[start:]:
+        if not l.strip():
+            break
+        vals, label = values(l)
+        fns[label] = vals
+    return events, total, fns, r.stderr
+
+def plumb_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+def label(row, objects):
+    s = (row["file"] or "???") + ":" + row["function"]
+    return s + " [" + (row["module"] or "???") + "]" if objects else s
+
+def uses_objects(cg):
+    with open(cg) as f:
+        return any(l.startswith("ob=") for l in f)
+
+def eligible(tree_csv):
+    """Functions whose inclusive cost callgrind_annotate can know: never on
+    the stack twice, and either always or never the root of a stack."""
+    bad, roots, inner, path = set(), set(), set(), []
+    for r in plumb_rows(tree_csv):
+        d, key = int(r["depth"]), (r["function"], r["file"], r["module"])
+        del path[d:]
+        if key in path:
+            bad.add(key)
+        (roots if d == 0 else inner).add(key)
+        path.append(key)
+    return lambda r: (r["function"], r["file"], r["module"]) not in bad | (roots & inner)
+
+def compare(cg, plumb_csv, inclusive, tree_csv=None):
+    events, total, fns, _ = annotate(cg, inclusive)
+    rows, objects = plumb_rows(plumb_csv), uses_objects(cg)
+    ok = eligible(tree_csv) if tree_csv else (lambda r: True)
+    col = "inclusive." if inclusive else "exclusive."
+    errors, checked = [], 0
+    want_total = [sum(int(r["exclusive." + e]) for r in rows) for e in events]
+    if total != want_total:
+        errors.append("PROGRAM TOTALS %s, plumb %s" % (total, want_total))
+    for r in rows:
+        if not ok(r):
+            continue
+        want = [int(r[col + e]) for e in events]
+        got = fns.pop(label(r, objects), [0] * len(events))
+        checked += 1
+        if got != want:
+            errors.append("%s: callgrind_annotate %s, plumb %s" % (label(r, objects), got, want))
+    if not inclusive:
+        errors += ["%s only in callgrind_annotate: %s" % (k, v) for k, v in fns.items() if any(v)]
+    if checked == 0:
+        errors.append("no function was compared")
+    return errors
+
+mode = sys.argv[1]
+if mode == "self":
+    errs = compare(sys.argv[2], sys.argv[3], False)
+elif mode == "incl":
+    errs = compare(sys.argv[2], sys.argv[3], True, sys.argv[4])
+elif mode == "same":   # two Callgrind files: equal totals and function tables
+    a, b = annotate(sys.argv[2]), annotate(sys.argv[3])
+    errs = [] if a[:3] == b[:3] else ["%s\n  vs\n%s" % (a[:3], b[:3])]
+print("\n".join(errs))
+sys.exit(1 if errs else 0)
+EOF
+
+# cg_check NAME IN: IN -> plumb convert -> callgrind_annotate, against
+# plumb report on IN (self costs and totals; inclusive where it can tell).
+cg_check() {
+	name=$1 in=$2
+	run "$PLUMB" convert "$in" -o "$name.callgrind"
+	[ "$rc" -eq 0 ] || { fail "$name: convert" "exit $rc" "$err"; return; }
+	"$PLUMB" report --format csv --threshold 0 "$in" > "$name.csv"
+	"$PLUMB" report --view tree --format csv --threshold 0 "$in" > "$name.tree.csv"
+	run python3 cgcmp.py self "$name.callgrind" "$name.csv"
+	[ "$rc" -eq 0 ] && ok "$name: callgrind_annotate self = plumb" \
+		|| fail "$name: callgrind_annotate self = plumb" "$out" "$err"
+	run python3 cgcmp.py incl "$name.callgrind" "$name.csv" "$name.tree.csv"
+	[ "$rc" -eq 0 ] && ok "$name: callgrind_annotate --inclusive=yes = plumb" \
+		|| fail "$name: callgrind_annotate --inclusive=yes = plumb" "$out" "$err"
+	# One part: nothing for callgrind_annotate to warn about. Later parts'
+	# header lines are unknown to it, and it says so.
+	run callgrind_annotate --auto=no "$name.callgrind"
+	case "$err:$(grep -c '^part:' "$name.callgrind")" in
+	*WARNING*:1) fail "$name: callgrind_annotate has no warning" "$err" ;;
+	*:1) ok "$name: callgrind_annotate has no warning" ;;
+	esac
+}
+
+# total FILE: plumb's total of the first event.
+total() {
+	"$PLUMB" report --format csv --threshold 0 "$1" | awk -F, 'NR > 1 { s += $3 } END { print s }'
+}
+
+if ! command -v callgrind_annotate > /dev/null; then
+	skip "callgrind writer vs callgrind_annotate" "callgrind_annotate not installed"
+else
+	# (1) sampled stacks (a calling context tree)
+	cg_check fig21 "$DATA/fig21.folded"
+	for f in "$DATA"/folded/*.folded; do
+		cg_check "$(basename "$f" .folded)" "$f"
+	done
+	# recursion, direct and mutual: self costs still match; the inclusive
+	# check leaves out what callgrind_annotate counts twice
+	printf 'main;a;b;a;b 5\nmain;a 3\nmain;c;a;a 2\nmain;c 1\nmain;d;d;d 4\n' > rec.folded
+	cg_check rec rec.folded
+	# two inputs are two parts: one summary, each part its totals
+	run "$PLUMB" convert "$DATA/fig21.folded" "$DATA/folded/simple.folded" -o two.plumb
+	cg_check two two.plumb
+	same "two parts: a section each" "$(grep '^part:' two.callgrind | tr '\n' ' ')" "part: 1 part: 2 "
+	t1=$(total "$DATA/fig21.folded") t2=$(total "$DATA/folded/simple.folded")
+	same "two parts: totals: per part" "$(grep '^totals:' two.callgrind | tr '\n' ' ')" \
+		"totals: $t1 totals: $t2 "
+	same "two parts: one summary:, the whole" "$(grep '^summary:' two.callgrind)" \
+		"summary: $((t1 + t2))"
+fi
+
+# (3) choosing the format, standard output, failures
+"$PLUMB" convert "$DATA/fig21.folded" -o a.plumb
+run "$PLUMB" convert a.plumb -o callgrind.out.x
+same "callgrind.out.* is Callgrind" "$(head -n 1 callgrind.out.x)" "# callgrind format"
+run "$PLUMB" convert a.plumb -o x.callgrind
+same ".callgrind is Callgrind" "$(head -n 1 x.callgrind)" "# callgrind format"
+run "$PLUMB" convert a.plumb --to callgrind -o -
+same "--to callgrind -o - writes the file to stdout" "$out" "$(cat x.callgrind)"
+expect_err "-o - to a full device fails" 1 "No space left" sh -c "'$PLUMB' convert a.plumb --to callgrind -o - > /dev/full"
+: > notadir
+expect_err "an output path under a file fails" 1 "notadir/callgrind.out.1" \
+	"$PLUMB" convert a.plumb -o notadir/callgrind.out.1
+# A write that fails half-way (the file size limit) leaves the old file.
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "main;f%d;g%d %d\n", i, i % 7, i + 1 }' > big.folded
+echo "old contents" > keep.callgrind
+expect_status "a write beyond the file size limit fails" 1 \
+	sh -c "trap '' XFSZ; ulimit -f 4; exec '$PLUMB' convert big.folded -o keep.callgrind"
+same "the old file is left as it was" "$(cat keep.callgrind)" "old contents"
+n=$(ls | grep -c 'keep.callgrind.tmp' || true)
+same "no temporary file is left" "$n" 0
+run "$PLUMB" convert big.folded -o keep.callgrind
+[ "$(wc -c < keep.callgrind)" -gt 4096 ] && ok "the big file is bigger than the limit" \
+	|| fail "the big file is bigger than the limit" "$(wc -c < keep.callgrind) bytes"
