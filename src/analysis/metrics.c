@@ -291,7 +291,7 @@ static int from_call_graph(builder *b, const plumb_metrics_opts *o, plumb_error 
 			continue;
 		uint32_t from = b->frame_key[pa->caller];
 		const plumb_function *callee = &p->functions.v[pa->callee];
-		plumb_key ck = { pa->callee, callee->file, callee->module, callee->line };
+		plumb_key ck = { pa->callee, callee->file, callee->module, 0 }; /* as frame_to_key */
 		if (b->m->level != PLUMB_LEVEL_FUNCTION) {
 			/* The callee's entry frame stands for it at other levels. */
 			plumb_key fk = { PLUMB_NONE, PLUMB_NONE, PLUMB_NONE, 0 };

@@ -25,6 +25,7 @@ void plumb_view_opts_init(plumb_view_opts *o)
 	memset(o, 0, sizeof *o);
 	o->kind = PLUMB_VIEW_FLAT;
 	o->metric = -1;
+	o->part = PLUMB_NONE;
 }
 
 const char *plumb_view_name(plumb_view_kind k)
@@ -39,6 +40,8 @@ int plumb_view_by_name(const char *name)
 			return i;
 	if (strcmp(name, "bottomup") == 0 || strcmp(name, "inverted") == 0)
 		return PLUMB_VIEW_BOTTOM_UP;
+	if (strcmp(name, "parts") == 0)
+		return PLUMB_VIEW_THREADS;
 	return -1;
 }
 
@@ -117,7 +120,48 @@ int view_metrics(const plumb_profile *p, const plumb_view_opts *o, plumb_level l
 	plumb_metrics_opts_init(&mo);
 	mo.level = level;
 	mo.focus = o->focus;
+	mo.part = o->part;
+	mo.no_cycles = o->no_cycles;
 	return plumb_metrics_compute(p, &mo, m, err);
+}
+
+const uint64_t *view_row_excl(const plumb_metrics *m, uint32_t id)
+{
+	return view_is_cycle(m, id) ? m->cycle_exclusive + (size_t)(id - m->nkeys) * m->nevents
+				    : plumb_metrics_excl(m, id);
+}
+
+const uint64_t *view_row_incl(const plumb_metrics *m, uint32_t id)
+{
+	return view_is_cycle(m, id) ? m->cycle_inclusive + (size_t)(id - m->nkeys) * m->nevents
+				    : plumb_metrics_incl(m, id);
+}
+
+uint64_t view_row_calls(const plumb_metrics *m, uint32_t id)
+{
+	return view_is_cycle(m, id) ? m->cycles[id - m->nkeys].calls : m->calls[id];
+}
+
+const char *view_row_label(plumb_table *t, const plumb_profile *p, const plumb_metrics *m,
+			   uint32_t id, bool *nomem)
+{
+	uint32_t n = view_cycle_number(m, id);
+	const char *name = view_is_cycle(m, id) ? NULL : view_key_name(p, &m->keys[id]);
+	if (!n)
+		return name;
+	char buf[64];
+	snprintf(buf, sizeof buf, "<cycle %u>", n);
+	size_t len = strlen(buf) + (name ? strlen(name) + 1 : 0) + 1;
+	char *s = malloc(len);
+	const char *kept = NULL;
+	if (s) {
+		snprintf(s, len, "%s%s%s", name ? name : "", name ? " " : "", buf);
+		kept = plumb_table_strdup(t, s);
+		free(s);
+	}
+	if (!kept)
+		*nomem = true;
+	return kept;
 }
 
 /* ---- ordering ------------------------------------------------------------ */
@@ -141,28 +185,42 @@ static int cmp_u64_desc(uint64_t a, uint64_t b)
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
+/* A row's name for ordering: the function's, or "<cycle n>". */
+static const char *sort_name(const sort_ctx *c, uint32_t id, char *buf, size_t n)
+{
+	if (!view_is_cycle(c->m, id))
+		return view_key_name(c->p, &c->m->keys[id]);
+	snprintf(buf, n, "<cycle %u>", view_cycle_number(c->m, id));
+	return buf;
+}
+
+static const plumb_key no_key = { PLUMB_NONE, PLUMB_NONE, PLUMB_NONE, 0 };
+
 static int key_cmp(const void *va, const void *vb, void *ctx)
 {
 	const sort_ctx *c = ctx;
 	uint32_t a = *(const uint32_t *)va, b = *(const uint32_t *)vb;
-	const plumb_key *ka = &c->m->keys[a], *kb = &c->m->keys[b];
-	size_t nev = c->m->nevents;
+	const plumb_key *ka = view_is_cycle(c->m, a) ? &no_key : &c->m->keys[a];
+	const plumb_key *kb = view_is_cycle(c->m, b) ? &no_key : &c->m->keys[b];
+	uint64_t xa = view_row_excl(c->m, a)[c->ev], xb = view_row_excl(c->m, b)[c->ev];
+	uint64_t ia = view_row_incl(c->m, a)[c->ev], ib = view_row_incl(c->m, b)[c->ev];
+	char bufa[32], bufb[32];
 	int r = 0;
 	switch (c->by) {
 	case PLUMB_SORT_DEFAULT:
 	case PLUMB_SORT_EXCLUSIVE:
-		r = cmp_u64_desc(c->m->exclusive[a * nev + c->ev], c->m->exclusive[b * nev + c->ev]);
+		r = cmp_u64_desc(xa, xb);
 		if (!r)
-			r = cmp_u64_desc(c->m->inclusive[a * nev + c->ev], c->m->inclusive[b * nev + c->ev]);
+			r = cmp_u64_desc(ia, ib);
 		break;
 	case PLUMB_SORT_INCLUSIVE:
-		r = cmp_u64_desc(c->m->inclusive[a * nev + c->ev], c->m->inclusive[b * nev + c->ev]);
+		r = cmp_u64_desc(ia, ib);
 		if (!r)
-			r = cmp_u64_desc(c->m->exclusive[a * nev + c->ev], c->m->exclusive[b * nev + c->ev]);
+			r = cmp_u64_desc(xa, xb);
 		break;
 	case PLUMB_SORT_CALLS: {
 		/* Unknown counts sort after every known one. */
-		uint64_t ca = c->m->calls[a], cb = c->m->calls[b];
+		uint64_t ca = view_row_calls(c->m, a), cb = view_row_calls(c->m, b);
 		r = ca == cb ? 0 : ca == PLUMB_COUNT_UNKNOWN ? 1 : cb == PLUMB_COUNT_UNKNOWN ? -1
 										   : cmp_u64_desc(ca, cb);
 		break;
@@ -177,7 +235,7 @@ static int key_cmp(const void *va, const void *vb, void *ctx)
 		break;
 	}
 	if (!r)
-		r = cmp_str(view_key_name(c->p, ka), view_key_name(c->p, kb));
+		r = cmp_str(sort_name(c, a, bufa, sizeof bufa), sort_name(c, b, bufb, sizeof bufb));
 	if (!r)
 		r = cmp_str(view_key_file(c->p, ka), view_key_file(c->p, kb));
 	if (!r)
@@ -197,10 +255,40 @@ static bool key_is_empty(const plumb_metrics *m, size_t k)
 	return m->calls[k] == 0 || m->calls[k] == PLUMB_COUNT_UNKNOWN;
 }
 
-int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plumb_view_opts *o,
-		      const view_events *ve, uint32_t **keys_out, size_t *n_out, plumb_error *err)
+/* A cycle row follows its members: listed when --select names one of
+ * them, hidden when --hide names all of them. */
+static bool cycle_listed(const plumb_profile *p, const plumb_metrics *m, const plumb_view_opts *o,
+			 const plumb_metric_cycle *c)
 {
-	uint32_t *keys = malloc((m->nkeys ? m->nkeys : 1) * sizeof *keys);
+	bool any_selected = !(o->select && o->select->n), all_hidden = o->hide && o->hide->n;
+	for (uint32_t i = 0; i < c->n; i++) {
+		const plumb_key *k = &m->keys[m->cycle_members[c->first + i]];
+		if (!any_selected && plumb_symspec_list_match_key(o->select, p, m->level, k))
+			any_selected = true;
+		if (all_hidden && !plumb_symspec_list_match_key(o->hide, p, m->level, k))
+			all_hidden = false;
+	}
+	return any_selected && !all_hidden;
+}
+
+static bool below_threshold(const plumb_metrics *m, const plumb_view_opts *o, const view_events *ve,
+			    bool by_incl, uint32_t id)
+{
+	if (o->threshold <= 0)
+		return false;
+	uint64_t v = (by_incl ? view_row_incl(m, id) : view_row_excl(m, id))[ve->primary];
+	uint64_t vi = view_row_incl(m, id)[ve->primary];
+	/* A row stays if either its sort metric or its inclusive clears the bar. */
+	return view_pct(v, m->totals[ve->primary]) < o->threshold &&
+	       view_pct(vi, m->totals[ve->primary]) < o->threshold;
+}
+
+int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plumb_view_opts *o,
+		      const view_events *ve, bool with_cycles, uint32_t **keys_out, size_t *n_out,
+		      plumb_error *err)
+{
+	size_t nc = with_cycles ? m->ncycles : 0;
+	uint32_t *keys = malloc((m->nkeys + nc ? m->nkeys + nc : 1) * sizeof *keys);
 	if (!keys)
 		return plumb_fail_nomem(err);
 	/* Call views list functions by what flows through them: inclusive. */
@@ -217,15 +305,13 @@ int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plum
 			continue;
 		if (o->hide && o->hide->n && plumb_symspec_list_match_key(o->hide, p, m->level, key))
 			continue;
-		if (o->threshold > 0) {
-			uint64_t v = (by_incl ? m->inclusive : m->exclusive)[k * m->nevents + ve->primary];
-			uint64_t vi = m->inclusive[k * m->nevents + ve->primary];
-			/* A row stays if either its sort metric or its inclusive clears the bar. */
-			if (view_pct(v, m->totals[ve->primary]) < o->threshold &&
-			    view_pct(vi, m->totals[ve->primary]) < o->threshold)
-				continue;
-		}
-		keys[n++] = (uint32_t)k;
+		if (!below_threshold(m, o, ve, by_incl, (uint32_t)k))
+			keys[n++] = (uint32_t)k;
+	}
+	for (size_t c = 0; c < nc; c++) {
+		uint32_t id = (uint32_t)(m->nkeys + c);
+		if (cycle_listed(p, m, o, &m->cycles[c]) && !below_threshold(m, o, ve, by_incl, id))
+			keys[n++] = id;
 	}
 	sort_ctx c = { p, m, o->sort, ve->primary };
 	if (o->sort == PLUMB_SORT_DEFAULT && by_incl)
@@ -239,12 +325,12 @@ int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plum
 }
 
 int view_rows_prepare(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,
-		      view_rows *r, plumb_error *err)
+		      bool with_cycles, view_rows *r, plumb_error *err)
 {
 	memset(r, 0, sizeof *r);
 	if (view_events_of(p, o, &r->ve, err) || view_metrics(p, o, level, &r->m, err))
 		return -1;
-	if (view_ordered_keys(p, r->m, o, &r->ve, &r->keys, &r->n, err)) {
+	if (view_ordered_keys(p, r->m, o, &r->ve, with_cycles, &r->keys, &r->n, err)) {
 		view_rows_free(r);
 		return -1;
 	}

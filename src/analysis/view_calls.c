@@ -11,7 +11,9 @@ typedef struct calls_ctx {
 	const plumb_metrics *m;
 	const view_events *ve;
 	plumb_table *t;
-	int col_calls, col_name, col_file, col_module;
+	int col_calls, col_name, col_cycle, col_file, col_module;
+	bool tagged;   /* some row names a cycle: the table explains them */
+	bool nested;   /* some recursive call's cost was left out */
 } calls_ctx;
 
 static int add_columns(calls_ctx *c)
@@ -25,13 +27,15 @@ static int add_columns(calls_ctx *c)
 	}
 	c->col_calls = plumb_table_add_column(c->t, "calls", "Calls", PLUMB_CELL_U64, -1, false);
 	c->col_name = plumb_table_add_column(c->t, "function", "Function", PLUMB_CELL_STR, -1, true);
+	c->col_cycle = c->m->ncycles ? plumb_table_add_column(c->t, "cycle", "Cycle", PLUMB_CELL_INT, -1, false) : -2;
 	c->col_file = plumb_table_add_column(c->t, "file", "File", PLUMB_CELL_STR, -1, false);
 	c->col_module = plumb_table_add_column(c->t, "module", "Load module", PLUMB_CELL_STR, -1, false);
-	return c->col_calls < 0 || c->col_name < 0 || c->col_file < 0 || c->col_module < 0 ? -1 : 0;
+	return c->col_calls < 0 || c->col_name < 0 || c->col_cycle == -1 || c->col_file < 0 ||
+	       c->col_module < 0 ? -1 : 0;
 }
 
-/* One row: key k with cost vector v (attributed or inclusive) and, for the
- * focus row, its exclusive. */
+/* One row: row id k (a key or a cycle) with cost vector v (attributed or
+ * inclusive; NULL: not shown) and, for the focus row, its exclusive. */
 static int add_row(calls_ctx *c, plumb_row_kind kind, uint32_t k, const uint64_t *v,
 		   const uint64_t *excl, uint64_t calls)
 {
@@ -41,25 +45,39 @@ static int add_row(calls_ctx *c, plumb_row_kind kind, uint32_t k, const uint64_t
 	size_t col = 0;
 	for (size_t i = 0; i < c->ve->n; i++) {
 		int e = c->ve->ev[i];
-		plumb_cell_pct(&r->cells[col++], view_pct(v[e], c->m->totals[e]));
+		if (v)
+			plumb_cell_pct(&r->cells[col], view_pct(v[e], c->m->totals[e]));
+		col++;
 		if (excl)
 			plumb_cell_u64(&r->cells[col], excl[e]);
 		col++;
-		plumb_cell_u64(&r->cells[col++], v[e]);
+		if (v)
+			plumb_cell_u64(&r->cells[col], v[e]);
+		col++;
 	}
 	if (calls != PLUMB_COUNT_UNKNOWN)
 		plumb_cell_u64(&r->cells[c->col_calls], calls);
+	bool nomem = false;
+	plumb_cell_str(&r->cells[c->col_name], view_row_label(c->t, c->p, c->m, k, &nomem));
+	if (c->col_cycle >= 0 && view_cycle_number(c->m, k)) {
+		plumb_cell_int(&r->cells[c->col_cycle], view_cycle_number(c->m, k));
+		c->tagged = true;
+	}
+	if (view_is_cycle(c->m, k))
+		return nomem ? -1 : 0;
 	const plumb_key *key = &c->m->keys[k];
-	plumb_cell_str(&r->cells[c->col_name], view_key_name(c->p, key));
 	plumb_cell_str(&r->cells[c->col_file], view_key_file(c->p, key));
 	plumb_cell_str(&r->cells[c->col_module], view_key_module(c->p, key));
-	return 0;
+	return nomem ? -1 : 0;
 }
 
 static int arc_cmp(const void *va, const void *vb, void *ctx)
 {
 	const view_arc_sort *s = ctx;
 	uint32_t a = *(const uint32_t *)va, b = *(const uint32_t *)vb;
+	/* Recursive calls, whose costs nest, after the others. */
+	if (s->m->arc_in_scc[a] != s->m->arc_in_scc[b])
+		return s->m->arc_in_scc[a] ? 1 : -1;
 	uint64_t x = s->attr[(size_t)a * s->m->nevents + s->ev];
 	uint64_t y = s->attr[(size_t)b * s->m->nevents + s->ev];
 	if (x != y)
@@ -90,12 +108,56 @@ static int side_rows(calls_ctx *c, const uint32_t *arcs, size_t n, bool callers)
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const plumb_metric_arc *a = &c->m->arcs[v[i]];
+		/* A recursive call's measured cost nests (a call inside it counts
+		 * again): like gprof, show its count only. */
+		bool nested = c->m->arc_in_scc[v[i]];
+		c->nested |= nested;
 		rc = add_row(c, callers ? PLUMB_ROW_CALLER : PLUMB_ROW_CALLEE,
-			     callers ? a->caller : a->callee, attr + (size_t)v[i] * c->m->nevents,
-			     NULL, a->calls);
+			     callers ? a->caller : a->callee,
+			     nested ? NULL : attr + (size_t)v[i] * c->m->nevents, NULL, a->calls);
 	}
 	free(v);
 	return rc;
+}
+
+/* A cycle as a whole (gprof's "<cycle N as a whole>"): the calls into it
+ * from outside above, its members below with their inclusive costs, which
+ * add up to the cycle's. */
+static int cycle_block(calls_ctx *c, plumb_view_kind kind, uint32_t id)
+{
+	const plumb_metrics *m = c->m;
+	const plumb_metric_cycle *cy = &m->cycles[id - m->nkeys];
+	uint32_t num = view_cycle_number(m, id);
+	if (kind != PLUMB_VIEW_CALLEES) {
+		size_t n = 0;
+		for (uint32_t i = 0; i < cy->n; i++) {
+			uint32_t k = m->cycle_members[cy->first + i];
+			n += m->in_start[k + 1] - m->in_start[k];
+		}
+		uint32_t *in = malloc((n ? n : 1) * sizeof *in);
+		if (!in)
+			return -1;
+		n = 0;
+		for (uint32_t i = 0; i < cy->n; i++) {
+			uint32_t k = m->cycle_members[cy->first + i];
+			for (uint32_t j = m->in_start[k]; j < m->in_start[k + 1]; j++)
+				if (m->cycle[m->arcs[m->in_arcs[j]].caller] != num)
+					in[n++] = m->in_arcs[j];
+		}
+		int rc = side_rows(c, in, n, true);
+		free(in);
+		if (rc)
+			return -1;
+	}
+	if (add_row(c, PLUMB_ROW_FOCUS, id, view_row_incl(m, id), view_row_excl(m, id),
+		    view_row_calls(m, id)))
+		return -1;
+	for (uint32_t i = 0; kind != PLUMB_VIEW_CALLERS && i < cy->n; i++) {
+		uint32_t k = m->cycle_members[cy->first + i];
+		if (add_row(c, PLUMB_ROW_CALLEE, k, plumb_metrics_incl(m, k), NULL, m->calls[k]))
+			return -1;
+	}
+	return 0;
 }
 
 static int block(calls_ctx *c, plumb_view_kind kind, uint32_t k, bool first)
@@ -103,6 +165,8 @@ static int block(calls_ctx *c, plumb_view_kind kind, uint32_t k, bool first)
 	const plumb_metrics *m = c->m;
 	if (!first && !plumb_table_add_row(c->t, PLUMB_ROW_SEPARATOR, 0))
 		return -1;
+	if (view_is_cycle(m, k))
+		return cycle_block(c, kind, k);
 	if (kind != PLUMB_VIEW_CALLEES &&
 	    side_rows(c, m->in_arcs + m->in_start[k], m->in_start[k + 1] - m->in_start[k], true))
 		return -1;
@@ -124,9 +188,9 @@ int view_calls(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 	};
 	/* Without --select every function gets a block, heaviest inclusive first. */
 	view_rows r;
-	if (view_rows_prepare(p, o, PLUMB_LEVEL_FUNCTION, &r, err))
+	if (view_rows_prepare(p, o, PLUMB_LEVEL_FUNCTION, true, &r, err))
 		return -1;
-	calls_ctx c = { p, r.m, &r.ve, NULL, -1, -1, -1, -1 };
+	calls_ctx c = { p, r.m, &r.ve, NULL, -1, -1, -1, -1, -1, false, false };
 	c.t = plumb_table_new(plumb_view_name(o->kind), titles[o->kind]);
 	if (!c.t || add_columns(&c))
 		goto nomem;
@@ -135,6 +199,10 @@ int view_calls(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 			goto nomem;
 	if (r.m->inclusive_estimated &&
 	    plumb_table_add_note(c.t, "Inclusive and attributed costs are estimates: the call graph has no inclusive cost for some calls."))
+		goto nomem;
+	if ((c.tagged && plumb_table_add_note(c.t, VIEW_CYCLE_NOTE)) ||
+	    (c.nested && plumb_table_add_note(c.t, "A recursive call (to itself or within a cycle) shows its count "
+						   "only: its measured cost nests, as calls inside it count again.")))
 		goto nomem;
 	view_rows_free(&r);
 	*out = c.t;

@@ -33,10 +33,10 @@ static const char *title_of(plumb_view_kind k)
 	}
 }
 
-enum { ID_CALLS, ID_FUNCTION, ID_FILE, ID_LINE, ID_MODULE };
+enum { ID_CALLS, ID_FUNCTION, ID_CYCLE, ID_FILE, ID_LINE, ID_MODULE };
 
 static int add_columns(plumb_table *t, const plumb_profile *p, const view_events *ve,
-		       plumb_level level, int *idcols)
+		       const plumb_metrics *m, int *idcols)
 {
 	bool ok = true;
 	for (size_t i = 0; i < ve->n; i++) {
@@ -48,12 +48,16 @@ static int add_columns(plumb_table *t, const plumb_profile *p, const view_events
 		ok &= view_add_event_column(t, p, "inclusive", "Incl.", PLUMB_CELL_U64, e) >= 0;
 	}
 	/* add_column returns -1 on ENOMEM; columns a level lacks stay -2. */
+	plumb_level level = m->level;
 	for (int i = 0; i <= ID_MODULE; i++)
 		idcols[i] = -2;
 	if (level == PLUMB_LEVEL_FUNCTION)
 		idcols[ID_CALLS] = plumb_table_add_column(t, "calls", "Calls", PLUMB_CELL_U64, -1, false);
 	if (level == PLUMB_LEVEL_FUNCTION || level == PLUMB_LEVEL_LINE)
 		idcols[ID_FUNCTION] = plumb_table_add_column(t, "function", "Function", PLUMB_CELL_STR, -1, true);
+	/* The number alone, for programs; the text shows it in the name. */
+	if (m->ncycles)
+		idcols[ID_CYCLE] = plumb_table_add_column(t, "cycle", "Cycle", PLUMB_CELL_INT, -1, false);
 	if (level == PLUMB_LEVEL_LINE)
 		idcols[ID_LINE] = plumb_table_add_column(t, "line", "Line", PLUMB_CELL_INT, -1, false);
 	if (level != PLUMB_LEVEL_MODULE)
@@ -72,28 +76,36 @@ static const char *or_unknown(const char *s, const char *unknown)
 }
 
 static int fill_row(plumb_table *t, const plumb_profile *p, const plumb_metrics *m,
-		    const view_events *ve, uint32_t k, double *cumul, const int *idcols)
+		    const view_events *ve, uint32_t id, double *cumul, const int *idcols)
 {
 	plumb_row *r = plumb_table_add_row(t, PLUMB_ROW_NORMAL, 0);
 	if (!r)
 		return -1;
-	size_t c = 0, nev = m->nevents;
+	bool cycle = view_is_cycle(m, id), nomem = false;
+	const uint64_t *excl = view_row_excl(m, id), *incl = view_row_incl(m, id);
+	size_t c = 0;
 	for (size_t i = 0; i < ve->n; i++) {
 		int e = ve->ev[i];
-		uint64_t x = m->exclusive[k * nev + e];
-		plumb_cell_pct(&r->cells[c++], view_pct(x, m->totals[e]));
+		plumb_cell_pct(&r->cells[c++], view_pct(excl[e], m->totals[e]));
 		if (e == ve->primary) {
-			*cumul += view_pct(x, m->totals[e]);
+			/* A cycle's own cost is its members' again: not summed twice. */
+			if (!cycle)
+				*cumul += view_pct(excl[e], m->totals[e]);
 			plumb_cell_pct(&r->cells[c++], *cumul > 100.0 ? 100.0 : *cumul);
 		}
-		plumb_cell_u64(&r->cells[c++], x);
-		plumb_cell_u64(&r->cells[c++], m->inclusive[k * nev + e]);
+		plumb_cell_u64(&r->cells[c++], excl[e]);
+		plumb_cell_u64(&r->cells[c++], incl[e]);
 	}
-	const plumb_key *key = &m->keys[k];
-	if (idcols[ID_CALLS] >= 0 && m->calls[k] != PLUMB_COUNT_UNKNOWN)
-		plumb_cell_u64(&r->cells[idcols[ID_CALLS]], m->calls[k]);
+	uint64_t calls = view_row_calls(m, id);
+	if (idcols[ID_CALLS] >= 0 && calls != PLUMB_COUNT_UNKNOWN)
+		plumb_cell_u64(&r->cells[idcols[ID_CALLS]], calls);
 	if (idcols[ID_FUNCTION] >= 0)
-		plumb_cell_str(&r->cells[idcols[ID_FUNCTION]], view_key_name(p, key));
+		plumb_cell_str(&r->cells[idcols[ID_FUNCTION]], view_row_label(t, p, m, id, &nomem));
+	if (idcols[ID_CYCLE] >= 0 && view_cycle_number(m, id))
+		plumb_cell_int(&r->cells[idcols[ID_CYCLE]], view_cycle_number(m, id));
+	if (cycle)
+		return nomem ? -1 : 0;
+	const plumb_key *key = &m->keys[id];
 	if (idcols[ID_LINE] >= 0 && key->line)
 		plumb_cell_int(&r->cells[idcols[ID_LINE]], key->line);
 	if (idcols[ID_FILE] >= 0) {
@@ -106,25 +118,30 @@ static int fill_row(plumb_table *t, const plumb_profile *p, const plumb_metrics 
 		plumb_cell_str(&r->cells[idcols[ID_MODULE]],
 			       m->level == PLUMB_LEVEL_MODULE ? or_unknown(mod, "<unknown module>") : mod);
 	}
-	return 0;
+	return nomem ? -1 : 0;
 }
 
 int view_keyed(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err)
 {
 	plumb_level level = level_of(o->kind);
 	view_rows r;
-	if (view_rows_prepare(p, o, level, &r, err))
+	if (view_rows_prepare(p, o, level, true, &r, err))
 		return -1;
 	int idcols[ID_MODULE + 1];
 	plumb_table *t = plumb_table_new(plumb_view_name(o->kind), title_of(o->kind));
-	if (!t || add_columns(t, p, &r.ve, level, idcols))
+	if (!t || add_columns(t, p, &r.ve, r.m, idcols))
 		goto nomem;
 	double cumul = 0;
-	for (size_t i = 0; i < r.n; i++)
+	bool tagged = false;
+	for (size_t i = 0; i < r.n; i++) {
 		if (fill_row(t, p, r.m, &r.ve, r.keys[i], &cumul, idcols))
 			goto nomem;
+		tagged |= view_cycle_number(r.m, r.keys[i]) != 0;
+	}
 	if (r.m->inclusive_estimated &&
 	    plumb_table_add_note(t, "Inclusive costs are estimates: the call graph has no inclusive cost for some calls."))
+		goto nomem;
+	if (tagged && plumb_table_add_note(t, VIEW_CYCLE_NOTE))
 		goto nomem;
 	view_rows_free(&r);
 	*out = t;

@@ -21,10 +21,31 @@ typedef struct view_events {
 int view_events_of(const plumb_profile *p, const plumb_view_opts *o, view_events *ve,
 		   plumb_error *err);
 
-/* The keys of m a view lists, filtered (select, hide, threshold, zero rows)
- * and sorted, cut to the limit. *keys is malloc'd. */
+/* Row ids: a key index of m, or m->nkeys + n - 1 for the row of <cycle n>
+ * (a call graph's mutual recursion as a whole; see analysis.h). */
+static inline bool view_is_cycle(const plumb_metrics *m, uint32_t id)
+{
+	return id >= m->nkeys;
+}
+static inline uint32_t view_cycle_number(const plumb_metrics *m, uint32_t id)
+{
+	return id >= m->nkeys ? id - (uint32_t)m->nkeys + 1 : m->cycle[id];
+}
+const uint64_t *view_row_excl(const plumb_metrics *m, uint32_t id);
+const uint64_t *view_row_incl(const plumb_metrics *m, uint32_t id);
+uint64_t view_row_calls(const plumb_metrics *m, uint32_t id);
+/* What a row's function cell says: the name, "name <cycle n>" for a member
+ * of a cycle, "<cycle n>" for a cycle row; kept in t's arena. NULL when the
+ * name is unknown or memory runs out (*nomem set). */
+const char *view_row_label(plumb_table *t, const plumb_profile *p, const plumb_metrics *m,
+			   uint32_t id, bool *nomem);
+
+/* The rows a keyed view lists, filtered (select, hide, threshold, zero
+ * rows) and sorted, cut to the limit; with_cycles adds the cycle rows.
+ * *keys is malloc'd. */
 int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plumb_view_opts *o,
-		      const view_events *ve, uint32_t **keys, size_t *n, plumb_error *err);
+		      const view_events *ve, bool with_cycles, uint32_t **keys, size_t *n,
+		      plumb_error *err);
 
 double view_pct(uint64_t part, uint64_t whole);
 
@@ -57,10 +78,16 @@ typedef struct view_rows {
 	size_t n;
 } view_rows;
 
-/* Fill r; on failure nothing is left to free. */
+/* Fill r (with cycle rows if with_cycles); on failure nothing is left to free. */
 int view_rows_prepare(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,
-		      view_rows *r, plumb_error *err);
+		      bool with_cycles, view_rows *r, plumb_error *err);
 void view_rows_free(view_rows *r);
+
+/* Said under a table that shows cycles. */
+#define VIEW_CYCLE_NOTE \
+	"<cycle N>: functions that call each other (mutual recursion), as one row: its own cost " \
+	"is its members', its inclusive cost adds the calls leaving it. A member's inclusive cost " \
+	"counts only its own calls out of the cycle. --cycles=no hides these rows."
 
 /* Compute metrics for a view's options at a level. */
 int view_metrics(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,

@@ -83,18 +83,19 @@ int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table *
 		if (plumb_costs_add(cost + p->cg_self.v[i].part * nev, p->cg_self_cost.v + i * nev, nev, err) ||
 		    plumb_costs_add(total, p->cg_self_cost.v + i * nev, nev, err))
 			goto fail;
-	t = plumb_table_new("threads", "Threads and processes");
+	t = plumb_table_new("threads", "Parts: threads, processes and dumps");
 	if (!t)
 		goto nomem;
 	for (size_t i = 0; i < ve.n; i++)
 		if (view_add_event_column(t, p, "percent", "%", PLUMB_CELL_PCT, ve.ev[i]) < 0 ||
 		    view_add_event_column(t, p, "exclusive", "Excl.", PLUMB_CELL_U64, ve.ev[i]) < 0)
 			goto nomem;
+	int c_num = plumb_table_add_column(t, "part", "Part", PLUMB_CELL_INT, -1, false);
 	int c_label = plumb_table_add_column(t, "thread", "Thread", PLUMB_CELL_STR, -1, true);
 	int c_start = plumb_table_add_column(t, "start", "Start routine", PLUMB_CELL_STR, -1, false);
 	int c_pid = plumb_table_add_column(t, "pid", "PID", PLUMB_CELL_INT, -1, false);
 	int c_kind = plumb_table_add_column(t, "kind", "Kind", PLUMB_CELL_STR, -1, false);
-	if (c_label < 0 || c_start < 0 || c_pid < 0 || c_kind < 0)
+	if (c_num < 0 || c_label < 0 || c_start < 0 || c_pid < 0 || c_kind < 0)
 		goto nomem;
 	size_t n = 0;
 	for (size_t i = 0; i < np; i++) {
@@ -103,7 +104,8 @@ int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table *
 			zero &= cost[i * nev + e] == 0;
 		bool below = o->threshold > 0 &&
 			     view_pct(cost[i * nev + ve.primary], total[ve.primary]) < o->threshold;
-		if ((!zero || np == 1) && !below)
+		bool other = o->part != PLUMB_NONE && o->part != i;
+		if ((!zero || np == 1) && !below && !other)
 			order[n++] = (uint32_t)i;
 	}
 	part_sort ps = { cost, nev, ve.primary };
@@ -123,6 +125,7 @@ int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table *
 			plumb_cell_u64(&r->cells[c++], cost[i * nev + e]);
 		}
 		char buf[512];
+		plumb_cell_int(&r->cells[c_num], (int64_t)i + 1); /* what --part takes */
 		label(p, part, i, buf, sizeof buf);
 		plumb_cell_str(&r->cells[c_label], plumb_table_strdup(t, buf));
 		if (part->start_function != PLUMB_NONE)

@@ -22,7 +22,8 @@ static const char report_help[] =
 	"  tree        top-down call tree with inclusive %\n"
 	"  bottom-up   inverted tree: functions by exclusive cost, their callers below\n"
 	"  lines       one row per source line     files    one row per source file\n"
-	"  modules     one row per load module     threads  one row per thread or process\n"
+	"  modules     one row per load module\n"
+	"  parts       one row per part: thread, process or dump (also: threads)\n"
 	"\n"
 	"Options:\n"
 	"  -v, --view VIEW        the view above\n"
@@ -35,6 +36,12 @@ static const char report_help[] =
 	"  -S, --select SYMSPEC   show only what SYMSPEC names (repeatable)\n"
 	"  -H, --hide SYMSPEC     hide what SYMSPEC names (repeatable)\n"
 	"  -F, --focus SYMSPEC    keep only the stacks that pass through SYMSPEC (repeatable)\n"
+	"  -p, --part N           only part N (a thread, process or dump; numbered as\n"
+	"                         --view parts lists them); default: all parts summed\n"
+	"      --cycles=yes|no    call graphs (Callgrind, gmon.out): show functions that call\n"
+	"                         each other as <cycle N> rows and tags (default yes); no\n"
+	"                         hides them, inclusive costs stay the same\n"
+	"      --no-cycles        = --cycles=no\n"
 	"  -f, --format FORMAT    text (default), json or csv\n"
 	"  -w, --width N          fit text to N columns (default: the terminal's; 0: never cut)\n"
 	"      --color WHEN       auto (default), always or never; NO_COLOR turns colour off\n"
@@ -48,9 +55,12 @@ static const char report_help[] =
 	"  plumb report --view tree stacks.folded  top-down call tree\n"
 	"  plumb report --butterfly parse_line     who calls parse_line and what it calls\n"
 	"  plumb report --focus main.c:work --view lines\n"
-	"  plumb report --format json > report.json\n";
+	"  plumb report --format json > report.json\n"
+	"  plumb report --view tree callgrind.out.1234      call tree from a call graph\n"
+	"  plumb report --butterfly is_even --no-cycles callgrind.out.1234\n"
+	"  plumb report --view parts callgrind.out.1234     then --part 2 for one of them\n";
 
-enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR };
+enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR, OPT_CYCLES, OPT_NO_CYCLES };
 
 typedef struct report_args {
 	plumb_view_opts view;
@@ -58,6 +68,7 @@ typedef struct report_args {
 	const char *metric, *format, *color;
 	bool threshold_set;
 	long width;              /* -1: the terminal's */
+	size_t part;             /* --part N (1-based); 0: all parts */
 } report_args;
 
 static int add_spec(plumb_symspec_list *l, const char *text)
@@ -73,7 +84,7 @@ static int set_view(report_args *a, const char *name)
 	int v = plumb_view_by_name(name);
 	if (v < 0)
 		return cli_usage_error("report", "unknown view '%s' (flat, callers, callees, butterfly, "
-					       "tree, bottom-up, lines, files, modules, threads)", name);
+					       "tree, bottom-up, lines, files, modules, parts)", name);
 	a->view.kind = (plumb_view_kind)v;
 	return 0;
 }
@@ -96,6 +107,9 @@ static int parse_args(int argc, char **argv, report_args *a)
 		{ "width", required_argument, NULL, 'w' },
 		{ "color", required_argument, NULL, OPT_COLOR },
 		{ "colour", required_argument, NULL, OPT_COLOR },
+		{ "part", required_argument, NULL, 'p' },
+		{ "cycles", required_argument, NULL, OPT_CYCLES },
+		{ "no-cycles", no_argument, NULL, OPT_NO_CYCLES },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -103,7 +117,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 	size_t n;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":v:m:s:n:t:S:H:F:f:w:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":v:m:s:n:t:S:H:F:f:w:p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			if (set_view(a, optarg))
@@ -157,6 +171,19 @@ static int parse_args(int argc, char **argv, report_args *a)
 				return cli_usage_error("report", "--color expects auto, always or never, got '%s'", optarg);
 			a->color = optarg;
 			break;
+		case 'p':
+			if (cli_parse_size(optarg, &n) || n == 0)
+				return cli_usage_error("report", "--part expects a part number from 1, got '%s'", optarg);
+			a->part = n;
+			break;
+		case OPT_CYCLES:
+			if (strcmp(optarg, "yes") && strcmp(optarg, "no"))
+				return cli_usage_error("report", "--cycles expects yes or no, got '%s'", optarg);
+			a->view.no_cycles = strcmp(optarg, "no") == 0;
+			break;
+		case OPT_NO_CYCLES:
+			a->view.no_cycles = true;
+			break;
 		case 'h':
 			fputs(report_help, stdout);
 			return -1;
@@ -169,13 +196,28 @@ static int parse_args(int argc, char **argv, report_args *a)
 	return 0;
 }
 
+/* The total of one part: its CCT nodes' and call-graph self costs. */
+static int part_totals(const plumb_profile *p, plumb_id part, uint64_t *out, plumb_error *err)
+{
+	size_t nev = p->events.n;
+	memset(out, 0, nev * sizeof *out);
+	for (size_t i = 0; i < p->cct.n; i++)
+		if (p->cct.v[i].part == part && plumb_costs_add(out, plumb_cct_self(p, (plumb_id)i), nev, err))
+			return -1;
+	for (size_t i = 0; i < p->cg_self.n; i++)
+		if (p->cg_self.v[i].part == part && plumb_costs_add(out, p->cg_self_cost.v + i * nev, nev, err))
+			return -1;
+	return 0;
+}
+
 /* A line above the table: what was read and the totals. */
 static void print_header(const plumb_profile *p, char *const *files, int nfiles, plumb_format fmt,
 			 const plumb_view_opts *o)
 {
 	uint64_t *tot = calloc(p->events.n ? p->events.n : 1, sizeof *tot);
 	plumb_error err;
-	if (!tot || plumb_profile_totals(p, tot, &err)) {
+	if (!tot || (o->part == PLUMB_NONE ? plumb_profile_totals(p, tot, &err)
+					   : part_totals(p, o->part, tot, &err))) {
 		free(tot);
 		return;
 	}
@@ -192,6 +234,8 @@ static void print_header(const plumb_profile *p, char *const *files, int nfiles,
 	const char *cmd = plumb_meta_get(p, "cmd");
 	if (cmd)
 		printf(", command: %s", cmd);
+	if (o->part != PLUMB_NONE)
+		printf("\nPart %" PRIu32 " of %zu", o->part + 1, p->parts.n);
 	fputs("\nTotal:", stdout);
 	for (size_t e = 0; e < p->events.n; e++) {
 		if (o->metric >= 0 && (size_t)o->metric != e)
@@ -228,6 +272,15 @@ static int run(report_args *a, char *const *files, int nfiles)
 			  p->events.n ? list : "none");
 		plumb_profile_free(p);
 		return EXIT_USAGE;
+	}
+	if (a->part) {
+		if (a->part > p->parts.n) {
+			cli_error("no part %zu in %s (it has %zu; --view parts lists them)", a->part, files[0],
+				  p->parts.n);
+			plumb_profile_free(p);
+			return EXIT_USAGE;
+		}
+		a->view.part = (plumb_id)(a->part - 1);
 	}
 	bool function_view = a->view.kind <= PLUMB_VIEW_BUTTERFLY;
 	if (strcmp(a->format, "json") == 0 && function_view) {

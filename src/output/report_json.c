@@ -97,7 +97,7 @@ int plumb_report_write_json(const plumb_profile *p, const plumb_view_opts *o, FI
 			    plumb_error *err)
 {
 	view_rows r;
-	if (view_rows_prepare(p, o, PLUMB_LEVEL_FUNCTION, &r, err))
+	if (view_rows_prepare(p, o, PLUMB_LEVEL_FUNCTION, false, &r, err))
 		return -1;
 	const view_events *ve = &r.ve;
 	fputs("{\"format\": \"plumb-report\", \"version\": 1,\n \"events\": [", out);
