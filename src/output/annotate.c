@@ -121,8 +121,10 @@ const char *ann_fn_name(ann_ctx *c, plumb_id fn)
 static const char *fn_object(const ann_ctx *c, plumb_id fn)
 {
 	plumb_id m = c->p->functions.v[fn].module;
+	/* Callgrind names every function's object; "???" (unknown) is read
+	 * as none, and callgrind_annotate shows it. */
 	if (m == PLUMB_NONE)
-		return NULL;
+		return plumb_meta_get(c->p, "callgrind.positions") ? "???" : NULL;
 	const char *s = plumb_str(c->p, c->p->modules.v[m].path);
 	return s && *s ? s : NULL;
 }
@@ -576,19 +578,59 @@ static void ctx_free(ann_ctx *c)
 	plumb_metrics_free(c->lm);
 }
 
+/* The numbers of a "summary:"/"totals:" value into v (recorded events, in
+ * order; missing ones are 0). False if absent, malformed or all zero. */
+static bool parse_summary(const ann_ctx *c, const char *text, uint64_t *v)
+{
+	if (!text)
+		return false;
+	bool any = false;
+	for (size_t i = 0; i < c->nrecorded; i++) {
+		char *end;
+		while (*text == ' ' || *text == '\t')
+			text++;
+		if (!*text) {
+			v[c->recorded[i]] = 0;
+			continue;
+		}
+		if (*text < '0' || *text > '9')
+			return false;
+		v[c->recorded[i]] = strtoull(text, &end, 10);
+		any |= v[c->recorded[i]] != 0;
+		text = end;
+	}
+	return any;
+}
+
+/* The 100%: a one-part Callgrind file's own summary, which also counts
+ * what no cost line holds (the exit system call); otherwise (several
+ * parts, other formats) the sum of every self cost. */
+static void choose_totals(ann_ctx *c)
+{
+	const char *sum = plumb_meta_get(c->p, "callgrind.summary");
+	const char *tot = plumb_meta_get(c->p, "callgrind.totals");
+	memcpy(c->total, c->fm->totals, c->nev * sizeof *c->total);
+	c->calculated = !sum && !tot;
+	if (c->p->parts.n != 1)
+		return;
+	uint64_t v[c->nev];
+	memcpy(v, c->total, sizeof v);
+	if (parse_summary(c, sum, v) || parse_summary(c, tot, v))
+		memcpy(c->total, v, sizeof v);
+}
+
 static int compute_metrics(ann_ctx *c, plumb_error *err)
 {
 	plumb_metrics_opts mo;
 	plumb_metrics_opts_init(&mo);
+	mo.no_cycles = true;
 	mo.level = PLUMB_LEVEL_FUNCTION;
 	if (plumb_metrics_compute(c->p, &mo, &c->fm, err))
 		return -1;
 	mo.level = PLUMB_LEVEL_LINE;
 	if (plumb_metrics_compute(c->p, &mo, &c->lm, err))
 		return -1;
-	memcpy(c->total, c->fm->totals, c->nev * sizeof *c->total);
-	c->calculated = !plumb_meta_get(c->p, "callgrind.summary") &&
-			!plumb_meta_get(c->p, "callgrind.totals");
+	choose_totals(c);
 	return 0;
 }
 
