@@ -445,6 +445,18 @@ static int cmp_tree_arcs(const void *a, const void *b)
 	return r ? r : strcmp(x->name, y->name);
 }
 
+void ann_arc_costs(const ann_ctx *c, uint32_t arc, const uint64_t *raw, uint64_t *out)
+{
+	const plumb_metrics *m = c->fm;
+	memcpy(out, raw, c->nev * sizeof *out);
+	if (arc == UINT32_MAX || !m->arc_in_scc || !m->arc_in_scc[arc])
+		return;
+	const uint64_t *cap = plumb_metrics_incl(m, m->arcs[arc].callee);
+	for (size_t e = 0; e < c->nev; e++)
+		if (out[e] > cap[e])
+			out[e] = cap[e];
+}
+
 static void print_calls(const ann_ctx *c, uint64_t calls)
 {
 	char buf[32];
@@ -464,16 +476,23 @@ static int print_tree_side(ann_ctx *c, uint32_t key, bool callers, plumb_error *
 	if (!n)
 		return 0;
 	tree_arc *v = calloc(n, sizeof *v);
-	if (!v)
+	uint64_t *capped = calloc(n * c->nev, sizeof *capped);
+	if (!v || !capped) {
+		free(v);
+		free(capped);
 		return plumb_fail_nomem(err);
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint32_t a = list[start[key] + i];
 		uint32_t other = callers ? m->arcs[a].caller : m->arcs[a].callee;
 		plumb_id fn = m->keys[other].function;
 		const uint64_t *costs = (callers ? m->caller_attr : m->callee_attr) + (size_t)a * m->nevents;
-		v[i] = (tree_arc){ a, other, costs, fn == PLUMB_NONE ? "???" : ann_fn_name(c, fn) };
+		ann_arc_costs(c, a, costs, capped + i * c->nev);
+		v[i] = (tree_arc){ a, other, capped + i * c->nev,
+				   fn == PLUMB_NONE ? "???" : ann_fn_name(c, fn) };
 		if (!v[i].name) {
 			free(v);
+			free(capped);
 			return plumb_fail_nomem(err);
 		}
 	}
@@ -490,6 +509,7 @@ static int print_tree_side(ann_ctx *c, uint32_t key, bool callers, plumb_error *
 		fputc('\n', c->out);
 	}
 	free(v);
+	free(capped);
 	return 0;
 }
 

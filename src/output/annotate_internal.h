@@ -33,6 +33,11 @@ void ann_events_header(const ann_ctx *c, const size_t *widths);
 void ann_cells(const ann_ctx *c, const uint64_t *v, const size_t *widths);
 /* callgrind_annotate's order: descending by the sort events; 0 if equal. */
 int ann_cmp_costs(const ann_ctx *c, const uint64_t *a, const uint64_t *b);
+/* The cost shown for function-level arc (UINT32_MAX: none) of raw cost: a
+ * recursive call (inside a strongly connected component) is capped at the
+ * callee's inclusive cost, since Callgrind's figure counts every level of
+ * the recursion again. */
+void ann_arc_costs(const ann_ctx *c, uint32_t arc, const uint64_t *raw, uint64_t *out);
 /* A file's name as shown: the strip prefix removed; "???" for none. */
 const char *ann_file_name(const ann_ctx *c, plumb_id file);
 /* "file:function"; NULL on ENOMEM. */

@@ -22,7 +22,7 @@ typedef struct call_ent {
 	const char *name;
 	uint64_t calls;
 	uint64_t *v;          /* cost of the calls from this line */
-	const uint64_t *order; /* the whole function's calls to the callee: the sort key */
+	uint64_t *order;      /* the whole function's calls to the callee: the sort key */
 } call_ent;
 
 typedef struct src_state {
@@ -290,20 +290,17 @@ static void line_entries(const src_state *s, size_t flo, size_t fhi, uint32_t li
 	*hi = a;
 }
 
-/* The function-level cost of caller -> callee, the order of "=>" lines. */
-static const uint64_t *fn_arc_costs(const src_state *s, plumb_id caller, plumb_id callee,
-				    const uint64_t *fallback)
+/* The function-level arc caller -> callee, or UINT32_MAX. */
+static uint32_t fn_arc(const src_state *s, plumb_id caller, plumb_id callee)
 {
 	const plumb_metrics *m = s->c->fm;
 	uint32_t k = s->fn_key[caller], ck = s->fn_key[callee];
 	if (k == UINT32_MAX || ck == UINT32_MAX)
-		return fallback;
-	for (uint32_t i = m->out_start[k]; i < m->out_start[k + 1]; i++) {
-		uint32_t a = m->out_arcs[i];
-		if (m->arcs[a].callee == ck)
-			return m->callee_attr + (size_t)a * m->nevents;
-	}
-	return fallback;
+		return UINT32_MAX;
+	for (uint32_t i = m->out_start[k]; i < m->out_start[k + 1]; i++)
+		if (m->arcs[m->out_arcs[i]].callee == ck)
+			return m->out_arcs[i];
+	return UINT32_MAX;
 }
 
 /* The "=>" lines after a source line: its calls, summed per callee. */
@@ -317,7 +314,7 @@ static int print_line_calls(src_state *s, size_t lo, size_t hi, const size_t *wi
 	if (!cap)
 		return 0;
 	call_ent *v = calloc(cap, sizeof *v);
-	uint64_t *costs = calloc(cap * c->nev, sizeof *costs);
+	uint64_t *costs = calloc(2 * cap * c->nev, sizeof *costs);
 	int rc = -1;
 	if (!v || !costs)
 		goto out;
@@ -331,7 +328,8 @@ static int print_line_calls(src_state *s, size_t lo, size_t hi, const size_t *wi
 			while (x < n && v[x].callee != callee)
 				x++;
 			if (x == n) {
-				v[n] = (call_ent){ callee, ann_fn_name(c, callee), 0, costs + n * c->nev, NULL };
+				v[n] = (call_ent){ callee, ann_fn_name(c, callee), 0, costs + 2 * n * c->nev,
+						   costs + (2 * n + 1) * c->nev };
 				if (!v[n].name)
 					goto out;
 				n++;
@@ -344,8 +342,13 @@ static int print_line_calls(src_state *s, size_t lo, size_t hi, const size_t *wi
 				v[x].v[e] += ac[e];
 		}
 	}
-	for (size_t x = 0; x < n; x++)
-		v[x].order = fn_arc_costs(s, caller, v[x].callee, v[x].v);
+	const plumb_metrics *fm = c->fm;
+	for (size_t x = 0; x < n; x++) {
+		uint32_t a = fn_arc(s, caller, v[x].callee);
+		const uint64_t *whole = a == UINT32_MAX ? v[x].v : fm->callee_attr + (size_t)a * fm->nevents;
+		ann_arc_costs(c, a, whole, v[x].order);
+		ann_arc_costs(c, a, v[x].v, v[x].v);
+	}
 	sort_ctx = c;
 	qsort(v, n, sizeof *v, cmp_calls);
 	for (size_t x = 0; x < n; x++) {
