@@ -680,6 +680,8 @@ static void put_desc(cgw *w)
 	while (d && *d) {
 		const char *nl = strchr(d, '\n');
 		size_t n = nl ? (size_t)(nl - d) : strlen(d);
+		while (n > 0 && (d[n - 1] == ' ' || d[n - 1] == '\t' || d[n - 1] == '\r'))
+			n--; /* trailing spaces would be part of the value for some readers */
 		if (n) {
 			put(w, "desc: ");
 			for (size_t i = 0; i < n; i++)
