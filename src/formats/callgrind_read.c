@@ -1,17 +1,892 @@
-/* Callgrind reader: placeholder until the reader lands. */
-#include "plumb/formats.h"
+/* Callgrind reader, body side: detection, the line loop, compressed names,
+ * positions, cost lines, calls and jumps. Header lines, events and parts
+ * are in callgrind_header.c. What each construct means to plumb, and where
+ * that differs from callgrind_annotate and KCachegrind: docs/callgrind.md.
+ *
+ * Speed matters (files reach gigabytes): lines come from one refilled
+ * buffer, numbers are parsed by hand, compressed ids index arrays, each
+ * compressed function name remembers the function it was bound to, and
+ * costs at a repeated position are summed locally before they reach the
+ * profile's hash tables. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-bool plumb_callgrind_detect(const unsigned char *head, size_t len)
+#include "formats/callgrind_read.h"
+#include "model/index.h"
+
+#define QUOTE_MAX 48
+#define WARN_UNKNOWN 5 /* unknown lines warned about one by one */
+
+/* ---- messages ------------------------------------------------------------ */
+
+const char *cg_quote(char *dst, size_t cap, const char *s, size_t n)
 {
-	(void)head;
-	(void)len;
-	return false;
+	size_t take = n > QUOTE_MAX ? QUOTE_MAX : n, o = 0;
+	dst[o++] = '"';
+	for (size_t i = 0; i < take && o + 8 < cap; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			dst[o++] = '\\';
+			dst[o++] = (char)c;
+		} else if (c < 0x20 || c == 0x7f) {
+			o += (size_t)snprintf(dst + o, cap - o, "\\x%02x", c);
+		} else {
+			dst[o++] = (char)c;
+		}
+	}
+	if (take < n && o + 4 < cap) {
+		memcpy(dst + o, "...", 3);
+		o += 3;
+	}
+	dst[o++] = '"';
+	dst[o] = '\0';
+	return dst;
+}
+
+static int vbad(cg_reader *r, plumb_status code, const char *fmt, va_list ap)
+{
+	char msg[900];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	return plumb_fail(r->err, code, "%s:%" PRIu64 ": %s", r->path, r->lineno, msg);
+}
+
+int cg_bad(cg_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vbad(r, PLUMB_ERR_FORMAT, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int cg_bad_code(cg_reader *r, plumb_status code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vbad(r, code, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* "FILE:LINE: message", or "FILE: message" when lineno is 0. */
+void cg_warn(cg_reader *r, const char *fmt, ...)
+{
+	if (!r->opts->warn)
+		return;
+	char msg[900], full[1200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (r->lineno)
+		snprintf(full, sizeof full, "%s:%" PRIu64 ": %s", r->path, r->lineno, msg);
+	else
+		snprintf(full, sizeof full, "%s: %s", r->path, msg);
+	r->opts->warn(r->opts->warn_ctx, full);
+}
+
+void cg_unknown(cg_reader *r, const char *what, const char *s, size_t n)
+{
+	char q[128];
+	if (++r->unknown <= WARN_UNKNOWN)
+		cg_warn(r, "unknown %s %s ignored", what, cg_quote(q, sizeof q, s, n));
+}
+
+/* ---- numbers and positions ------------------------------------------------- */
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int hexval(char c)
+{
+	if (is_digit(c))
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+typedef enum num_status { NUM_OK, NUM_BAD, NUM_BIG } num_status;
+
+/* A decimal or 0x-hex number ending at a space or e; *ps moves past it. */
+static inline num_status parse_u64(const char **ps, const char *e, uint64_t *out)
+{
+	const char *s = *ps;
+	uint64_t v = 0;
+	if (s + 1 < e && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		const char *start = s;
+		int d;
+		for (; s < e && (d = hexval(*s)) >= 0; s++) {
+			if (v >> 60)
+				return NUM_BIG;
+			v = v << 4 | (uint64_t)d;
+		}
+		if (s == start)
+			return NUM_BAD;
+	} else {
+		const char *start = s;
+		for (; s < e && is_digit(*s); s++) {
+			uint64_t d = (uint64_t)(*s - '0');
+			if (v > (UINT64_MAX - d) / 10)
+				return NUM_BIG;
+			v = v * 10 + d;
+		}
+		if (s == start)
+			return NUM_BAD;
+	}
+	if (s < e && !cg_is_space(*s))
+		return NUM_BAD;
+	*ps = s;
+	*out = v;
+	return NUM_OK;
+}
+
+static const char *token_end(const char *s, const char *e)
+{
+	while (s < e && !cg_is_space(*s))
+		s++;
+	return s;
+}
+
+static int bad_number(cg_reader *r, num_status st, const char *what, const char *s, const char *e)
+{
+	char q[128];
+	const char *t = token_end(s, e);
+	if (st == NUM_BIG)
+		return cg_bad_code(r, PLUMB_ERR_OVERFLOW, "expected %s of at most 64 bits, got %s", what,
+				   cg_quote(q, sizeof q, s, (size_t)(t - s)));
+	return cg_bad(r, "expected %s (a decimal or 0x number), got %s", what,
+		      cg_quote(q, sizeof q, s, (size_t)(t - s)));
+}
+
+/* One subposition: absolute, +N, -N or * relative to base. */
+static inline int parse_subpos(cg_reader *r, const char **ps, const char *e, uint64_t base,
+			       uint64_t *out)
+{
+	const char *s = *ps;
+	char c = *s;
+	if (c == '*') {
+		if (s + 1 < e && !cg_is_space(s[1]))
+			return bad_number(r, NUM_BAD, "a position", s, e);
+		*ps = s + 1;
+		*out = base;
+		return 0;
+	}
+	uint64_t v;
+	const char *t = (c == '+' || c == '-') ? s + 1 : s;
+	num_status st = parse_u64(&t, e, &v);
+	if (st != NUM_OK)
+		return bad_number(r, st, "a position", s, e);
+	if (c == '+') {
+		if (v > UINT64_MAX - base)
+			return cg_bad_code(r, PLUMB_ERR_OVERFLOW,
+					   "expected a relative position within 64 bits, got +%" PRIu64
+					   " from %" PRIu64, v, base);
+		v = base + v;
+	} else if (c == '-') {
+		if (v > base)
+			return cg_bad(r, "expected a relative position that stays at or above 0, got -%"
+				      PRIu64 " from %" PRIu64, v, base);
+		v = base - v;
+	}
+	*ps = t;
+	*out = v;
+	return 0;
+}
+
+static inline const char *skip_ws(const char *s, const char *e)
+{
+	while (s < e && cg_is_space(*s))
+		s++;
+	return s;
+}
+
+/* The position columns of a line into pos[], relative to r->last. */
+static int parse_positions(cg_reader *r, const char **ps, const char *e, uint64_t *pos)
+{
+	const char *s = *ps;
+	for (int i = 0; i < r->npos; i++) {
+		s = skip_ws(s, e);
+		if (s == e)
+			return cg_bad(r, "expected %d position%s (%s) at the start of the line, got %d",
+				      r->npos, r->npos > 1 ? "s" : "", r->positions ? r->positions : "line", i);
+		if (parse_subpos(r, &s, e, r->last[i], &pos[i]))
+			return -1;
+	}
+	*ps = s;
+	return 0;
+}
+
+static int pos_line(cg_reader *r, const uint64_t *pos, uint32_t *line)
+{
+	if (r->line_col < 0) {
+		*line = 0;
+		return 0;
+	}
+	if (pos[r->line_col] > UINT32_MAX)
+		return cg_bad_code(r, PLUMB_ERR_OVERFLOW, "expected a line number of at most %u, got %"
+				   PRIu64, UINT32_MAX, pos[r->line_col]);
+	*line = (uint32_t)pos[r->line_col];
+	return 0;
+}
+
+static uint64_t pos_addr(const cg_reader *r, const uint64_t *pos)
+{
+	return r->addr_col < 0 || r->lines_only ? 0 : pos[r->addr_col];
+}
+
+/* The costs after the positions into r->costs (profile slots); *any says
+ * whether one is non-zero. */
+static inline int parse_costs(cg_reader *r, const char *s, const char *e, bool *any)
+{
+	uint64_t *c = r->costs;
+	for (size_t i = 0; i < r->nevents; i++)
+		c[r->evmap[i]] = 0;
+	bool nz = false;
+	for (size_t i = 0;; i++) {
+		s = skip_ws(s, e);
+		if (s == e)
+			break;
+		if (i == r->nevents) {
+			char q[128];
+			return cg_bad(r, "expected at most %zu costs (one per event), got more: %s",
+				      r->nevents, cg_quote(q, sizeof q, s, (size_t)(e - s)));
+		}
+		uint64_t v;
+		num_status st = parse_u64(&s, e, &v);
+		if (st != NUM_OK)
+			return bad_number(r, st, "a cost", s, e);
+		c[r->evmap[i]] = v;
+		nz |= v != 0;
+	}
+	*any = nz;
+	return 0;
+}
+
+/* ---- self costs -------------------------------------------------------------- */
+
+int cg_flush_self(cg_reader *r)
+{
+	if (!r->self_valid)
+		return 0;
+	r->self_valid = false;
+	plumb_id fr = plumb_frame_intern(r->p, r->self_fn, r->self_file, r->self_line, r->self_addr);
+	if (fr == PLUMB_NONE)
+		return plumb_fail_nomem(r->err);
+	if (plumb_cg_add_self(r->p, r->part, fr, r->self_cost, r->err))
+		return cg_bad_code(r, r->err->code, "%s", r->err->message);
+	return 0;
+}
+
+static int add_checked(cg_reader *r, uint64_t *dst, const uint64_t *src)
+{
+	for (size_t i = 0; i < r->nevents; i++) {
+		uint32_t k = r->evmap[i];
+		if (__builtin_add_overflow(dst[k], src[k], &dst[k]))
+			return cg_bad_code(r, PLUMB_ERR_OVERFLOW,
+					   "expected the costs of %s to add up within 64 bits, got more",
+					   r->events[i]);
+	}
+	return 0;
+}
+
+/* Self cost at a position: summed while the position repeats (instructions
+ * of one line with lines_only), flushed to the profile when it changes. */
+static int add_self(cg_reader *r, uint32_t line, uint64_t addr)
+{
+	if (add_checked(r, r->sum, r->costs))
+		return -1;
+	if (r->self_valid && r->self_fn == r->fn && r->self_file == r->file &&
+	    r->self_line == line && r->self_addr == addr)
+		return add_checked(r, r->self_cost, r->costs);
+	if (cg_flush_self(r))
+		return -1;
+	r->self_valid = true;
+	r->self_fn = r->fn;
+	r->self_file = r->file;
+	r->self_line = line;
+	r->self_addr = addr;
+	memcpy(r->self_cost, r->costs, r->p->events.n * sizeof *r->costs);
+	return 0;
+}
+
+/* ---- calls --------------------------------------------------------------------- */
+
+/* The callee's first position, once per function: its line and entry frame. */
+static int note_entry(cg_reader *r, plumb_id callee, const uint64_t *target)
+{
+	if (callee >= r->entry_cap) {
+		size_t cap = r->entry_cap ? r->entry_cap : 1024;
+		while (cap <= callee)
+			cap *= 2;
+		uint8_t *k = realloc(r->entry_known, cap);
+		if (!k)
+			return plumb_fail_nomem(r->err);
+		memset(k + r->entry_cap, 0, cap - r->entry_cap);
+		r->entry_known = k;
+		r->entry_cap = cap;
+	}
+	if (r->entry_known[callee])
+		return 0;
+	uint32_t line = 0;
+	if (pos_line(r, target, &line))
+		return -1;
+	uint64_t addr = pos_addr(r, target);
+	if (!line && !addr)
+		return 0;
+	r->entry_known[callee] = 1;
+	plumb_function *f = &r->p->functions.v[callee];
+	if (line && !f->line &&
+	    plumb_function_intern(r->p, plumb_str(r->p, f->name), NULL, f->module, f->file, line) != callee)
+		return plumb_fail_nomem(r->err);
+	if (plumb_frame_intern(r->p, callee, PLUMB_NONE, line, addr) == PLUMB_NONE)
+		return plumb_fail_nomem(r->err);
+	return 0;
+}
+
+/* The line after calls=: the call site and the inclusive cost of the calls. */
+static int add_call(cg_reader *r, uint32_t line, uint64_t addr)
+{
+	r->call_pending = false;
+	plumb_id site = plumb_frame_intern(r->p, r->fn, r->file, line, addr);
+	if (site == PLUMB_NONE)
+		return plumb_fail_nomem(r->err);
+	if (plumb_arc_add(r->p, r->part, site, r->callee, r->call_count, r->costs, r->err) < 0)
+		return cg_bad_code(r, r->err->code, "%s", r->err->message);
+	if (note_entry(r, r->callee, r->call_target))
+		return -1;
+	r->cob = r->cfi = CG_UNDEF; /* they name the next call only */
+	r->cfn_fresh = false;
+	return 0;
+}
+
+/* ---- cost lines ------------------------------------------------------------------ */
+
+static int cost_line(cg_reader *r, const char *s, const char *e)
+{
+	uint64_t pos[CG_MAX_POS];
+	bool any = false;
+	if (parse_positions(r, &s, e, pos) || parse_costs(r, s, e, &any))
+		return -1;
+	memcpy(r->last, pos, sizeof pos);
+	uint32_t line = 0;
+	if (pos_line(r, pos, &line))
+		return -1;
+	if (r->fn == PLUMB_NONE && (any || r->call_pending))
+		return cg_bad(r, "expected fn= before the first cost line");
+	r->jump_pending = false;
+	if (r->call_pending)
+		return add_call(r, line, pos_addr(r, pos));
+	return any ? add_self(r, line, pos_addr(r, pos)) : 0;
+}
+
+/* calls=COUNT TARGET: the next cost line is the call site. */
+static int calls_line(cg_reader *r, const char *s, const char *e)
+{
+	if (r->callee == PLUMB_NONE)
+		return cg_bad(r, "expected cfn= before calls=");
+	num_status st = parse_u64(&s, e, &r->call_count);
+	if (st != NUM_OK)
+		return bad_number(r, st, "a call count after \"calls=\"", s, e);
+	if (parse_positions(r, &s, e, r->call_target))
+		return -1;
+	if (skip_ws(s, e) != e) {
+		char q[128];
+		return cg_bad(r, "expected only a count and %d position%s after \"calls=\", got also %s",
+			      r->npos, r->npos > 1 ? "s" : "", cg_quote(q, sizeof q, s, (size_t)(e - s)));
+	}
+	r->call_pending = true;
+	r->call_lineno = r->lineno;
+	return 0;
+}
+
+/* jump=COUNT TARGET, jcnd=FOLLOWED/EXECUTED TARGET (callgrind) or
+ * jcnd=EXECUTED FOLLOWED TARGET (the spec): checked and counted. */
+static int jump_line(cg_reader *r, bool cond, const char *s, const char *e)
+{
+	uint64_t a, b, target[CG_MAX_POS];
+	const char *what = cond ? "a jump count after \"jcnd=\"" : "a jump count after \"jump=\"";
+	const char *t = s;
+	while (t < e && !cg_is_space(*t) && *t != '/')
+		t++;
+	num_status st = parse_u64(&s, t, &a);
+	if (st != NUM_OK)
+		return bad_number(r, st, what, s, e);
+	if (cond) {
+		if (s < e && *s == '/')
+			s++;
+		else
+			s = skip_ws(s, e);
+		if ((st = parse_u64(&s, e, &b)) != NUM_OK)
+			return bad_number(r, st, "a second count after \"jcnd=\"", s, e);
+	}
+	if (parse_positions(r, &s, e, target))
+		return -1;
+	if (skip_ws(s, e) != e) {
+		char q[128];
+		return cg_bad(r, "expected only counts and %d position%s after \"%s\", got also %s",
+			      r->npos, r->npos > 1 ? "s" : "", cond ? "jcnd=" : "jump=",
+			      cg_quote(q, sizeof q, s, (size_t)(e - s)));
+	}
+	r->jumps++;
+	r->jump_pending = true;
+	return 0;
+}
+
+/* ---- compressed names ------------------------------------------------------------ */
+
+typedef enum ns { NS_FILE, NS_OBJ, NS_FN } ns;
+
+typedef struct name_ref {
+	bool has_id;
+	uint32_t id;
+	const char *name;   /* NULL: a reference to the id */
+	size_t len;
+} name_ref;
+
+/* "name", "(id) name" or "(id)". */
+static int parse_name(cg_reader *r, const char *s, const char *e, name_ref *nr)
+{
+	nr->has_id = false;
+	nr->name = s;
+	nr->len = (size_t)(e - s);
+	if (s + 1 >= e || s[0] != '(' || !is_digit(s[1]))
+		return 0;
+	uint64_t id = 0;
+	const char *t = s + 1;
+	for (; t < e && is_digit(*t); t++)
+		if ((id = id * 10 + (uint64_t)(*t - '0')) >= CG_MAX_ID)
+			return cg_bad(r, "expected a compressed id below %u, got a larger one", CG_MAX_ID);
+	char q[128];
+	if (t == e || *t != ')')
+		return cg_bad(r, "expected \"(id)\" or \"(id) name\", got %s",
+			      cg_quote(q, sizeof q, s, (size_t)(e - s)));
+	nr->has_id = true;
+	nr->id = (uint32_t)id;
+	t = skip_ws(t + 1, e);
+	nr->name = t < e ? t : NULL;
+	nr->len = (size_t)(e - t);
+	return 0;
+}
+
+static bool is_unknown(const char *s, size_t n)
+{
+	return n == 0 || (n == 3 && memcmp(s, "???", 3) == 0);
+}
+
+static int grow_map(cg_reader *r, cg_idmap *m, uint32_t id)
+{
+	if (id < m->n)
+		return 0;
+	size_t n = m->n ? m->n : 256;
+	while (n <= id)
+		n *= 2;
+	uint32_t *v = realloc(m->v, n * sizeof *v);
+	if (!v)
+		return plumb_fail_nomem(r->err);
+	for (size_t i = m->n; i < n; i++)
+		v[i] = CG_UNDEF;
+	m->v = v;
+	m->n = n;
+	return 0;
+}
+
+static int grow_fns(cg_reader *r, uint32_t id)
+{
+	if (id < r->nfns)
+		return 0;
+	size_t n = r->nfns ? r->nfns : 256;
+	while (n <= id)
+		n *= 2;
+	cg_fname *v = realloc(r->fns, n * sizeof *v);
+	if (!v)
+		return plumb_fail_nomem(r->err);
+	for (size_t i = r->nfns; i < n; i++)
+		v[i] = (cg_fname){ CG_UNDEF, CG_UNDEF, CG_UNDEF, PLUMB_NONE };
+	r->fns = v;
+	r->nfns = n;
+	return 0;
+}
+
+static char *nul_free(cg_reader *r, const char *s, size_t n, char *buf, size_t cap)
+{
+	if (memchr(s, '\0', n)) {
+		cg_bad(r, "expected a name, got one with a NUL byte");
+		return NULL;
+	}
+	char *d = n < cap ? buf : malloc(n + 1);
+	if (!d) {
+		plumb_fail_nomem(r->err);
+		return NULL;
+	}
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+static int undefined(cg_reader *r, const char *key, uint32_t id)
+{
+	return cg_bad(r, "%s(%u) refers to a name that was not defined (expected \"%s(%u) name\" "
+		      "earlier in this part)", key, id, key, id);
+}
+
+/* A file or object name line: the file/module id (PLUMB_NONE for ???). */
+static int resolve_path(cg_reader *r, ns space, const char *key, const name_ref *nr, plumb_id *out)
+{
+	cg_idmap *m = space == NS_FILE ? &r->files : &r->objs;
+	if (nr->has_id && !nr->name) {
+		if (nr->id >= m->n || m->v[nr->id] == CG_UNDEF)
+			return undefined(r, key, nr->id);
+		*out = m->v[nr->id];
+		return 0;
+	}
+	plumb_id v = PLUMB_NONE;
+	if (!is_unknown(nr->name, nr->len)) {
+		char buf[512], *s = nul_free(r, nr->name, nr->len, buf, sizeof buf);
+		if (!s)
+			return -1;
+		v = space == NS_FILE ? plumb_file_intern(r->p, s) : plumb_module_intern(r->p, s, NULL);
+		if (s != buf)
+			free(s);
+		if (v == PLUMB_NONE)
+			return plumb_fail_nomem(r->err);
+	}
+	if (nr->has_id) {
+		if (grow_map(r, m, nr->id))
+			return -1;
+		m->v[nr->id] = v;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A function name line: the name's string id and its compressed slot. */
+static int resolve_fname(cg_reader *r, const char *key, const name_ref *nr, plumb_id *name,
+			 cg_fname **slot)
+{
+	*slot = NULL;
+	if (nr->has_id && !nr->name) {
+		if (nr->id >= r->nfns || r->fns[nr->id].name == CG_UNDEF)
+			return undefined(r, key, nr->id);
+		*slot = &r->fns[nr->id];
+		*name = (*slot)->name;
+		return 0;
+	}
+	const char *s = nr->len ? nr->name : "???";
+	size_t n = nr->len ? nr->len : 3;
+	if (memchr(s, '\0', n))
+		return cg_bad(r, "expected a name, got one with a NUL byte");
+	if ((*name = plumb_intern_n(r->p, s, n)) == PLUMB_NONE)
+		return plumb_fail_nomem(r->err);
+	if (nr->has_id) {
+		if (grow_fns(r, nr->id))
+			return -1;
+		*slot = &r->fns[nr->id];
+		**slot = (cg_fname){ *name, CG_UNDEF, CG_UNDEF, PLUMB_NONE };
+	}
+	return 0;
+}
+
+/* The function (name, object, file), remembered in its compressed slot. */
+static plumb_id bind_function(cg_reader *r, plumb_id name, cg_fname *slot, plumb_id module,
+			      plumb_id file)
+{
+	if (slot && slot->fn != PLUMB_NONE && slot->file == file && slot->module == module)
+		return slot->fn;
+	plumb_id fn = plumb_function_intern(r->p, plumb_str(r->p, name), NULL, module, file, 0);
+	if (fn == PLUMB_NONE) {
+		plumb_fail_nomem(r->err);
+		return PLUMB_NONE;
+	}
+	if (slot) {
+		slot->fn = fn;
+		slot->file = file;
+		slot->module = module;
+	}
+	return fn;
+}
+
+/* The callee of the next call: cfn= with the cob=/cfi= given for this call,
+ * else the caller's object and current file (KCachegrind's rule). A cfi= or
+ * cob= after the cfn= of the same call (lsprofcalltree writes them so)
+ * binds it again; after the call they wait for the next cfn=. */
+static int bind_callee(cg_reader *r)
+{
+	if (r->cfn_name == CG_UNDEF)
+		return 0;
+	plumb_id mod = r->cob != CG_UNDEF ? r->cob : r->ob;
+	plumb_id file = r->cfi != CG_UNDEF ? r->cfi : r->file;
+	r->callee = bind_function(r, r->cfn_name, r->cfn_slot, mod, file);
+	return r->callee == PLUMB_NONE ? -1 : 0;
+}
+
+void cg_reset_names(cg_reader *r)
+{
+	for (size_t i = 0; i < r->files.n; i++)
+		r->files.v[i] = CG_UNDEF;
+	for (size_t i = 0; i < r->objs.n; i++)
+		r->objs.v[i] = CG_UNDEF;
+	for (size_t i = 0; i < r->nfns; i++)
+		r->fns[i] = (cg_fname){ CG_UNDEF, CG_UNDEF, CG_UNDEF, PLUMB_NONE };
+	r->ob = r->fl = r->file = r->fn = r->callee = PLUMB_NONE;
+	r->cob = r->cfi = CG_UNDEF;
+	r->cfn_name = CG_UNDEF;
+	r->cfn_slot = NULL;
+	r->cfn_fresh = false;
+	memset(r->last, 0, sizeof r->last);
+	r->call_pending = r->jump_pending = false;
+}
+
+/* key=value lines: names and associations. */
+static int spec_line(cg_reader *r, const char *key, size_t klen, const char *v, const char *e)
+{
+	char k[8];
+	memcpy(k, key, klen);
+	k[klen] = '\0';
+	if (strcmp(k, "calls") == 0 || strcmp(k, "rcalls") == 0) {
+		if (r->call_pending)
+			goto call_unfinished;
+		return calls_line(r, v, e);
+	}
+	if (strcmp(k, "jump") == 0 || strcmp(k, "jcnd") == 0) {
+		if (r->call_pending)
+			goto call_unfinished;
+		return jump_line(r, k[1] == 'c', v, e);
+	}
+	ns space;
+	if (!strcmp(k, "fl") || !strcmp(k, "fi") || !strcmp(k, "fe") || !strcmp(k, "cfi") ||
+	    !strcmp(k, "cfl") || !strcmp(k, "jfi"))
+		space = NS_FILE;
+	else if (!strcmp(k, "ob") || !strcmp(k, "cob"))
+		space = NS_OBJ;
+	else if (!strcmp(k, "fn") || !strcmp(k, "cfn") || !strcmp(k, "jfn"))
+		space = NS_FN;
+	else {
+		cg_unknown(r, "line", key, (size_t)(e - key));
+		return 0;
+	}
+	name_ref nr;
+	if (parse_name(r, v, e, &nr))
+		return -1;
+	strcat(k, "=");
+	if (space == NS_FN) {
+		plumb_id name;
+		cg_fname *slot;
+		if (resolve_fname(r, k, &nr, &name, &slot))
+			return -1;
+		if (k[0] == 'f') {
+			r->file = r->fl; /* fn= returns to the function's file (KCachegrind) */
+			r->fn = bind_function(r, name, slot, r->ob, r->fl);
+			return r->fn == PLUMB_NONE ? -1 : 0;
+		}
+		if (k[0] == 'c') {
+			r->cfn_name = name;
+			r->cfn_slot = slot;
+			r->cfn_fresh = true;
+			return bind_callee(r);
+		}
+		return 0; /* jfn=: the jump's target, no costs */
+	}
+	plumb_id id = PLUMB_NONE;
+	if (resolve_path(r, space, k, &nr, &id))
+		return -1;
+	switch (k[0] == 'c' ? k[1] : k[0] == 'j' ? 'j' : k[1]) {
+	case 'l': /* fl= */
+		r->fl = r->file = id;
+		return 0;
+	case 'i': /* fi= */
+	case 'e': /* fe= */
+		r->file = id;
+		return 0;
+	case 'b': /* ob= */
+		r->ob = id;
+		return 0;
+	case 'f': /* cfi=, cfl= */
+		r->cfi = id;
+		return r->cfn_fresh ? bind_callee(r) : 0;
+	case 'o': /* cob= */
+		r->cob = id;
+		return r->cfn_fresh ? bind_callee(r) : 0;
+	default: /* jfi= */
+		return 0;
+	}
+call_unfinished:
+	return cg_bad(r, "expected the cost line of the call on line %" PRIu64 ", got %s=",
+		      r->call_lineno, k);
+}
+
+/* ---- the line loop --------------------------------------------------------------- */
+
+static bool is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int body_line(cg_reader *r, const char *s, const char *e)
+{
+	if (!r->in_body && cg_begin_body(r))
+		return -1;
+	char c = *s;
+	if (is_digit(c) || c == '+' || c == '-' || c == '*')
+		return cost_line(r, s, e);
+	const char *k = s;
+	while (k < e && is_alpha(*k))
+		k++;
+	if (k < e && *k == '=' && k - s <= 6)
+		return spec_line(r, s, (size_t)(k - s), k + 1, e);
+	cg_unknown(r, "line", s, (size_t)(e - s));
+	return 0;
+}
+
+/* "key: value" (or a name spec/cost line) at s..e; raw_end keeps trailing
+ * spaces for desc: and cmd:. */
+static int one_line(cg_reader *r, char *s, char *e, char *raw_end)
+{
+	char c = *s;
+	if (is_alpha(c)) {
+		const char *k = s;
+		while (k < e && (is_alpha(*k) || *k == '_'))
+			k++;
+		if (k < e && *k == ':') {
+			if (r->call_pending)
+				return cg_bad(r, "expected the cost line of the call on line %" PRIu64
+					      ", got a header line", r->call_lineno);
+			const char *v = skip_ws(k + 1, e);
+			*raw_end = '\0'; /* the line is ours until the next call */
+			const char *raw_v = k + 1;
+			while (*raw_v == ' ' || *raw_v == '\t')
+				raw_v++;
+			return cg_header_line(r, s, (size_t)(k - s), v, e, raw_v);
+		}
+	}
+	return body_line(r, s, e);
+}
+
+static int read_lines(cg_reader *r)
+{
+	char *line;
+	size_t len;
+	int got;
+	while ((got = plumb_linesrc_next(&r->src, &line, &len, r->err)) == 1) {
+		r->lineno++;
+		char *e = line + len;
+		if (e > line && e[-1] == '\r')
+			e--;
+		char *raw_end = e;
+		char *s = line;
+		if (r->lineno == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+			s += 3; /* a byte order mark */
+		while (s < e && cg_is_space(*s))
+			s++;
+		while (e > s && cg_is_space(e[-1]))
+			e--;
+		if (s == e || *s == '#')
+			continue;
+		if (one_line(r, s, e, raw_end))
+			return -1;
+	}
+	if (got < 0)
+		return -1;
+	if (r->call_pending)
+		return cg_bad(r, "expected the cost line of the call on line %" PRIu64
+			      ", got the end of the file", r->call_lineno);
+	return 0;
+}
+
+static void reader_free(cg_reader *r)
+{
+	plumb_linesrc_close(&r->src);
+	cg_header_free(r);
+	free(r->files.v);
+	free(r->objs.v);
+	free(r->fns);
+	free(r->self_cost);
+	free(r->costs);
+	free(r->sum);
+	free(r->entry_known);
 }
 
 int plumb_callgrind_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
 			 plumb_error *err)
 {
-	(void)p;
-	(void)opts;
-	return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "%s: Callgrind reader not built yet", path);
+	static const plumb_read_opts none = { 0 };
+	plumb_error dummy;
+	cg_reader r = {
+		.p = p, .path = path, .opts = opts ? opts : &none, .err = err ? err : &dummy,
+		.lines_only = opts && opts->lines_only, .npos = 1, .addr_col = -1, .line_col = 0,
+		.pid = -1, .tid = -1, .partno = -1, .part = PLUMB_NONE,
+	};
+	cg_reset_names(&r);
+	int rc = plumb_linesrc_open(&r.src, path, r.err);
+	if (rc == 0)
+		rc = read_lines(&r);
+	if (rc == 0)
+		rc = cg_end_section(&r);
+	if (rc == 0 && r.nevents == 0 && p->events.n == 0)
+		rc = plumb_fail(r.err, PLUMB_ERR_FORMAT, "%s: expected an events: line, found none", path);
+	r.lineno = 0;
+	if (rc == 0)
+		rc = cg_finish_meta(&r);
+	if (rc == 0)
+		rc = plumb_profile_compute_derived(p, r.err);
+	reader_free(&r);
+	return rc;
+}
+
+/* ---- detection ------------------------------------------------------------------- */
+
+static bool starts(const char *s, size_t n, const char *word)
+{
+	size_t w = strlen(word);
+	return n >= w && memcmp(s, word, w) == 0;
+}
+
+/* Is this a "key:" line that Callgrind headers hold? */
+static bool header_key(const char *s, size_t n)
+{
+	static const char *const keys[] = { "cmd:", "pid:", "part:", "thread:", "desc:", "event:",
+					    "summary:", "totals:" };
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (starts(s, n, keys[i]))
+			return true;
+	return false;
+}
+
+/* The magic first line, or one of events:, creator:, version:, positions:
+ * after nothing but comments and header lines. A cmd: line that runs past
+ * the head still counts (a long command line must not hide the format). */
+bool plumb_callgrind_detect(const unsigned char *head, size_t len)
+{
+	const char *s = (const char *)head, *end = s + len;
+	if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+		s += 3;
+	if (starts(s, (size_t)(end - s), "# callgrind format"))
+		return true;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end;
+		size_t n = (size_t)(le - s);
+		if (memchr(s, '\0', n))
+			return false;
+		if ((starts(s, n, "events:") || starts(s, n, "creator:") || starts(s, n, "version:") ||
+		     starts(s, n, "positions:")) && !memchr(s, ';', n))
+			return true; /* ';' would be a folded stack */
+		if (!nl)
+			return starts(s, n, "cmd:") && n > 64;
+		const char *t = s;
+		while (t < le && cg_is_space(*t))
+			t++;
+		if (t < le && *t != '#' && *t != '\r' && !header_key(s, n))
+			return false;
+		s = nl + 1;
+	}
+	return false;
 }

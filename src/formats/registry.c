@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/linesrc.h"
 #include "plumb/formats.h"
 #include "plumb/store.h"
 
@@ -48,21 +49,16 @@ plumb_format plumb_detect_buffer(const unsigned char *head, size_t len)
 
 int plumb_detect_file(const char *path, plumb_format *out, plumb_error *err)
 {
-	FILE *fp = plumb_open_input(path, err);
-	if (!fp)
-		return -1;
 	static const size_t cap = 64 * 1024;
 	unsigned char *head = malloc(cap);
-	if (!head) {
-		fclose(fp);
+	if (!head)
 		return plumb_fail_nomem(err);
-	}
-	size_t n = fread(head, 1, cap, fp);
-	int rd_err = ferror(fp);
-	fclose(fp);
-	if (rd_err) {
+	size_t n;
+	plumb_compression comp;
+	/* compressed files are judged by their decompressed head */
+	if (plumb_read_head(path, head, cap, &n, &comp, err)) {
 		free(head);
-		return plumb_fail(err, PLUMB_ERR_IO, "%s: read error", path);
+		return -1;
 	}
 	*out = plumb_detect_buffer(head, n);
 	free(head);
@@ -73,6 +69,10 @@ int plumb_detect_file(const char *path, plumb_format *out, plumb_error *err)
 				  "%s: unknown format: expected a .plumb profile, a Callgrind file "
 				  "or folded stacks (\"a;b;c 123\" per line)", path);
 	}
+	if (comp != PLUMB_COMP_NONE && *out != PLUMB_FMT_CALLGRIND)
+		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
+				  "%s: compressed %s input is not supported (only Callgrind files are "
+				  "read compressed): decompress it first", path, plumb_format_name(*out));
 	return 0;
 }
 

@@ -1,0 +1,128 @@
+/* Private to the Callgrind reader: its state, shared by callgrind_read.c
+ * (lines, positions, costs, calls) and callgrind_header.c (header lines,
+ * events, parts, metadata). See docs/callgrind.md for what each construct
+ * means to plumb. */
+#ifndef PLUMB_FORMATS_CALLGRIND_READ_H
+#define PLUMB_FORMATS_CALLGRIND_READ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "formats/linesrc.h"
+#include "plumb/formats.h"
+
+#define CG_MAX_POS 4       /* position columns on a cost line (instr bb line + spare) */
+#define CG_UNDEF 0xFFFFFFFEu /* a compressed id not defined yet */
+#define CG_MAX_ID (1u << 24) /* largest compressed id accepted */
+
+/* A compressed function name: the name, and the function it was last
+ * bound to (with which file and object), so repeated fn= lines do not hash. */
+typedef struct cg_fname {
+	plumb_id name;      /* string id; CG_UNDEF if the id is not defined */
+	plumb_id file, module, fn;
+} cg_fname;
+
+typedef struct cg_idmap {
+	uint32_t *v;        /* compressed id -> file or module id (PLUMB_NONE = "???") */
+	size_t n;
+} cg_idmap;
+
+/* An `event:` line of the current header. */
+typedef struct cg_eventdef {
+	char *name, *formula, *long_name; /* formula, long_name may be NULL */
+	uint64_t lineno;
+} cg_eventdef;
+
+typedef struct cg_reader {
+	plumb_profile *p;
+	const char *path;
+	const plumb_read_opts *opts;
+	plumb_error *err;
+	plumb_linesrc src;
+	uint64_t lineno;
+	bool lines_only;
+
+	/* the cost line layout (persists across parts, as in KCachegrind) */
+	int npos, addr_col, line_col;
+	char *positions;            /* as written, for the metadata */
+	char **events;              /* the current events: names */
+	size_t nevents;
+	uint64_t events_line;
+	uint32_t *evmap;            /* column -> profile event */
+
+	/* header of the current section */
+	bool in_body, events_here;
+	size_t nsection;            /* sections begun so far (the current one included) */
+	int64_t pid, tid, partno;
+	cg_eventdef *defs;
+	size_t ndefs;
+	char *totals;               /* raw totals: of this section, checked at its end */
+	uint64_t totals_line;
+
+	/* body state */
+	plumb_id part;
+	cg_idmap files, objs;
+	cg_fname *fns;
+	size_t nfns;
+	plumb_id ob, fl, file, fn;  /* current object, fl= file, current file, function */
+	plumb_id cob, cfi;          /* PLUMB_NONE or CG_UNDEF (not given) */
+	plumb_id cfn_name;          /* string id of the last cfn= (CG_UNDEF: none) */
+	cg_fname *cfn_slot;         /* its compressed slot, or NULL */
+	bool cfn_fresh;             /* a cfn= since the last call */
+	plumb_id callee;
+	uint64_t last[CG_MAX_POS];  /* the base for relative positions */
+	bool call_pending;
+	uint64_t call_count, call_lineno, call_target[CG_MAX_POS];
+	bool jump_pending;
+	uint64_t jumps;
+
+	/* self costs summed while the position repeats */
+	bool self_valid;
+	plumb_id self_fn, self_file;
+	uint32_t self_line;
+	uint64_t self_addr;
+	uint64_t *self_cost;        /* profile events */
+	uint64_t *costs;            /* scratch: one cost line */
+	uint64_t *sum;              /* this section's self costs, per profile event */
+	size_t cost_slots;          /* size of the three arrays */
+	uint8_t *entry_known;       /* function id -> its entry frame was added */
+	size_t entry_cap;
+
+	/* metadata and warnings */
+	char *desc;
+	size_t desc_len;
+	uint64_t unknown;           /* unknown lines (warned about the first few) */
+} cg_reader;
+
+/* The message "FILE:LINE: " + fmt, as a PLUMB_ERR_FORMAT error; returns -1. */
+int cg_bad(cg_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cg_bad_code(cg_reader *r, plumb_status code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cg_warn(cg_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An unknown line: warned about with its number the first few times. */
+void cg_unknown(cg_reader *r, const char *what, const char *s, size_t n);
+/* Quote input text for a message (at most a few dozen bytes). */
+const char *cg_quote(char *dst, size_t cap, const char *s, size_t n);
+
+static inline bool cg_is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* callgrind_header.c */
+/* A "key: value" line (key without the colon); in_body says whether the
+ * body of a section has begun (then it ends, except for totals:). */
+int cg_header_line(cg_reader *r, const char *key, size_t klen, const char *v, const char *e,
+		   const char *raw_v);
+/* The first body line of a section: events into the profile, a new part. */
+int cg_begin_body(cg_reader *r);
+/* The end of a section: flush costs, check totals:. */
+int cg_end_section(cg_reader *r);
+int cg_finish_meta(cg_reader *r);
+void cg_header_free(cg_reader *r);
+/* Flush the summed self cost of the last position into the profile. */
+int cg_flush_self(cg_reader *r);
+/* Forget the compressed names and positions of the last section. */
+void cg_reset_names(cg_reader *r);
+
+#endif

@@ -1,0 +1,47 @@
+/* Private to the readers: a file read line by line, plain or gzip/zstd
+ * compressed (found by the magic bytes, not the name), through one buffer
+ * that is refilled as the lines are consumed. Offsets are 64-bit, so files
+ * of any size are read; memory stays at the buffer (and the longest line). */
+#ifndef PLUMB_FORMATS_LINESRC_H
+#define PLUMB_FORMATS_LINESRC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plumb/error.h"
+
+typedef enum plumb_compression {
+	PLUMB_COMP_NONE = 0,
+	PLUMB_COMP_GZIP,
+	PLUMB_COMP_ZSTD
+} plumb_compression;
+
+typedef struct plumb_linesrc {
+	const char *path;
+	int fd;
+	plumb_compression comp;
+	char *buf;               /* decompressed text; lines are [pos, end) */
+	size_t cap, pos, end, scanned;
+	bool eof;                /* no more text will come */
+	unsigned char *in;       /* compressed input */
+	size_t in_cap, in_pos, in_len;
+	bool in_eof, stream_done;
+	void *z;                 /* z_stream or ZSTD_DStream */
+} plumb_linesrc;
+
+/* The compression a file's first bytes announce. */
+plumb_compression plumb_compression_of(const unsigned char *head, size_t len);
+
+int plumb_linesrc_open(plumb_linesrc *s, const char *path, plumb_error *err);
+/* The next line, without its '\n' (a '\r' before it stays): 1 with *line
+ * and *len set (valid until the next call), 0 at the end, -1 on error. */
+int plumb_linesrc_next(plumb_linesrc *s, char **line, size_t *len, plumb_error *err);
+void plumb_linesrc_close(plumb_linesrc *s);
+
+/* The first cap bytes of the file's text (decompressed if it is
+ * compressed) for format detection; *comp says how it was stored. */
+int plumb_read_head(const char *path, unsigned char *buf, size_t cap, size_t *n,
+		    plumb_compression *comp, plumb_error *err);
+
+#endif
