@@ -1,0 +1,143 @@
+# plumb annotate against callgrind_annotate 3.19 on real Callgrind files of
+# small programs compiled here (tests/programs/ann_*.c).
+#
+# ann_plain has no recursion and no inlining, so callgrind_annotate is right
+# about it and plumb must print the same bytes. It is linked statically (no
+# libc inlining from debug info) and run with --show-below-main=yes (glibc's
+# two "(below main)" frames would otherwise look like a recursion). Both
+# tools run from / so that neither strips a directory from file names.
+# ann_rec has recursion and inlining: there plumb's numbers must be right.
+ann_dir=$(pwd)
+ann_progs=$(cd "$E2E_DIR/../programs" && pwd)
+case $PLUMB in /*) ann_plumb=$PLUMB ;; *) ann_plumb=$(pwd)/$PLUMB ;; esac
+
+# Tie order in caller/callee lists is Perl hash order in callgrind_annotate
+# and name order in plumb: sort each run of equal-cost tree lines.
+ann_untie() {
+	python3 -c '
+import re, sys
+out, run, key = [], [], None
+tree = re.compile(r"^(.*?)  ?(<|>  |=>) ")
+for line in sys.stdin.read().split("\n"):
+    m = tree.match(line)
+    k = (m.group(1), m.group(2)) if m else None
+    if k is None or k != key:
+        out.extend(sorted(run)); run = []
+    if k is None:
+        out.append(line)
+    else:
+        run.append(line)
+    key = k
+out.extend(sorted(run))
+sys.stdout.write("\n".join(out))
+'
+}
+
+# ann_same NAME UNTIE PROFILE OPTS...: both tools, byte for byte.
+ann_same() {
+	name=$1 untie=$2
+	shift 2
+	(cd / && PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 callgrind_annotate "$@" > "$ann_dir/ca.txt" 2> "$ann_dir/ca.err")
+	(cd / && "$ann_plumb" annotate "$@" > "$ann_dir/pl.txt" 2> "$ann_dir/pl.err")
+	prc=$?
+	if [ "$untie" = untie ]; then
+		ann_untie < "$ann_dir/ca.txt" > "$ann_dir/ca.u" && mv "$ann_dir/ca.u" "$ann_dir/ca.txt"
+		ann_untie < "$ann_dir/pl.txt" > "$ann_dir/pl.u" && mv "$ann_dir/pl.u" "$ann_dir/pl.txt"
+	fi
+	if [ $prc -ne 0 ]; then
+		fail "$name" "plumb exited $prc: $(cat "$ann_dir/pl.err")"
+	elif [ ! -s "$ann_dir/ca.txt" ]; then
+		fail "$name" "callgrind_annotate printed nothing: $(cat "$ann_dir/ca.err")"
+	elif diff "$ann_dir/ca.txt" "$ann_dir/pl.txt" > "$ann_dir/diff.txt"; then
+		ok "$name"
+	else
+		fail "$name" "$(head -30 "$ann_dir/diff.txt")"
+	fi
+}
+
+if ! command -v valgrind > /dev/null 2>&1 || ! command -v callgrind_annotate > /dev/null 2>&1; then
+	skip "annotate against callgrind_annotate" "valgrind or callgrind_annotate not installed"
+elif ! cc -O0 -g -static -o ann_plain "$ann_progs/ann_plain.c" 2> cc.err; then
+	skip "annotate against callgrind_annotate" "no static libc to link with: $(head -3 cc.err)"
+else
+	valgrind --tool=callgrind --dump-instr=yes --show-below-main=yes --collect-systime=yes \
+		--callgrind-out-file="$ann_dir/plain.cg" ./ann_plain > /dev/null 2> vg.err
+	cg=$ann_dir/plain.cg
+	ann_same "annotate = callgrind_annotate: defaults" no "$cg"
+	ann_same "annotate = callgrind_annotate: --inclusive=yes" no --inclusive=yes "$cg"
+	ann_same "annotate = callgrind_annotate: --tree=both (ties sorted)" untie --tree=both "$cg"
+	ann_same "annotate = callgrind_annotate: --tree=caller (ties sorted)" untie --tree=caller --auto=no "$cg"
+	ann_same "annotate = callgrind_annotate: --inclusive=yes --tree=calling (ties sorted)" untie \
+		--inclusive=yes --tree=calling "$cg"
+	ann_same "annotate = callgrind_annotate: --threshold=100 --auto=no" no --threshold=100 --auto=no "$cg"
+	ann_same "annotate = callgrind_annotate: --show/--sort" no --show=sysCount,Ir --sort=sysCount,Ir "$cg"
+	ann_same "annotate = callgrind_annotate: per-event thresholds" no --sort=Ir:50,sysCount:90 "$cg"
+	ann_same "annotate = callgrind_annotate: --context=2" no --context=2 "$cg"
+	ann_same "annotate = callgrind_annotate: --show-percs=no" no --show-percs=no --threshold=100 "$cg"
+	ann_same "annotate = callgrind_annotate: user-annotated source and --include" no \
+		--include="$ann_progs" --auto=no "$cg" "$ann_progs/ann_plain.c"
+
+	# plumb also takes "--opt value".
+	run "$ann_plumb" annotate --threshold=100 --auto=no --tree=both "$cg"; a=$out
+	run "$ann_plumb" annotate --threshold 100 --auto no --tree both "$cg"; b=$out
+	same "annotate: --opt value = --opt=value" "$b" "$a"
+
+	# Errors: usage (2) and bad input (1), with a message, never a crash.
+	expect_err "annotate: unknown --show event" 2 "'Foo'" "$ann_plumb" annotate --show=Foo "$cg"
+	expect_err "annotate: unknown --sort event" 2 "'Bar'" "$ann_plumb" annotate --sort=Ir,Bar "$cg"
+	expect_err "annotate: threshold over 100" 2 "--threshold" "$ann_plumb" annotate --threshold=150 "$cg"
+	expect_err "annotate: bad per-event threshold" 2 "threshold" "$ann_plumb" annotate --sort=Ir:x "$cg"
+	expect_err "annotate: bad --tree" 2 "--tree" "$ann_plumb" annotate --tree=up "$cg"
+	expect_err "annotate: bad --auto" 2 "--auto" "$ann_plumb" annotate --auto=maybe "$cg"
+	expect_err "annotate: missing profile" 1 "nope.cg" "$ann_plumb" annotate nope.cg
+	printf 'int x;\n' > lone.c
+	expect_err "annotate: user source not found" 1 "missing.c" "$ann_plumb" annotate "$cg" lone.c missing.c
+fi
+
+# Recursion and inlining: callgrind_annotate goes past 100% and splits the
+# inlined code off as its own function; plumb must not.
+if command -v valgrind > /dev/null 2>&1 && command -v callgrind_annotate > /dev/null 2>&1 &&
+	cc -O1 -g -static -o ann_rec "$ann_progs/ann_rec.c" 2> /dev/null; then
+	valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$ann_dir/rec.cg" ./ann_rec \
+		> /dev/null 2> vg.err
+	rec=$ann_dir/rec.cg
+	run sh -c "cd / && callgrind_annotate --inclusive=yes --threshold=100 --auto=no '$rec'"; ca_incl=$out
+	run sh -c "cd / && callgrind_annotate --threshold=100 --auto=no '$rec'"; ca_self=$out
+	run sh -c "cd / && '$ann_plumb' annotate --inclusive=yes --threshold=100 --auto=no '$rec'"
+	printf '%s\n' "$out" > pl_incl.txt
+	printf '%s\n' "$ca_incl" > ca_incl.txt
+	printf '%s\n' "$ca_self" > ca_self.txt
+	python3 - pl_incl.txt ca_incl.txt > pct.txt 2>&1 <<'EOF'
+import re, sys
+def pcts(path):
+    return [float(m.group(1)) for m in re.finditer(r"\((\d+\.\d+)%\)  [^ ]*:", open(path).read())]
+pl, ca = pcts(sys.argv[1]), pcts(sys.argv[2])
+print("plumb max %.1f, callgrind_annotate max %.1f" % (max(pl), max(ca)))
+sys.exit(0 if max(pl) <= 100.0 and max(ca) > 100.0 else 1)
+EOF
+	if [ $? -eq 0 ]; then ok "annotate --inclusive: recursion never over 100% ($(cat pct.txt))"; else fail "annotate --inclusive: recursion" "$(cat pct.txt)"; fi
+
+	run sh -c "cd / && '$ann_plumb' annotate --threshold=100 '$rec'"
+	printf '%s\n' "$out" > pl_self.txt
+	python3 - pl_self.txt ca_self.txt "$ann_progs" > inl.txt 2>&1 <<'EOF'
+import re, sys
+pl, ca, progs = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
+def self_of(text, key):
+    m = re.search(r"^ *([\d,]+) \([ \d.]+%\)  " + re.escape(key) + r"( |$)", text, re.M)
+    return int(m.group(1).replace(",", "")) if m else 0
+rec_c, inl_h = progs + "/ann_rec.c:work", progs + "/ann_inl.h:work"
+want = self_of(ca, rec_c) + self_of(ca, inl_h)
+got = self_of(pl, rec_c)
+table = pl.split("file:function", 1)[1].split("-- Auto-annotated", 1)[0]
+assert self_of(ca, inl_h) > 0, "callgrind_annotate did not split the inlined code (test program?)"
+assert "ann_inl.h:" not in table, "plumb lists inlined code as its own function"
+assert got == want, "work: plumb %d, callgrind_annotate's two entries %d" % (got, want)
+assert "-- Auto-annotated source: " + progs + "/ann_inl.h" in pl, "inlined file not annotated"
+inl = pl.split("-- Auto-annotated source: " + progs + "/ann_inl.h", 1)[1].split("-- Auto-annotated", 1)[0]
+assert re.search(r"\d \(\s*\d+\.\d\d%\)\s+\t\tr = r \* 3 \+ i;", inl), "no cost on the inlined line"
+print("work self %d in one entry" % got)
+EOF
+	if [ $? -eq 0 ]; then ok "annotate: inlined code stays in its function ($(cat inl.txt))"; else fail "annotate: inlined code" "$(cat inl.txt)"; fi
+else
+	skip "annotate recursion and inlining" "valgrind, callgrind_annotate or a static libc missing"
+fi
