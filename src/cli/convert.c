@@ -1,5 +1,6 @@
 /* plumb convert: read profiles in any format, write one in another. */
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -12,8 +13,8 @@ static const char convert_help[] =
 	"written to a temporary file and renamed over OUT only when it is complete.\n"
 	"\n"
 	"Options:\n"
-	"  -o, --output OUT   the file to write (required); '-' writes folded stacks to\n"
-	"                     standard output\n"
+	"  -o, --output OUT   the file to write (required); '-' writes to standard\n"
+	"                     output (folded stacks, or Callgrind with --to callgrind)\n"
 	"  -t, --to FORMAT    plumb (the .plumb store), callgrind or folded; default:\n"
 	"                     from OUT's name (.folded or .txt: folded; .callgrind or\n"
 	"                     callgrind.out*: callgrind), else plumb\n"
@@ -23,7 +24,34 @@ static const char convert_help[] =
 	"  plumb convert stacks.folded -o profile.plumb\n"
 	"  plumb convert a.plumb b.plumb -o both.plumb\n"
 	"  plumb convert profile.plumb --to folded -o stacks.folded\n"
-	"  plumb convert profile.plumb -o callgrind.out.1   (open it in KCachegrind)\n";
+	"  plumb convert profile.plumb -o callgrind.out.1   (open it in KCachegrind)\n"
+	"  plumb convert stacks.folded --to callgrind -o - | callgrind_annotate /dev/stdin\n";
+
+/* Callgrind files name the profiled command (cmd:). When no input recorded
+ * one, the input files say where the profile came from: the writer falls
+ * back on the "source" item. */
+static int note_source(plumb_profile *p, char *const *paths, int n, plumb_error *err)
+{
+	if (plumb_meta_get(p, "cmd") || plumb_meta_get(p, "source"))
+		return 0;
+	size_t len = 1;
+	for (int i = 0; i < n; i++)
+		len += strlen(paths[i]) + 1;
+	char *s = malloc(len), *o = s;
+	if (!s)
+		return plumb_fail_nomem(err);
+	for (int i = 0; i < n; i++) {
+		size_t k = strlen(paths[i]);
+		if (i)
+			*o++ = ' ';
+		memcpy(o, paths[i], k);
+		o += k;
+	}
+	*o = '\0';
+	int rc = plumb_meta_set(p, "source", s, err);
+	free(s);
+	return rc;
+}
 
 static plumb_format format_for_output(const char *path)
 {
@@ -81,6 +109,10 @@ int cmd_convert(int argc, char **argv)
 	plumb_profile *p = cli_load(argv + optind, argc - optind, NULL, &err);
 	if (!p)
 		return cli_fail(&err);
+	if (fmt == PLUMB_FMT_CALLGRIND && note_source(p, argv + optind, argc - optind, &err)) {
+		plumb_profile_free(p);
+		return cli_fail(&err);
+	}
 	if (fmt == PLUMB_FMT_FOLDED && p->events.n > 1)
 		fprintf(stderr, "plumb: warning: folded stacks hold one event: writing '%s' only, "
 			"of %zu\n", plumb_str(p, p->events.v[0].name), p->events.n);
