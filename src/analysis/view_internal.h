@@ -97,6 +97,8 @@ int view_metrics(const plumb_profile *p, const plumb_view_opts *o, plumb_level l
 int view_keyed(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_calls(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
+/* tree and bottom-up unfolded from a call graph's arcs (view_cgtree.c) */
+int view_cg_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 
 #endif

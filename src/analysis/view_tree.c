@@ -394,22 +394,29 @@ static uint8_t *match_functions(const plumb_profile *p, const plumb_symspec_list
 	return v;
 }
 
+/* Has the profile any call stack (a CCT node below a part's root)? */
+static bool has_stacks(const plumb_profile *p)
+{
+	for (size_t i = 0; i < p->cct.n; i++)
+		if (p->cct.v[i].parent != PLUMB_NONE)
+			return true;
+	return false;
+}
+
 int view_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err)
 {
 	view_events ve;
 	if (view_events_of(p, o, &ve, err))
 		return -1;
 	bool bottom_up = o->kind == PLUMB_VIEW_BOTTOM_UP;
-	if (p->cg_self.n && !p->cct.n)
-		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
-				  "the %s view needs call stacks; this profile has a call graph only",
-				  plumb_view_name(o->kind));
+	if ((p->cg_self.n || p->arcs.n) && !has_stacks(p))
+		return view_cg_tree(p, o, out, err);
 	uint8_t *pass = NULL, *keep = NULL;
 	tree t;
 	emit em = { &t, &ve, o, NULL, bottom_up, -1, -1, -1, -1, NULL, NULL, NULL, NULL };
 	if (tree_init(&t, p))
 		return plumb_fail_nomem(err);
-	if (plumb_cct_select(p, PLUMB_NONE, o->focus, &pass, &keep)) {
+	if (plumb_cct_select(p, o->part, o->focus, &pass, &keep)) {
 		plumb_fail_nomem(err);
 		goto fail;
 	}
