@@ -489,15 +489,56 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
-static int cmp_item(const void *a, const void *b)
+/* Within one function of one part: by file, position, frame, self before
+ * calls, callee. */
+static int cmp_in_function(const void *a, const void *b)
 {
 	const item *x = a, *y = b;
 	int c;
-	if ((c = cmp_u64(x->part, y->part)) || (c = cmp_u64(x->rank, y->rank)) ||
-	    (c = cmp_u64(x->group, y->group)) || (c = cmp_u64(x->addr, y->addr)) ||
+	if ((c = cmp_u64(x->group, y->group)) || (c = cmp_u64(x->addr, y->addr)) ||
 	    (c = cmp_u64(x->line, y->line)) || (c = cmp_u64(x->frame, y->frame)) ||
 	    (c = cmp_u64(x->kind, y->kind)) || (c = cmp_u64(x->crank, y->crank)))
 		return c;
+	return 0;
+}
+
+/* Stable counting sort of src into dst by key (part or rank) < nkeys. */
+static int counting_sort(const item *src, item *dst, size_t n, size_t nkeys, bool by_part)
+{
+	size_t *start = alloc_array(nkeys + 1, sizeof *start);
+	if (!start)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		start[(by_part ? src[i].part : src[i].rank) + 1]++;
+	for (size_t k = 0; k < nkeys; k++)
+		start[k + 1] += start[k];
+	for (size_t i = 0; i < n; i++)
+		dst[start[by_part ? src[i].part : src[i].rank]++] = src[i];
+	free(start);
+	return 0;
+}
+
+/* Items in writing order: by part, then function (two linear passes), then
+ * within each function (short runs) by position. */
+static int sort_items(cgw *w)
+{
+	item *tmp = alloc_array(w->nitems, sizeof *tmp);
+	size_t nparts = w->nparts;
+	for (size_t i = 0; i < w->nitems; i++)
+		if (w->items[i].part >= nparts)
+			nparts = (size_t)w->items[i].part + 1; /* reported after the sort */
+	if (!tmp || counting_sort(w->items, tmp, w->nitems, w->nfn, false) ||
+	    counting_sort(tmp, w->items, w->nitems, nparts, true)) {
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	for (size_t i = 0, j; i < w->nitems; i = j) {
+		for (j = i + 1; j < w->nitems && w->items[j].part == w->items[i].part &&
+				w->items[j].rank == w->items[i].rank; j++)
+			;
+		qsort(w->items + i, j - i, sizeof *w->items, cmp_in_function);
+	}
 	return 0;
 }
 
@@ -534,7 +575,8 @@ static int merge_count(cgw *w, const item *run, size_t n, rec *r, plumb_error *e
 /* Sort the items, merge runs of one key, and sum totals per part and in all. */
 static int merge_items(cgw *w, plumb_error *err)
 {
-	qsort(w->items, w->nitems, sizeof *w->items, cmp_item);
+	if (sort_items(w))
+		return plumb_fail_nomem(err);
 	w->recs = alloc_array(w->nitems, sizeof *w->recs);
 	w->costs = alloc_array(w->nitems, w->nprim * sizeof(uint64_t));
 	w->total = alloc_array(w->nprim, sizeof(uint64_t));
