@@ -559,6 +559,7 @@ static int print_functions(ann_ctx *c, plumb_error *err)
 		if (print_function(c, &rows[i], err))
 			goto out;
 		c->listed[c->fm->keys[rows[i].key].function] = true;
+		c->order[c->norder++] = c->fm->keys[rows[i].key].function;
 		for (size_t s = 0; s < c->nsort; s++) {
 			uint64_t v = rows[i].v[c->sort[s]], t = c->total[c->sort[s]];
 			/* Inclusive lists stop once the rest of the program is under
@@ -593,6 +594,7 @@ static void ctx_free(ann_ctx *c)
 	free(c->sort);
 	free(c->total);
 	free(c->listed);
+	free(c->order);
 	free(c->fn_widths);
 	plumb_metrics_free(c->fm);
 	plumb_metrics_free(c->lm);
@@ -663,9 +665,10 @@ int plumb_annotate_write(const plumb_profile *p, const plumb_annotate_opts *o, F
 		return plumb_fail(err, PLUMB_ERR_FORMAT, "the profile has no events");
 	c.fname = calloc(p->functions.n + 1, sizeof *c.fname);
 	c.listed = calloc(p->functions.n + 1, sizeof *c.listed);
+	c.order = calloc(p->functions.n + 1, sizeof *c.order);
 	c.total = calloc(c.nev, sizeof *c.total);
 	c.fn_widths = calloc(c.nev, sizeof *c.fn_widths);
-	if (!c.fname || !c.listed || !c.total || !c.fn_widths) {
+	if (!c.fname || !c.listed || !c.order || !c.total || !c.fn_widths) {
 		plumb_fail_nomem(err);
 		goto out;
 	}

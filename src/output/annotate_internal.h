@@ -23,6 +23,8 @@ typedef struct ann_ctx {
 	plumb_metrics *fm, *lm;      /* function and line level */
 	char **fname;                /* function id -> "file:name" (lazily filled) */
 	bool *listed;                /* function id -> printed in the table */
+	plumb_id *order;             /* the printed functions, in table order */
+	size_t norder;
 	size_t *fn_widths;           /* the table's column widths, per event */
 } ann_ctx;
 
