@@ -31,6 +31,14 @@ static void write_calls(FILE *out, uint64_t calls)
 		fprintf(out, "%" PRIu64, calls);
 }
 
+static void write_cycle(FILE *out, uint32_t n)
+{
+	if (n)
+		fprintf(out, "%" PRIu32, n);
+	else
+		fputs("null", out);
+}
+
 static void write_identity(FILE *out, const plumb_profile *p, const plumb_key *k)
 {
 	fputs("\"name\": ", out);
@@ -52,10 +60,14 @@ static int write_arcs(FILE *out, const plumb_profile *p, const plumb_metrics *m,
 		const plumb_metric_arc *a = &m->arcs[arcs[i]];
 		const uint64_t *attr = (callers ? m->caller_attr : m->callee_attr) +
 				       (size_t)arcs[i] * m->nevents;
+		uint32_t other = callers ? a->caller : a->callee;
 		fputs(i ? ",\n      {" : "\n      {", out);
-		write_identity(out, p, &m->keys[callers ? a->caller : a->callee]);
+		write_identity(out, p, &m->keys[other]);
+		fputs(", \"cycle\": ", out);
+		write_cycle(out, m->cycle[other]);
 		fputs(", \"calls\": ", out);
 		write_calls(out, a->calls);
+		fprintf(out, ", \"recursive\": %s", m->arc_in_scc[arcs[i]] ? "true" : "false");
 		fputs(", \"attributed\": ", out);
 		write_costs(out, attr, ve);
 		fputc('}', out);
@@ -82,8 +94,10 @@ static int write_function(FILE *out, const plumb_profile *p, const plumb_metrics
 	write_costs(out, plumb_metrics_incl(m, k), ve);
 	fputs(", \"calls\": ", out);
 	write_calls(out, m->calls[k]);
-	fprintf(out, ", \"inclusive_estimated\": %s,\n     \"callers\": ",
+	fprintf(out, ", \"inclusive_estimated\": %s, \"cycle\": ",
 		m->inclusive_estimated ? "true" : "false");
+	write_cycle(out, m->cycle[k]);
+	fputs(",\n     \"callers\": ", out);
 	if (write_arcs(out, p, m, ve, m->in_arcs + m->in_start[k], m->in_start[k + 1] - m->in_start[k], true))
 		return -1;
 	fputs(",\n     \"callees\": ", out);
@@ -91,6 +105,31 @@ static int write_function(FILE *out, const plumb_profile *p, const plumb_metrics
 		return -1;
 	fputc('}', out);
 	return 0;
+}
+
+/* Every cycle, in number order, with its members. */
+static void write_cycles(FILE *out, const plumb_profile *p, const plumb_metrics *m,
+			 const view_events *ve)
+{
+	fputs(",\n \"cycles\": [", out);
+	for (size_t c = 0; c < m->ncycles; c++) {
+		const plumb_metric_cycle *cy = &m->cycles[c];
+		fprintf(out, "%s    {\"cycle\": %zu, \"name\": \"<cycle %zu>\",\n     \"exclusive\": ",
+			c ? ",\n" : "\n", c + 1, c + 1);
+		write_costs(out, m->cycle_exclusive + c * m->nevents, ve);
+		fputs(", \"inclusive\": ", out);
+		write_costs(out, m->cycle_inclusive + c * m->nevents, ve);
+		fputs(", \"calls\": ", out);
+		write_calls(out, cy->calls);
+		fputs(",\n     \"members\": [", out);
+		for (uint32_t i = 0; i < cy->n; i++) {
+			fputs(i ? ",\n      {" : "\n      {", out);
+			write_identity(out, p, &m->keys[m->cycle_members[cy->first + i]]);
+			fputc('}', out);
+		}
+		fputs("]}", out);
+	}
+	fputc(']', out);
 }
 
 int plumb_report_write_json(const plumb_profile *p, const plumb_view_opts *o, FILE *out,
@@ -125,7 +164,9 @@ int plumb_report_write_json(const plumb_profile *p, const plumb_view_opts *o, FI
 			return plumb_fail_nomem(err);
 		}
 	}
-	fputs("]}\n", out);
+	fputc(']', out);
+	write_cycles(out, p, r.m, ve);
+	fputs("}\n", out);
 	view_rows_free(&r);
 	return plumb_output_flush(out, "report", err);
 }
