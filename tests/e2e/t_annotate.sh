@@ -141,3 +141,54 @@ EOF
 else
 	skip "annotate recursion and inlining" "valgrind, callgrind_annotate or a static libc missing"
 fi
+
+# --disasm on a position-independent executable: every instruction's cost
+# line sums to the function's self cost, and capstone's text is objdump's.
+if command -v valgrind > /dev/null 2>&1 && command -v objdump > /dev/null 2>&1 &&
+	cc -O0 -g -fPIE -pie -o ann_pie "$ann_progs/ann_plain.c" 2> /dev/null; then
+	valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$ann_dir/pie.cg" ./ann_pie \
+		> /dev/null 2> vg.err
+	run "$ann_plumb" annotate --disasm --auto=no "$ann_dir/pie.cg"
+	printf '%s\n' "$out" > dis.txt
+	objdump -d -M intel --no-show-raw-insn ann_pie > objdump.txt
+	python3 - dis.txt objdump.txt "$ann_progs/ann_plain.c" > dis.check 2>&1 <<'EOF2'
+import re, sys
+text, objdump, src = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
+def norm(s):
+    s = re.sub(r"\s*<[^>]*>", "", s.split("#")[0])
+    return re.sub(r"\s+", "", s.lower())
+ref = {}
+for m in re.finditer(r"^\s+([0-9a-f]+):\t(.*)$", objdump, re.M):
+    ref[int(m.group(1), 16)] = m.group(2)
+table = text.split("file:function", 1)[1].split("-- Disassembly", 1)[0]
+checked = 0
+for fn in ("sum_squares", "square", "mix", "main"):
+    m = re.search(r"^ *([\d,]+) \([ \d.]+%\)  " + re.escape(src + ":" + fn) + " ", table, re.M)
+    assert m, "%s not in the table" % fn
+    self_cost = int(m.group(1).replace(",", ""))
+    sec = text.split("-- Disassembly: " + src + ":" + fn + " ", 1)[1].split("-- Disassembly", 1)[0]
+    total = 0
+    for c, addr, insn in re.findall(r"^ *([\d,]+|\.)(?: \([ \d.]+%\))?\s+0x([0-9a-f]+):  (.*)$", sec, re.M):
+        total += 0 if c == "." else int(c.replace(",", ""))
+        a = int(addr, 16)
+        assert a in ref, "%s: no objdump instruction at 0x%x" % (fn, a)
+        want = norm(ref[a])
+        got = norm(insn)
+        if re.match(r"(call|j)", want):
+            want, got = want[:4], got[:4]  # branch targets print differently
+        assert want == got, "%s 0x%x: capstone %r, objdump %r" % (fn, a, insn, ref[a])
+        checked += 1
+    assert total == self_cost, "%s: instructions sum to %d, self cost %d" % (fn, total, self_cost)
+    assert re.search(r"ann_plain\.c:\d+:  ", sec), "%s: no source line interleaved" % fn
+print("%d instructions" % checked)
+EOF2
+	if [ $? -eq 0 ]; then ok "annotate --disasm: costs sum to self, text matches objdump ($(cat dis.check))"; else fail "annotate --disasm" "$(cat dis.check)"; fi
+	run "$ann_plumb" annotate --disasm --auto=no "$ann_dir/plain.cg"
+	py "annotate --disasm: a static executable too" '
+import re, sys
+sec = sys.stdin.read().split("ann_plain.c:square ", 1)[1].split("-- Disassembly", 1)[0]
+assert re.search(r"^ *[1-9][\d,]* \(.*  0x[0-9a-f]+:  imul ", sec, re.M), sec
+'
+else
+	skip "annotate --disasm" "valgrind, objdump or a PIE toolchain missing"
+fi
