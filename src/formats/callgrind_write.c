@@ -93,6 +93,8 @@ typedef struct cgw {
 	uint32_t nfn;         /* functions + 1 (a pseudo function for frames without one) */
 	uint32_t *rank;       /* function -> order */
 	uint32_t *by_rank;    /* order -> function */
+	uint32_t *file_rank;  /* file -> order */
+	uint32_t *file_by_rank; /* order -> file */
 	uint64_t *tgt_addr;   /* function -> lowest address of its frames */
 	uint32_t *tgt_line;   /* function -> its first line */
 	uint64_t *cct_incl;   /* CCT node -> inclusive cost of its subtree */
@@ -119,6 +121,8 @@ static void cgw_free(cgw *w)
 	free(w->prim);
 	free(w->rank);
 	free(w->by_rank);
+	free(w->file_rank);
+	free(w->file_by_rank);
 	free(w->tgt_addr);
 	free(w->tgt_line);
 	free(w->cct_incl);
@@ -310,26 +314,42 @@ static int prepare_events(cgw *w, plumb_error *err)
 	return 0;
 }
 
+/* Names in a fixed order (unknown last), so that the output depends on the
+ * names and not on the order a reader met them: reading a written file and
+ * writing it again gives the same bytes. */
+static int cmp_name(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a == NULL) - (b == NULL);
+	return strcmp(a, b);
+}
+
+static const char *known(const cgw *w, uint32_t key)
+{
+	return key == w->unknown_key ? NULL : plumb_str(w->p, key);
+}
+
 typedef struct fn_sort {
-	uint32_t module, file, fn;
+	const char *module, *file, *name;
+	uint32_t fn;
 } fn_sort;
 
 static int cmp_fn_sort(const void *a, const void *b)
 {
 	const fn_sort *x = a, *y = b;
-	if (x->module != y->module)
-		return x->module < y->module ? -1 : 1;
-	if (x->file != y->file)
-		return x->file < y->file ? -1 : 1;
+	int c;
+	if ((c = cmp_name(x->module, y->module)) || (c = cmp_name(x->file, y->file)) ||
+	    (c = cmp_name(x->name, y->name)))
+		return c;
 	return x->fn < y->fn ? -1 : x->fn > y->fn;
 }
 
 /* Functions in the order they are written: by object, then file, so that
- * ob= and fl= change rarely; the pseudo function (frames without one) last. */
+ * ob= and fl= change rarely, then name; the pseudo function (frames
+ * without one) last. */
 static int rank_functions(cgw *w)
 {
 	const plumb_profile *p = w->p;
-	w->nfn = (uint32_t)p->functions.n + 1;
 	fn_sort *s = alloc_array(w->nfn, sizeof *s);
 	w->rank = alloc_array(w->nfn, sizeof *w->rank);
 	w->by_rank = alloc_array(w->nfn, sizeof *w->by_rank);
@@ -339,13 +359,47 @@ static int rank_functions(cgw *w)
 	}
 	for (uint32_t f = 0; f < w->nfn; f++) {
 		const plumb_function *fn = function_of(w, f);
-		s[f] = (fn_sort){ fn ? fn->module : PLUMB_NONE, fn ? fn->file : PLUMB_NONE, f };
+		s[f] = (fn_sort){ known(w, fn_module_key(w, f)), known(w, fn_file_key(w, f)),
+				  fn ? plumb_str(p, fn->name) : NULL, f };
 	}
-	s[w->nfn - 1].module = s[w->nfn - 1].file = PLUMB_NONE;
 	qsort(s, w->nfn, sizeof *s, cmp_fn_sort);
 	for (uint32_t r = 0; r < w->nfn; r++) {
 		w->rank[s[r].fn] = r;
 		w->by_rank[r] = s[r].fn;
+	}
+	free(s);
+	return 0;
+}
+
+typedef struct file_sort {
+	const char *path;
+	uint32_t file;
+} file_sort;
+
+static int cmp_file_sort(const void *a, const void *b)
+{
+	const file_sort *x = a, *y = b;
+	int c = cmp_name(x->path, y->path);
+	return c ? c : (x->file < y->file ? -1 : x->file > y->file);
+}
+
+/* Files by path: the order of inlined files within a function. */
+static int rank_files(cgw *w)
+{
+	size_t n = w->p->files.n;
+	file_sort *s = alloc_array(n, sizeof *s);
+	w->file_rank = alloc_array(n, sizeof *w->file_rank);
+	w->file_by_rank = alloc_array(n, sizeof *w->file_by_rank);
+	if (!s || !w->file_rank || !w->file_by_rank) {
+		free(s);
+		return -1;
+	}
+	for (uint32_t f = 0; f < n; f++)
+		s[f] = (file_sort){ known(w, file_key(w, f)), f };
+	qsort(s, n, sizeof *s, cmp_file_sort);
+	for (uint32_t r = 0; r < n; r++) {
+		w->file_rank[s[r].file] = r;
+		w->file_by_rank[r] = s[r].file;
 	}
 	free(s);
 	return 0;
@@ -423,7 +477,7 @@ static uint32_t frame_group(const cgw *w, plumb_id frame, uint32_t fn)
 	const plumb_function *f = function_of(w, fn);
 	if (file == PLUMB_NONE || (f && file == f->file) || file_key(w, file) == fn_file_key(w, fn))
 		return 0;
-	return file + 1;
+	return w->file_rank[file] + 1;
 }
 
 static item *item_at(cgw *w, plumb_id part, plumb_id frame, uint32_t kind, const uint64_t *cost)
@@ -613,7 +667,8 @@ static int prepare(cgw *w, plumb_error *err)
 	const plumb_profile *p = w->p;
 	if (prepare_events(w, err))
 		return -1;
-	if (rank_functions(w) || call_targets(w) || names_init(w))
+	w->nfn = (uint32_t)p->functions.n + 1;
+	if (names_init(w) || rank_functions(w) || rank_files(w) || call_targets(w))
 		return plumb_fail_nomem(err);
 	if (cct_inclusive(w, err))
 		return -1;
@@ -722,8 +777,6 @@ static void put_desc(cgw *w)
 	while (d && *d) {
 		const char *nl = strchr(d, '\n');
 		size_t n = nl ? (size_t)(nl - d) : strlen(d);
-		while (n > 0 && (d[n - 1] == ' ' || d[n - 1] == '\t' || d[n - 1] == '\r'))
-			n--; /* trailing spaces would be part of the value for some readers */
 		if (n) {
 			put(w, "desc: ");
 			for (size_t i = 0; i < n; i++)
@@ -878,7 +931,7 @@ static void put_call(cgw *w, const rec *r, const uint64_t *c)
 /* The file of a record's frame, as a name key. */
 static uint32_t rec_file_key(const cgw *w, const item *it, uint32_t fn)
 {
-	return it->group ? file_key(w, it->group - 1) : fn_file_key(w, fn);
+	return it->group ? file_key(w, w->file_by_rank[it->group - 1]) : fn_file_key(w, fn);
 }
 
 /* One function of a section: records [i, end) share its rank. */
