@@ -21,6 +21,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Read and merge the files into one profile. fmt_out gets the first file's
  * format. Returns NULL after filling err. */
 plumb_profile *cli_load(char *const *paths, int n, plumb_format *fmt_out, plumb_error *err);
+/* The same; lines_only lets readers merge instructions of a line (for
+ * commands that show no addresses: big Callgrind files load faster). An
+ * empty Callgrind base file stands for its thread/dump siblings. */
+plumb_profile *cli_load_ex(char *const *paths, int n, bool lines_only, plumb_format *fmt_out,
+			   plumb_error *err);
 
 /* Parse a non-negative integer / percentage option; -1 on bad text. */
 int cli_parse_size(const char *s, size_t *out);

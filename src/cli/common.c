@@ -1,8 +1,10 @@
 #include <errno.h>
+#include <glob.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -40,41 +42,108 @@ static void print_warning(void *ctx, const char *message)
 	fprintf(stderr, "plumb: warning: %s\n", message);
 }
 
-plumb_profile *cli_load(char *const *paths, int n, plumb_format *fmt_out, plumb_error *err)
+/* Callgrind with --separate-threads=yes leaves the base file empty beside
+ * its thread files: an empty PATH stands for PATH-* and PATH.* (those not
+ * named on the command line). NULL when PATH is not such a file. */
+static char **siblings(const char *path, char *const *paths, int n, size_t *count)
 {
-	plumb_read_opts ro = { print_warning, NULL };
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0)
+		return NULL;
+	glob_t g = { 0 };
+	size_t len = strlen(path);
+	char *pat = malloc(len + 3);
+	if (!pat)
+		return NULL;
+	memcpy(pat, path, len);
+	memcpy(pat + len, "-*", 3);
+	int rc = glob(pat, 0, NULL, &g);
+	pat[len] = '.';
+	rc = glob(pat, rc == 0 ? GLOB_APPEND : 0, NULL, &g);
+	free(pat);
+	char **out = calloc(g.gl_pathc + 1, sizeof *out);
+	*count = 0;
+	for (size_t i = 0; out && i < g.gl_pathc; i++) {
+		bool given = false;
+		for (int j = 0; j < n; j++)
+			given |= strcmp(paths[j], g.gl_pathv[i]) == 0;
+		if (!given && (out[*count] = strdup(g.gl_pathv[i])))
+			(*count)++;
+	}
+	globfree(&g);
+	if (out && *count == 0) {
+		free(out);
+		out = NULL;
+	}
+	return out;
+}
+
+static void free_list(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Read one file and add it to *all (which it becomes if NULL). */
+static int load_one(plumb_profile **all, const char *path, const plumb_read_opts *ro,
+		    plumb_format *fmt, plumb_error *err)
+{
+	plumb_profile *p = plumb_profile_new();
+	if (!p)
+		return plumb_fail_nomem(err);
+	if (plumb_read_file(p, path, ro, fmt, err)) {
+		plumb_profile_free(p);
+		return -1;
+	}
+	if (!*all) {
+		*all = p;
+		return 0;
+	}
+	int rc = plumb_profile_merge(*all, p, err);
+	plumb_profile_free(p);
+	if (rc) {
+		/* Say which file did not fit with the others. */
+		char msg[sizeof err->message];
+		memcpy(msg, err->message, sizeof msg);
+		plumb_fail(err, PLUMB_ERR_FORMAT, "%s: %.900s", path, msg);
+	}
+	return rc;
+}
+
+plumb_profile *cli_load_ex(char *const *paths, int n, bool lines_only, plumb_format *fmt_out,
+			   plumb_error *err)
+{
+	plumb_read_opts ro = { print_warning, NULL, lines_only };
 	plumb_profile *all = NULL;
 	for (int i = 0; i < n; i++) {
-		plumb_profile *p = plumb_profile_new();
-		plumb_format fmt;
-		if (!p) {
-			plumb_fail_nomem(err);
+		plumb_format fmt = PLUMB_FMT_UNKNOWN;
+		size_t ns = 0;
+		char **sib = siblings(paths[i], paths, n, &ns);
+		if (sib)
+			fprintf(stderr, "plumb: warning: %s is empty (callgrind --separate-threads=yes "
+				"leaves it so): reading its %zu sibling file%s %s%s instead\n", paths[i], ns,
+				ns > 1 ? "s" : "", sib[0], ns > 1 ? " ..." : "");
+		int rc = 0;
+		for (size_t k = 0; rc == 0 && k < ns; k++)
+			rc = load_one(&all, sib[k], &ro, &fmt, err);
+		free_list(sib, ns);
+		if (rc == 0 && !sib)
+			rc = load_one(&all, paths[i], &ro, &fmt, err);
+		if (rc)
 			goto fail;
-		}
-		if (plumb_read_file(p, paths[i], &ro, &fmt, err)) {
-			plumb_profile_free(p);
-			goto fail;
-		}
 		if (i == 0 && fmt_out)
 			*fmt_out = fmt;
-		if (!all) {
-			all = p;
-			continue;
-		}
-		int rc = plumb_profile_merge(all, p, err);
-		plumb_profile_free(p);
-		if (rc) {
-			/* Say which file did not fit with the others. */
-			char msg[sizeof err->message];
-			memcpy(msg, err->message, sizeof msg);
-			plumb_fail(err, PLUMB_ERR_FORMAT, "%s: %.900s", paths[i], msg);
-			goto fail;
-		}
 	}
 	return all;
 fail:
 	plumb_profile_free(all);
 	return NULL;
+}
+
+plumb_profile *cli_load(char *const *paths, int n, plumb_format *fmt_out, plumb_error *err)
+{
+	return cli_load_ex(paths, n, false, fmt_out, err);
 }
 
 int cli_parse_size(const char *s, size_t *out)

@@ -258,7 +258,8 @@ static int run(report_args *a, char *const *files, int nfiles)
 {
 	plumb_error err;
 	plumb_format fmt = PLUMB_FMT_UNKNOWN;
-	plumb_profile *p = cli_load(files, nfiles, &fmt, &err);
+	/* no report view shows instruction addresses */
+	plumb_profile *p = cli_load_ex(files, nfiles, true, &fmt, &err);
 	if (!p)
 		return cli_fail(&err);
 	int rc = EXIT_OK;

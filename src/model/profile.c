@@ -159,8 +159,9 @@ plumb_id plumb_frame_intern(plumb_profile *p, plumb_id function, plumb_id file,
 	if (file == PLUMB_NONE)
 		file = p->functions.v[function].file;
 	plumb_frame fr = { function, file, line, address };
-	uint32_t h = (uint32_t)plumb_hash_mix(
-		plumb_hash_mix(plumb_hash_mix(function, file), line), address);
+	/* The positions of one function hash to neighbouring slots: readers add
+	 * them together, and a big profile's lookups then stay in cache. */
+	uint32_t h = (uint32_t)(plumb_hash_mix(function, file) + (uint64_t)line * 8 + address);
 	plumb_id id = plumb_index_find(&p->frame_ix, h, frame_eq, p, &fr);
 	if (id != PLUMB_NONE)
 		return id;
@@ -281,7 +282,8 @@ int plumb_cg_add_self(plumb_profile *p, plumb_id part, plumb_id frame, const uin
 	if (part >= p->parts.n || frame >= p->frames.n)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "call graph cost for unknown part or frame");
 	plumb_cg_self k = { part, frame };
-	uint32_t h = (uint32_t)plumb_hash_mix(part, frame);
+	/* frame ids are dense: consecutive frames take consecutive slots */
+	uint32_t h = (uint32_t)(frame + part * 0x9E3779B1u);
 	plumb_id id = plumb_index_find(&p->cg_self_ix, h, cg_self_eq, p, &k);
 	if (id == PLUMB_NONE) {
 		id = (plumb_id)p->cg_self.n;
