@@ -27,7 +27,7 @@ size_t plumb_ann_cell_width(uint64_t v, bool percs)
 static void format_pct(uint64_t v, uint64_t total, char *buf, size_t size)
 {
 	double pct = total ? (double)v * 100.0 / (double)total : 0.0;
-	char num[64];
+	char num[32];
 	bool two = pct > -9.995 && pct < 99.995;
 	if (!plumb_format_fixed(pct, two ? 2 : 1, num, sizeof num))
 		strcpy(num, "?");
