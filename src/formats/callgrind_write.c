@@ -105,6 +105,7 @@ typedef struct cgw {
 	uint64_t *costs;      /* nrecs * nprim merged costs */
 	uint64_t *part_total; /* nparts * nprim */
 	uint64_t *total;      /* nprim */
+	uint64_t *summary;    /* nprim: the first section's summary: */
 	size_t nparts;
 	unsigned notes;
 	bool instr, objects;
@@ -131,6 +132,7 @@ static void cgw_free(cgw *w)
 	free(w->costs);
 	free(w->part_total);
 	free(w->total);
+	free(w->summary);
 	for (int i = 0; i < NS_COUNT; i++) {
 		free(w->ns[i].id);
 		free(w->ns[i].stamp);
@@ -662,6 +664,51 @@ static int merge_items(cgw *w, plumb_error *err)
 	return 0;
 }
 
+/* Callgrind's summary: counts all the run's cost, which can be a little more
+ * than the costs it dumped (the exit system call), and callgrind_annotate
+ * shows it as the total. A profile of one part read from a Callgrind file
+ * keeps it, when it is decimal numbers, one per primary event or fewer, and
+ * none below the costs written (else it belongs to other costs); any other
+ * profile's summary is the sum of its costs. */
+static int choose_summary(cgw *w)
+{
+	w->summary = alloc_array(w->nprim, sizeof(uint64_t));
+	if (!w->summary)
+		return -1;
+	memcpy(w->summary, w->total, w->nprim * sizeof(uint64_t));
+	const char *s = plumb_meta_get(w->p, "callgrind.summary");
+	if (!s || w->p->parts.n > 1)
+		return 0;
+	uint64_t *v = alloc_array(w->nprim, sizeof(uint64_t));
+	if (!v)
+		return -1;
+	size_t n = 0;
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		if (n == w->nprim || *s < '0' || *s > '9')
+			goto keep_sum;
+		uint64_t x = 0;
+		for (; *s >= '0' && *s <= '9'; s++) {
+			if (x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+				goto keep_sum;
+			x = x * 10 + (uint64_t)(*s - '0');
+		}
+		if (*s && *s != ' ' && *s != '\t')
+			goto keep_sum;
+		v[n++] = x;
+	}
+	for (size_t e = 0; e < w->nprim; e++)
+		if (v[e] < w->total[e])
+			goto keep_sum;
+	memcpy(w->summary, v, w->nprim * sizeof(uint64_t));
+keep_sum:
+	free(v);
+	return 0;
+}
+
 static int prepare(cgw *w, plumb_error *err)
 {
 	const plumb_profile *p = w->p;
@@ -683,7 +730,9 @@ static int prepare(cgw *w, plumb_error *err)
 		return plumb_fail_nomem(err);
 	cct_items(w);
 	cg_items(w);
-	return merge_items(w, err);
+	if (merge_items(w, err))
+		return -1;
+	return choose_summary(w) ? plumb_fail_nomem(err) : 0;
 }
 
 /* ---- the header ---------------------------------------------------------- */
@@ -829,7 +878,7 @@ static void put_header(cgw *w)
 	put(w, w->instr ? "positions: instr line\n" : "positions: line\n");
 	put_event_lines(w);
 	put(w, "summary:");
-	put_costs(w, w->total, true);
+	put_costs(w, w->summary, true);
 	put(w, "\n\n");
 }
 

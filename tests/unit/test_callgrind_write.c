@@ -750,3 +750,59 @@ Test(callgrind_write, full_stream_is_an_error)
 	fclose(fp);
 	plumb_profile_free(p);
 }
+
+/* ---- summary: ------------------------------------------------------------- */
+
+/* The first line of text that starts with prefix (a static copy). */
+static const char *line_with(const char *text, const char *prefix)
+{
+	static char buf[256];
+	char want[64];
+	snprintf(want, sizeof want, "\n%s", prefix);
+	const char *s = strstr(text, want);
+	cr_assert_not_null(s, "no %s in:\n%s", prefix, text);
+	s++;
+	size_t n = strcspn(s, "\n");
+	cr_assert_lt(n, sizeof buf);
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* summary: of a profile read from Callgrind (meta callgrind.summary) */
+static const char *summary_for(const char *meta, bool two_parts)
+{
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	cr_assert_eq(plumb_event_add(p, "Ir", NULL, NULL, &err), 0);
+	cr_assert_eq(plumb_event_add(p, "Dr", NULL, NULL, &err), 1);
+	if (meta)
+		cr_assert_eq(plumb_meta_set(p, "callgrind.summary", meta, &err), 0);
+	plumb_id part = plumb_part_default(p);
+	plumb_id f = fn_in(p, "main", NULL, NULL, 0);
+	cr_assert_eq(plumb_cg_add_self(p, part, frame_at(p, f, NULL, 1, 0), (uint64_t[]){ 15, 4 }, &err), 0);
+	if (two_parts) {
+		plumb_id p2 = plumb_part_add(p, PLUMB_PART_DUMP, NULL, -1, -1);
+		cr_assert_eq(plumb_cg_add_self(p, p2, frame_at(p, f, NULL, 1, 0), (uint64_t[]){ 1, 1 }, &err), 0);
+	}
+	char *text = write_ok(p);
+	const char *s = line_with(text, "summary:");
+	free(text);
+	plumb_profile_free(p);
+	return s;
+}
+
+Test(callgrind_write, summary_of_a_callgrind_file_is_kept)
+{
+	cr_assert_str_eq(summary_for(NULL, false), "summary: 15 4");
+	cr_assert_str_eq(summary_for("17 4", false), "summary: 17 4");
+	cr_assert_str_eq(summary_for("  20\t6 ", false), "summary: 20 6");
+	/* not a summary of these costs: below them, too many, not numbers */
+	cr_assert_str_eq(summary_for("17", false), "summary: 15 4");
+	cr_assert_str_eq(summary_for("14 9", false), "summary: 15 4");
+	cr_assert_str_eq(summary_for("17 4 1", false), "summary: 15 4");
+	cr_assert_str_eq(summary_for("17 0x4", false), "summary: 15 4");
+	cr_assert_str_eq(summary_for("99999999999999999999 4", false), "summary: 15 4");
+	/* several parts: the whole profile */
+	cr_assert_str_eq(summary_for("17 4", true), "summary: 16 5");
+}
