@@ -94,6 +94,33 @@ else
 	expect_err "annotate: user source not found" 1 "missing.c" "$ann_plumb" annotate "$cg" lone.c missing.c
 fi
 
+# Two parts in one file (--combine-dumps, --dump-after): plumb sums them,
+# the 100% is the sum of both summaries, and the later part's calls=0 lines
+# are arcs, not self cost, so the self costs add up to the total exactly.
+if [ -x ann_plain ]; then
+	valgrind --tool=callgrind --combine-dumps=yes --dump-after=mix --show-below-main=yes \
+		--callgrind-out-file="$ann_dir/parts.cg" ./ann_plain > /dev/null 2> vg.err
+	run "$ann_plumb" annotate --threshold=100 --auto=no "$ann_dir/parts.cg"
+	printf '%s\n' "$out" > parts_self.txt
+	run "$ann_plumb" annotate --inclusive=yes --threshold=100 --auto=no "$ann_dir/parts.cg"
+	printf '%s\n' "$out" > parts_incl.txt
+	python3 - "$ann_dir/parts.cg" parts_self.txt parts_incl.txt > parts.check 2>&1 <<'EOF2'
+import re, sys
+cg, self_txt, incl_txt = (open(p).read() for p in sys.argv[1:4])
+summaries = [int(x) for x in re.findall(r"^summary: (\d+)", cg, re.M)]
+assert len(summaries) == 2 and "calls=0" in cg, "not a two-part file with calls=0"
+total = int(re.search(r"^([\d,]+) \(100.0%\)  PROGRAM TOTALS", self_txt, re.M).group(1).replace(",", ""))
+assert total == sum(summaries), "total %d, summaries %s" % (total, summaries)
+table = self_txt.split("file:function", 1)[1]
+rows = [int(x.replace(",", "")) for x in re.findall(r"^ *([\d,]+) \(", table, re.M)]
+assert sum(rows) == total, "self costs add up to %d, total %d" % (sum(rows), total)
+pcts = [float(x) for x in re.findall(r"\((\d+\.\d+)%\)  \S+:", incl_txt.split("file:function", 1)[1])]
+assert max(pcts) <= 100.0, "inclusive over 100%%: %s" % max(pcts)
+print("total %d = %d + %d" % (total, summaries[0], summaries[1]))
+EOF2
+	if [ $? -eq 0 ]; then ok "annotate: two parts summed, calls=0 is no self cost ($(cat parts.check))"; else fail "annotate: two parts" "$(cat parts.check)"; fi
+fi
+
 # Recursion and inlining: callgrind_annotate goes past 100% and splits the
 # inlined code off as its own function; plumb must not.
 if command -v valgrind > /dev/null 2>&1 && command -v callgrind_annotate > /dev/null 2>&1 &&
