@@ -1,12 +1,16 @@
 /* plumb annotate: callgrind_annotate's cells, ranges, table, trees and
  * annotated source, on hand-built call-graph profiles. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "plumb/annotate.h"
+#include "plumb/symbols.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -451,4 +455,99 @@ Test(annotate, unidentified_lines_missing_files_and_include_dirs, .init = setup,
 	free(want);
 	free(got);
 	plumb_profile_free(p);
+}
+
+Test(annotate, source_newer_than_profile_is_flagged, .init = setup, .fini = teardown)
+{
+	plumb_profile *p = sample_profile();
+	char prof[128], a[128];
+	snprintf(prof, sizeof prof, "%s/callgrind.out", dir);
+	snprintf(a, sizeof a, "%s/a.c", dir);
+	FILE *f = fopen(prof, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	/* the profile an hour older than the source */
+	struct timespec old[2] = { { time(NULL) - 3600, 0 }, { time(NULL) - 3600, 0 } };
+	cr_assert_eq(utimensat(AT_FDCWD, prof, old, 0), 0);
+	plumb_annotate_opts o;
+	plumb_annotate_opts_init(&o);
+	o.profile_path = prof;
+	char *got = annotate(p, &o);
+	char *want = NULL;
+	cr_assert_geq(asprintf(&want, "@ Source file '%s' is more recent than input file '%s'.\n"
+				      "@ Annotations may not be correct.\n", a, prof), 0);
+	cr_expect(strstr(got, want) != NULL, "no warning for %s in:\n%s", a, got);
+	free(want);
+	free(got);
+	/* a profile newer than the sources: no warning */
+	struct timespec now[2] = { { time(NULL) + 3600, 0 }, { time(NULL) + 3600, 0 } };
+	cr_assert_eq(utimensat(AT_FDCWD, prof, now, 0), 0);
+	got = annotate(p, &o);
+	cr_expect(strstr(got, "is more recent than") == NULL);
+	free(got);
+	plumb_profile_free(p);
+}
+
+Test(annotate, user_file_is_annotated_without_auto, .init = setup, .fini = teardown)
+{
+	plumb_profile *p = sample_profile();
+	char b[128];
+	snprintf(b, sizeof b, "%s/b.c", dir);
+	const char *user[] = { b };
+	plumb_annotate_opts o;
+	plumb_annotate_opts_init(&o);
+	o.auto_annotate = false;
+	o.user_files = user;
+	o.n_user = 1;
+	char *got = annotate(p, &o);
+	char *want = with_dir("User annotated:   @D/b.c\n");
+	cr_expect(strstr(got, want) != NULL, "%s", got);
+	free(want);
+	want = with_dir("-- User-annotated source: @D/b.c\n");
+	cr_expect(strstr(got, want) != NULL, "%s", got);
+	cr_expect(strstr(got, "a.c\n" FANCY) == NULL, "a.c annotated without --auto");
+	free(want);
+	free(got);
+	plumb_profile_free(p);
+}
+
+/* ---- ELF symbols and disassembly (on this test program itself) -------- */
+
+Test(annotate, elf_bias_from_a_function_entry)
+{
+	plumb_error err = { 0 };
+	plumb_elf *e = plumb_elf_open("/proc/self/exe", &err);
+	cr_assert_not_null(e, "%s", err.message);
+	uint64_t entry = (uint64_t)(uintptr_t)&plumb_ann_cell_width;
+	plumb_elf_function fn;
+	cr_assert_eq(plumb_elf_find_function(e, "plumb_ann_cell_width", entry, &fn, &err), 0, "%s",
+		     err.message);
+	cr_expect_eq(fn.value + fn.bias, entry);
+	cr_expect_eq(fn.bias % 4096, 0);
+	cr_expect_gt(fn.size, 0);
+	/* an entry one byte off gives a bias that is not page-aligned */
+	cr_expect_eq(plumb_elf_find_function(e, "plumb_ann_cell_width", entry + 1, &fn, &err), -1);
+	cr_expect_eq(err.code, PLUMB_ERR_FORMAT);
+	cr_expect_eq(plumb_elf_find_function(e, "no_such_function_here", entry, &fn, &err), -1);
+
+	cr_assert_eq(plumb_elf_find_function(e, "plumb_ann_cell_width", entry, &fn, &err), 0);
+	plumb_insn *insn = NULL;
+	size_t n = 0;
+	cr_assert_eq(plumb_elf_disasm(e, fn.value, fn.size, &insn, &n, &err), 0, "%s", err.message);
+	cr_assert_gt(n, 1);
+	cr_expect_eq(insn[0].address, fn.value);
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < n; i++) {
+		cr_expect_eq(insn[i].address, fn.value + bytes, "instructions are contiguous");
+		cr_expect_neq(insn[i].text[0], '\0');
+		bytes += insn[i].size;
+	}
+	cr_expect_leq(bytes, fn.size);
+	free(insn);
+	plumb_elf_close(e);
+
+	cr_expect_null(plumb_elf_open("/nonexistent/object", &err));
+	cr_expect_eq(err.code, PLUMB_ERR_IO);
+	cr_expect_null(plumb_elf_open("/proc/self/status", &err));
+	cr_expect_eq(err.code, PLUMB_ERR_FORMAT);
 }
