@@ -81,10 +81,14 @@ static int parse_tree(const char *v, unsigned *out)
 	return cli_usage_error("annotate", "--tree expects none, caller, calling or both, got '%s'", v);
 }
 
-static int parse_threshold(const char *v, plumb_annotate_opts *o)
+/* The header shows the threshold as written, without a trailing '%'. */
+static int parse_threshold(char *v, plumb_annotate_opts *o)
 {
 	if (cli_parse_pct(v, &o->threshold))
 		return cli_usage_error("annotate", "--threshold expects a percentage 0-100, got '%s'", v);
+	size_t len = strlen(v);
+	if (len && v[len - 1] == '%')
+		v[len - 1] = '\0';
 	o->threshold_text = v;
 	return 0;
 }

@@ -377,12 +377,10 @@ typedef struct row {
 	const char *name;
 } row;
 
-static const ann_ctx *sort_ctx; /* qsort has no context argument */
-
-static int cmp_rows(const void *a, const void *b)
+static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	const row *x = a, *y = b;
-	int r = ann_cmp_costs(sort_ctx, x->v, y->v);
+	int r = ann_cmp_costs(ctx, x->v, y->v);
 	return r ? r : strcmp(x->name, y->name);
 }
 
@@ -412,8 +410,7 @@ static row *function_rows(ann_ctx *c, size_t *n, plumb_error *err)
 		}
 		rows[(*n)++] = r;
 	}
-	sort_ctx = c;
-	qsort(rows, *n, sizeof *rows, cmp_rows);
+	qsort_r(rows, *n, sizeof *rows, cmp_rows, c);
 	return rows;
 }
 
@@ -438,10 +435,10 @@ typedef struct tree_arc {
 	const char *name;
 } tree_arc;
 
-static int cmp_tree_arcs(const void *a, const void *b)
+static int cmp_tree_arcs(const void *a, const void *b, void *ctx)
 {
 	const tree_arc *x = a, *y = b;
-	int r = ann_cmp_costs(sort_ctx, x->v, y->v);
+	int r = ann_cmp_costs(ctx, x->v, y->v);
 	return r ? r : strcmp(x->name, y->name);
 }
 
@@ -496,8 +493,7 @@ static int print_tree_side(ann_ctx *c, uint32_t key, bool callers, plumb_error *
 			return plumb_fail_nomem(err);
 		}
 	}
-	sort_ctx = c;
-	qsort(v, n, sizeof *v, cmp_tree_arcs);
+	qsort_r(v, n, sizeof *v, cmp_tree_arcs, c);
 	for (size_t i = 0; i < n; i++) {
 		plumb_id fn = m->keys[v[i].other].function;
 		ann_cells(c, v[i].v, c->fn_widths);

@@ -36,8 +36,6 @@ typedef struct src_state {
 	size_t nunfound, unfound_cap;
 } src_state;
 
-static const ann_ctx *sort_ctx;
-
 static int cmp_ents(const void *a, const void *b)
 {
 	const line_ent *x = a, *y = b;
@@ -52,10 +50,10 @@ static int cmp_strs(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int cmp_calls(const void *a, const void *b)
+static int cmp_calls(const void *a, const void *b, void *ctx)
 {
 	const call_ent *x = a, *y = b;
-	int r = ann_cmp_costs(sort_ctx, x->order, y->order);
+	int r = ann_cmp_costs(ctx, x->order, y->order);
 	return r ? r : strcmp(x->name, y->name);
 }
 
@@ -349,8 +347,7 @@ static int print_line_calls(src_state *s, size_t lo, size_t hi, const size_t *wi
 		ann_arc_costs(c, a, whole, v[x].order);
 		ann_arc_costs(c, a, v[x].v, v[x].v);
 	}
-	sort_ctx = c;
-	qsort(v, n, sizeof *v, cmp_calls);
+	qsort_r(v, n, sizeof *v, cmp_calls, c);
 	for (size_t x = 0; x < n; x++) {
 		char buf[32];
 		ann_cells(c, v[x].v, widths);
