@@ -156,12 +156,21 @@ static bool is_user_file(const ann_ctx *c, const char *name)
 
 /* ---- finding a source --------------------------------------------------- */
 
+/* A regular file opened for reading, or NULL (fopen opens directories). */
+static FILE *open_regular(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return NULL;
+	return fopen(path, "r");
+}
+
 /* Open name as given, then under each -I dir, then (relative names only)
  * beside the profile. shown gets the name for the header: "DIR/ + name"
  * when a directory was used, as callgrind_annotate writes it. */
 static FILE *open_source(const ann_ctx *c, const char *name, char **path, char **shown)
 {
-	FILE *f = fopen(name, "r");
+	FILE *f = open_regular(name);
 	*path = *shown = NULL;
 	if (f) {
 		*path = strdup(name);
@@ -191,7 +200,7 @@ static FILE *open_source(const ann_ctx *c, const char *name, char **path, char *
 		}
 		snprintf(p, n, "%.*s/%s", (int)len, dir, name);
 		snprintf(sh, n + 4, "%.*s/ + %s", (int)len, dir, name);
-		if ((f = fopen(p, "r"))) {
+		if ((f = open_regular(p))) {
 			*path = p;
 			*shown = sh;
 		} else {
@@ -409,14 +418,16 @@ static bool newer_than_profile(const ann_ctx *c, const char *path)
 typedef struct reader {
 	FILE *f;
 	char *buf;
-	size_t cap;
+	size_t cap, len;
 	uint64_t lineno;
 } reader;
 
 static bool read_line(reader *r)
 {
-	if (getline(&r->buf, &r->cap, r->f) < 0)
+	ssize_t n = getline(&r->buf, &r->cap, r->f);
+	if (n < 0)
 		return false;
+	r->len = (size_t)n;
 	r->lineno++;
 	return true;
 }
@@ -448,7 +459,8 @@ static int print_ranges(src_state *s, reader *r, const file_lines *fl, size_t fl
 				next++;
 			}
 			ann_cells(c, v, widths);
-			fprintf(c->out, " %s", r->buf);
+			fputc(' ', c->out);
+			fwrite(r->buf, 1, r->len, c->out); /* as read: NUL bytes, no newline at EOF */
 			size_t lo, hi;
 			line_entries(s, flo, fhi, (uint32_t)r->lineno, &lo, &hi);
 			if (r->lineno <= UINT32_MAX && lo < hi && print_line_calls(s, lo, hi, widths)) {
@@ -478,7 +490,7 @@ static int annotate_file(src_state *s, const char *name, plumb_error *err)
 	}
 	int rc = -1;
 	file_lines fl = { 0 };
-	reader r = { f, NULL, 0, 0 };
+	reader r = { f, NULL, 0, 0, 0 };
 	size_t *widths = NULL;
 	fprintf(c->out, ANN_FANCY "-- %s-annotated source: %s\n" ANN_FANCY, user ? "User" : "Auto", shown);
 	size_t lo, hi;
