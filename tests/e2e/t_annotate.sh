@@ -94,6 +94,29 @@ else
 	expect_err "annotate: user source not found" 1 "missing.c" "$ann_plumb" annotate "$cg" lone.c missing.c
 fi
 
+# A source edited after profiling: newer than the profile and shorter than
+# the lines with costs (warning blocks, "<bogus line N>", gap markers at the
+# end of the file), byte for byte.
+if [ -x ann_plain ]; then
+	mkdir -p edited
+	cp "$ann_progs/ann_plain.c" edited/ann_plain.c
+	if cc -O0 -g -static -o edited/prog "$ann_dir/edited/ann_plain.c" 2> /dev/null; then
+		(cd edited && valgrind --tool=callgrind --show-below-main=yes \
+			--callgrind-out-file="$ann_dir/edited/cg.out" ./prog > /dev/null 2>&1)
+		head -20 edited/ann_plain.c > edited/short.c && mv edited/short.c edited/ann_plain.c
+		touch -d "@$(($(date +%s) + 60))" edited/ann_plain.c
+		ann_same "annotate = callgrind_annotate: edited source (newer, lines past the end)" no \
+			"$ann_dir/edited/cg.out"
+		ann_same "annotate = callgrind_annotate: edited source, --context=1" no --context=1 \
+			"$ann_dir/edited/cg.out"
+		if grep -q "<bogus line" pl.txt && grep -q "is more recent than input file" pl.txt; then
+			ok "annotate: the edited source shows bogus lines and the newer-source warning"
+		else
+			fail "annotate: edited source" "$(head -40 pl.txt)"
+		fi
+	fi
+fi
+
 # Two parts in one file (--combine-dumps, --dump-after): plumb sums them,
 # the 100% is the sum of both summaries, and the later part's calls=0 lines
 # are arcs, not self cost, so the self costs add up to the total exactly.
