@@ -77,6 +77,19 @@ else
 	ann_same "annotate = callgrind_annotate: user-annotated source and --include" no \
 		--include="$ann_progs" --auto=no "$cg" "$ann_progs/ann_plain.c"
 
+	# Run from the sources' directory, the directory is stripped from every
+	# name, callers' and callees' too (callgrind_annotate keeps it on cfi=
+	# names), and the sources are still found.
+	run sh -c "cd '$ann_progs' && '$ann_plumb' annotate --tree=both --inclusive=yes '$cg'"
+	if printf '%s' "$out" | grep -q "$ann_progs/"; then
+		fail "annotate: the cwd is stripped from every name" "$(printf '%s' "$out" | grep "$ann_progs/" | head -5)"
+	elif printf '%s' "$out" | grep -q -- "-- Auto-annotated source: ann_plain.c" &&
+		printf '%s' "$out" | grep -q "  < ann_plain.c:main (1x)"; then
+		ok "annotate: the cwd is stripped from every name"
+	else
+		fail "annotate: the cwd is stripped from every name" "$(printf '%s' "$out" | head -40)"
+	fi
+
 	# plumb also takes "--opt value".
 	run "$ann_plumb" annotate --threshold=100 --auto=no --tree=both "$cg"; a=$out
 	run "$ann_plumb" annotate --threshold 100 --auto no --tree both "$cg"; b=$out
