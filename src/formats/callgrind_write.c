@@ -758,8 +758,9 @@ static void put_derived(cgw *w, const plumb_event *ev)
 		else if (k < 0)
 			put(w, "-");
 		if (mag != 1) {
+			/* "2 * Dr": the spec allows "2 Dr" too, but not every reader */
 			put_u64(w, mag);
-			put_c(w, ' ');
+			put(w, " * ");
 		}
 		put_event_name(w, ev->terms[t].event);
 	}

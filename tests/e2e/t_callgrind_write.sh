@@ -220,6 +220,63 @@ else
 	same "plain: positions kept" "$(grep '^positions:' out.plain.callgrind)" "positions: line"
 fi
 
+# A hand-written file: long names, a derived event, inlined code, a call
+# into another file and object.
+cat > hand.cg <<'EOF'
+# callgrind format
+version: 1
+creator: hand
+pid: 77
+cmd: ./x --flag
+event: Ir : Instruction Fetches
+event: Sum = Ir + 2 * Dr : Ir and twice Dr
+events: Ir Dr
+summary: 44 9
+
+ob=(1) /bin/x
+fl=(1) a.c
+fn=(1) main
+3 10 2
+fi=(2) inl.h
+7 4 1
+cob=(2) /lib/liby.so
+cfi=(3) b.c
+cfn=(2) f
+calls=2 10
+* 20 5
+fe=(1)
+4 1
+
+ob=(2)
+fl=(3)
+fn=(2)
+10 20 5
+cfn=(3) g
+calls=1 30
+11 9 1
+fn=(3)
+30 9 1
+totals: 44 9
+EOF
+run "$PLUMB" convert hand.cg -o hand.callgrind
+same "hand-written: converted without a warning" "$rc:$err" "0:"
+same "hand-written: derived event kept" "$(grep '^event:' hand.callgrind)" \
+	"event: Ir : Instruction Fetches
+event: Sum = Ir + 2 * Dr : Ir and twice Dr"
+same "hand-written: header" "$(sed -n 4,5p hand.callgrind)" "pid: 77
+cmd: ./x --flag"
+a=$("$PLUMB" report --format csv --threshold 0 hand.cg)
+b=$("$PLUMB" report --format csv --threshold 0 hand.callgrind)
+same "hand-written: plumb report reads the same" "$b" "$a"
+a=$("$PLUMB" report --view lines --format csv --threshold 0 hand.cg | sort)
+b=$("$PLUMB" report --view lines --format csv --threshold 0 hand.callgrind | sort)
+same "hand-written: plumb report --view lines reads the same" "$b" "$a"
+if command -v callgrind_annotate > /dev/null; then
+	run python3 cgcmp.py same hand.cg hand.callgrind
+	[ "$rc" -eq 0 ] && ok "hand-written: callgrind_annotate reads the same" \
+		|| fail "hand-written: callgrind_annotate reads the same" "$out" "$err"
+fi
+
 # (3) choosing the format, standard output, failures
 "$PLUMB" convert "$DATA/fig21.folded" -o a.plumb
 run "$PLUMB" convert a.plumb -o callgrind.out.x

@@ -180,12 +180,13 @@ Test(callgrind_write, header_in_order)
 	cr_assert_eq(plumb_event_add(p, "Ir", "Instruction Fetches", NULL, &err), 0);
 	cr_assert_eq(plumb_event_add(p, "Dr", NULL, NULL, &err), 1);
 	cr_assert_eq(plumb_event_add_derived(p, "Sum", NULL, "Ir + 2 * Dr", &err), 2, "%s", err.message);
+	cr_assert_eq(plumb_event_add_derived(p, "Diff", "Ir less Dr", "Ir - Dr", &err), 3, "%s", err.message);
 	cr_assert_eq(plumb_meta_set(p, "cmd", "./prog a\\b\nc", &err), 0);
 	cr_assert_eq(plumb_meta_set(p, "pid", "4242", &err), 0);
 	cr_assert_eq(plumb_meta_set(p, "callgrind.desc", "I1 cache: \nTrigger: Program termination", &err), 0);
 	plumb_id part = plumb_part_default(p);
 	plumb_id f = fn_in(p, "main", "m.c", NULL, 3);
-	uint64_t c[3] = { 10, 4, 0 };
+	uint64_t c[4] = { 10, 4, 0, 0 };
 	cr_assert_eq(plumb_cg_add_self(p, part, frame_at(p, f, NULL, 3, 0), c, &err), 0);
 	c[0] = 5;
 	c[1] = 0;
@@ -195,7 +196,7 @@ Test(callgrind_write, header_in_order)
 	const char *order[] = { "# callgrind format", "version: 1", "creator: plumb-" PLUMB_VERSION,
 				"pid: 4242", "cmd: ./prog a\\\\b\\nc", "part: 1",
 				"desc: I1 cache: ", "desc: Trigger: Program termination", "positions: line",
-				"event: Ir : Instruction Fetches", "event: Sum = Ir + 2 Dr",
+				"event: Ir : Instruction Fetches", "event: Sum = Ir + 2 * Dr", "event: Diff = Ir - Dr : Ir less Dr",
 				"events: Ir Dr", "summary: 15 4" };
 	size_t at = 0;
 	for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
