@@ -551,3 +551,30 @@ Test(annotate, elf_bias_from_a_function_entry)
 	cr_expect_null(plumb_elf_open("/proc/self/status", &err));
 	cr_expect_eq(err.code, PLUMB_ERR_FORMAT);
 }
+
+Test(annotate, derived_events_only_when_asked)
+{
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	cr_assert_geq(plumb_event_add(p, "Ir", NULL, NULL, &err), 0);
+	cr_assert_geq(plumb_event_add(p, "Dr", NULL, NULL, &err), 0);
+	cr_assert_geq(plumb_event_add_derived(p, "Sum", NULL, "Ir + 2 * Dr", &err), 0, "%s", err.message);
+	plumb_part_default(p);
+	plumb_id f = plumb_function_intern(p, "f", NULL, PLUMB_NONE, PLUMB_NONE, 0);
+	uint64_t v[3] = { 10, 3, 0 };
+	cr_assert_eq(plumb_cg_add_self(p, 0, plumb_frame_intern(p, f, PLUMB_NONE, 1, 0), v, &err), 0);
+	cr_assert_eq(plumb_profile_compute_derived(p, &err), 0, "%s", err.message);
+	plumb_annotate_opts o;
+	plumb_annotate_opts_init(&o);
+	o.auto_annotate = false;
+	char *got = annotate(p, &o);
+	cr_expect(strstr(got, "Events recorded:  Ir Dr\nEvents shown:     Ir Dr\n") != NULL, "%s", got);
+	free(got);
+	o.show = "Sum,Ir";
+	o.sort = "Sum";
+	got = annotate(p, &o);
+	cr_expect(strstr(got, "Events shown:     Sum Ir\nEvent sort order: Sum\n") != NULL, "%s", got);
+	cr_expect(strstr(got, "16 (100.0%) 10 (100.0%)  ???:f\n") != NULL, "%s", got);
+	free(got);
+	plumb_profile_free(p);
+}
