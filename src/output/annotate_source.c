@@ -23,6 +23,7 @@ typedef struct call_ent {
 	uint64_t calls;
 	uint64_t *v;          /* cost of the calls from this line */
 	uint64_t *order;      /* the whole function's calls to the callee: the sort key */
+	bool recursive;       /* some of the calls are recursive */
 } call_ent;
 
 typedef struct src_state {
@@ -310,7 +311,68 @@ static uint32_t fn_arc(const src_state *s, plumb_id caller, plumb_id callee)
 	return UINT32_MAX;
 }
 
-/* The "=>" lines after a source line: its calls, summed per callee. */
+/* Is the function-level arc a recursive call (inside an SCC)? */
+static bool arc_recursive(const ann_ctx *c, uint32_t a)
+{
+	return a != UINT32_MAX && c->fm->arc_in_scc && c->fm->arc_in_scc[a];
+}
+
+/* Add line-level arc a (from a line of function from) to the callee's
+ * entry in v[0 .. *n), creating it; each arc is capped on its own, as its
+ * function-level arc is. */
+static int add_line_arc(src_state *s, plumb_id from, uint32_t a, call_ent *v, size_t *n,
+			uint64_t *costs)
+{
+	ann_ctx *c = s->c;
+	const plumb_metrics *m = c->lm;
+	plumb_id callee = m->keys[m->arcs[a].callee].function;
+	size_t x = 0;
+	while (x < *n && v[x].callee != callee)
+		x++;
+	if (x == *n) {
+		v[x] = (call_ent){ callee, ann_fn_name(c, callee), 0, costs + 2 * x * c->nev,
+				   costs + (2 * x + 1) * c->nev, false };
+		if (!v[x].name)
+			return -1;
+		(*n)++;
+	}
+	uint64_t calls = m->arcs[a].calls;
+	v[x].calls = calls == PLUMB_COUNT_UNKNOWN || v[x].calls == PLUMB_COUNT_UNKNOWN
+			     ? PLUMB_COUNT_UNKNOWN : v[x].calls + calls;
+	uint32_t fa = fn_arc(s, from, callee);
+	uint64_t capped[c->nev];
+	ann_arc_costs(c, fa, m->callee_attr + (size_t)a * m->nevents, capped);
+	for (size_t e = 0; e < c->nev; e++)
+		v[x].v[e] += capped[e];
+	v[x].recursive |= arc_recursive(c, fa);
+	return 0;
+}
+
+/* Where recursive calls were summed with others, the sum too stays within
+ * the callee's inclusive cost. */
+static void cap_recursive(const src_state *s, call_ent *e)
+{
+	uint32_t k = s->fn_key[e->callee];
+	if (!e->recursive || k == UINT32_MAX)
+		return;
+	const uint64_t *incl = plumb_metrics_incl(s->c->fm, k);
+	for (size_t i = 0; i < s->c->nev; i++)
+		if (e->v[i] > incl[i])
+			e->v[i] = incl[i];
+}
+
+static void print_call_ent(const ann_ctx *c, const call_ent *e, const size_t *widths)
+{
+	char buf[32];
+	ann_cells(c, e->v, widths);
+	if (e->calls == PLUMB_COUNT_UNKNOWN)
+		fprintf(c->out, " => %s (?x)\n", e->name);
+	else
+		fprintf(c->out, " => %s (%sx)\n", e->name, plumb_format_u64(e->calls, buf, sizeof buf));
+}
+
+/* The "=>" lines after a source line: its calls, summed per callee, in the
+ * order of the whole function's calls to each callee. */
 static int print_line_calls(src_state *s, size_t lo, size_t hi, const size_t *widths)
 {
 	ann_ctx *c = s->c;
@@ -325,47 +387,23 @@ static int print_line_calls(src_state *s, size_t lo, size_t hi, const size_t *wi
 	int rc = -1;
 	if (!v || !costs)
 		goto out;
-	plumb_id caller = m->keys[s->ents[lo].key].function;
 	for (size_t i = lo; i < hi; i++) {
 		uint32_t k = s->ents[i].key;
-		for (uint32_t j = m->out_start[k]; j < m->out_start[k + 1]; j++) {
-			uint32_t a = m->out_arcs[j];
-			plumb_id callee = m->keys[m->arcs[a].callee].function;
-			size_t x = 0;
-			while (x < n && v[x].callee != callee)
-				x++;
-			if (x == n) {
-				v[n] = (call_ent){ callee, ann_fn_name(c, callee), 0, costs + 2 * n * c->nev,
-						   costs + (2 * n + 1) * c->nev };
-				if (!v[n].name)
-					goto out;
-				n++;
-			}
-			uint64_t calls = m->arcs[a].calls;
-			v[x].calls = calls == PLUMB_COUNT_UNKNOWN || v[x].calls == PLUMB_COUNT_UNKNOWN
-					     ? PLUMB_COUNT_UNKNOWN : v[x].calls + calls;
-			const uint64_t *ac = m->callee_attr + (size_t)a * m->nevents;
-			for (size_t e = 0; e < c->nev; e++)
-				v[x].v[e] += ac[e];
-		}
+		for (uint32_t j = m->out_start[k]; j < m->out_start[k + 1]; j++)
+			if (add_line_arc(s, m->keys[k].function, m->out_arcs[j], v, &n, costs))
+				goto out;
 	}
 	const plumb_metrics *fm = c->fm;
+	plumb_id caller = m->keys[s->ents[lo].key].function;
 	for (size_t x = 0; x < n; x++) {
 		uint32_t a = fn_arc(s, caller, v[x].callee);
 		const uint64_t *whole = a == UINT32_MAX ? v[x].v : fm->callee_attr + (size_t)a * fm->nevents;
 		ann_arc_costs(c, a, whole, v[x].order);
-		ann_arc_costs(c, a, v[x].v, v[x].v);
+		cap_recursive(s, &v[x]);
 	}
 	qsort_r(v, n, sizeof *v, cmp_calls, c);
-	for (size_t x = 0; x < n; x++) {
-		char buf[32];
-		ann_cells(c, v[x].v, widths);
-		if (v[x].calls == PLUMB_COUNT_UNKNOWN)
-			fprintf(c->out, " => %s (?x)\n", v[x].name);
-		else
-			fprintf(c->out, " => %s (%sx)\n", v[x].name,
-				plumb_format_u64(v[x].calls, buf, sizeof buf));
-	}
+	for (size_t x = 0; x < n; x++)
+		print_call_ent(c, &v[x], widths);
 	rc = 0;
 out:
 	free(v);
