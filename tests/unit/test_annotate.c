@@ -578,3 +578,40 @@ Test(annotate, derived_events_only_when_asked)
 	free(got);
 	plumb_profile_free(p);
 }
+
+/* main calls r once; r calls itself 10 times. Callgrind's arc r -> r
+ * counts every level again (5,000 here); plumb shows r's inclusive. */
+Test(annotate, recursive_calls_capped_at_inclusive)
+{
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	cr_assert_geq(plumb_event_add(p, "Ir", NULL, NULL, &err), 0);
+	plumb_part_default(p);
+	plumb_id fa = plumb_file_intern(p, "r.c");
+	plumb_id m = plumb_function_intern(p, "main", NULL, PLUMB_NONE, fa, 0);
+	plumb_id r = plumb_function_intern(p, "r", NULL, PLUMB_NONE, fa, 0);
+	self(p, frame(p, m, fa, 1), 10);
+	call(p, frame(p, m, fa, 2), r, 1, 100);
+	self(p, frame(p, r, fa, 5), 100);
+	call(p, frame(p, r, fa, 6), r, 10, 5000);
+	plumb_annotate_opts o;
+	plumb_annotate_opts_init(&o);
+	o.auto_annotate = false;
+	o.inclusive = true;
+	o.tree = PLUMB_ANN_TREE_BOTH;
+	char *got = annotate(p, &o);
+	char *table = section(got, "Ir            file:function", NULL);
+	cr_expect_str_eq(table, "Ir            file:function\n" FANCY
+				"\n"
+				"110 (100.0%)  *  r.c:main\n"
+				"100 (90.91%)  >   r.c:r (1x)\n"
+				"\n"
+				"100 (90.91%)  < r.c:main (1x)\n"
+				"100 (90.91%)  < r.c:r (10x)\n"
+				"100 (90.91%)  *  r.c:r\n"
+				"100 (90.91%)  >   r.c:r (10x)\n"
+				"\n");
+	free(table);
+	free(got);
+	plumb_profile_free(p);
+}
