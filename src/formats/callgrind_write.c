@@ -808,10 +808,22 @@ static int64_t part_pid(const cgw *w, size_t part)
 	return part < w->p->parts.n ? w->p->parts.v[part].pid : -1;
 }
 
+/* A part's number: the one a Callgrind file gave it (the reader names such
+ * parts "part N": the dump number, which every thread file of a run shares),
+ * else its place in the profile. */
+static uint64_t part_number(const cgw *w, size_t part)
+{
+	const char *name = part < w->p->parts.n ? plumb_str(w->p, w->p->parts.v[part].name) : NULL;
+	if (name && strncmp(name, "part ", 5) == 0 && name[5] >= '1' && name[5] <= '9' &&
+	    strlen(name + 5) <= 9 && strspn(name + 5, "0123456789") == strlen(name + 5))
+		return strtoull(name + 5, NULL, 10);
+	return part + 1;
+}
+
 static void put_part_ids(cgw *w, size_t part)
 {
 	put(w, "part: ");
-	put_u64(w, part + 1);
+	put_u64(w, part_number(w, part));
 	put_c(w, '\n');
 	if (part < w->p->parts.n && w->p->parts.v[part].kind == PLUMB_PART_THREAD &&
 	    w->p->parts.v[part].tid >= 0) {

@@ -220,6 +220,31 @@ else
 	same "plain: positions kept" "$(grep '^positions:' out.plain.callgrind)" "positions: line"
 fi
 
+# Threads: one file per thread, read together, written as sections with
+# thread: lines; the thread view and the total read the same.
+if ! command -v valgrind > /dev/null || ! command -v callgrind_annotate > /dev/null; then
+	skip "threads" "valgrind or callgrind_annotate not installed"
+elif ! cc -g -O2 -pthread -o cgw_threads "$E2E_DIR/../programs/cgw_threads.c"; then
+	fail "threads: compile tests/programs/cgw_threads.c"
+elif ! valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file=cg.thr ./cgw_threads > /dev/null 2> vg.err; then
+	fail "threads: valgrind" "$(cat vg.err)"
+else
+	set -- cg.thr-*
+	run "$PLUMB" convert "$@" -o thr.callgrind
+	same "threads: converted" "$rc" 0
+	same "threads: a section per thread" "$(grep -c '^thread:' thr.callgrind)" "$#"
+	a=$("$PLUMB" report --view threads --format csv "$@")
+	b=$("$PLUMB" report --view threads --format csv thr.callgrind)
+	same "threads: plumb report --view threads reads the same" "$b" "$a"
+	a=$("$PLUMB" report --format csv --threshold 0 --cycles=no "$@")
+	b=$("$PLUMB" report --format csv --threshold 0 --cycles=no thr.callgrind)
+	same "threads: plumb report reads the same" "$b" "$a"
+	printf '%s\n' "$b" > thr.csv
+	run python3 cgcmp.py total thr.callgrind thr.csv
+	[ "$rc" -eq 0 ] && ok "threads: callgrind_annotate total = plumb" \
+		|| fail "threads: callgrind_annotate total = plumb" "$out" "$err"
+fi
+
 # A hand-written file: long names, a derived event, inlined code, a call
 # into another file and object.
 cat > hand.cg <<'EOF'

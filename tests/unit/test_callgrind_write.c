@@ -807,3 +807,27 @@ Test(callgrind_write, summary_of_a_callgrind_file_is_kept)
 	/* several parts: the whole profile */
 	cr_assert_str_eq(summary_for("17 4", true), "summary: 16 5");
 }
+
+/* A part read from Callgrind keeps its number ("part N", the dump number);
+ * any other part is numbered by its place. */
+Test(callgrind_write, part_numbers)
+{
+	plumb_profile *p = new_profile("Ir");
+	plumb_id d7 = plumb_part_add(p, PLUMB_PART_DUMP, "part 7", -1, -1);
+	plumb_id x = plumb_part_add(p, PLUMB_PART_DUMP, NULL, -1, -1);
+	plumb_id y = plumb_part_add(p, PLUMB_PART_DUMP, "part 0x3", -1, -1);
+	plumb_id f = fn_in(p, "main", NULL, NULL, 0);
+	cg_self(p, d7, frame_at(p, f, NULL, 1, 0), 1);
+	cg_self(p, x, frame_at(p, f, NULL, 1, 0), 2);
+	cg_self(p, y, frame_at(p, f, NULL, 1, 0), 3);
+	char *text = write_ok(p);
+	lines l = split(text);
+	long a = find_line(&l, 0, "part: 7");
+	long b = find_line(&l, (size_t)a + 1, "part: 2");
+	long c = find_line(&l, (size_t)b + 1, "part: 3");
+	cr_assert(a >= 0 && b > a && c > b, "%s", text);
+	cr_assert_eq(count_prefix(&l, "part:"), 3);
+	lines_free(&l);
+	free(text);
+	plumb_profile_free(p);
+}
