@@ -368,7 +368,7 @@ static int add_notes(cgt *g)
 	if (g->cut_any && plumb_table_add_note(g->t, "[recursive]: the function is already on the path above; "
 						      "it is not expanded again."))
 		return -1;
-	if (g->nested_any && plumb_table_add_note(g->t, "A recursive call (within a cycle) shows no cost: "
+	if (g->nested_any && plumb_table_add_note(g->t, "A recursive call (to itself or within a cycle) shows no cost: "
 							"its measured cost nests."))
 		return -1;
 	if (g->truncated && plumb_table_add_note(g->t, "The tree was cut at 100000 rows: use --threshold, "
