@@ -23,9 +23,12 @@
  * as 100%; each section ends with totals: of its own costs. Derived events
  * are event: lines only; the cost columns are the primary events.
  *
- * Names are compressed per section (files, objects and functions, ids from
- * 1). Function ids stand for one plumb function (name, file, object), not for
- * a name: KCachegrind binds an id to the function it was defined with.
+ * Functions are written by object, file and name, and inlined files by
+ * path, so the output depends on names only: a written file read back and
+ * written again is the same bytes. Names are compressed per section (files,
+ * objects and functions, ids from 1). Function ids stand for one plumb
+ * function (name, file, object), not for a name: KCachegrind binds an id to
+ * the function it was defined with.
  * Positions are relative (+N, -N, *) as Callgrind writes them: only when the
  * last value is above 0 and the difference below 100. The base is the last
  * self cost line; it is forgotten at fn=, fi= and fe=, a call target is
@@ -61,7 +64,7 @@ enum { NS_FILE, NS_OBJECT, NS_FUNCTION, NS_COUNT };
 typedef struct item {
 	uint32_t part;
 	uint32_t rank;        /* order of the frame's function */
-	uint32_t group;       /* 0: the function's own file; else 1 + file id */
+	uint32_t group;       /* 0: the function's own file; else 1 + the file's rank */
 	uint32_t line;
 	uint64_t addr;
 	uint32_t frame;
@@ -670,41 +673,44 @@ static int merge_items(cgw *w, plumb_error *err)
  * keeps it, when it is decimal numbers, one per primary event or fewer, and
  * none below the costs written (else it belongs to other costs); any other
  * profile's summary is the sum of its costs. */
-static int choose_summary(cgw *w)
+/* Parse at most n decimal numbers (missing ones are 0); false on anything
+ * else or on overflow. */
+static bool parse_numbers(const char *s, uint64_t *v, size_t n)
 {
-	w->summary = alloc_array(w->nprim, sizeof(uint64_t));
-	if (!w->summary)
-		return -1;
-	memcpy(w->summary, w->total, w->nprim * sizeof(uint64_t));
-	const char *s = plumb_meta_get(w->p, "callgrind.summary");
-	if (!s || w->p->parts.n > 1)
-		return 0;
-	uint64_t *v = alloc_array(w->nprim, sizeof(uint64_t));
-	if (!v)
-		return -1;
-	size_t n = 0;
-	for (;;) {
+	memset(v, 0, n * sizeof *v);
+	for (size_t k = 0;; k++) {
 		while (*s == ' ' || *s == '\t')
 			s++;
 		if (!*s)
-			break;
-		if (n == w->nprim || *s < '0' || *s > '9')
-			goto keep_sum;
-		uint64_t x = 0;
+			return true;
+		if (k == n || *s < '0' || *s > '9')
+			return false;
 		for (; *s >= '0' && *s <= '9'; s++) {
-			if (x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-				goto keep_sum;
-			x = x * 10 + (uint64_t)(*s - '0');
+			uint64_t d = (uint64_t)(*s - '0');
+			if (v[k] > (UINT64_MAX - d) / 10)
+				return false;
+			v[k] = v[k] * 10 + d;
 		}
 		if (*s && *s != ' ' && *s != '\t')
-			goto keep_sum;
-		v[n++] = x;
+			return false;
 	}
-	for (size_t e = 0; e < w->nprim; e++)
-		if (v[e] < w->total[e])
-			goto keep_sum;
-	memcpy(w->summary, v, w->nprim * sizeof(uint64_t));
-keep_sum:
+}
+
+static int choose_summary(cgw *w)
+{
+	w->summary = alloc_array(w->nprim, sizeof(uint64_t));
+	uint64_t *v = alloc_array(w->nprim, sizeof(uint64_t));
+	if (!w->summary || !v) {
+		free(v);
+		return -1;
+	}
+	memcpy(w->summary, w->total, w->nprim * sizeof(uint64_t));
+	const char *s = plumb_meta_get(w->p, "callgrind.summary");
+	bool keep = s && w->p->parts.n <= 1 && parse_numbers(s, v, w->nprim);
+	for (size_t e = 0; keep && e < w->nprim; e++)
+		keep = v[e] >= w->total[e];
+	if (keep)
+		memcpy(w->summary, v, w->nprim * sizeof(uint64_t));
 	free(v);
 	return 0;
 }
@@ -866,15 +872,16 @@ static void put_notes(cgw *w)
 static void put_header(cgw *w)
 {
 	put(w, "# callgrind format\nversion: 1\ncreator: plumb-" PLUMB_VERSION "\n");
+	/* the first part's process, else the one the profile names */
 	const char *pid = meta(w, "pid");
 	int64_t ppid = part_pid(w, 0);
-	if (pid) {
-		put(w, "pid: ");
-		put_name_text(w, pid);
-		put_c(w, '\n');
-	} else if (ppid >= 0) {
+	if (ppid >= 0) {
 		put(w, "pid: ");
 		put_u64(w, (uint64_t)ppid);
+		put_c(w, '\n');
+	} else if (pid && strspn(pid, "0123456789") == strlen(pid)) {
+		put(w, "pid: ");
+		put(w, pid);
 		put_c(w, '\n');
 	}
 	const char *cmd = meta(w, "cmd");
