@@ -55,6 +55,39 @@ ann_same() {
 	fi
 }
 
+# Hand-written files (tests/data/annotate), no valgrind needed: plain.cg
+# against callgrind_annotate's saved output, quirks.cg against the right
+# numbers where callgrind_annotate is wrong.
+mkdir -p hand
+cp "$DATA/annotate/plain.cg" "$DATA/annotate/a.c" "$DATA/annotate/quirks.cg" \
+	"$DATA/annotate/q.c" "$DATA/annotate/inl.h" hand/
+touch -d '2000-01-01' hand/a.c hand/q.c hand/inl.h
+for t in "default:" "tree-both:--tree=both --context=2" "inclusive:--inclusive=yes --show=Dr,Ir --sort=Dr"; do
+	name=${t%%:*} opts=${t#*:}
+	# shellcheck disable=SC2086
+	(cd hand && "$ann_plumb" annotate $opts plain.cg > "../hand.$name" 2> /dev/null)
+	if diff "$DATA/annotate/expected.$name" "hand.$name" > hand.diff; then
+		ok "annotate = callgrind_annotate's saved output: $name"
+	else
+		fail "annotate = callgrind_annotate's saved output: $name" "$(head -20 hand.diff)"
+	fi
+done
+run sh -c "cd hand && '$ann_plumb' annotate --inclusive=yes --tree=both quirks.cg"
+py "annotate: hand-written recursion, calls=0 and inlining" '
+import re, sys
+out = sys.stdin.read()
+table = out.split("file:function", 1)[1].split("-- Auto-annotated", 1)[0]
+for want in ("1,000 (100.0%)  *  q.c:main [/bin/q]",    # inclusive: self + calls, once
+             "  600 (60.00%)  *  q.c:rec [/bin/q]",     # Callgrind says 2,600 with recursion
+             "  600 (60.00%)  < q.c:rec (5x) [/bin/q]", # the recursive arc, capped
+             "  300 (30.00%)  >   q.c:helper (0x) [/bin/q]"):  # calls=0 is an arc
+    assert want in table, (want, table)
+assert "inl.h:" not in table, table
+assert re.search(r"^50 \( 5\.00%\)  inl\.h line 5$", out, re.M), "inlined line not annotated"
+'
+run sh -c "cd hand && '$ann_plumb' annotate --threshold=100 --auto=no quirks.cg"
+expect_out "annotate: calls=0 is no self cost of the caller" "100 (10.00%)  q.c:main [/bin/q]"
+
 if ! command -v valgrind > /dev/null 2>&1 || ! command -v callgrind_annotate > /dev/null 2>&1; then
 	skip "annotate against callgrind_annotate" "valgrind or callgrind_annotate not installed"
 elif ! cc -O0 -g -static -o ann_plain "$ann_progs/ann_plain.c" 2> cc.err; then

@@ -1,0 +1,15 @@
+a.c line 1
+a.c line 2
+a.c line 3
+a.c line 4
+a.c line 5
+a.c line 6
+a.c line 7
+a.c line 8
+a.c line 9
+a.c line 10
+a.c line 11
+a.c line 12
+a.c line 13
+a.c line 14
+a.c line 15
