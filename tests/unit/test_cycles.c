@@ -407,6 +407,9 @@ Test(cycles, line_level_recursion_counted_once)
 		if (m->keys[k].line == 3)
 			cr_expect_eq(m->inclusive[k], 101);
 	}
+	/* The arc from line 12 is recursive; main's call is not. */
+	for (size_t a = 0; a < m->narcs; a++)
+		cr_expect_eq(m->arc_in_scc[a], m->keys[m->arcs[a].caller].line == 12, "arc %zu", a);
 	check_bounds(m);
 	plumb_metrics_free(m);
 	plumb_profile_free(p);
