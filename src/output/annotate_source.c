@@ -470,9 +470,10 @@ static bool read_line(reader *r)
 	return true;
 }
 
-/* The ranges of one file, each source line with its cells and calls. */
+/* The ranges of one file, each source line with its cells and calls.
+ * *shown: how many costed lines were printed (the rest lie past the end). */
 static int print_ranges(src_state *s, reader *r, const file_lines *fl, size_t flo, size_t fhi,
-			const size_t *widths)
+			const size_t *widths, size_t *shown)
 {
 	ann_ctx *c = s->c;
 	uint64_t *pairs = calloc(2 * fl->n + 2, sizeof *pairs);
@@ -512,7 +513,64 @@ static int print_ranges(src_state *s, reader *r, const file_lines *fl, size_t fl
 			(unsigned long long)high);
 	}
 	free(pairs);
-	return (int)next; /* lines shown; the rest lie past the end */
+	*shown = next;
+	return 0;
+}
+
+/* The costs past the end of the file, and the warning that goes with them. */
+static void print_bogus(const ann_ctx *c, const file_lines *fl, size_t from, const size_t *widths,
+			const char *name, const char *path, bool newer)
+{
+	for (size_t i = from; i < fl->n; i++) {
+		ann_cells(c, fl->costs + i * c->nev, widths);
+		fprintf(c->out, " <bogus line %u>\n", fl->lines[i]);
+	}
+	fputc('\n', c->out);
+	warn_past_end(c, name, newer);
+	if (c->o->warn) {
+		char msg[600];
+		snprintf(msg, sizeof msg, "%.500s: costs recorded past the end of the file", path);
+		c->o->warn(c->o->warn_ctx, msg);
+	}
+}
+
+/* The body of one found file with costs: warnings, header, ranges, lines
+ * past the end, line 0. -1 on ENOMEM. */
+static int print_file(src_state *s, FILE *f, const char *name, const char *path, size_t lo,
+		      size_t hi)
+{
+	ann_ctx *c = s->c;
+	file_lines fl = { 0 };
+	reader r = { f, NULL, 0, 0, 0 };
+	size_t *widths = calloc(c->nev, sizeof *widths), shown = 0;
+	int rc = -1;
+	if (!widths || collect_lines(s, lo, hi, &fl))
+		goto out;
+	bool newer = newer_than_profile(c, path);
+	if (newer)
+		warn_newer(c, name);
+	ann_widths(c, fl.costs, fl.n, widths);
+	for (size_t e = 0; fl.unknown && e < c->nev; e++) {
+		size_t w = plumb_ann_cell_width(fl.unknown[e], c->o->show_percs);
+		widths[e] = w > widths[e] ? w : widths[e];
+	}
+	ann_events_header(c, widths);
+	fputs("\n\n", c->out);
+	if (print_ranges(s, &r, &fl, lo, hi, widths, &shown))
+		goto out;
+	if (shown < fl.n)
+		print_bogus(c, &fl, shown, widths, name, path, newer);
+	fputc('\n', c->out);
+	if (fl.unknown) {
+		ann_cells(c, fl.unknown, widths);
+		fprintf(c->out, " <counts for unidentified lines in %s>\n\n", name);
+	}
+	rc = 0;
+out:
+	free(widths);
+	file_lines_free(&fl);
+	free(r.buf);
+	return rc;
 }
 
 static int annotate_file(src_state *s, const char *name, plumb_error *err)
@@ -526,67 +584,16 @@ static int annotate_file(src_state *s, const char *name, plumb_error *err)
 			return plumb_fail(err, PLUMB_ERR_IO, "%s: source file not found", name);
 		return add_name(&s->unfound, &s->nunfound, &s->unfound_cap, name) ? plumb_fail_nomem(err) : 0;
 	}
-	int rc = -1;
-	file_lines fl = { 0 };
-	reader r = { f, NULL, 0, 0, 0 };
-	size_t *widths = NULL;
 	fprintf(c->out, ANN_FANCY "-- %s-annotated source: %s\n" ANN_FANCY, user ? "User" : "Auto", shown);
 	size_t lo, hi;
+	int rc = 0;
 	file_range(s, name, &lo, &hi);
-	if (lo == hi) {
+	if (lo == hi)
 		fprintf(c->out, "  No information has been collected for %s\n\n", name);
-		rc = 0;
-		goto out;
+	else {
+		s->did_annotate = true;
+		rc = print_file(s, f, name, path, lo, hi) ? plumb_fail_nomem(err) : 0;
 	}
-	s->did_annotate = true;
-	if (collect_lines(s, lo, hi, &fl)) {
-		plumb_fail_nomem(err);
-		goto out;
-	}
-	bool newer = newer_than_profile(c, path);
-	if (newer)
-		warn_newer(c, name);
-	widths = calloc(c->nev, sizeof *widths);
-	if (!widths) {
-		plumb_fail_nomem(err);
-		goto out;
-	}
-	ann_widths(c, fl.costs, fl.n, widths);
-	if (fl.unknown)
-		for (size_t e = 0; e < c->nev; e++) {
-			size_t w = plumb_ann_cell_width(fl.unknown[e], c->o->show_percs);
-			widths[e] = w > widths[e] ? w : widths[e];
-		}
-	ann_events_header(c, widths);
-	fputs("\n\n", c->out);
-	int shown_lines = print_ranges(s, &r, &fl, lo, hi, widths);
-	if (shown_lines < 0) {
-		plumb_fail_nomem(err);
-		goto out;
-	}
-	if ((size_t)shown_lines < fl.n) {
-		for (size_t i = (size_t)shown_lines; i < fl.n; i++) {
-			ann_cells(c, fl.costs + i * c->nev, widths);
-			fprintf(c->out, " <bogus line %u>\n", fl.lines[i]);
-		}
-		fputc('\n', c->out);
-		warn_past_end(c, name, newer);
-		if (c->o->warn) {
-			char msg[600];
-			snprintf(msg, sizeof msg, "%.500s: costs recorded past the end of the file", path);
-			c->o->warn(c->o->warn_ctx, msg);
-		}
-	}
-	fputc('\n', c->out);
-	if (fl.unknown) {
-		ann_cells(c, fl.unknown, widths);
-		fprintf(c->out, " <counts for unidentified lines in %s>\n\n", name);
-	}
-	rc = 0;
-out:
-	free(widths);
-	file_lines_free(&fl);
-	free(r.buf);
 	fclose(f);
 	free(path);
 	free(shown);
