@@ -147,12 +147,14 @@ static size_t spread_costs(const dis_state *d, size_t lo, size_t hi, const plumb
 	return nrest;
 }
 
-/* The source position of an ELF address (from the profile's frames). */
-static const plumb_frame *frame_at(const dis_state *d, size_t lo, size_t hi, uint64_t address)
+/* The frame at a run-time address, with *j a cursor into [*j, hi) that only
+ * moves forward (instructions come in address order). */
+static const plumb_frame *frame_at(const dis_state *d, size_t *j, size_t hi, uint64_t address)
 {
-	for (size_t i = lo; i < hi; i++)
-		if (d->v[i].address == address)
-			return &d->c->p->frames.v[d->c->p->cg_self.v[d->v[i].self].frame];
+	while (*j < hi && d->v[*j].address < address)
+		(*j)++;
+	if (*j < hi && d->v[*j].address == address)
+		return &d->c->p->frames.v[d->c->p->cg_self.v[d->v[*j].self].frame];
 	return NULL;
 }
 
@@ -162,8 +164,9 @@ static void print_insns(dis_state *d, size_t lo, size_t hi, const plumb_insn *in
 	ann_ctx *c = d->c;
 	plumb_id last_file = PLUMB_NONE;
 	uint32_t last_line = 0;
+	size_t j = lo;
 	for (size_t i = 0; i < ninsn; i++) {
-		const plumb_frame *fr = frame_at(d, lo, hi, insn[i].address + bias);
+		const plumb_frame *fr = frame_at(d, &j, hi, insn[i].address + bias);
 		if (fr && fr->line && (fr->file != last_file || fr->line != last_line)) {
 			plumb_id file = fr->file != PLUMB_NONE ? fr->file : c->p->functions.v[fr->function].file;
 			const char *text = file != PLUMB_NONE ? source_line(d, file, fr->line) : NULL;
