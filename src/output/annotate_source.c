@@ -190,7 +190,7 @@ static FILE *open_source(const ann_ctx *c, const char *name, char **path, char *
 		if (!dir)
 			continue;
 		size_t len = strlen(dir);
-		while (len > 1 && dir[len - 1] == '/')
+		if (len && dir[len - 1] == '/') /* one '/' off, as in the header */
 			len--;
 		size_t n = len + strlen(name) + 8;
 		char *p = malloc(n), *sh = malloc(n + 4);
