@@ -170,18 +170,22 @@ static int parse_args(int argc, char **argv, annotate_args *a)
 	return 0;
 }
 
-/* The profiles come first; the first argument that is not a profile and
- * every one after it are sources (callgrind_annotate's "PROFILE SOURCE..."). */
+/* The profiles come first: the first argument, then those of the same
+ * format (a Callgrind file and its .1, -01 dumps). The first argument of
+ * another format (a C file can pass for folded stacks) and every one after
+ * it are sources, as in callgrind_annotate's "PROFILE SOURCE...". */
 static int count_profiles(char **inputs, int n)
 {
+	plumb_format first, fmt;
+	plumb_error err;
+	if (n == 0)
+		return 0;
+	if (plumb_detect_file(inputs[0], &first, &err))
+		return 1; /* loading it says what is wrong */
 	int i = 1;
-	for (; i < n; i++) {
-		plumb_format fmt;
-		plumb_error err;
-		if (plumb_detect_file(inputs[i], &fmt, &err) || fmt == PLUMB_FMT_UNKNOWN)
-			break;
-	}
-	return n ? i : 0;
+	while (i < n && plumb_detect_file(inputs[i], &fmt, &err) == 0 && fmt == first)
+		i++;
+	return i;
 }
 
 /* "a b c" for the header. */

@@ -87,6 +87,10 @@ assert re.search(r"^50 \( 5\.00%\)  inl\.h line 5$", out, re.M), "inlined line n
 '
 run sh -c "cd hand && '$ann_plumb' annotate --threshold=100 --auto=no quirks.cg"
 expect_out "annotate: calls=0 is no self cost of the caller" "100 (10.00%)  q.c:main [/bin/q]"
+# q.c's lines ("q.c line 1") also read as folded stacks: after a Callgrind
+# file it is still a source, not a second profile.
+run sh -c "cd hand && '$ann_plumb' annotate --auto=no quirks.cg q.c"
+expect_out "annotate: a source that looks like a profile is a source" "-- User-annotated source: q.c"
 
 if ! command -v valgrind > /dev/null 2>&1 || ! command -v callgrind_annotate > /dev/null 2>&1; then
 	skip "annotate against callgrind_annotate" "valgrind or callgrind_annotate not installed"
