@@ -106,6 +106,25 @@ assert [e["name"] for e in r["events"]][:3] == ["Ir", "Dr", "Dw"] and r["events"
 w = [f for f in r["functions"] if f["name"] == "work"][0]
 assert any(c["name"] == "cg_scale" for c in w["callees"]), w["callees"]'
 
+	# Inlined code (cg_util.h, -O2) stays in work, at the header's lines:
+	# their sum is callgrind_annotate's separate cg_util.h:work entry.
+	run "$PLUMB" report --view lines --format csv --threshold 0 cg.out
+	printf '%s\n' "$out" > lines.csv
+	no_calls0 cg.out > ann.in
+	(cd / && callgrind_annotate --threshold=100 --inclusive=no --auto=no "$OLDPWD/ann.in") > ann.txt 2> ann.err
+	r=$(python3 - lines.csv ann.txt <<'PY'
+import csv, re, sys
+rows = list(csv.reader(open(sys.argv[1])))
+h = rows[0]
+ex, fn, fl = h.index("exclusive.Ir"), h.index("function"), h.index("file")
+mine = sum(int(r[ex]) for r in rows[1:] if r[fn] == "work" and r[fl].endswith("cg_util.h"))
+theirs = [int(l.split()[0].replace(",", "")) for l in open(sys.argv[2]) if re.search(r"cg_util\.h:work$", l.rstrip())]
+print(mine, theirs)
+sys.exit(0 if theirs and mine == sum(theirs) and mine > 0 else 1)
+PY
+) && ok "inlined lines of work in cg_util.h equal callgrind_annotate's cg_util.h:work ($r)" ||
+		fail "inlined lines of work in cg_util.h equal callgrind_annotate's cg_util.h:work" "$r"
+
 	# Several files at once: parts side by side, totals summed.
 	run "$PLUMB" report --format json cg.out; t2=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"][0])')
 	run "$PLUMB" report --format json cg.out.1; t1=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"][0])')
