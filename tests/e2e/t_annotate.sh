@@ -238,6 +238,15 @@ assert re.search(r"\d \(\s*\d+\.\d\d%\)\s+\t\tr = r \* 3 \+ i;", inl), "no cost 
 print("work self %d in one entry" % got)
 EOF
 	if [ $? -eq 0 ]; then ok "annotate: inlined code stays in its function ($(cat inl.txt))"; else fail "annotate: inlined code" "$(cat inl.txt)"; fi
+	# fib'2 (Callgrind's second recursion level) is disassembled from fib's symbol.
+	run sh -c "cd / && '$ann_plumb' annotate --disasm --auto=no '$rec'"
+	py "annotate --disasm: a recursion level's code under its symbol" '
+import re, sys
+secs = sys.stdin.read().split("-- Disassembly: ")[1:]
+sec = [x for x in secs if x.split("\n", 1)[0].endswith("ann_rec.c:fib\x272 [" + x.split("[", 1)[1].split("]", 1)[0] + "]")]
+assert sec, "no fib\x272 section"
+assert re.search(r"^ *[1-9][\d,]* \(.*  0x[0-9a-f]+:  ", sec[0], re.M), sec[0][:500]
+'
 else
 	skip "annotate recursion and inlining" "valgrind, callgrind_annotate or a static libc missing"
 fi
