@@ -525,6 +525,45 @@ out:
 	return rc;
 }
 
+static bool has_big_scc(const uint32_t *comp, size_t nk, long ncomp)
+{
+	uint8_t *seen = calloc((size_t)ncomp + 1, 1);
+	bool big = false;
+	for (size_t k = 0; seen && k < nk && !big; k++)
+		big = seen[comp[k]]++ != 0;
+	free(seen);
+	return big;
+}
+
+/* Files and modules in an SCC (a callback: main.c -> libc -> main.c) lose
+ * every call between them; but a file or module is on the stack whenever
+ * one of its functions is, so its inclusive cost is at least each of its
+ * functions' (themselves never counted twice). Raise it to that bound. */
+static int raise_to_functions(builder *b, const plumb_metrics_opts *o, plumb_error *err)
+{
+	plumb_metrics_opts fo = *o;
+	fo.level = PLUMB_LEVEL_FUNCTION;
+	fo.no_cycles = true;
+	plumb_metrics *fm = NULL;
+	if (plumb_metrics_compute(b->p, &fo, &fm, err))
+		return -1;
+	for (size_t f = 0; f < fm->nkeys; f++) {
+		const plumb_key *fk = &fm->keys[f];
+		plumb_key k = { PLUMB_NONE, b->m->level == PLUMB_LEVEL_FILE ? fk->file : PLUMB_NONE,
+				fk->module, 0 };
+		uint32_t id = plumb_index_find(&b->key_ix, key_hash(&k), key_eq, b, &k);
+		if (id == PLUMB_NONE)
+			continue;
+		uint64_t *incl = b->incl.v + (size_t)id * b->nev;
+		const uint64_t *fi = plumb_metrics_incl(fm, f);
+		for (size_t e = 0; e < b->nev; e++)
+			if (fi[e] > incl[e])
+				incl[e] = fi[e];
+	}
+	plumb_metrics_free(fm);
+	return 0;
+}
+
 /* Inclusive cost from a call graph: a key's own cost plus the inclusive
  * costs of its call-graph arcs to keys outside its SCC. Arcs inside an SCC
  * are recursive calls whose cost is already in an outer call's: adding
@@ -554,6 +593,9 @@ static int scc_stage(builder *b, const plumb_metrics_opts *o, plumb_error *err)
 	}
 	if (rc == 0 && o->level == PLUMB_LEVEL_FUNCTION && !o->no_cycles)
 		rc = find_cycles(b, comp, ncomp, err);
+	if (rc == 0 && (o->level == PLUMB_LEVEL_FILE || o->level == PLUMB_LEVEL_MODULE) &&
+	    has_big_scc(comp, nk, ncomp))
+		rc = raise_to_functions(b, o, err);
 	free(comp);
 	return rc;
 }
