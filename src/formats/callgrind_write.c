@@ -76,11 +76,12 @@ typedef struct item {
 	const uint64_t *cost; /* one slot per event, or NULL for zero */
 } item;
 
-/* A merged item: its costs (primary events only) are in cgw.costs. */
-typedef struct rec {
+/* A run of items with one key (in writing order): one cost line or call. */
+typedef struct run {
 	const item *first;
-	uint64_t count;       /* the count to write (never 0 for calls) */
-} rec;
+	size_t end;           /* the writing-order index after the run */
+	uint64_t count;       /* calls: the count to write (never 0) */
+} run;
 
 typedef struct names {
 	uint32_t *id;         /* key -> id within the current section */
@@ -101,11 +102,10 @@ typedef struct cgw {
 	uint64_t *tgt_addr;   /* function -> lowest address of its frames */
 	uint32_t *tgt_line;   /* function -> its first line */
 	uint64_t *cct_incl;   /* CCT node -> inclusive cost of its subtree */
-	item *items;
+	item *items;          /* in the order they were made */
 	size_t nitems;
-	rec *recs;
-	size_t nrecs;
-	uint64_t *costs;      /* nrecs * nprim merged costs */
+	uint32_t *order;      /* item indexes in writing order */
+	uint64_t *buf;        /* nprim: the summed costs of one run */
 	uint64_t *part_total; /* nparts * nprim */
 	uint64_t *total;      /* nprim */
 	uint64_t *summary;    /* nprim: the first section's summary: */
@@ -131,8 +131,8 @@ static void cgw_free(cgw *w)
 	free(w->tgt_line);
 	free(w->cct_incl);
 	free(w->items);
-	free(w->recs);
-	free(w->costs);
+	free(w->order);
+	free(w->buf);
 	free(w->part_total);
 	free(w->total);
 	free(w->summary);
@@ -550,9 +550,10 @@ static int cmp_u64(uint64_t a, uint64_t b)
 
 /* Within one function of one part: by file, position, frame, self before
  * calls, callee. */
-static int cmp_in_function(const void *a, const void *b)
+static int cmp_in_function(const void *a, const void *b, void *ctx)
 {
-	const item *x = a, *y = b;
+	const item *items = ctx;
+	const item *x = &items[*(const uint32_t *)a], *y = &items[*(const uint32_t *)b];
 	int c;
 	if ((c = cmp_u64(x->group, y->group)) || (c = cmp_u64(x->addr, y->addr)) ||
 	    (c = cmp_u64(x->line, y->line)) || (c = cmp_u64(x->frame, y->frame)) ||
@@ -561,44 +562,58 @@ static int cmp_in_function(const void *a, const void *b)
 	return 0;
 }
 
-/* Stable counting sort of src into dst by key (part or rank) < nkeys. */
-static int counting_sort(const item *src, item *dst, size_t n, size_t nkeys, bool by_part)
+static uint32_t sort_key(const item *it, bool by_part)
+{
+	return by_part ? it->part : it->rank;
+}
+
+/* Stable counting sort of item indexes (src, or 0..n-1 when NULL) into dst
+ * by the items' part or rank, which is below nkeys. */
+static int counting_sort(const item *items, const uint32_t *src, uint32_t *dst, size_t n,
+			 size_t nkeys, bool by_part)
 {
 	size_t *start = alloc_array(nkeys + 1, sizeof *start);
 	if (!start)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		start[(by_part ? src[i].part : src[i].rank) + 1]++;
+		start[sort_key(&items[src ? src[i] : i], by_part) + 1]++;
 	for (size_t k = 0; k < nkeys; k++)
 		start[k + 1] += start[k];
-	for (size_t i = 0; i < n; i++)
-		dst[start[by_part ? src[i].part : src[i].rank]++] = src[i];
+	for (size_t i = 0; i < n; i++) {
+		uint32_t x = src ? src[i] : (uint32_t)i;
+		dst[start[sort_key(&items[x], by_part)]++] = x;
+	}
 	free(start);
 	return 0;
 }
 
-/* Items in writing order: by part, then function (two linear passes), then
- * within each function (short runs) by position. */
+/* The item at index k of the writing order. */
+static const item *at(const cgw *w, size_t k)
+{
+	return &w->items[w->order[k]];
+}
+
+/* The writing order: by part, then function (two linear passes over the
+ * indexes), then within each function (short runs) by position. */
 static int sort_items(cgw *w)
 {
-	item *tmp = alloc_array(w->nitems, sizeof *tmp);
+	uint32_t *tmp = alloc_array(w->nitems, sizeof *tmp);
+	w->order = alloc_array(w->nitems, sizeof *w->order);
 	size_t nparts = w->nparts;
 	for (size_t i = 0; i < w->nitems; i++)
 		if (w->items[i].part >= nparts)
-			nparts = (size_t)w->items[i].part + 1; /* reported after the sort */
-	if (!tmp || counting_sort(w->items, tmp, w->nitems, w->nfn, false) ||
-	    counting_sort(tmp, w->items, w->nitems, nparts, true)) {
-		free(tmp);
-		return -1;
-	}
+			nparts = (size_t)w->items[i].part + 1; /* reported when writing */
+	int rc = !tmp || !w->order ||
+		 counting_sort(w->items, NULL, tmp, w->nitems, w->nfn, false) ||
+		 counting_sort(w->items, tmp, w->order, w->nitems, nparts, true) ? -1 : 0;
 	free(tmp);
-	for (size_t i = 0, j; i < w->nitems; i = j) {
-		for (j = i + 1; j < w->nitems && w->items[j].part == w->items[i].part &&
-				w->items[j].rank == w->items[i].rank; j++)
+	for (size_t i = 0, j; rc == 0 && i < w->nitems; i = j) {
+		for (j = i + 1; j < w->nitems && at(w, j)->part == at(w, i)->part &&
+				at(w, j)->rank == at(w, i)->rank; j++)
 			;
-		qsort(w->items + i, j - i, sizeof *w->items, cmp_in_function);
+		qsort_r(w->order + i, j - i, sizeof *w->order, cmp_in_function, w->items);
 	}
-	return 0;
+	return rc;
 }
 
 static bool same_key(const item *x, const item *y)
@@ -607,62 +622,61 @@ static bool same_key(const item *x, const item *y)
 	       x->callee == y->callee;
 }
 
-/* The count a merged call is written with: the known counts' sum, or the
- * number of contexts when any is unknown; never 0. */
-static int merge_count(cgw *w, const item *run, size_t n, rec *r, plumb_error *err)
+/* The run that starts at writing-order index k: its costs summed into c
+ * (nprim slots; NULL: not summed) and, for a call, the count to write: the
+ * known counts' sum, or the number of contexts when any is unknown, never 0.
+ * Notes what the header must say. */
+static int take_run(cgw *w, size_t k, run *r, uint64_t *c, plumb_error *err)
 {
 	uint64_t sum = 0;
 	unsigned flags = 0;
-	for (size_t k = 0; k < n; k++) {
-		flags |= run[k].flags;
-		if (sum > UINT64_MAX - run[k].count)
+	r->first = at(w, k);
+	if (c)
+		memset(c, 0, w->nprim * sizeof *c);
+	for (r->end = k; r->end < w->nitems && same_key(r->first, at(w, r->end)); r->end++) {
+		const item *it = at(w, r->end);
+		for (size_t e = 0; c && it->cost && e < w->nprim; e++) {
+			if (c[e] > UINT64_MAX - it->cost[w->prim[e]])
+				return plumb_fail(err, PLUMB_ERR_OVERFLOW, "cost overflow");
+			c[e] += it->cost[w->prim[e]];
+		}
+		if (sum > UINT64_MAX - it->count)
 			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
-		sum += run[k].count;
+		sum += it->count;
+		flags |= it->flags;
 	}
-	w->notes |= flags;
-	if (flags & NOTE_CONTEXTS) {
-		r->count = n;
-	} else if (sum == 0) {
-		w->notes |= NOTE_ZERO;
-		r->count = n;
-	} else {
-		r->count = sum;
+	r->count = sum;
+	if ((flags & NOTE_CONTEXTS) || sum == 0) {
+		if (!(flags & NOTE_CONTEXTS) && r->first->kind == KIND_CALL)
+			flags |= NOTE_ZERO;
+		r->count = r->end - k;
 	}
+	if (r->first->kind == KIND_CALL)
+		w->notes |= flags;
 	return 0;
 }
 
-/* Sort the items, merge runs of one key, and sum totals per part and in all. */
-static int merge_items(cgw *w, plumb_error *err)
+/* Before the header: what it must note, and the totals of the parts and of
+ * the whole (the sum of the self costs: no merging needed). */
+static int scan_items(cgw *w, plumb_error *err)
 {
 	if (sort_items(w))
 		return plumb_fail_nomem(err);
-	w->recs = alloc_array(w->nitems, sizeof *w->recs);
-	w->costs = alloc_array(w->nitems, w->nprim * sizeof(uint64_t));
+	w->buf = alloc_array(w->nprim, sizeof(uint64_t));
 	w->total = alloc_array(w->nprim, sizeof(uint64_t));
 	w->part_total = alloc_array(w->nparts, w->nprim * sizeof(uint64_t));
-	if (!w->recs || !w->costs || !w->total || !w->part_total)
+	if (!w->buf || !w->total || !w->part_total)
 		return plumb_fail_nomem(err);
-	for (size_t i = 0, j; i < w->nitems; i = j) {
-		rec *r = &w->recs[w->nrecs];
-		uint64_t *c = w->costs + w->nrecs * w->nprim;
-		r->first = &w->items[i];
-		for (j = i; j < w->nitems && same_key(&w->items[i], &w->items[j]); j++) {
-			const uint64_t *src = w->items[j].cost;
-			for (size_t e = 0; src && e < w->nprim; e++) {
-				if (c[e] > UINT64_MAX - src[w->prim[e]])
-					return plumb_fail(err, PLUMB_ERR_OVERFLOW, "cost overflow");
-				c[e] += src[w->prim[e]];
-			}
-		}
-		if (r->first->kind == KIND_CALL) {
-			if (merge_count(w, r->first, j - i, r, err))
-				return -1;
-		} else if (r->first->part < w->nparts) {
-			if (plumb_costs_add(w->part_total + r->first->part * w->nprim, c, w->nprim, err) ||
-			    plumb_costs_add(w->total, c, w->nprim, err))
-				return -1;
-		}
-		w->nrecs++;
+	for (size_t k = 0; k < w->nitems;) {
+		run r;
+		bool self = at(w, k)->kind == KIND_SELF;
+		if (take_run(w, k, &r, self ? w->buf : NULL, err))
+			return -1;
+		if (self && r.first->part < w->nparts &&
+		    (plumb_costs_add(w->part_total + r.first->part * w->nprim, w->buf, w->nprim, err) ||
+		     plumb_costs_add(w->total, w->buf, w->nprim, err)))
+			return -1;
+		k = r.end;
 	}
 	return 0;
 }
@@ -731,12 +745,15 @@ static int prepare(cgw *w, plumb_error *err)
 	    (total += p->cg_self.n) > SIZE_MAX - p->arcs.n)
 		return plumb_fail_nomem(err);
 	total += p->arcs.n;
+	if (total > UINT32_MAX) /* the writing order holds 32-bit indexes */
+		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
+				  "%zu costs and calls: more than a Callgrind file can be written with", total);
 	w->items = alloc_array(total, sizeof *w->items);
 	if (!w->items)
 		return plumb_fail_nomem(err);
 	cct_items(w);
 	cg_items(w);
-	if (merge_items(w, err))
+	if (scan_items(w, err))
 		return -1;
 	return choose_summary(w) ? plumb_fail_nomem(err) : 0;
 }
@@ -970,7 +987,7 @@ static void put_self(cgw *w, const item *it, const uint64_t *c)
 	put_c(w, '\n');
 }
 
-static void put_call(cgw *w, const rec *r, const uint64_t *c)
+static void put_call(cgw *w, const run *r, const uint64_t *c)
 {
 	const item *it = r->first;
 	uint32_t callee = it->callee;
@@ -997,16 +1014,16 @@ static void put_call(cgw *w, const rec *r, const uint64_t *c)
 	put_c(w, '\n');
 }
 
-/* The file of a record's frame, as a name key. */
-static uint32_t rec_file_key(const cgw *w, const item *it, uint32_t fn)
+/* The file of an item's frame, as a name key. */
+static uint32_t item_file_key(const cgw *w, const item *it, uint32_t fn)
 {
 	return it->group ? file_key(w, w->file_by_rank[it->group - 1]) : fn_file_key(w, fn);
 }
 
-/* One function of a section: records [i, end) share its rank. */
-static void put_function(cgw *w, size_t i, size_t end)
+/* One function of a section: writing order [k, end) shares its rank. */
+static int put_function(cgw *w, size_t k, size_t end, plumb_error *err)
 {
-	uint32_t fn = w->by_rank[w->recs[i].first->rank];
+	uint32_t fn = w->by_rank[at(w, k)->rank];
 	if (w->objects && fn_module_key(w, fn) != w->cur_ob) {
 		w->cur_ob = fn_module_key(w, fn);
 		put_spec(w, "ob", NS_OBJECT, w->cur_ob);
@@ -1018,26 +1035,29 @@ static void put_function(cgw *w, size_t i, size_t end)
 	w->cur_file = w->cur_fl;
 	put_spec(w, "fn", NS_FUNCTION, fn);
 	forget_base(w);
-	for (; i < end; i++) {
-		const rec *r = &w->recs[i];
-		uint32_t file = rec_file_key(w, r->first, fn);
+	while (k < end) {
+		run r;
+		if (take_run(w, k, &r, w->buf, err))
+			return -1;
+		uint32_t file = item_file_key(w, r.first, fn);
 		if (file != w->cur_file) {
 			/* inlined code: fi= into its file, fe= back to the function's */
 			put_spec(w, file == w->cur_fl ? "fe" : "fi", NS_FILE, file);
 			w->cur_file = file;
 			forget_base(w);
 		}
-		const uint64_t *c = w->costs + i * w->nprim;
-		if (r->first->kind == KIND_SELF)
-			put_self(w, r->first, c);
+		if (r.first->kind == KIND_SELF)
+			put_self(w, r.first, w->buf);
 		else
-			put_call(w, r, c);
+			put_call(w, &r, w->buf);
+		k = r.end;
 	}
 	if (w->cur_file != w->cur_fl) {
 		put_spec(w, "fe", NS_FILE, w->cur_fl);
 		w->cur_file = w->cur_fl;
 	}
 	put_c(w, '\n');
+	return 0;
 }
 
 static int write_error(plumb_error *err)
@@ -1045,24 +1065,24 @@ static int write_error(plumb_error *err)
 	return plumb_fail(err, PLUMB_ERR_IO, "write error: %s", strerror(errno ? errno : EIO));
 }
 
-/* One section: the records [*i, ...) of part, then totals:. */
-static int put_section(cgw *w, size_t part, size_t *i, plumb_error *err)
+/* One section: writing order [*k, ...) holds its items; then totals:. */
+static int put_section(cgw *w, size_t part, size_t *k, plumb_error *err)
 {
 	w->stamp++;
-	for (int k = 0; k < NS_COUNT; k++)
-		w->ns[k].next = 0;
+	for (int i = 0; i < NS_COUNT; i++)
+		w->ns[i].next = 0;
 	w->cur_ob = w->cur_fl = w->cur_file = UINT32_MAX;
 	if (part == 0)
 		put_header(w);
 	else
 		put_section_header(w, part);
-	while (*i < w->nrecs && w->recs[*i].first->part == part) {
-		size_t end = *i + 1;
-		while (end < w->nrecs && w->recs[end].first->part == part &&
-		       w->recs[end].first->rank == w->recs[*i].first->rank)
+	while (*k < w->nitems && at(w, *k)->part == part) {
+		size_t end = *k + 1;
+		while (end < w->nitems && at(w, end)->part == part && at(w, end)->rank == at(w, *k)->rank)
 			end++;
-		put_function(w, *i, end);
-		*i = end;
+		if (put_function(w, *k, end, err))
+			return -1;
+		*k = end;
 		if (ferror(w->out))
 			return write_error(err);
 	}
@@ -1077,12 +1097,12 @@ int plumb_callgrind_write_stream(const plumb_profile *p, FILE *out, plumb_error 
 	cgw w = { .p = p, .out = out };
 	errno = 0;
 	int rc = prepare(&w, err);
-	size_t i = 0;
+	size_t k = 0;
 	for (size_t part = 0; rc == 0 && part < w.nparts; part++)
-		rc = put_section(&w, part, &i, err);
-	if (rc == 0 && i < w.nrecs)
+		rc = put_section(&w, part, &k, err);
+	if (rc == 0 && k < w.nitems)
 		rc = plumb_fail(err, PLUMB_ERR_FORMAT, "a cost names part %" PRIu32 ", which does not exist",
-				w.recs[i].first->part);
+				at(&w, k)->part);
 	if (rc == 0 && (fflush(out) != 0 || ferror(out)))
 		rc = write_error(err);
 	cgw_free(&w);
