@@ -382,7 +382,6 @@ static int cost_line(cg_reader *r, const char *s, const char *e)
 		return -1;
 	if (r->fn == PLUMB_NONE && (any || r->call_pending))
 		return cg_bad(r, "expected fn= before the first cost line");
-	r->jump_pending = false;
 	if (r->call_pending)
 		return add_call(r, line, pos_addr(r, pos));
 	return any ? add_self(r, line, pos_addr(r, pos)) : 0;
@@ -437,7 +436,6 @@ static int jump_line(cg_reader *r, bool cond, const char *s, const char *e)
 			      cg_quote(q, sizeof q, s, (size_t)(e - s)));
 	}
 	r->jumps++;
-	r->jump_pending = true;
 	return 0;
 }
 
@@ -642,7 +640,7 @@ void cg_reset_names(cg_reader *r)
 	r->cfn_slot = NULL;
 	r->cfn_fresh = false;
 	memset(r->last, 0, sizeof r->last);
-	r->call_pending = r->jump_pending = false;
+	r->call_pending = false;
 }
 
 /* key=value lines: names and associations. */

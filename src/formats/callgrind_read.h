@@ -73,7 +73,6 @@ typedef struct cg_reader {
 	uint64_t last[CG_MAX_POS];  /* the base for relative positions */
 	bool call_pending;
 	uint64_t call_count, call_lineno, call_target[CG_MAX_POS];
-	bool jump_pending;
 	uint64_t jumps;
 
 	/* self costs summed while the position repeats */
