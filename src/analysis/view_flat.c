@@ -88,10 +88,13 @@ static int fill_row(plumb_table *t, const plumb_profile *p, const plumb_metrics 
 		int e = ve->ev[i];
 		plumb_cell_pct(&r->cells[c++], view_pct(excl[e], m->totals[e]));
 		if (e == ve->primary) {
-			/* A cycle's own cost is its members' again: not summed twice. */
-			if (!cycle)
+			/* A cycle's own cost is its members' again: not summed twice,
+			 * and no running sum on its row. */
+			if (!cycle) {
 				*cumul += view_pct(excl[e], m->totals[e]);
-			plumb_cell_pct(&r->cells[c++], *cumul > 100.0 ? 100.0 : *cumul);
+				plumb_cell_pct(&r->cells[c], *cumul > 100.0 ? 100.0 : *cumul);
+			}
+			c++;
 		}
 		plumb_cell_u64(&r->cells[c++], excl[e]);
 		plumb_cell_u64(&r->cells[c++], incl[e]);
