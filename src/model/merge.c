@@ -1,7 +1,24 @@
 /* Merging: several input files become one profile (their parts side by side). */
+#include <stdio.h>
 #include <string.h>
 
 #include "model/index.h"
+
+/* "Ir Dr Dw": the event names, cut with "..." when they do not fit. */
+static const char *event_list(const plumb_profile *p, char *buf, size_t cap)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < p->events.n; i++) {
+		const char *name = plumb_str(p, p->events.v[i].name);
+		if (len + strlen(name) + 5 >= cap) {
+			memcpy(buf + len, " ...", 5);
+			break;
+		}
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? " " : "", name);
+	}
+	return buf;
+}
 
 static int copy_events(plumb_profile *dst, const plumb_profile *src, plumb_error *err)
 {
@@ -23,11 +40,12 @@ static int check_events(const plumb_profile *dst, const plumb_profile *src, plum
 	for (size_t i = 0; same && i < src->events.n; i++)
 		same = strcmp(plumb_str(dst, dst->events.v[i].name),
 			      plumb_str(src, src->events.v[i].name)) == 0;
-	if (!same)
+	if (!same) {
+		char a[400], b[400];
 		return plumb_fail(err, PLUMB_ERR_USAGE,
-				  "cannot merge profiles with different events ('%s'... and '%s'...)",
-				  dst->events.n ? plumb_str(dst, dst->events.v[0].name) : "",
-				  src->events.n ? plumb_str(src, src->events.v[0].name) : "");
+				  "cannot merge profiles with different events ('%s' and '%s')",
+				  event_list(dst, a, sizeof a), event_list(src, b, sizeof b));
+	}
 	return 0;
 }
 

@@ -9,8 +9,8 @@ expect_err "an empty file" 1 "empty.txt: empty file" "$PLUMB" report empty.txt
 head -c 4096 /dev/urandom > random.bin
 printf '\x7fELF' | cat - random.bin > binary.bin
 expect_err "a file of no known format" 1 "binary.bin: unknown format" "$PLUMB" report binary.bin
-printf '# callgrind format\nevents: Ir\n' > cg.out
-expect_err "a file of a format not yet read" 1 "cg.out: unknown format" "$PLUMB" report cg.out
+printf 'gmon\001\000\000\000\000\000\000\000\000\000\000\000' > gmon.out
+expect_err "a file of a format not yet read (gmon.out)" 1 "gmon.out: unknown format" "$PLUMB" report gmon.out
 
 # Folded: the line and what was expected.
 printf 'main;a 1\nmain;b 2\nmain;c\n' > nocount.folded
