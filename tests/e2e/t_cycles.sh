@@ -134,3 +134,16 @@ assert "main" in names and any(n.endswith("[recursive]") for n in names), names[
 '
 	fi
 fi
+
+# Parts: the hand-written file has one; --part 1 is all of it, --part 2 an error.
+run "$PLUMB" report --view parts --format csv "$cg"
+py "parts view numbers the one part" '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+assert len(rows) == 1 and rows[0]["part"] == "1" and rows[0]["exclusive.Ir"] == "137", rows
+'
+run "$PLUMB" report --format csv --part 1 "$cg"; a=$out
+run "$PLUMB" report --format csv "$cg"
+same "--part 1 of a one-part file = everything" "$a" "$out"
+expect_err "--part beyond the parts is refused" 2 "no part 2" "$PLUMB" report --part 2 "$cg"
+expect_err "--part 0 is refused" 2 "--part expects a part number from 1" "$PLUMB" report --part 0 "$cg"
