@@ -255,11 +255,27 @@ static bool key_is_empty(const plumb_metrics *m, size_t k)
 	return m->calls[k] == 0 || m->calls[k] == PLUMB_COUNT_UNKNOWN;
 }
 
+/* Does a symspec list name cycle n itself ("<cycle 2>")? */
+static bool names_cycle(const plumb_symspec_list *l, size_t n)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "<cycle %zu>", n);
+	for (size_t i = 0; l && i < l->n; i++)
+		if (l->v[i].func && !l->v[i].file && !l->v[i].line && strcmp(l->v[i].func, buf) == 0)
+			return true;
+	return false;
+}
+
 /* A cycle row follows its members: listed when --select names one of
- * them, hidden when --hide names all of them. */
+ * them (or the cycle), hidden when --hide names all of them (or the cycle). */
 static bool cycle_listed(const plumb_profile *p, const plumb_metrics *m, const plumb_view_opts *o,
 			 const plumb_metric_cycle *c)
 {
+	size_t n = (size_t)(c - m->cycles) + 1;
+	if (names_cycle(o->hide, n))
+		return false;
+	if (names_cycle(o->select, n))
+		return true;
 	bool any_selected = !(o->select && o->select->n), all_hidden = o->hide && o->hide->n;
 	for (uint32_t i = 0; i < c->n; i++) {
 		const plumb_key *k = &m->keys[m->cycle_members[c->first + i]];

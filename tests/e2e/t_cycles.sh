@@ -147,3 +147,11 @@ run "$PLUMB" report --format csv "$cg"
 same "--part 1 of a one-part file = everything" "$a" "$out"
 expect_err "--part beyond the parts is refused" 2 "no part 2" "$PLUMB" report --part 2 "$cg"
 expect_err "--part 0 is refused" 2 "--part expects a part number from 1" "$PLUMB" report --part 0 "$cg"
+
+# A cycle named as a symspec: its own block in the butterfly.
+run "$PLUMB" report --butterfly '<cycle 1>' --format csv "$cg"
+py "--butterfly '<cycle 1>': main's call in, the cycle, its members" '
+import csv, sys
+rows = [(r["function"], r["attributed.Ir"]) for r in csv.DictReader(sys.stdin)]
+assert rows == [("main", "30"), ("<cycle 1>", "30"), ("A <cycle 1>", "12"), ("B <cycle 1>", "18")], rows
+'
