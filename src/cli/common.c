@@ -67,7 +67,11 @@ static char **siblings(const char *path, char *const *paths, int n, size_t *coun
 		bool given = false;
 		for (int j = 0; j < n; j++)
 			given |= strcmp(paths[j], g.gl_pathv[i]) == 0;
-		if (!given && (out[*count] = strdup(g.gl_pathv[i])))
+		plumb_format fmt;
+		plumb_error e;
+		if (given || plumb_detect_file(g.gl_pathv[i], &fmt, &e) || fmt != PLUMB_FMT_CALLGRIND)
+			continue; /* only Callgrind files stand in for an empty one */
+		if ((out[*count] = strdup(g.gl_pathv[i])))
 			(*count)++;
 	}
 	globfree(&g);
