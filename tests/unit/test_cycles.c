@@ -242,6 +242,37 @@ Test(cycles, mutual_recursion_every_number)
 	plumb_profile_free(p);
 }
 
+/* The research's s02 numbers (KCachegrind with cycle detection: <cycle 1>
+ * 30, A 10, B 20, total 37), on a file of our own of that shape:
+ * main (self 7) -> A1 (self 6) -> B1 (self 8) -> A2 (self 4), and B1 -> C
+ * (self 12). Self: A 10, B 8, C 12; total 37. Arcs: main -> A 30 (6 + 8 +
+ * 4 + 12), A -> B 24 (B1's subtree: 8 + 4 + 12), B -> A 4, B -> C 12.
+ * A = 10 + nothing leaving = 10; B = 8 + 12 = 20; <cycle 1> = 18 + 12 = 30;
+ * main = 7 + 30 = 37. Summing every call into A instead (callgrind_annotate)
+ * would give A 30 + 4 = 34 and B 24. */
+Test(cycles, kcachegrind_s02_shape)
+{
+	plumb_profile *p = cg_new();
+	self(p, "main", 7);
+	self(p, "A", 10);
+	self(p, "B", 8);
+	self(p, "C", 12);
+	call(p, "main", "A", 1, 30);
+	call(p, "A", "B", 1, 24);
+	call(p, "B", "A", 1, 4);
+	call(p, "B", "C", 1, 12);
+	plumb_metrics *m = metrics(p, PLUMB_LEVEL_FUNCTION, false);
+	cr_expect_eq(m->totals[0], 37);
+	cr_expect_eq(incl(p, m, "A"), 10);
+	cr_expect_eq(incl(p, m, "B"), 20);
+	cr_expect_eq(incl(p, m, "main"), 37);
+	cr_assert_eq(m->ncycles, 1);
+	cr_expect_eq(m->cycle_inclusive[0], 30);
+	cr_expect_eq(m->cycle_exclusive[0], 18);
+	plumb_metrics_free(m);
+	plumb_profile_free(p);
+}
+
 /* --cycles=no: no numbers, no cycle entries; inclusive costs unchanged. */
 Test(cycles, no_cycles_keeps_inclusive_safe)
 {
