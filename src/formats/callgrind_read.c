@@ -638,7 +638,7 @@ void cg_reset_names(cg_reader *r)
 	r->cob = r->cfi = CG_UNDEF;
 	r->cfn_name = CG_UNDEF;
 	r->cfn_slot = NULL;
-	r->cfn_fresh = false;
+	r->cfn_fresh = r->fl_seen = false;
 	memset(r->last, 0, sizeof r->last);
 	r->call_pending = false;
 }
@@ -681,8 +681,11 @@ static int spec_line(cg_reader *r, const char *key, size_t klen, const char *v, 
 		if (resolve_fname(r, k, &nr, &name, &slot))
 			return -1;
 		if (k[0] == 'f') {
-			r->file = r->fl; /* fn= returns to the function's file (KCachegrind) */
-			r->fn = bind_function(r, name, slot, r->ob, r->fl);
+			/* fn= returns to the function's file (KCachegrind); files that
+			 * never say fl= (lsprofcalltree) name it with fi= */
+			if (r->fl_seen)
+				r->file = r->fl;
+			r->fn = bind_function(r, name, slot, r->ob, r->file);
 			return r->fn == PLUMB_NONE ? -1 : 0;
 		}
 		if (k[0] == 'c') {
@@ -699,6 +702,7 @@ static int spec_line(cg_reader *r, const char *key, size_t klen, const char *v, 
 	switch (k[0] == 'c' ? k[1] : k[0] == 'j' ? 'j' : k[1]) {
 	case 'l': /* fl= */
 		r->fl = r->file = id;
+		r->fl_seen = true;
 		return 0;
 	case 'i': /* fi= */
 	case 'e': /* fe= */

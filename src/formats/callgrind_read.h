@@ -65,6 +65,7 @@ typedef struct cg_reader {
 	cg_fname *fns;
 	size_t nfns;
 	plumb_id ob, fl, file, fn;  /* current object, fl= file, current file, function */
+	bool fl_seen;               /* an fl= in this part */
 	plumb_id cob, cfi;          /* PLUMB_NONE or CG_UNDEF (not given) */
 	plumb_id cfn_name;          /* string id of the last cfn= (CG_UNDEF: none) */
 	cg_fname *cfn_slot;         /* its compressed slot, or NULL */

@@ -367,6 +367,19 @@ Test(callgrind_read, callee_file_and_object)
 	plumb_profile_free(p);
 }
 
+Test(callgrind_read, lsprofcalltree_style_without_fl)
+{
+	plumb_profile *p = load("lsprof.cg");
+	plumb_id foo = fn_in(p, "foo", "/p/foo.py");
+	cr_assert_eq(self_where(p, foo, -1, 12, NULL, 0), 50);
+	const plumb_arc *a = arc_of(p, "<method x>", foo);
+	cr_assert_eq(a->calls, 3);
+	cr_assert_eq(arc_incl(p, a, 0), 50);
+	cr_assert_eq(p->functions.n, 2, "foo once: called and costed");
+	cr_assert_eq(self_of(p, "<method x>", "~", 0), 10);
+	plumb_profile_free(p);
+}
+
 Test(callgrind_read, unknown_lines_warn_and_are_summarised)
 {
 	plumb_profile *p = load("unknown.cg");
