@@ -387,9 +387,13 @@ static int cost_line(cg_reader *r, const char *s, const char *e)
 	return any ? add_self(r, line, pos_addr(r, pos)) : 0;
 }
 
+static int bind_callee(cg_reader *r);
+
 /* calls=COUNT TARGET: the next cost line is the call site. */
 static int calls_line(cg_reader *r, const char *s, const char *e)
 {
+	if (r->cfn_fresh && bind_callee(r))
+		return -1;
 	if (r->callee == PLUMB_NONE)
 		return cg_bad(r, "expected cfn= before calls=");
 	num_status st = parse_u64(&s, e, &r->call_count);
@@ -612,14 +616,12 @@ static plumb_id bind_function(cg_reader *r, plumb_id name, cg_fname *slot, plumb
 	return fn;
 }
 
-/* The callee of the next call: cfn= with the cob=/cfi= given for this call,
- * else the caller's object and current file (KCachegrind's rule). A cfi= or
- * cob= after the cfn= of the same call (lsprofcalltree writes them so)
- * binds it again; after the call they wait for the next cfn=. */
+/* The callee of calls= after a cfn=: with the cob=/cfi= given for this call
+ * (before or after the cfn=: lsprofcalltree writes cfi= second), else the
+ * caller's object and current file (KCachegrind's rule). Later calls= with
+ * no new cfn= go to the same callee. */
 static int bind_callee(cg_reader *r)
 {
-	if (r->cfn_name == CG_UNDEF)
-		return 0;
 	plumb_id mod = r->cob != CG_UNDEF ? r->cob : r->ob;
 	plumb_id file = r->cfi != CG_UNDEF ? r->cfi : r->file;
 	r->callee = bind_function(r, r->cfn_name, r->cfn_slot, mod, file);
@@ -692,7 +694,7 @@ static int spec_line(cg_reader *r, const char *key, size_t klen, const char *v, 
 			r->cfn_name = name;
 			r->cfn_slot = slot;
 			r->cfn_fresh = true;
-			return bind_callee(r);
+			return 0;
 		}
 		return 0; /* jfn=: the jump's target, no costs */
 	}
@@ -713,10 +715,10 @@ static int spec_line(cg_reader *r, const char *key, size_t klen, const char *v, 
 		return 0;
 	case 'f': /* cfi=, cfl= */
 		r->cfi = id;
-		return r->cfn_fresh ? bind_callee(r) : 0;
+		return 0;
 	case 'o': /* cob= */
 		r->cob = id;
-		return r->cfn_fresh ? bind_callee(r) : 0;
+		return 0;
 	default: /* jfi= */
 		return 0;
 	}
