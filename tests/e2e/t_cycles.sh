@@ -155,3 +155,30 @@ import csv, sys
 rows = [(r["function"], r["attributed.Ir"]) for r in csv.DictReader(sys.stdin)]
 assert rows == [("main", "30"), ("<cycle 1>", "30"), ("A <cycle 1>", "12"), ("B <cycle 1>", "18")], rows
 '
+
+# Every event, derived ones included, in every view of a call graph.
+der="$DATA/cycles/derived.callgrind"
+for v in flat callers callees butterfly tree bottom-up lines files modules parts; do
+	run "$PLUMB" report --view $v --format csv --threshold 0 "$der"
+	py "derived event: view $v has columns for Ir, Dr and Sum" '
+import csv, sys
+head = next(csv.reader(sys.stdin))
+for e in ("Ir", "Dr", "Sum"):
+    assert any(h.endswith("." + e) and not h.startswith("percent") for h in head), (e, head)
+'
+done
+run "$PLUMB" report --format csv "$der"
+py "derived event: inclusive Sum of a self-recursive function counted once" '
+import csv, sys
+f = {r["function"]: r for r in csv.DictReader(sys.stdin)}["f"]
+assert (f["inclusive.Ir"], f["inclusive.Dr"], f["inclusive.Sum"], f["exclusive.Sum"]) == ("18", "4", "26", "14"), f
+'
+if command -v valgrind > /dev/null 2>&1 && [ -x rec ]; then
+	valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file=cs.out ./rec > /dev/null 2>&1
+	n=$(awk '/^events:/ { print NF - 1; exit }' cs.out)
+	for v in flat tree bottom-up butterfly lines files modules parts; do
+		run "$PLUMB" report --view $v --format csv cs.out
+		got=$(printf '%s\n' "$out" | head -1 | tr ',' '\n' | grep -c '^exclusive\.')
+		same "callgrind --cache-sim: view $v shows all $n events" "$got" "$n"
+	done
+fi
