@@ -60,20 +60,17 @@ enum {
 /* Name namespaces; each has its own ids. */
 enum { NS_FILE, NS_OBJECT, NS_FUNCTION, NS_COUNT };
 
-/* One self cost or one call, keyed for sorting; runs of equal keys merge. */
+/* One self cost or one call; runs of equal (part, frame, kind, callee)
+ * merge. Small, as there is one per cost line or arc of the profile: the
+ * sort keys come from the frame. */
 typedef struct item {
-	uint32_t part;
-	uint32_t rank;        /* order of the frame's function */
-	uint32_t group;       /* 0: the function's own file; else 1 + the file's rank */
-	uint32_t line;
-	uint64_t addr;
-	uint32_t frame;
-	uint32_t kind;
-	uint32_t crank;       /* order of the callee (calls) */
-	uint32_t callee;      /* callee function (calls) */
-	uint64_t count;       /* known call count, 0 when unknown */
-	uint32_t flags;       /* NOTE_* that apply to this call */
 	const uint64_t *cost; /* one slot per event, or NULL for zero */
+	uint64_t count;       /* known call count, 0 when unknown */
+	uint32_t part;
+	uint32_t frame;       /* where the cost is, or the call site */
+	uint32_t callee;      /* calls: the function called */
+	uint8_t kind;
+	uint8_t flags;        /* NOTE_* that apply to this call */
 } item;
 
 /* A run of items with one key (in writing order): one cost line or call. */
@@ -96,9 +93,8 @@ typedef struct cgw {
 	uint32_t *prim;       /* primary event indexes */
 	uint32_t nfn;         /* functions + 1 (a pseudo function for frames without one) */
 	uint32_t *rank;       /* function -> order */
-	uint32_t *by_rank;    /* order -> function */
 	uint32_t *file_rank;  /* file -> order */
-	uint32_t *file_by_rank; /* order -> file */
+	uint32_t *frame_pos;  /* frame -> order of positions (function, file, address, line) */
 	uint64_t *tgt_addr;   /* function -> lowest address of its frames */
 	uint32_t *tgt_line;   /* function -> its first line */
 	uint64_t *cct_incl;   /* CCT node -> inclusive cost of its subtree */
@@ -124,9 +120,8 @@ static void cgw_free(cgw *w)
 {
 	free(w->prim);
 	free(w->rank);
-	free(w->by_rank);
 	free(w->file_rank);
-	free(w->file_by_rank);
+	free(w->frame_pos);
 	free(w->tgt_addr);
 	free(w->tgt_line);
 	free(w->cct_incl);
@@ -357,8 +352,7 @@ static int rank_functions(cgw *w)
 	const plumb_profile *p = w->p;
 	fn_sort *s = alloc_array(w->nfn, sizeof *s);
 	w->rank = alloc_array(w->nfn, sizeof *w->rank);
-	w->by_rank = alloc_array(w->nfn, sizeof *w->by_rank);
-	if (!s || !w->rank || !w->by_rank) {
+	if (!s || !w->rank) {
 		free(s);
 		return -1;
 	}
@@ -368,10 +362,8 @@ static int rank_functions(cgw *w)
 				  fn ? plumb_str(p, fn->name) : NULL, f };
 	}
 	qsort(s, w->nfn, sizeof *s, cmp_fn_sort);
-	for (uint32_t r = 0; r < w->nfn; r++) {
+	for (uint32_t r = 0; r < w->nfn; r++)
 		w->rank[s[r].fn] = r;
-		w->by_rank[r] = s[r].fn;
-	}
 	free(s);
 	return 0;
 }
@@ -394,18 +386,15 @@ static int rank_files(cgw *w)
 	size_t n = w->p->files.n;
 	file_sort *s = alloc_array(n, sizeof *s);
 	w->file_rank = alloc_array(n, sizeof *w->file_rank);
-	w->file_by_rank = alloc_array(n, sizeof *w->file_by_rank);
-	if (!s || !w->file_rank || !w->file_by_rank) {
+	if (!s || !w->file_rank) {
 		free(s);
 		return -1;
 	}
 	for (uint32_t f = 0; f < n; f++)
 		s[f] = (file_sort){ known(w, file_key(w, f)), f };
 	qsort(s, n, sizeof *s, cmp_file_sort);
-	for (uint32_t r = 0; r < n; r++) {
+	for (uint32_t r = 0; r < n; r++)
 		w->file_rank[s[r].file] = r;
-		w->file_by_rank[r] = s[r].file;
-	}
 	free(s);
 	return 0;
 }
@@ -485,14 +474,10 @@ static uint32_t frame_group(const cgw *w, plumb_id frame, uint32_t fn)
 	return w->file_rank[file] + 1;
 }
 
-static item *item_at(cgw *w, plumb_id part, plumb_id frame, uint32_t kind, const uint64_t *cost)
+static item *item_at(cgw *w, plumb_id part, plumb_id frame, uint8_t kind, const uint64_t *cost)
 {
-	const plumb_frame *fr = &w->p->frames.v[frame];
-	uint32_t fn = frame_fn(w, frame);
 	item *it = &w->items[w->nitems++];
-	*it = (item){ .part = part, .rank = w->rank[fn], .group = frame_group(w, frame, fn),
-		      .line = fr->line, .addr = fr->address, .frame = frame, .kind = kind,
-		      .cost = cost };
+	*it = (item){ .cost = cost, .part = part, .frame = frame, .kind = kind };
 	return it;
 }
 
@@ -503,12 +488,11 @@ static void call_at(cgw *w, plumb_id part, plumb_id caller, uint32_t callee, uin
 		callee = w->nfn - 1;
 	item *it = item_at(w, part, caller, KIND_CALL, cost);
 	it->callee = callee;
-	it->crank = w->rank[callee];
 	if (count == PLUMB_COUNT_UNKNOWN)
 		flags |= NOTE_CONTEXTS;
 	else
 		it->count = count;
-	it->flags = flags;
+	it->flags = (uint8_t)flags;
 }
 
 static void cct_items(cgw *w)
@@ -548,40 +532,77 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
-/* Within one function of one part: by file, position, frame, self before
- * calls, callee. */
-static int cmp_in_function(const void *a, const void *b, void *ctx)
+typedef struct frame_order {
+	const cgw *w;
+	const uint32_t *group;
+} frame_order;
+
+/* Frames by function, then file (the function's own first), address, line. */
+static int cmp_frames(const void *a, const void *b, void *ctx)
 {
-	const item *items = ctx;
-	const item *x = &items[*(const uint32_t *)a], *y = &items[*(const uint32_t *)b];
+	const frame_order *o = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const plumb_frame *fx = &o->w->p->frames.v[x], *fy = &o->w->p->frames.v[y];
 	int c;
-	if ((c = cmp_u64(x->group, y->group)) || (c = cmp_u64(x->addr, y->addr)) ||
-	    (c = cmp_u64(x->line, y->line)) || (c = cmp_u64(x->frame, y->frame)) ||
-	    (c = cmp_u64(x->kind, y->kind)) || (c = cmp_u64(x->crank, y->crank)))
+	if ((c = cmp_u64(o->w->rank[frame_fn(o->w, x)], o->w->rank[frame_fn(o->w, y)])) ||
+	    (c = cmp_u64(o->group[x], o->group[y])) || (c = cmp_u64(fx->address, fy->address)) ||
+	    (c = cmp_u64(fx->line, fy->line)))
 		return c;
-	return 0;
+	return cmp_u64(x, y);
 }
 
-static uint32_t sort_key(const item *it, bool by_part)
+/* Every frame's place in the writing order, sorted once: items then sort
+ * by their frame's place alone. */
+static int rank_frames(cgw *w)
 {
-	return by_part ? it->part : it->rank;
+	size_t n = w->p->frames.n;
+	uint32_t *group = alloc_array(n, sizeof *group), *ids = alloc_array(n, sizeof *ids);
+	w->frame_pos = alloc_array(n, sizeof *w->frame_pos);
+	int rc = group && ids && w->frame_pos ? 0 : -1;
+	for (uint32_t f = 0; rc == 0 && f < n; f++) {
+		group[f] = frame_group(w, f, frame_fn(w, f));
+		ids[f] = f;
+	}
+	if (rc == 0) {
+		frame_order o = { w, group };
+		qsort_r(ids, n, sizeof *ids, cmp_frames, &o);
+		for (uint32_t r = 0; r < n; r++)
+			w->frame_pos[ids[r]] = r;
+	}
+	free(group);
+	free(ids);
+	return rc;
+}
+
+/* At one frame: self cost before calls, calls by callee. */
+static int cmp_at_frame(const void *a, const void *b, void *ctx)
+{
+	const cgw *w = ctx;
+	const item *x = &w->items[*(const uint32_t *)a], *y = &w->items[*(const uint32_t *)b];
+	int c = cmp_u64(x->kind, y->kind);
+	return c ? c : cmp_u64(w->rank[x->callee], w->rank[y->callee]);
+}
+
+static uint32_t sort_key(const cgw *w, const item *it, bool by_part)
+{
+	return by_part ? it->part : w->frame_pos[it->frame];
 }
 
 /* Stable counting sort of item indexes (src, or 0..n-1 when NULL) into dst
- * by the items' part or rank, which is below nkeys. */
-static int counting_sort(const item *items, const uint32_t *src, uint32_t *dst, size_t n,
-			 size_t nkeys, bool by_part)
+ * by the items' part or frame place, which is below nkeys. */
+static int counting_sort(const cgw *w, const uint32_t *src, uint32_t *dst, size_t nkeys,
+			 bool by_part)
 {
 	size_t *start = alloc_array(nkeys + 1, sizeof *start);
 	if (!start)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		start[sort_key(&items[src ? src[i] : i], by_part) + 1]++;
+	for (size_t i = 0; i < w->nitems; i++)
+		start[sort_key(w, &w->items[src ? src[i] : i], by_part) + 1]++;
 	for (size_t k = 0; k < nkeys; k++)
 		start[k + 1] += start[k];
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < w->nitems; i++) {
 		uint32_t x = src ? src[i] : (uint32_t)i;
-		dst[start[sort_key(&items[x], by_part)]++] = x;
+		dst[start[sort_key(w, &w->items[x], by_part)]++] = x;
 	}
 	free(start);
 	return 0;
@@ -593,8 +614,8 @@ static const item *at(const cgw *w, size_t k)
 	return &w->items[w->order[k]];
 }
 
-/* The writing order: by part, then function (two linear passes over the
- * indexes), then within each function (short runs) by position. */
+/* The writing order: by part, then frame place (two linear passes over the
+ * indexes), then the few items at one frame by kind and callee. */
 static int sort_items(cgw *w)
 {
 	uint32_t *tmp = alloc_array(w->nitems, sizeof *tmp);
@@ -603,15 +624,15 @@ static int sort_items(cgw *w)
 	for (size_t i = 0; i < w->nitems; i++)
 		if (w->items[i].part >= nparts)
 			nparts = (size_t)w->items[i].part + 1; /* reported when writing */
-	int rc = !tmp || !w->order ||
-		 counting_sort(w->items, NULL, tmp, w->nitems, w->nfn, false) ||
-		 counting_sort(w->items, tmp, w->order, w->nitems, nparts, true) ? -1 : 0;
+	int rc = !tmp || !w->order || counting_sort(w, NULL, tmp, w->p->frames.n, false) ||
+		 counting_sort(w, tmp, w->order, nparts, true) ? -1 : 0;
 	free(tmp);
 	for (size_t i = 0, j; rc == 0 && i < w->nitems; i = j) {
 		for (j = i + 1; j < w->nitems && at(w, j)->part == at(w, i)->part &&
-				at(w, j)->rank == at(w, i)->rank; j++)
+				at(w, j)->frame == at(w, i)->frame; j++)
 			;
-		qsort_r(w->order + i, j - i, sizeof *w->order, cmp_in_function, w->items);
+		if (j - i > 1)
+			qsort_r(w->order + i, j - i, sizeof *w->order, cmp_at_frame, w);
 	}
 	return rc;
 }
@@ -735,7 +756,7 @@ static int prepare(cgw *w, plumb_error *err)
 	if (prepare_events(w, err))
 		return -1;
 	w->nfn = (uint32_t)p->functions.n + 1;
-	if (names_init(w) || rank_functions(w) || rank_files(w) || call_targets(w))
+	if (names_init(w) || rank_functions(w) || rank_files(w) || rank_frames(w) || call_targets(w))
 		return plumb_fail_nomem(err);
 	if (cct_inclusive(w, err))
 		return -1;
@@ -978,11 +999,12 @@ static void put_site(cgw *w, uint64_t v, uint64_t *base, bool hex)
 
 static void put_self(cgw *w, const item *it, const uint64_t *c)
 {
+	const plumb_frame *fr = &w->p->frames.v[it->frame];
 	if (w->instr) {
-		put_rel(w, it->addr, &w->base_addr, true);
+		put_rel(w, fr->address, &w->base_addr, true);
 		put_c(w, ' ');
 	}
-	put_rel(w, it->line, &w->base_line, false);
+	put_rel(w, fr->line, &w->base_line, false);
 	put_costs(w, c, false);
 	put_c(w, '\n');
 }
@@ -1005,11 +1027,12 @@ static void put_call(cgw *w, const run *r, const uint64_t *c)
 	}
 	put_u64(w, w->tgt_line[callee]);
 	put_c(w, '\n');
+	const plumb_frame *fr = &w->p->frames.v[it->frame];
 	if (w->instr) {
-		put_site(w, it->addr, &w->base_addr, true);
+		put_site(w, fr->address, &w->base_addr, true);
 		put_c(w, ' ');
 	}
-	put_site(w, it->line, &w->base_line, false);
+	put_site(w, fr->line, &w->base_line, false);
 	put_costs(w, c, false);
 	put_c(w, '\n');
 }
@@ -1017,13 +1040,14 @@ static void put_call(cgw *w, const run *r, const uint64_t *c)
 /* The file of an item's frame, as a name key. */
 static uint32_t item_file_key(const cgw *w, const item *it, uint32_t fn)
 {
-	return it->group ? file_key(w, w->file_by_rank[it->group - 1]) : fn_file_key(w, fn);
+	plumb_id file = w->p->frames.v[it->frame].file;
+	return file == PLUMB_NONE ? fn_file_key(w, fn) : file_key(w, file);
 }
 
 /* One function of a section: writing order [k, end) shares its rank. */
 static int put_function(cgw *w, size_t k, size_t end, plumb_error *err)
 {
-	uint32_t fn = w->by_rank[at(w, k)->rank];
+	uint32_t fn = frame_fn(w, at(w, k)->frame);
 	if (w->objects && fn_module_key(w, fn) != w->cur_ob) {
 		w->cur_ob = fn_module_key(w, fn);
 		put_spec(w, "ob", NS_OBJECT, w->cur_ob);
@@ -1078,7 +1102,8 @@ static int put_section(cgw *w, size_t part, size_t *k, plumb_error *err)
 		put_section_header(w, part);
 	while (*k < w->nitems && at(w, *k)->part == part) {
 		size_t end = *k + 1;
-		while (end < w->nitems && at(w, end)->part == part && at(w, end)->rank == at(w, *k)->rank)
+		uint32_t fn = frame_fn(w, at(w, *k)->frame);
+		while (end < w->nitems && at(w, end)->part == part && frame_fn(w, at(w, end)->frame) == fn)
 			end++;
 		if (put_function(w, *k, end, err))
 			return -1;
