@@ -667,13 +667,13 @@ static int take_run(cgw *w, size_t k, run *r, uint64_t *c, plumb_error *err)
 		flags |= it->flags;
 	}
 	r->count = sum;
-	if ((flags & NOTE_CONTEXTS) || sum == 0) {
-		if (!(flags & NOTE_CONTEXTS) && r->first->kind == KIND_CALL)
-			flags |= NOTE_ZERO;
+	if (r->first->kind != KIND_CALL)
+		return 0;
+	if (!(flags & NOTE_CONTEXTS) && sum == 0)
+		flags |= NOTE_ZERO;
+	if (flags & (NOTE_CONTEXTS | NOTE_ZERO))
 		r->count = r->end - k;
-	}
-	if (r->first->kind == KIND_CALL)
-		w->notes |= flags;
+	w->notes |= flags;
 	return 0;
 }
 
@@ -702,12 +702,6 @@ static int scan_items(cgw *w, plumb_error *err)
 	return 0;
 }
 
-/* Callgrind's summary: counts all the run's cost, which can be a little more
- * than the costs it dumped (the exit system call), and callgrind_annotate
- * shows it as the total. A profile of one part read from a Callgrind file
- * keeps it, when it is decimal numbers, one per primary event or fewer, and
- * none below the costs written (else it belongs to other costs); any other
- * profile's summary is the sum of its costs. */
 /* Parse at most n decimal numbers (missing ones are 0); false on anything
  * else or on overflow. */
 static bool parse_numbers(const char *s, uint64_t *v, size_t n)
@@ -731,6 +725,12 @@ static bool parse_numbers(const char *s, uint64_t *v, size_t n)
 	}
 }
 
+/* Callgrind's summary: counts all the run's cost, which can be a little more
+ * than the costs it dumped (the exit system call), and callgrind_annotate
+ * shows it as the total. A profile of one part read from a Callgrind file
+ * keeps it, when it is decimal numbers, one per primary event or fewer, and
+ * none below the costs written (else it belongs to other costs); any other
+ * profile's summary is the sum of its costs. */
 static int choose_summary(cgw *w)
 {
 	w->summary = alloc_array(w->nprim, sizeof(uint64_t));
