@@ -223,6 +223,11 @@ else
 		cmp -s again.$v.callgrind again2.$v.callgrind && ok "$v: a fixed point" \
 			|| fail "$v: a fixed point" "$(diff again.$v.callgrind again2.$v.callgrind | head -5)"
 	done
+	# through the .plumb store: the same file
+	"$PLUMB" convert cg.instr -o instr.plumb
+	"$PLUMB" convert instr.plumb -o via-store.callgrind
+	cmp -s via-store.callgrind out.instr.callgrind && ok "instr: through a .plumb store, the same file" \
+		|| fail "instr: through a .plumb store, the same file" "$(diff via-store.callgrind out.instr.callgrind | head -5)"
 	# instr positions are kept: the copy of an instr file has addresses
 	same "instr: positions kept" "$(grep '^positions:' out.instr.callgrind)" "positions: instr line"
 	same "plain: positions kept" "$(grep '^positions:' out.plain.callgrind)" "positions: line"
