@@ -25,7 +25,7 @@ static const char convert_help[] =
 	"  plumb convert a.plumb b.plumb -o both.plumb\n"
 	"  plumb convert profile.plumb --to folded -o stacks.folded\n"
 	"  plumb convert profile.plumb -o callgrind.out.1   (open it in KCachegrind)\n"
-	"  plumb convert stacks.folded --to callgrind -o - | callgrind_annotate /dev/stdin\n";
+	"  plumb convert stacks.folded -t callgrind -o - | callgrind_annotate /dev/stdin\n";
 
 /* Callgrind files name the profiled command (cmd:). When no input recorded
  * one, the input files say where the profile came from: the writer falls
