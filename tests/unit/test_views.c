@@ -329,3 +329,35 @@ Test(views, report_json_has_cycle_fields)
 	free(buf);
 	plumb_profile_free(p);
 }
+
+/* A cycle that nothing calls (X <-> Y, no main): the tree starts at its
+ * member with the larger inclusive cost, Y (30 > 10), with the whole
+ * cycle's cost, 40; X below it by a recursive call (no cost), then Y again,
+ * cut. */
+Test(views, tree_of_a_cycle_entered_from_nowhere)
+{
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	cr_assert_geq(plumb_event_add(p, "Ir", NULL, NULL, &err), 0);
+	plumb_id part = plumb_part_default(p);
+	plumb_id x = plumb_frame_intern(p, plumb_function_intern(p, "X", NULL, PLUMB_NONE, PLUMB_NONE, 0),
+					PLUMB_NONE, 0, 0);
+	plumb_id y = plumb_frame_intern(p, plumb_function_intern(p, "Y", NULL, PLUMB_NONE, PLUMB_NONE, 0),
+					PLUMB_NONE, 0, 0);
+	uint64_t sx = 10, sy = 30, xy = 35, yx = 12;
+	cr_assert_eq(plumb_cg_add_self(p, part, x, &sx, &err), 0);
+	cr_assert_eq(plumb_cg_add_self(p, part, y, &sy, &err), 0);
+	cr_assert_geq(plumb_arc_add(p, part, x, p->frames.v[y].function, 1, &xy, &err), 0);
+	cr_assert_geq(plumb_arc_add(p, part, y, p->frames.v[x].function, 1, &yx, &err), 0);
+	plumb_table *t = view_of(p, PLUMB_VIEW_TREE, false);
+	cr_assert_eq(t->nrows, 3);
+	cr_expect_str_eq(cell_s(t, 0, "function"), "Y <cycle 1>");
+	cr_expect_eq(cell_u(t, 0, "inclusive.Ir"), 40);
+	cr_expect_eq(cell_u(t, 0, "exclusive.Ir"), 30);
+	cr_expect_str_eq(cell_s(t, 1, "function"), "X <cycle 1>");
+	cr_expect_eq(cell_u(t, 1, "inclusive.Ir"), -1);
+	cr_expect_str_eq(cell_s(t, 2, "function"), "Y <cycle 1> [recursive]");
+	cr_expect_eq(t->rows[2].depth, 2);
+	plumb_table_free(t);
+	plumb_profile_free(p);
+}
