@@ -833,6 +833,11 @@ static void put_event_lines(cgw *w)
 		}
 		put_c(w, '\n');
 	}
+}
+
+/* The cost columns. */
+static void put_events(cgw *w)
+{
 	put(w, "events:");
 	for (size_t e = 0; e < w->nprim; e++) {
 		put_c(w, ' ');
@@ -935,12 +940,15 @@ static void put_header(cgw *w)
 	put_notes(w);
 	put(w, w->instr ? "positions: instr line\n" : "positions: line\n");
 	put_event_lines(w);
+	put_events(w);
 	put(w, "summary:");
 	put_costs(w, w->summary, true);
 	put(w, "\n\n");
 }
 
-/* A later section: its own ids, positions and events, and no summary:. */
+/* A later section, as Callgrind writes one: its own ids, positions and
+ * events:, and no summary:. No event: lines: KCachegrind keeps them for the
+ * whole file and ignores them after the events: of the first section. */
 static void put_section_header(cgw *w, size_t part)
 {
 	int64_t pid = part_pid(w, part);
@@ -951,7 +959,7 @@ static void put_section_header(cgw *w, size_t part)
 	}
 	put_part_ids(w, part);
 	put(w, w->instr ? "positions: instr line\n" : "positions: line\n");
-	put_event_lines(w);
+	put_events(w);
 	put_c(w, '\n');
 }
 

@@ -1,10 +1,15 @@
 # The Callgrind writer, checked with callgrind_annotate (Valgrind's reader):
 # its PROGRAM TOTALS and per-function costs must be the numbers plumb reports.
+# KCachegrind is not installed here: cgcmp.py also reads the files by the
+# rules its loader follows (../shared/research/callgrind.md, section 1) and
+# checks that it would see the same.
 export PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 # callgrind_annotate's order of ties
 
-# cgcmp.py MODE ...: compares callgrind_annotate's tables with plumb's CSV.
+# cgcmp.py MODE ...: compares callgrind_annotate's tables, or KCachegrind's
+# reading, with plumb's CSV or with another Callgrind file.
 cat > cgcmp.py <<'EOF'
 import csv, re, subprocess, sys
+from collections import defaultdict
 
 def annotate(path, inclusive=False):
     """callgrind_annotate's events, PROGRAM TOTALS and function table."""
@@ -78,6 +83,207 @@ def compare(cg, plumb_csv, inclusive, tree_csv=None):
         errors.append("no function was compared")
     return errors
 
+HEADER = {"version", "creator", "pid", "cmd", "part", "thread", "desc", "positions",
+          "event", "events", "summary", "totals"}
+FILE_SPECS, OBJ_SPECS, FN_SPECS = {"fl", "fi", "fe", "cfi", "cfl"}, {"ob", "cob"}, {"fn", "cfn"}
+
+def kcachegrind(path):
+    """Read a Callgrind file by the rules KCachegrind's loader follows (research
+    notes, section 1): fn= goes back to the last fl= file; cfi= and cob= last
+    for one call; a function is its name, file and object, and a compressed
+    function id stands for the function it was defined with; '???' is no name.
+    Returns the events, self costs and calls per function, and every place where
+    KCachegrind and the writer's intent would part."""
+    problems, self_cost, calls = [], defaultdict(list), defaultdict(lambda: [0, []])
+    with open(path) as f:
+        lines = f.read().split("\n")
+    if lines[0] != "# callgrind format":
+        problems.append("line 1 is not '# callgrind format'")
+    events, npos, in_body = None, 1, False
+    tables = {"file": {}, "ob": {}, "fn": {}}
+    st = {}
+
+    def reset():
+        for t in tables.values():
+            t.clear()
+        st.update(ob="", fl="", file="", fn=None, cfi=None, cob=None, call=None, callee=None)
+
+    def add(dst, vals):
+        dst.extend([0] * (len(vals) - len(dst)))
+        for i, v in enumerate(vals):
+            dst[i] += v
+
+    reset()
+    for no, l in enumerate(lines, 1):
+        where = "%s:%d" % (path, no)
+        if not l or l.startswith("#"):
+            continue
+        if "\t" in l:
+            problems.append(where + ": a tab")
+        m = re.match(r"^([a-z]+):\s?(.*)$", l)
+        if m and m.group(1) in HEADER:
+            key, val = m.groups()
+            if key == "totals":
+                continue
+            if in_body:
+                reset()
+                in_body = False
+            if key == "events":
+                events = val.split(" ")
+            elif key == "event" and events is not None:
+                problems.append(where + ": event: after events: (KCachegrind ignores it)")
+            elif key == "summary" and events is None:
+                problems.append(where + ": summary: before events: (KCachegrind rejects the file)")
+            elif key == "positions":
+                npos = len(val.split(" "))
+            continue
+        if events is None:
+            problems.append(where + ": a body line before events:")
+            continue
+        in_body = True
+        m = re.match(r"^([a-z]+)=(.*)$", l)
+        if m and m.group(1) in FILE_SPECS | OBJ_SPECS | FN_SPECS:
+            spec, val = m.groups()
+            if val.startswith(" "):
+                problems.append(where + ": a space after '='")
+            c = re.match(r"^\((\d+)\)(?: (.*))?$", val)
+            ns = "file" if spec in FILE_SPECS else "ob" if spec in OBJ_SPECS else "fn"
+            name = c.group(2) if c else val
+            if name == "???":
+                name = ""
+            if ns != "fn":
+                if c and c.group(2) is None:
+                    if c.group(1) not in tables[ns]:
+                        problems.append(where + ": undefined id")
+                    name = tables[ns].get(c.group(1), "")
+                elif c:
+                    tables[ns][c.group(1)] = name
+                if spec == "ob":
+                    st["ob"], st["fn"] = name, None
+                elif spec == "fl":
+                    st["fl"] = st["file"] = name
+                elif spec in ("fi", "fe"):
+                    st["file"] = name
+                elif spec == "cob":
+                    st["cob"] = name
+                else:
+                    st["cfi"] = name
+                continue
+            if spec == "fn":
+                st["file"] = st["fl"]
+                want = (name, st["fl"], st["ob"])
+            else:
+                want = (name, st["cfi"] if st["cfi"] is not None else st["file"],
+                        st["cob"] if st["cob"] is not None else st["ob"])
+            if c and c.group(2) is None:
+                got = tables["fn"].get(c.group(1))
+                if got is None:
+                    problems.append(where + ": undefined function id")
+                elif got[1:] != want[1:]:
+                    problems.append(where + ": %s=(%s) is %s, but the file/object here say %s"
+                                    % (spec, c.group(1), got, want[1:]))
+                want = got or want
+            elif c:
+                tables["fn"][c.group(1)] = want
+            if spec == "fn":
+                st["fn"] = want
+            else:
+                st["callee"] = want
+            continue
+        if l.startswith("calls="):
+            n = int(l[6:].split(" ")[0])
+            if n == 0:
+                problems.append(where + ": calls=0")
+            st["call"] = n
+            continue
+        toks = l.split(" ")
+        if len(toks) < npos or not all(re.match(r"^(\d+|0x[0-9a-f]+|[+-]\d+|\*)$", t) for t in toks[:npos]):
+            problems.append(where + ": not a cost line: " + l)
+            continue
+        vals = [int(t) for t in toks[npos:]]
+        if len(vals) > len(events):
+            problems.append(where + ": more costs than events")
+        if st["fn"] is None:
+            problems.append(where + ": a cost line outside a function")
+        if st["call"] is not None:
+            arc = calls[(st["fn"], st["callee"])]
+            arc[0] += st["call"]
+            add(arc[1], vals)
+            st["call"] = st["cfi"] = st["cob"] = None
+        else:
+            add(self_cost[st["fn"]], vals)
+    return events, self_cost, calls, problems
+
+def inclusive_costs(self_cost, calls):
+    """KCachegrind's inclusive cost: the calls coming in (from other
+    functions); for a function nobody calls, its self cost and the calls
+    going out."""
+    into, out = defaultdict(list), defaultdict(list)
+    called = set()
+    for (a, b), (_, c) in calls.items():
+        if a == b:
+            continue
+        called.add(b)
+        for d, k in ((into, b), (out, a)):
+            d[k].extend([0] * (len(c) - len(d[k])))
+            for i, v in enumerate(c):
+                d[k][i] += v
+    res = {}
+    for fn in set(self_cost) | set(into) | set(out):
+        if fn in called:
+            res[fn] = into[fn]
+        else:
+            s = list(self_cost.get(fn, []))
+            o = out.get(fn, [])
+            s.extend([0] * (len(o) - len(s)))
+            res[fn] = [x + (o[i] if i < len(o) else 0) for i, x in enumerate(s)]
+    return res
+
+def kcg_key(row):
+    return (row["function"], row["file"], row["module"])
+
+def trimmed(v):
+    v = list(v)
+    while v and not v[-1]:
+        v.pop()
+    return v
+
+def kcg_compare(cg, plumb_csv, inclusive, tree_csv=None):
+    """KCachegrind's reading of cg against plumb's report: the total, and self
+    (or inclusive, where KCachegrind can know it) cost per function."""
+    events, self_cost, calls, errs = kcachegrind(cg)
+    costs = inclusive_costs(self_cost, calls) if inclusive else self_cost
+    rows = plumb_rows(plumb_csv)
+    ok = eligible(tree_csv) if tree_csv else (lambda r: True)
+    col = "inclusive." if inclusive else "exclusive."
+    total = [sum(v[i] for v in self_cost.values() if i < len(v)) for i in range(len(events))]
+    want_total = [sum(int(r["exclusive." + e]) for r in rows) for e in events]
+    if total != want_total:
+        errs.append("total %s, plumb %s" % (total, want_total))
+    for r in rows:
+        if ok(r):
+            got, want = trimmed(costs.get(kcg_key(r), [])), [int(r[col + e]) for e in events]
+            if got != trimmed(want):
+                errs.append("%s: KCachegrind %s, plumb %s" % (kcg_key(r), got, want))
+    return errs
+
+def kcg_same(a, b):
+    """Two files that KCachegrind reads as the same self costs and calls."""
+    ea, sa, ca, errs = kcachegrind(a)
+    eb, sb, cb, errs_b = kcachegrind(b)
+    errs += errs_b
+    if ea != eb:
+        errs.append("events %s and %s" % (ea, eb))
+    sa, sb = ({k: trimmed(v) for k, v in s.items() if any(v)} for s in (sa, sb))
+    diff = [k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k)]
+    if diff:
+        errs.append("self costs differ for %s" % diff[:5])
+    ca, cb = ({k: (n, trimmed(c)) for k, (n, c) in d.items()} for d in (ca, cb))
+    diff = [k for k in set(ca) | set(cb) if ca.get(k) != cb.get(k)]
+    if diff:
+        errs.append("calls differ for %s" % diff[:5])
+    return errs
+
 mode = sys.argv[1]
 if mode == "self":
     errs = compare(sys.argv[2], sys.argv[3], False)
@@ -88,6 +294,12 @@ elif mode == "total":  # PROGRAM TOTALS against the sum of plumb's self costs
     rows = plumb_rows(sys.argv[3])
     want = [sum(int(r["exclusive." + e]) for r in rows) for e in events]
     errs = [] if total == want else ["PROGRAM TOTALS %s, plumb %s" % (total, want)]
+elif mode == "kcg-self":   # KCachegrind's reading against plumb's report
+    errs = kcg_compare(sys.argv[2], sys.argv[3], False)
+elif mode == "kcg-incl":
+    errs = kcg_compare(sys.argv[2], sys.argv[3], True, sys.argv[4])
+elif mode == "kcg-same":   # two files KCachegrind reads the same
+    errs = kcg_same(sys.argv[2], sys.argv[3])
 elif mode == "same":   # two Callgrind files: equal totals and function tables
     # callgrind_annotate keys functions by file:name and labels the entry
     # with the object it met last: the order of functions decides which.
@@ -125,6 +337,12 @@ cg_check() {
 	run python3 cgcmp.py incl "$name.callgrind" "$name.csv" "$name.tree.csv"
 	[ "$rc" -eq 0 ] && ok "$name: callgrind_annotate --inclusive=yes = plumb" \
 		|| fail "$name: callgrind_annotate --inclusive=yes = plumb" "$out" "$err"
+	run python3 cgcmp.py kcg-self "$name.callgrind" "$name.csv"
+	[ "$rc" -eq 0 ] && ok "$name: KCachegrind's reading: self = plumb" \
+		|| fail "$name: KCachegrind's reading: self = plumb" "$out" "$err"
+	run python3 cgcmp.py kcg-incl "$name.callgrind" "$name.csv" "$name.tree.csv"
+	[ "$rc" -eq 0 ] && ok "$name: KCachegrind's reading: inclusive = plumb" \
+		|| fail "$name: KCachegrind's reading: inclusive = plumb" "$out" "$err"
 	# plumb reads the copy back with the same costs per function: self and
 	# inclusive (without recursion: a call graph loses the contexts that
 	# tell how much of a cycle's cost a member holds).
@@ -200,6 +418,9 @@ else
 				|| fail "$v: callgrind_annotate total = plumb" "$out" "$err"
 			same "$v: plumb report (but calls=0 counts)" "$(cut -d, -f1-4,6- out.$v.csv)" \
 				"$(cut -d, -f1-4,6- cg.$v.csv)"
+			run python3 cgcmp.py kcg-self out.$v.callgrind cg.$v.csv
+			[ "$rc" -eq 0 ] && ok "$v: KCachegrind's reading: self = plumb" \
+				|| fail "$v: KCachegrind's reading: self = plumb" "$out"
 		else
 			run python3 cgcmp.py same cg.$v out.$v.callgrind
 			[ "$rc" -eq 0 ] && ok "$v: callgrind_annotate reads the same (self, inclusive)" \
@@ -208,6 +429,12 @@ else
 			[ "$rc" -eq 0 ] && ok "$v: callgrind_annotate --tree=both reads the same" \
 				|| fail "$v: callgrind_annotate --tree=both reads the same" "$out"
 			same "$v: plumb report reads the same" "$(cat out.$v.csv)" "$(cat cg.$v.csv)"
+			run python3 cgcmp.py kcg-same cg.$v out.$v.callgrind
+			[ "$rc" -eq 0 ] && ok "$v: KCachegrind's reading: the same functions and calls" \
+				|| fail "$v: KCachegrind's reading: the same functions and calls" "$out"
+			run python3 cgcmp.py kcg-self out.$v.callgrind cg.$v.csv
+			[ "$rc" -eq 0 ] && ok "$v: KCachegrind's reading: self = plumb" \
+				|| fail "$v: KCachegrind's reading: self = plumb" "$out"
 			for view in callers tree lines; do
 				a=$("$PLUMB" report --view $view --format csv --threshold 0 cg.$v | sort)
 				b=$("$PLUMB" report --view $view --format csv --threshold 0 out.$v.callgrind | sort)
@@ -253,6 +480,9 @@ else
 	b=$("$PLUMB" report --format csv --threshold 0 --cycles=no thr.callgrind)
 	same "threads: plumb report reads the same" "$b" "$a"
 	printf '%s\n' "$b" > thr.csv
+	run python3 cgcmp.py kcg-self thr.callgrind thr.csv
+	[ "$rc" -eq 0 ] && ok "threads: KCachegrind's reading: self = plumb" \
+		|| fail "threads: KCachegrind's reading: self = plumb" "$out"
 	run python3 cgcmp.py total thr.callgrind thr.csv
 	[ "$rc" -eq 0 ] && ok "threads: callgrind_annotate total = plumb" \
 		|| fail "threads: callgrind_annotate total = plumb" "$out" "$err"
@@ -310,6 +540,9 @@ a=$("$PLUMB" report --view lines --format csv --threshold 0 hand.cg | sort)
 b=$("$PLUMB" report --view lines --format csv --threshold 0 hand.callgrind | sort)
 same "hand-written: plumb report --view lines reads the same" "$b" "$a"
 if command -v callgrind_annotate > /dev/null; then
+	run python3 cgcmp.py kcg-same hand.cg hand.callgrind
+	[ "$rc" -eq 0 ] && ok "hand-written: KCachegrind's reading: the same functions and calls" \
+		|| fail "hand-written: KCachegrind's reading: the same functions and calls" "$out"
 	run python3 cgcmp.py same hand.cg hand.callgrind
 	[ "$rc" -eq 0 ] && ok "hand-written: callgrind_annotate reads the same" \
 		|| fail "hand-written: callgrind_annotate reads the same" "$out" "$err"

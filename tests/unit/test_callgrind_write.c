@@ -567,7 +567,9 @@ Test(callgrind_write, cct_and_call_graph_together)
 
 Test(callgrind_write, one_section_per_part)
 {
-	plumb_profile *p = new_profile("samples");
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	cr_assert_eq(plumb_event_add(p, "samples", "Samples", NULL, &err), 0);
 	plumb_id t1 = plumb_part_add(p, PLUMB_PART_THREAD, "one", 100, 101);
 	plumb_id t2 = plumb_part_add(p, PLUMB_PART_THREAD, "two", 100, 102);
 	plumb_id fa = fn_in(p, "a", "x.c", NULL, 0), fb = fn_in(p, "b", "y.c", NULL, 0);
@@ -589,6 +591,9 @@ Test(callgrind_write, one_section_per_part)
 	cr_assert_gt(find_line(&l, 0, "totals: 9"), s2);
 	/* each section has its events and its own name ids, from 1 */
 	cr_assert_gt(find_line(&l, (size_t)s2, "events: samples"), s2);
+	/* event: lines once: KCachegrind ignores them after the first events: */
+	cr_assert_eq(count_prefix(&l, "event:"), 1, "%s", text);
+	cr_assert_lt(find_line(&l, 0, "event: samples : Samples"), s2);
 	cr_assert_gt(find_line(&l, (size_t)s2, "fl=(1) x.c"), s2, "%s", text);
 	cr_assert_gt(find_line(&l, (size_t)s2, "fn=(1) a"), s2, "%s", text);
 	lines_free(&l);
