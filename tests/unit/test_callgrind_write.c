@@ -836,3 +836,17 @@ Test(callgrind_write, part_numbers)
 	free(text);
 	plumb_profile_free(p);
 }
+
+/* Costs that would wrap when two shapes meet at one frame are an error. */
+Test(callgrind_write, overflow_is_an_error)
+{
+	plumb_profile *p = new_profile("Ir");
+	plumb_id part = plumb_part_default(p);
+	plumb_id f = frame_at(p, fn_in(p, "main", NULL, NULL, 0), NULL, 1, 0);
+	cg_self(p, part, f, UINT64_MAX);
+	stack(p, part, (plumb_id[]){ f }, 1, 1);
+	plumb_error err;
+	cr_assert_null(write_mem(p, &err));
+	cr_assert_eq(err.code, PLUMB_ERR_OVERFLOW, "%s", err.message);
+	plumb_profile_free(p);
+}
