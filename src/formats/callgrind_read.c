@@ -624,7 +624,8 @@ static int bind_callee(cg_reader *r)
 {
 	plumb_id mod = r->cob != CG_UNDEF ? r->cob : r->ob;
 	plumb_id file = r->cfi != CG_UNDEF ? r->cfi : r->file;
-	r->callee = bind_function(r, r->cfn_name, r->cfn_slot, mod, file);
+	cg_fname *slot = r->cfn_slot == CG_UNDEF ? NULL : &r->fns[r->cfn_slot];
+	r->callee = bind_function(r, r->cfn_name, slot, mod, file);
 	return r->callee == PLUMB_NONE ? -1 : 0;
 }
 
@@ -639,7 +640,7 @@ void cg_reset_names(cg_reader *r)
 	r->ob = r->fl = r->file = r->fn = r->callee = PLUMB_NONE;
 	r->cob = r->cfi = CG_UNDEF;
 	r->cfn_name = CG_UNDEF;
-	r->cfn_slot = NULL;
+	r->cfn_slot = CG_UNDEF;
 	r->cfn_fresh = r->fl_seen = false;
 	memset(r->last, 0, sizeof r->last);
 	r->call_pending = false;
@@ -692,7 +693,8 @@ static int spec_line(cg_reader *r, const char *key, size_t klen, const char *v, 
 		}
 		if (k[0] == 'c') {
 			r->cfn_name = name;
-			r->cfn_slot = slot;
+			/* an index: the table may grow before calls= */
+			r->cfn_slot = slot ? (uint32_t)(slot - r->fns) : CG_UNDEF;
 			r->cfn_fresh = true;
 			return 0;
 		}

@@ -68,7 +68,7 @@ typedef struct cg_reader {
 	bool fl_seen;               /* an fl= in this part */
 	plumb_id cob, cfi;          /* PLUMB_NONE or CG_UNDEF (not given) */
 	plumb_id cfn_name;          /* string id of the last cfn= (CG_UNDEF: none) */
-	cg_fname *cfn_slot;         /* its compressed slot, or NULL */
+	uint32_t cfn_slot;          /* its compressed id, or CG_UNDEF */
 	bool cfn_fresh;             /* a cfn= since the last call */
 	plumb_id callee;
 	uint64_t last[CG_MAX_POS];  /* the base for relative positions */

@@ -380,6 +380,16 @@ Test(callgrind_read, lsprofcalltree_style_without_fl)
 	plumb_profile_free(p);
 }
 
+Test(callgrind_read, name_table_grows_between_cfn_and_calls)
+{
+	plumb_profile *p = load("table_growth.cg");
+	const plumb_arc *a = arc_of(p, "other", fn_in(p, "g", "a.c"));
+	cr_assert_eq(a->calls, 1);
+	cr_assert_eq(arc_incl(p, a, 0), 9);
+	cr_assert_eq(self_of(p, "g", "a.c", 0), 9);
+	plumb_profile_free(p);
+}
+
 Test(callgrind_read, unknown_lines_warn_and_are_summarised)
 {
 	plumb_profile *p = load("unknown.cg");
