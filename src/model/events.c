@@ -46,7 +46,7 @@ static const char *skip_space(const char *s)
 	return s;
 }
 
-/* Parse "[+|-] [N *] name" terms. */
+/* Parse "[+|-] [N [*]] name" terms: Callgrind writes "2 Dr" as well as "2 * Dr". */
 static int parse_formula(const plumb_profile *p, const char *formula, plumb_event_term **out,
 			 size_t *nout, plumb_error *err)
 {
@@ -64,9 +64,8 @@ static int parse_formula(const plumb_profile *p, const char *formula, plumb_even
 				goto bad;
 			coef = (int64_t)v;
 			s = skip_space(end);
-			if (*s != '*')
-				goto bad;
-			s = skip_space(s + 1);
+			if (*s == '*')
+				s = skip_space(s + 1);
 		}
 		const char *name = s;
 		while (*s && !isspace((unsigned char)*s) && *s != '+' && *s != '-' && *s != '*')

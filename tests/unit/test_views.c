@@ -93,6 +93,24 @@ Test(views, derived_event_is_computed)
 	plumb_profile_free(p);
 }
 
+/* Callgrind's own form leaves out the '*': "2 Dr" is 2 * Dr; "2 +" is not a term. */
+Test(views, derived_event_without_star)
+{
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	plumb_event_add(p, "Ir", NULL, NULL, &err);
+	plumb_event_add(p, "Dr", NULL, NULL, &err);
+	int ev = plumb_event_add_derived(p, "Sum", NULL, "Ir + 2 Dr - 3*Ir", &err);
+	cr_assert_geq(ev, 0, "%s", err.message);
+	const plumb_event *e = &p->events.v[ev];
+	cr_assert_eq(e->nterms, 3);
+	cr_expect_eq(e->terms[1].coef, 2);
+	cr_expect_eq(e->terms[1].event, 1);
+	cr_expect_eq(e->terms[2].coef, -3);
+	cr_expect_eq(plumb_event_add_derived(p, "Bad", NULL, "Ir + 2 +", &err), -1);
+	plumb_profile_free(p);
+}
+
 /* ---- views of a call graph (Callgrind's shape) ------------------------------ */
 
 /* main -> A <-> B, A -> C, B -> C; the numbers are worked out in
