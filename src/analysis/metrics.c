@@ -1,31 +1,13 @@
 /* Exclusive, inclusive and attributed metrics (the rules are in analysis.h
  * and DESIGN.md). A level maps each frame to a key; the CCT is then walked
  * once per node that has self cost, from the leaf up, so that the first
- * time a key is met is its innermost occurrence on that stack. */
+ * time a key is met is its innermost occurrence on that stack. Call graphs
+ * (no stacks) are gathered in metrics_cg.c. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/index.h"
-#include "analysis/cycles.h"
-#include "analysis/view_internal.h"
-
-typedef struct builder {
-	const plumb_profile *p;
-	plumb_metrics *m;
-	size_t nev;
-	PLUMB_VEC(plumb_key) keys;
-	PLUMB_VEC(uint64_t) excl, incl, root;
-	PLUMB_VEC(uint64_t) calls;
-	PLUMB_VEC(uint8_t) calls_known;
-	PLUMB_VEC(plumb_metric_arc) arcs;
-	PLUMB_VEC(uint64_t) callee_attr, caller_attr;
-	PLUMB_VEC(uint64_t) cg_cost;  /* per arc: inclusive cost from call-graph arcs */
-	PLUMB_VEC(uint8_t) arc_cg;    /* per arc: a call-graph arc made it */
-	plumb_index key_ix, arc_ix;
-	uint32_t *frame_key;     /* frame -> key */
-	uint32_t *seen;          /* key -> stamp of the last stack that counted it */
-	uint32_t *node_arc;      /* CCT node -> the arc parent -> node (PLUMB_NONE at a root) */
-} builder;
+#include "analysis/metrics_internal.h"
 
 static bool key_eq(const void *ctx, uint32_t id, const void *key)
 {
@@ -39,9 +21,13 @@ static uint32_t key_hash(const plumb_key *k)
 						       k->module), k->line);
 }
 
-#define GROW(b, vec) plumb_costs_grow((vec), (b)->nev)
 
-static uint32_t key_intern(builder *b, const plumb_key *k)
+uint32_t metrics_key_find(builder *b, const plumb_key *k)
+{
+	return plumb_index_find(&b->key_ix, key_hash(k), key_eq, b, k);
+}
+
+uint32_t metrics_key_intern(builder *b, const plumb_key *k)
 {
 	uint32_t h = key_hash(k);
 	uint32_t id = plumb_index_find(&b->key_ix, h, key_eq, b, k);
@@ -95,7 +81,7 @@ static bool arc_eq(const void *ctx, uint32_t id, const void *key)
 }
 
 /* The arc caller -> callee, created with a zero count if absent. */
-static uint32_t arc_get(builder *b, uint32_t caller, uint32_t callee)
+uint32_t metrics_arc_get(builder *b, uint32_t caller, uint32_t callee)
 {
 	arc_key k = { caller, callee };
 	uint32_t h = (uint32_t)plumb_hash_mix(caller, callee);
@@ -111,7 +97,7 @@ static uint32_t arc_get(builder *b, uint32_t caller, uint32_t callee)
 	return id;
 }
 
-static int add(builder *b, uint64_t *vec, uint32_t idx, const uint64_t *m, plumb_error *err)
+int metrics_add(builder *b, uint64_t *vec, uint32_t idx, const uint64_t *m, plumb_error *err)
 {
 	return plumb_costs_add(vec + (size_t)idx * b->nev, m, b->nev, err);
 }
@@ -190,7 +176,7 @@ static int cct_edges(builder *b, const uint8_t *keep, plumb_error *err)
 		const plumb_cct_node *parent = &p->cct.v[c->parent];
 		if (parent->parent == PLUMB_NONE)
 			continue;
-		uint32_t a = arc_get(b, b->frame_key[parent->frame], k);
+		uint32_t a = metrics_arc_get(b, b->frame_key[parent->frame], k);
 		if (a == PLUMB_NONE)
 			return plumb_fail_nomem(err);
 		b->node_arc[i] = a;
@@ -212,7 +198,7 @@ static int cct_edges(builder *b, const uint8_t *keep, plumb_error *err)
 static int walk_stack(builder *b, plumb_id n, const uint64_t *m, uint32_t stamp, plumb_error *err)
 {
 	const plumb_profile *p = b->p;
-	if (add(b, b->excl.v, b->frame_key[p->cct.v[n].frame], m, err))
+	if (metrics_add(b, b->excl.v, b->frame_key[p->cct.v[n].frame], m, err))
 		return -1;
 	uint32_t below_arc = PLUMB_NONE; /* arc x -> f(i+1) */
 	for (plumb_id x = n; p->cct.v[x].parent != PLUMB_NONE; x = p->cct.v[x].parent) {
@@ -220,14 +206,14 @@ static int walk_stack(builder *b, plumb_id n, const uint64_t *m, uint32_t stamp,
 		uint32_t up_arc = b->node_arc[x];
 		if (b->seen[k] != stamp) {
 			b->seen[k] = stamp;
-			if (add(b, b->incl.v, k, m, err))
+			if (metrics_add(b, b->incl.v, k, m, err))
 				return -1;
-			if (below_arc != PLUMB_NONE && add(b, b->callee_attr.v, below_arc, m, err))
+			if (below_arc != PLUMB_NONE && metrics_add(b, b->callee_attr.v, below_arc, m, err))
 				return -1;
 			if (up_arc == PLUMB_NONE) {
-				if (add(b, b->root.v, k, m, err))
+				if (metrics_add(b, b->root.v, k, m, err))
 					return -1;
-			} else if (add(b, b->caller_attr.v, up_arc, m, err)) {
+			} else if (metrics_add(b, b->caller_attr.v, up_arc, m, err)) {
 				return -1;
 			}
 		}
@@ -265,338 +251,6 @@ static int from_cct(builder *b, const plumb_metrics_opts *o, plumb_error *err)
 	}
 	free(pass);
 	free(keep);
-	return rc;
-}
-
-/* A call graph (Callgrind, gmon.out): self costs per frame and arcs. Here
- * only the self costs and the arcs are gathered; inclusive cost needs the
- * recursion structure (scc_stage). A key's call count is the calls from
- * other keys: a recursive call (a self arc) is not a new entry into it. */
-static int from_call_graph(builder *b, const plumb_metrics_opts *o, plumb_error *err)
-{
-	const plumb_profile *p = b->p;
-	for (size_t i = 0; i < p->cg_self.n; i++) {
-		const plumb_cg_self *s = &p->cg_self.v[i];
-		if (o->part != PLUMB_NONE && s->part != o->part)
-			continue;
-		const uint64_t *m = p->cg_self_cost.v + i * b->nev;
-		uint32_t k = b->frame_key[s->frame];
-		if (add(b, b->excl.v, k, m, err) || add(b, b->incl.v, k, m, err) ||
-		    plumb_costs_add(b->m->totals, m, b->nev, err))
-			return -1;
-	}
-	for (size_t i = 0; i < p->arcs.n; i++) {
-		const plumb_arc *pa = &p->arcs.v[i];
-		if (o->part != PLUMB_NONE && pa->part != o->part)
-			continue;
-		uint32_t from = b->frame_key[pa->caller];
-		const plumb_function *callee = &p->functions.v[pa->callee];
-		plumb_key ck = { pa->callee, callee->file, callee->module, 0 }; /* as frame_to_key */
-		if (b->m->level != PLUMB_LEVEL_FUNCTION) {
-			/* The callee's entry frame stands for it at other levels. */
-			plumb_key fk = { PLUMB_NONE, PLUMB_NONE, PLUMB_NONE, 0 };
-			fk.file = b->m->level == PLUMB_LEVEL_MODULE ? PLUMB_NONE : callee->file;
-			fk.module = callee->module;
-			if (b->m->level == PLUMB_LEVEL_LINE) {
-				fk.function = pa->callee;
-				fk.line = callee->line;
-			}
-			ck = fk;
-		}
-		uint32_t to = key_intern(b, &ck);
-		uint32_t a = to == PLUMB_NONE ? PLUMB_NONE : arc_get(b, from, to);
-		if (a == PLUMB_NONE)
-			return plumb_fail_nomem(err);
-		b->arc_cg.v[a] = 1;
-		uint64_t *calls = &b->arcs.v[a].calls;
-		if (pa->calls == PLUMB_COUNT_UNKNOWN) {
-			*calls = PLUMB_COUNT_UNKNOWN;
-			if (from != to)
-				b->calls_known.v[to] = 0;
-		} else {
-			if ((*calls != PLUMB_COUNT_UNKNOWN && *calls > UINT64_MAX - 1 - pa->calls) ||
-			    b->calls.v[to] > UINT64_MAX - 1 - pa->calls)
-				return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
-			if (*calls != PLUMB_COUNT_UNKNOWN)
-				*calls += pa->calls;
-			if (from != to)
-				b->calls.v[to] += pa->calls;
-		}
-		if (!pa->has_inclusive) {
-			b->m->inclusive_estimated = true;
-			continue;
-		}
-		const uint64_t *m = p->arc_incl.v + i * b->nev;
-		if (add(b, b->callee_attr.v, a, m, err) || add(b, b->caller_attr.v, a, m, err) ||
-		    add(b, b->cg_cost.v, a, m, err))
-			return -1;
-	}
-	return 0;
-}
-
-/* ---- recursion: SCCs of the key graph ------------------------------------ */
-
-/* The vertex of a key in the graph whose SCCs decide recursion: the key
- * itself, except at the line level, where a line belongs to its function
- * (a call-graph arc goes from a call-site line to the callee's first line,
- * so the line graph alone has no edge back up through a function). */
-static uint32_t vertex_of(const builder *b, uint32_t k)
-{
-	return b->m->level == PLUMB_LEVEL_LINE ? b->keys.v[k].function : k;
-}
-
-/* comp[key]: the SCC of each key over the call-graph arcs; NULL on ENOMEM.
- * *ncomp receives the number of components. */
-static uint32_t *key_components(builder *b, long *ncomp)
-{
-	size_t nk = b->keys.n, na = b->arcs.n;
-	size_t nv = b->m->level == PLUMB_LEVEL_LINE ? b->p->functions.n : nk;
-	uint32_t *start = calloc(nv + 2, sizeof *start), *adj = malloc((na ? na : 1) * sizeof *adj);
-	uint32_t *vcomp = malloc((nv ? nv : 1) * sizeof *vcomp), *comp = malloc((nk ? nk : 1) * sizeof *comp);
-	uint32_t *comp_ok = NULL;
-	if (!start || !adj || !vcomp || !comp)
-		goto out;
-	/* Counting sort of the call-graph arcs by caller vertex. */
-	for (size_t a = 0; a < na; a++)
-		if (b->arc_cg.v[a])
-			start[vertex_of(b, b->arcs.v[a].caller) + 2]++;
-	for (size_t v = 0; v < nv; v++)
-		start[v + 2] += start[v + 1];
-	for (size_t a = 0; a < na; a++)
-		if (b->arc_cg.v[a])
-			adj[start[vertex_of(b, b->arcs.v[a].caller) + 1]++] =
-				vertex_of(b, b->arcs.v[a].callee);
-	if ((*ncomp = plumb_scc(nv, start, adj, vcomp)) < 0)
-		goto out;
-	for (size_t k = 0; k < nk; k++)
-		comp[k] = vcomp[vertex_of(b, (uint32_t)k)];
-	comp_ok = comp;
-	comp = NULL;
-out:
-	free(start);
-	free(adj);
-	free(vcomp);
-	free(comp);
-	return comp_ok;
-}
-
-typedef struct cycle_sort {
-	const uint64_t *incl;
-	const uint32_t *lowest;
-	size_t nev;
-} cycle_sort;
-
-/* Heaviest first (first event), then by lowest member key: deterministic. */
-static int cycle_cmp(const void *va, const void *vb, void *ctx)
-{
-	const cycle_sort *s = ctx;
-	uint32_t a = *(const uint32_t *)va, b = *(const uint32_t *)vb;
-	uint64_t x = s->nev ? s->incl[a * s->nev] : 0, y = s->nev ? s->incl[b * s->nev] : 0;
-	if (x != y)
-		return x < y ? 1 : -1;
-	return s->lowest[a] < s->lowest[b] ? -1 : s->lowest[a] > s->lowest[b];
-}
-
-/* Cycle costs, indexed by candidate (an SCC of 2+ keys): exclusive is the
- * members' sum, inclusive adds the arcs leaving the SCC, calls the arcs
- * entering it. */
-static int cycle_costs(builder *b, const uint32_t *comp, const uint32_t *cand, uint64_t *cexcl,
-		       uint64_t *cincl, uint64_t *ccalls, uint32_t *lowest, plumb_error *err)
-{
-	for (size_t k = 0; k < b->keys.n; k++) {
-		uint32_t c = cand[comp[k]];
-		if (c == PLUMB_NONE)
-			continue;
-		if (lowest[c] > k)
-			lowest[c] = (uint32_t)k;
-		if (plumb_costs_add(cexcl + (size_t)c * b->nev, b->excl.v + k * b->nev, b->nev, err) ||
-		    plumb_costs_add(cincl + (size_t)c * b->nev, b->excl.v + k * b->nev, b->nev, err))
-			return -1;
-	}
-	for (size_t a = 0; a < b->arcs.n; a++) {
-		const plumb_metric_arc *ma = &b->arcs.v[a];
-		uint32_t from = comp[ma->caller], to = comp[ma->callee];
-		if (!b->arc_cg.v[a] || from == to)
-			continue;
-		if (cand[from] != PLUMB_NONE &&
-		    plumb_costs_add(cincl + (size_t)cand[from] * b->nev, b->cg_cost.v + a * b->nev, b->nev, err))
-			return -1;
-		uint64_t *calls = cand[to] != PLUMB_NONE ? &ccalls[cand[to]] : NULL;
-		if (!calls || *calls == PLUMB_COUNT_UNKNOWN)
-			continue;
-		if (ma->calls == PLUMB_COUNT_UNKNOWN)
-			*calls = PLUMB_COUNT_UNKNOWN;
-		else if (*calls > UINT64_MAX - 1 - ma->calls)
-			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
-		else
-			*calls += ma->calls;
-	}
-	return 0;
-}
-
-/* Number the candidates by cycle_cmp and fill the metrics' cycle arrays. */
-static int number_cycles(builder *b, const uint32_t *comp, const uint32_t *cand, size_t nc,
-			 uint64_t *cexcl, uint64_t *cincl, const uint64_t *ccalls, const uint32_t *lowest)
-{
-	plumb_metrics *m = b->m;
-	size_t nev = b->nev, nk = b->keys.n;
-	uint32_t *order = malloc((nc ? nc : 1) * sizeof *order), *rank = malloc((nc ? nc : 1) * sizeof *rank);
-	m->cycles = calloc(nc ? nc : 1, sizeof *m->cycles);
-	m->cycle_members = malloc((nk ? nk : 1) * sizeof *m->cycle_members);
-	m->cycle_exclusive = malloc((nc ? nc : 1) * (nev ? nev : 1) * sizeof(uint64_t));
-	m->cycle_inclusive = malloc((nc ? nc : 1) * (nev ? nev : 1) * sizeof(uint64_t));
-	if (!order || !rank || !m->cycles || !m->cycle_members || !m->cycle_exclusive ||
-	    !m->cycle_inclusive) {
-		free(order);
-		free(rank);
-		return -1;
-	}
-	for (size_t i = 0; i < nc; i++)
-		order[i] = (uint32_t)i;
-	cycle_sort cs = { cincl, lowest, nev };
-	qsort_r(order, nc, sizeof *order, cycle_cmp, &cs);
-	for (size_t r = 0; r < nc; r++) {
-		uint32_t c = order[r];
-		rank[c] = (uint32_t)r;
-		memcpy(m->cycle_exclusive + r * nev, cexcl + (size_t)c * nev, nev * sizeof(uint64_t));
-		memcpy(m->cycle_inclusive + r * nev, cincl + (size_t)c * nev, nev * sizeof(uint64_t));
-		m->cycles[r].calls = ccalls[c];
-	}
-	for (size_t k = 0; k < nk; k++)
-		if (cand[comp[k]] != PLUMB_NONE)
-			m->cycles[rank[cand[comp[k]]]].n++;
-	uint32_t first = 0;
-	for (size_t r = 0; r < nc; r++) {
-		m->cycles[r].first = first;
-		first += m->cycles[r].n;
-		m->cycles[r].n = 0;
-	}
-	for (size_t k = 0; k < nk; k++) {
-		if (cand[comp[k]] == PLUMB_NONE)
-			continue;
-		uint32_t r = rank[cand[comp[k]]];
-		m->cycle_members[m->cycles[r].first + m->cycles[r].n++] = (uint32_t)k;
-		m->cycle[k] = r + 1;
-	}
-	m->ncycles = nc;
-	free(order);
-	free(rank);
-	return 0;
-}
-
-/* The SCCs of 2+ functions become cycles (function level only). */
-static int find_cycles(builder *b, const uint32_t *comp, long ncomp, plumb_error *err)
-{
-	size_t nev = b->nev, nk = b->keys.n;
-	uint32_t *size = calloc((size_t)ncomp + 1, sizeof *size);
-	uint32_t *cand = malloc(((size_t)ncomp + 1) * sizeof *cand);
-	uint64_t *cexcl = NULL, *cincl = NULL, *ccalls = NULL;
-	uint32_t *lowest = NULL;
-	int rc = -1;
-	if (!size || !cand)
-		goto nomem;
-	for (size_t k = 0; k < nk; k++)
-		size[comp[k]]++;
-	size_t nc = 0;
-	for (long c = 0; c < ncomp; c++)
-		cand[c] = size[c] >= 2 ? (uint32_t)nc++ : PLUMB_NONE;
-	cexcl = calloc((nc ? nc : 1) * (nev ? nev : 1), sizeof *cexcl);
-	cincl = calloc((nc ? nc : 1) * (nev ? nev : 1), sizeof *cincl);
-	ccalls = calloc(nc ? nc : 1, sizeof *ccalls);
-	lowest = malloc((nc ? nc : 1) * sizeof *lowest);
-	if (!cexcl || !cincl || !ccalls || !lowest)
-		goto nomem;
-	memset(lowest, 0xff, (nc ? nc : 1) * sizeof *lowest);
-	if (cycle_costs(b, comp, cand, cexcl, cincl, ccalls, lowest, err))
-		goto out;
-	if (number_cycles(b, comp, cand, nc, cexcl, cincl, ccalls, lowest))
-		goto nomem;
-	rc = 0;
-	goto out;
-nomem:
-	plumb_fail_nomem(err);
-out:
-	free(size);
-	free(cand);
-	free(cexcl);
-	free(cincl);
-	free(ccalls);
-	free(lowest);
-	return rc;
-}
-
-static bool has_big_scc(const uint32_t *comp, size_t nk, long ncomp)
-{
-	uint8_t *seen = calloc((size_t)ncomp + 1, 1);
-	bool big = false;
-	for (size_t k = 0; seen && k < nk && !big; k++)
-		big = seen[comp[k]]++ != 0;
-	free(seen);
-	return big;
-}
-
-/* Files and modules in an SCC (a callback: main.c -> libc -> main.c) lose
- * every call between them; but a file or module is on the stack whenever
- * one of its functions is, so its inclusive cost is at least each of its
- * functions' (themselves never counted twice). Raise it to that bound. */
-static int raise_to_functions(builder *b, const plumb_metrics_opts *o, plumb_error *err)
-{
-	plumb_metrics_opts fo = *o;
-	fo.level = PLUMB_LEVEL_FUNCTION;
-	fo.no_cycles = true;
-	plumb_metrics *fm = NULL;
-	if (plumb_metrics_compute(b->p, &fo, &fm, err))
-		return -1;
-	for (size_t f = 0; f < fm->nkeys; f++) {
-		const plumb_key *fk = &fm->keys[f];
-		plumb_key k = { PLUMB_NONE, b->m->level == PLUMB_LEVEL_FILE ? fk->file : PLUMB_NONE,
-				fk->module, 0 };
-		uint32_t id = plumb_index_find(&b->key_ix, key_hash(&k), key_eq, b, &k);
-		if (id == PLUMB_NONE)
-			continue;
-		uint64_t *incl = b->incl.v + (size_t)id * b->nev;
-		const uint64_t *fi = plumb_metrics_incl(fm, f);
-		for (size_t e = 0; e < b->nev; e++)
-			if (fi[e] > incl[e])
-				incl[e] = fi[e];
-	}
-	plumb_metrics_free(fm);
-	return 0;
-}
-
-/* Inclusive cost from a call graph: a key's own cost plus the inclusive
- * costs of its call-graph arcs to keys outside its SCC. Arcs inside an SCC
- * are recursive calls whose cost is already in an outer call's: adding
- * them would count it twice (callgrind_annotate's 145 %). */
-static int scc_stage(builder *b, const plumb_metrics_opts *o, plumb_error *err)
-{
-	plumb_metrics *m = b->m;
-	size_t na = b->arcs.n, nk = b->keys.n;
-	m->arc_in_scc = calloc(na ? na : 1, 1);
-	m->cycle = calloc(nk ? nk : 1, sizeof *m->cycle);
-	if (!m->arc_in_scc || !m->cycle)
-		return plumb_fail_nomem(err);
-	if (b->p->cg_self.n == 0 && b->p->arcs.n == 0)
-		return 0;
-	long ncomp = 0;
-	uint32_t *comp = key_components(b, &ncomp);
-	if (!comp)
-		return plumb_fail_nomem(err);
-	int rc = 0;
-	for (size_t a = 0; a < na && rc == 0; a++) {
-		const plumb_metric_arc *ma = &b->arcs.v[a];
-		if (!b->arc_cg.v[a])
-			continue;
-		m->arc_in_scc[a] = comp[ma->caller] == comp[ma->callee];
-		if (!m->arc_in_scc[a])
-			rc = add(b, b->incl.v, ma->caller, b->cg_cost.v + a * b->nev, err);
-	}
-	if (rc == 0 && o->level == PLUMB_LEVEL_FUNCTION && !o->no_cycles)
-		rc = find_cycles(b, comp, ncomp, err);
-	if (rc == 0 && (o->level == PLUMB_LEVEL_FILE || o->level == PLUMB_LEVEL_MODULE) &&
-	    has_big_scc(comp, nk, ncomp))
-		rc = raise_to_functions(b, o, err);
-	free(comp);
 	return rc;
 }
 
@@ -685,12 +339,12 @@ int plumb_metrics_compute(const plumb_profile *p, const plumb_metrics_opts *o,
 		goto nomem;
 	for (size_t f = 0; f < p->frames.n; f++) {
 		plumb_key k = frame_to_key(p, o->level, (plumb_id)f);
-		if ((b.frame_key[f] = key_intern(&b, &k)) == PLUMB_NONE)
+		if ((b.frame_key[f] = metrics_key_intern(&b, &k)) == PLUMB_NONE)
 			goto nomem;
 	}
 	if (!(b.seen = calloc(b.keys.n ? b.keys.n : 1, sizeof *b.seen)))
 		goto nomem;
-	if (from_cct(&b, o, err) || from_call_graph(&b, o, err) || scc_stage(&b, o, err))
+	if (from_cct(&b, o, err) || metrics_from_call_graph(&b, o, err) || metrics_scc_stage(&b, o, err))
 		goto fail;
 	for (size_t k = 0; k < b.keys.n; k++)
 		if (!b.calls_known.v[k])
