@@ -302,6 +302,23 @@ Test(callgrind_read, parts_ids_restart_and_metadata)
 	plumb_profile_free(p);
 }
 
+Test(callgrind_read, thread_sections_are_thread_parts)
+{
+	plumb_profile *p = load("threads.cg");
+	cr_assert_eq(p->parts.n, 2);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(p->parts.v[i].kind, PLUMB_PART_THREAD);
+		cr_assert_eq(p->parts.v[i].pid, 77);
+		cr_assert_eq(p->parts.v[i].tid, i + 1);
+	}
+	cr_assert_eq(self_where(p, fn_in(p, "main", "t.c"), 0, 0, NULL, 0), 10);
+	cr_assert_eq(self_where(p, fn_in(p, "worker", "t.c"), 1, 0, NULL, 0), 4);
+	cr_assert_str_eq(plumb_meta_get(p, "callgrind.thread"), "1");
+	cr_assert_str_eq(plumb_meta_get(p, "cmd"), "./t");
+	cr_assert_eq(nwarnings, 0, "%s", warnings);
+	plumb_profile_free(p);
+}
+
 Test(callgrind_read, event_long_names_and_derived_events)
 {
 	plumb_profile *p = load("events.cg");
