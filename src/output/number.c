@@ -3,6 +3,8 @@
 #include "plumb/table.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +44,42 @@ const char *plumb_format_u64(uint64_t v, char *buf, size_t size)
 	return copy_out(&tmp[i], buf, size);
 }
 
+/* %.*f for the common case, without printf (a big table has millions of
+ * percentages). v * 10^d is split exactly into s + e (fma), so the digit
+ * rounds as printf rounds the exact binary value: to nearest, ties to even.
+ * Returns false when v is out of the exact range; printf then does it. */
+static bool fixed_fast(double v, int decimals, char *out, size_t cap)
+{
+	static const double pow10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
+	if (decimals > 6 || cap < 40)
+		return false;
+	bool neg = signbit(v);
+	double a = fabs(v), m = pow10[decimals];
+	double s = a * m;
+	if (!(s < 4503599627370496.0)) /* 2^52: floor and frac below are exact */
+		return false;
+	double e = fma(a, m, -s), f = floor(s), frac = s - f;
+	uint64_t n = (uint64_t)f;
+	if (frac > 0.5 || (frac == 0.5 && (e > 0 || (e == 0 && (n & 1)))))
+		n++;
+	char digits[32];
+	int len = 0;
+	do {
+		digits[len++] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n || len <= decimals);
+	size_t o = 0;
+	if (neg)
+		out[o++] = '-';
+	for (int i = len - 1; i >= 0; i--) {
+		out[o++] = digits[i];
+		if (i == decimals && decimals > 0)
+			out[o++] = '.';
+	}
+	out[o] = '\0';
+	return true;
+}
+
 const char *plumb_format_fixed(double v, int decimals, char *buf, size_t size)
 {
 	if (!isfinite(v))
@@ -50,6 +88,9 @@ const char *plumb_format_fixed(double v, int decimals, char *buf, size_t size)
 		decimals = 0;
 	if (decimals > 17)
 		decimals = 17;
+	char fast[64];
+	if (fixed_fast(v, decimals, fast, sizeof fast))
+		return copy_out(fast, buf, size);
 	char tmp[64];
 	/* %f of a huge value would be hundreds of digits; exponent form is
 	 * still a valid JSON number. */

@@ -86,6 +86,14 @@ static void sb_add_safe(strbuf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	while (*p) {
+		/* Printable ASCII, the usual case, is copied a run at a time. */
+		const unsigned char *run = p;
+		while (*p >= 0x20 && *p < 0x7F)
+			p++;
+		if (p > run) {
+			sb_add(b, (const char *)run, (size_t)(p - run));
+			continue;
+		}
 		size_t n = plumb_utf8_seq(p);
 		if (n == 0) {
 			sb_add(b, "\xEF\xBF\xBD", 3);
@@ -341,8 +349,11 @@ static void emit_line(writer *wr, FILE *out, const char *sgr)
 		l->p[--l->len] = '\0';
 	if (sgr && l->len > 0)
 		fprintf(out, "%s%s%s\n", sgr, sb_text(l), SGR_RESET);
-	else
-		fprintf(out, "%s\n", sb_text(l));
+	else {
+		const char *text = sb_text(l);
+		fwrite(text, 1, strlen(text), out);
+		putc('\n', out);
+	}
 }
 
 static void write_header(writer *wr, FILE *out)

@@ -180,6 +180,40 @@ Test(output, format_fixed)
 	cr_expect_str_eq(plumb_format_fixed(1e20, 1, buf, sizeof buf), "1.0e+20");
 }
 
+/* The printf-free path rounds exactly as printf does: halfway cases of the
+ * binary value go to even (0.25 -> 0.2), values just under a visible tie go
+ * down (0.15 is 0.1499...), and anything else is printf's own result. */
+Test(output, format_fixed_matches_printf)
+{
+	char buf[64], want[64];
+	cr_expect_str_eq(plumb_format_fixed(0.25, 1, buf, sizeof buf), "0.2");
+	cr_expect_str_eq(plumb_format_fixed(0.75, 1, buf, sizeof buf), "0.8");
+	cr_expect_str_eq(plumb_format_fixed(0.15, 1, buf, sizeof buf), "0.1");
+	cr_expect_str_eq(plumb_format_fixed(-0.01, 1, buf, sizeof buf), "-0.0");
+	uint64_t x = 0x9E3779B97F4A7C15u;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int d = (int)(x % 7);
+		double v;
+		switch (i % 4) {
+		case 0: /* a percentage */
+			v = (double)(x >> 11) / (double)(1ull << 53) * 100.0;
+			break;
+		case 1: /* a visible tie, k + 0.5 in the last place */
+			v = ((double)(x % 2000000) + 0.5) / pow(10, d);
+			break;
+		case 2: /* quarters and eighths: exact binary ties */
+			v = (double)(x % 100000) / 8.0;
+			break;
+		default: /* any magnitude, either sign */
+			v = ldexp((double)(x >> 11), (int)(x % 80) - 60) * ((x & 1) ? -1 : 1);
+			break;
+		}
+		snprintf(want, sizeof want, fabs(v) < 1e18 ? "%.*f" : "%.*e", d, v);
+		cr_assert_str_eq(plumb_format_fixed(v, d, buf, sizeof buf), want, "v=%a d=%d", v, d);
+	}
+}
+
 Test(output, text_opts_defaults)
 {
 	plumb_text_opts o = { .width = 7, .color = true, .header = false };
