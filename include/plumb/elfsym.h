@@ -1,0 +1,161 @@
+/* plumb: an executable's function symbols, as GNU gprof sees them, and its
+ * DWARF line table (libelf, libdw, libiberty's demangler).
+ *
+ * gprof's symbol table (binutils 2.40, docs/gmon.md):
+ *  - kept: defined symbols in a code section (.text, .init, .fini, .plt)
+ *    that are global ('T'), weak ('W', whatever their type: a weak data
+ *    symbol such as data_start counts as text) or local ('t'); local ones
+ *    are dropped when the name is empty or holds '$', or a '.' not
+ *    followed by digits, ".clone.<digits>" or ".constprop.<digits>" (so
+ *    "f.constprop.0" and "f.5" stay, "f.part.0", "f.isra.0" and "f.cold"
+ *    go), and with PLUMB_SYMTAB_NO_STATIC;
+ *    STT_SECTION and STT_FILE symbols never count; BFD's synthetic PLT
+ *    symbols ("puts@plt") are added as global text;
+ *  - addresses are st_value, which for a PIE (ET_DYN) are the same
+ *    load-relative addresses that glibc writes into gmon.out;
+ *  - sorted by address; of several symbols at one address (aliases) one is
+ *    kept: a function symbol before a non-function, a global before a
+ *    static, then a name without a leading '_' before one with it, then
+ *    one with a single leading '_' before one with two, else the first in
+ *    the symbol table; the others are listed as its aliases;
+ *  - each kept symbol covers [addr, end_addr] with end_addr = next kept
+ *    symbol's addr - 1 (the last one: the end of .text - 1); st_size is
+ *    not used, so a zero-sized symbol (an assembler label) owns the bytes
+ *    up to the next symbol, as in gprof;
+ *  - each symbol's file and line come from the DWARF line table at its
+ *    address (gprof's bfd_find_nearest_line); gprof prints the file of a
+ *    static symbol, so it is kept for every symbol and callers choose.
+ */
+#ifndef PLUMB_ELFSYM_H
+#define PLUMB_ELFSYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plumb/error.h"
+#include "plumb/gmon.h"
+
+typedef struct plumb_exe plumb_exe;
+
+typedef struct plumb_exe_info {
+	const char *path;
+	unsigned addr_size;   /* 4 (ELFCLASS32) or 8 (ELFCLASS64) */
+	bool big_endian;      /* ELFDATA2MSB */
+	uint16_t machine;     /* e_machine: EM_X86_64, EM_386, EM_AARCH64, ... */
+	uint16_t type;        /* e_type: ET_EXEC, ET_DYN, ... */
+	bool pie;             /* ET_DYN: addresses are relative to the load address */
+	uint64_t text_lo;     /* .text: [text_lo, text_hi); both 0 if there is none */
+	uint64_t text_hi;
+	bool has_symtab;      /* a .symtab (not only .dynsym) */
+	bool has_dwarf;       /* .debug_info and a line table */
+} plumb_exe_info;
+
+/* Open an ELF executable or shared object. Fails with PLUMB_ERR_IO
+ * (missing, unreadable) or PLUMB_ERR_FORMAT (not ELF) naming the path. */
+plumb_exe *plumb_exe_open(const char *path, plumb_error *err);
+void plumb_exe_close(plumb_exe *e);
+const plumb_exe_info *plumb_exe_get_info(const plumb_exe *e);
+
+/* The layout gmon files written by this executable have (address size,
+ * byte order); format AUTO. */
+plumb_gmon_layout plumb_exe_gmon_layout(const plumb_exe *e);
+
+/* ---- gprof's symbol table --------------------------------------------- */
+
+typedef struct plumb_exe_sym {
+	uint64_t addr;          /* st_value (section-relative values made absolute) */
+	uint64_t end_addr;      /* last address it owns (see above) */
+	uint64_t size;          /* st_size; 0 for a zero-sized symbol */
+	const char *name;       /* raw (linkage, mangled) name, as gprof matches symspecs */
+	const char *demangled;  /* demangled, or == name when it is not mangled */
+	const char *file;       /* source file at addr as DWARF records it, or NULL */
+	uint32_t line;          /* line at addr, 0 if unknown */
+	bool is_static;         /* local binding ('t') */
+	bool is_func;           /* STT_FUNC (or synthetic PLT entry) */
+	bool is_weak;           /* STB_WEAK */
+	const char **aliases;   /* other names at addr that gprof dropped */
+	size_t naliases;
+} plumb_exe_sym;
+
+enum {
+	PLUMB_SYMTAB_NO_STATIC = 1u << 0,   /* gprof -a: drop local symbols */
+	PLUMB_SYMTAB_FUNCS_ONLY = 1u << 1,  /* gprof -D: drop non-STT_FUNC symbols */
+	PLUMB_SYMTAB_NO_DWARF = 1u << 2     /* skip file/line lookup (faster) */
+};
+
+typedef struct plumb_symtab {
+	plumb_exe_sym *syms;    /* sorted by addr, addresses distinct */
+	size_t n;
+	/* private */
+	char *strings;
+	void *priv;
+} plumb_symtab;
+
+/* Build gprof's table of function symbols. Fails (PLUMB_ERR_FORMAT) when no
+ * symbol is kept, as gprof does ("file has no symbols"). */
+int plumb_symtab_build(plumb_exe *e, unsigned flags, plumb_symtab **out, plumb_error *err);
+void plumb_symtab_free(plumb_symtab *st);
+
+/* Index of the symbol with addr <= a <= end_addr, or -1. O(log n). */
+ptrdiff_t plumb_symtab_lookup(const plumb_symtab *st, uint64_t a);
+/* Index of the symbol with this raw name (the first by address), or -1. */
+ptrdiff_t plumb_symtab_find(const plumb_symtab *st, const char *name);
+
+/* Demangle a C++ (or other libiberty-known) linkage name with gprof's
+ * options (DMGL_PARAMS | DMGL_ANSI); NULL if it is not mangled. malloc'd. */
+char *plumb_demangle(const char *mangled);
+
+/* ---- gmon data on the symbols (gprof's hist.c and cg_arcs.c rules) ------ */
+
+/* Credit every histogram bin to the symbols it overlaps, as gprof does:
+ * in 2-byte units with truncated bin edges, credit = overlap * count /
+ * hist_scale. time[i] (st->n doubles, zeroed here) receives symbol i's
+ * samples; *total the raw sum of all bins. Bins outside every symbol are
+ * counted in *total only. */
+int plumb_gmon_hist_assign(const plumb_gmon *g, const plumb_symtab *st, double *time,
+			   double *total, plumb_error *err);
+
+/* One arc between two symbols: several gmon arcs whose from_pc and self_pc
+ * land in the same pair of symbols are one (counts summed), in the order
+ * the pairs first appear. Arcs whose ends hit no symbol are dropped. */
+typedef struct plumb_sym_arc {
+	size_t parent;          /* symbol index of the caller */
+	size_t child;           /* symbol index of the callee */
+	uint64_t count;
+} plumb_sym_arc;
+
+/* *out is malloc'd (free it), *n arcs. */
+int plumb_gmon_sym_arcs(const plumb_gmon *g, const plumb_symtab *st, plumb_sym_arc **out,
+			size_t *n, plumb_error *err);
+
+/* ---- DWARF lines (libdw) ---------------------------------------------- */
+
+typedef struct plumb_line_loc {
+	const char *file;       /* as the line table records it (often absolute) */
+	uint32_t line;          /* 0 if unknown */
+	const char *function;   /* DWARF subprogram name at the address, or NULL */
+} plumb_line_loc;
+
+/* The line of an address: the line-table row with the greatest address
+ * <= addr within its sequence (what bfd_find_nearest_line answers); 0 with
+ * loc->line 0 and NULL names when no row covers it. Strings live as long
+ * as e. */
+int plumb_exe_line_at(plumb_exe *e, uint64_t addr, plumb_line_loc *loc, plumb_error *err);
+
+/* One run of addresses with the same (file, line, function): gprof -l's
+ * line symbols are these runs, found by gprof with one lookup per byte of
+ * .text; here from the line table directly. */
+typedef struct plumb_line_run {
+	uint64_t addr;          /* first address of the run */
+	uint64_t end;           /* one past its last address */
+	const char *file;
+	uint32_t line;
+	const char *function;   /* DWARF subprogram name, or NULL */
+} plumb_line_run;
+
+/* The runs covering .text, sorted by address (gaps where no row applies).
+ * *out is malloc'd (free it); strings live as long as e. */
+int plumb_exe_line_runs(plumb_exe *e, plumb_line_run **out, size_t *n, plumb_error *err);
+
+#endif
