@@ -1,14 +1,124 @@
-/* gmon.out writer, GNU format (stub until the implementation lands). */
+/* gmon.out writer: the GNU format (version 1) that GNU gprof reads, used
+ * for gprof -s (gmon.sum). Sums that no longer fit the file's fields (16-bit
+ * bins, 32-bit arc counts) are written as several records, which gprof and
+ * plumb add back together. */
+#include <stdint.h>
+#include <string.h>
+
+#include "plumb/formats.h"
 #include "plumb/gmon.h"
 
-int plumb_gmon_write(const plumb_gmon *g, const char *path, plumb_error *err)
+typedef struct writer {
+	FILE *out;
+	unsigned asz;
+	bool big;
+	bool failed;
+} writer;
+
+static void put(writer *w, uint64_t v, unsigned n)
 {
-	(void)g;
-	return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "%s: gmon writing not implemented yet", path);
+	unsigned char b[8];
+	for (unsigned i = 0; i < n; i++)
+		b[w->big ? n - 1 - i : i] = (unsigned char)(v >> (8 * i));
+	if (fwrite(b, 1, n, w->out) != n)
+		w->failed = true;
+}
+
+static void put_bytes(writer *w, const void *p, size_t n)
+{
+	if (fwrite(p, 1, n, w->out) != n)
+		w->failed = true;
+}
+
+static uint64_t max_bin(const plumb_gmon_hist *h)
+{
+	uint64_t m = 0;
+	for (uint32_t i = 0; i < h->nbins; i++)
+		if (h->bins[i] > m)
+			m = h->bins[i];
+	return m;
+}
+
+/* Record number `round` of a histogram: each bin gives at most 65535 of
+ * what is left after the earlier rounds. */
+static void put_hist(writer *w, const plumb_gmon_hist *h, uint64_t round)
+{
+	put(w, 0, 1);
+	put(w, h->low_pc, w->asz);
+	put(w, h->high_pc, w->asz);
+	put(w, h->nbins, 4);
+	put(w, h->prof_rate, 4);
+	char dimen[15] = { 0 };
+	memcpy(dimen, h->dimen, strnlen(h->dimen, sizeof dimen));
+	put_bytes(w, dimen, sizeof dimen);
+	put(w, (unsigned char)h->dimen_abbrev, 1);
+	for (uint32_t i = 0; i < h->nbins; i++) {
+		uint64_t done = round * 0xFFFF, v = h->bins[i];
+		uint64_t left = v > done ? v - done : 0;
+		put(w, left > 0xFFFF ? 0xFFFF : left, 2);
+	}
+}
+
+static void put_arc(writer *w, const plumb_gmon_arc *a)
+{
+	uint64_t left = a->count;
+	do {
+		uint64_t part = left > UINT32_MAX ? UINT32_MAX : left;
+		put(w, 1, 1);
+		put(w, a->from_pc, w->asz);
+		put(w, a->self_pc, w->asz);
+		put(w, part, 4);
+		left -= part;
+	} while (left);
+}
+
+static void put_bbs(writer *w, const plumb_gmon *g)
+{
+	size_t i = 0;
+	while (i < g->nbbs) {
+		size_t n = g->nbbs - i < UINT32_MAX ? g->nbbs - i : UINT32_MAX;
+		put(w, 2, 1);
+		put(w, n, 4);
+		for (size_t k = i; k < i + n; k++) {
+			put(w, g->bbs[k].addr, w->asz);
+			put(w, g->bbs[k].count, w->asz);
+		}
+		i += n;
+	}
 }
 
 int plumb_gmon_write_stream(const plumb_gmon *g, FILE *out, plumb_error *err)
 {
-	(void)g; (void)out;
-	return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "gmon writing not implemented yet");
+	if (g->addr_size != 4 && g->addr_size != 8)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "gmon writer: address size %u: expected 4 or 8",
+				  g->addr_size);
+	writer w = { .out = out, .asz = g->addr_size, .big = g->big_endian };
+	unsigned char hdr[20] = { 'g', 'm', 'o', 'n' };
+	put_bytes(&w, hdr, 4);
+	put(&w, 1, 4);
+	put_bytes(&w, hdr + 8, 12);
+	for (size_t i = 0; i < g->nhists; i++) {
+		uint64_t m = max_bin(&g->hists[i]);
+		uint64_t rounds = m ? (m + 0xFFFE) / 0xFFFF : 1;
+		for (uint64_t r = 0; r < rounds; r++)
+			put_hist(&w, &g->hists[i], r);
+	}
+	for (size_t i = 0; i < g->narcs; i++)
+		put_arc(&w, &g->arcs[i]);
+	put_bbs(&w, g);
+	if (w.failed || fflush(out) != 0)
+		return plumb_fail(err, PLUMB_ERR_IO, "gmon writer: write failed (disk full?)");
+	return 0;
+}
+
+int plumb_gmon_write(const plumb_gmon *g, const char *path, plumb_error *err)
+{
+	plumb_atomic_file af;
+	if (plumb_atomic_open(&af, path, err))
+		return -1;
+	if (plumb_gmon_write_stream(g, af.fp, err)) {
+		plumb_atomic_abort(&af);
+		return -1;
+	}
+	return plumb_atomic_commit(&af, err);
 }
