@@ -66,7 +66,7 @@ typedef struct cg_reader {
 	size_t nfns;
 	plumb_id ob, fl, file, fn;  /* current object, fl= file, current file, function */
 	bool fl_seen;               /* an fl= in this part */
-	plumb_id cob, cfi;          /* PLUMB_NONE or CG_UNDEF (not given) */
+	plumb_id cob, cfi;          /* for the next call: an id, PLUMB_NONE (???), CG_UNDEF (not given) */
 	plumb_id cfn_name;          /* string id of the last cfn= (CG_UNDEF: none) */
 	uint32_t cfn_slot;          /* its compressed id, or CG_UNDEF */
 	bool cfn_fresh;             /* a cfn= since the last call */
