@@ -17,7 +17,7 @@ CFLAGS   ?= -O2 -g
 ALL_CFLAGS   = -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers -fPIC $(CFLAGS)
 ALL_CPPFLAGS = -D_GNU_SOURCE -DPLUMB_VERSION='"$(VERSION)"' -Iinclude -Isrc $(PKG_CFLAGS) $(CPPFLAGS)
 ALL_LDFLAGS  = $(LDFLAGS)
-LDLIBS   += $(PKG_LIBS) -lm
+LDLIBS   += $(PKG_LIBS) -liberty -lm
 ifneq ($(SANITIZE),)
 ALL_CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 ALL_LDFLAGS += -fsanitize=address,undefined
