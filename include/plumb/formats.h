@@ -17,6 +17,7 @@ typedef enum plumb_format {
 	PLUMB_FMT_PLUMB,      /* the .plumb store (SQLite) */
 	PLUMB_FMT_FOLDED,     /* folded stacks: "a;b;c 123" */
 	PLUMB_FMT_CALLGRIND,  /* Callgrind's profile format (seed 001) */
+	PLUMB_FMT_GMON,       /* gmon.out of gcc -pg programs (plumb/gmon.h) */
 	PLUMB_FMT_COUNT
 } plumb_format;
 
@@ -27,6 +28,10 @@ typedef struct plumb_read_opts {
 	 * function, file and line; address 0). Every view but instruction-level
 	 * annotation is the same; big Callgrind files load faster and smaller. */
 	bool lines_only;
+	/* The executable a gmon.out belongs to (its symbols, address size and
+	 * byte order); NULL = "a.out" in the gmon file's directory, as gprof
+	 * defaults to a.out. Only gmon files use it. */
+	const char *executable;
 } plumb_read_opts;
 
 /* One entry per format. detect() looks at the first bytes of a file (up to
@@ -105,5 +110,15 @@ int plumb_callgrind_read(plumb_profile *p, const char *path, const plumb_read_op
 			 plumb_error *err);
 int plumb_callgrind_write(const plumb_profile *p, const char *path, plumb_error *err);
 int plumb_callgrind_write_stream(const plumb_profile *p, FILE *out, plumb_error *err);
+
+/* gmon.out (src/formats/gmon_profile.c): the histogram becomes exclusive
+ * "time" (nanoseconds) per function, and per source line when the
+ * executable has DWARF lines; arcs become call-graph arcs with call counts
+ * and no inclusive cost (inclusive metrics are then estimates). Only GNU
+ * files are detected by content; BSD files are read when the read options
+ * name the executable. */
+bool plumb_gmon_format_detect(const unsigned char *head, size_t len);
+int plumb_gmon_profile_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+			    plumb_error *err);
 
 #endif

@@ -27,6 +27,10 @@ plumb_profile *cli_load(char *const *paths, int n, plumb_format *fmt_out, plumb_
 plumb_profile *cli_load_ex(char *const *paths, int n, bool lines_only, plumb_format *fmt_out,
 			   plumb_error *err);
 
+/* --exe FILE: the executable gmon.out inputs belong to (NULL: a.out next
+ * to each gmon file). Used by every later cli_load. */
+void cli_set_executable(const char *path);
+
 /* Parse a non-negative integer / percentage option; -1 on bad text. */
 int cli_parse_size(const char *s, size_t *out);
 int cli_parse_pct(const char *s, double *out);

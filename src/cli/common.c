@@ -115,10 +115,17 @@ static int load_one(plumb_profile **all, const char *path, const plumb_read_opts
 	return rc;
 }
 
+static const char *executable; /* --exe */
+
+void cli_set_executable(const char *path)
+{
+	executable = path;
+}
+
 plumb_profile *cli_load_ex(char *const *paths, int n, bool lines_only, plumb_format *fmt_out,
 			   plumb_error *err)
 {
-	plumb_read_opts ro = { print_warning, NULL, lines_only };
+	plumb_read_opts ro = { print_warning, NULL, lines_only, executable };
 	plumb_profile *all = NULL;
 	for (int i = 0; i < n; i++) {
 		plumb_format fmt = PLUMB_FMT_UNKNOWN;

@@ -18,6 +18,8 @@ static const char convert_help[] =
 	"  -t, --to FORMAT    plumb (the .plumb store), callgrind or folded; default:\n"
 	"                     from OUT's name (.folded or .txt: folded; .callgrind or\n"
 	"                     callgrind.out*: callgrind), else plumb\n"
+	"      --exe FILE     the executable a gmon.out belongs to (default: a.out in\n"
+	"                     the gmon file's directory)\n"
 	"  -h, --help         this help\n"
 	"\n"
 	"Examples:\n"
@@ -70,6 +72,7 @@ int cmd_convert(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "to", required_argument, NULL, 't' },
+		{ "exe", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -84,6 +87,9 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 't':
 			to = optarg;
+			break;
+		case 'E':
+			cli_set_executable(optarg);
 			break;
 		case 'h':
 			fputs(convert_help, stdout);

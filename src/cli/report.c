@@ -44,6 +44,8 @@ static const char report_help[] =
 	"                         each other as <cycle N> rows and tags (default yes); no\n"
 	"                         hides them, inclusive costs stay the same\n"
 	"      --no-cycles        = --cycles=no\n"
+	"      --exe FILE         the executable a gmon.out belongs to (default: a.out\n"
+	"                         in the gmon file's directory)\n"
 	"  -f, --format FORMAT    text (default), json or csv\n"
 	"  -w, --width N          fit text to N columns (default: the terminal's; 0: never cut)\n"
 	"      --color WHEN       auto (default), always or never; NO_COLOR turns colour off\n"
@@ -62,7 +64,7 @@ static const char report_help[] =
 	"  plumb report --butterfly is_even --no-cycles callgrind.out.1234\n"
 	"  plumb report --view parts callgrind.out.1234     then --part 2 for one of them\n";
 
-enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR, OPT_CYCLES, OPT_NO_CYCLES };
+enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR, OPT_CYCLES, OPT_NO_CYCLES, OPT_EXE };
 
 typedef struct report_args {
 	plumb_view_opts view;
@@ -112,6 +114,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 		{ "part", required_argument, NULL, 'p' },
 		{ "cycles", required_argument, NULL, OPT_CYCLES },
 		{ "no-cycles", no_argument, NULL, OPT_NO_CYCLES },
+		{ "exe", required_argument, NULL, OPT_EXE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -185,6 +188,9 @@ static int parse_args(int argc, char **argv, report_args *a)
 			break;
 		case OPT_NO_CYCLES:
 			a->view.no_cycles = true;
+			break;
+		case OPT_EXE:
+			cli_set_executable(optarg);
 			break;
 		case 'h':
 			fputs(report_help, stdout);

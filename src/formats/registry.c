@@ -12,6 +12,8 @@ static const plumb_format_ops formats[] = {
 	  plumb_store_read, plumb_store_write },
 	{ PLUMB_FMT_CALLGRIND, "callgrind", "Callgrind profile (callgrind.out.*)",
 	  plumb_callgrind_detect, plumb_callgrind_read, plumb_callgrind_write },
+	{ PLUMB_FMT_GMON, "gmon", "gmon.out of a gcc -pg program (needs its executable)",
+	  plumb_gmon_format_detect, plumb_gmon_profile_read, NULL },
 	{ PLUMB_FMT_FOLDED, "folded", "folded stacks (\"a;b;c 123\" per line)",
 	  plumb_folded_detect, plumb_folded_read, plumb_folded_write },
 };
@@ -80,8 +82,16 @@ int plumb_read_file(plumb_profile *p, const char *path, const plumb_read_opts *o
 		    plumb_format *fmt_out, plumb_error *err)
 {
 	plumb_format fmt;
-	if (plumb_detect_file(path, &fmt, err))
+	if (plumb_detect_file(path, &fmt, err)) {
+		/* BSD gmon files have no signature: read as such only when the
+		 * caller named the executable they belong to */
+		if (opts && opts->executable && err && err->code == PLUMB_ERR_FORMAT) {
+			if (fmt_out)
+				*fmt_out = PLUMB_FMT_GMON;
+			return plumb_gmon_profile_read(p, path, opts, err);
+		}
 		return -1;
+	}
 	if (fmt_out)
 		*fmt_out = fmt;
 	plumb_read_opts none = { 0 };

@@ -1,0 +1,315 @@
+/* gmon.out as a plumb profile: the executable's symbols (as gprof builds
+ * them) name the addresses; the histogram becomes exclusive time, credited
+ * with gprof's bin-overlap arithmetic to functions, or to the source lines
+ * inside them when the executable has DWARF lines (the lines of a function
+ * add up to the function's gprof self time); arcs become call-graph arcs
+ * with their call counts and no inclusive cost, so inclusive metrics are
+ * marked as estimates.
+ *
+ * Event "time" is in nanoseconds: samples / hz, rounded per line.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plumb/elfsym.h"
+#include "plumb/formats.h"
+#include "plumb/gmon.h"
+
+#define HOST_HZ 100 /* old BSD files carry no rate: gprof takes the host's */
+
+bool plumb_gmon_format_detect(const unsigned char *head, size_t len)
+{
+	return plumb_gmon_detect(head, len);
+}
+
+/* "a.out" in the directory of path. */
+static char *default_exe(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+	char *s = malloc(dir + sizeof "a.out");
+	if (s) {
+		memcpy(s, path, dir);
+		memcpy(s + dir, "a.out", sizeof "a.out");
+	}
+	return s;
+}
+
+/* ---- address segments: symbols cut at line boundaries ------------------ */
+
+typedef struct segs {
+	uint64_t *start;    /* n + 1 boundaries (the last is an end) */
+	size_t *sym;        /* symbol of segment i */
+	const plumb_line_run **run; /* its line, or NULL */
+	size_t n, cap;
+} segs;
+
+static int seg_push(segs *s, uint64_t start, size_t sym, const plumb_line_run *run)
+{
+	if (s->n + 2 > s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 256;
+		uint64_t *a = realloc(s->start, nc * sizeof *a);
+		if (a)
+			s->start = a;
+		size_t *b = realloc(s->sym, nc * sizeof *b);
+		if (b)
+			s->sym = b;
+		const plumb_line_run **c = realloc(s->run, nc * sizeof *c);
+		if (c)
+			s->run = c;
+		if (!a || !b || !c)
+			return -1;
+		s->cap = nc;
+	}
+	s->start[s->n] = start;
+	s->sym[s->n] = sym;
+	s->run[s->n] = run;
+	s->n++;
+	return 0;
+}
+
+static void segs_free(segs *s)
+{
+	free(s->start);
+	free(s->sym);
+	free(s->run);
+}
+
+/* Cut [lo, hi) of symbol i at the runs; *r moves forward through runs. */
+static int cut_symbol(segs *s, size_t i, uint64_t lo, uint64_t hi, const plumb_line_run *runs,
+		      size_t nruns, size_t *r)
+{
+	uint64_t cur = lo;
+	while (cur < hi) {
+		while (*r < nruns && runs[*r].end <= cur)
+			(*r)++;
+		const plumb_line_run *run = NULL;
+		uint64_t next = hi;
+		if (*r < nruns && runs[*r].addr <= cur) {
+			run = &runs[*r];
+			next = run->end < hi ? run->end : hi;
+		} else if (*r < nruns && runs[*r].addr < hi) {
+			next = runs[*r].addr;
+		}
+		if (seg_push(s, cur, i, run))
+			return -1;
+		cur = next;
+	}
+	return 0;
+}
+
+static int build_segs(const plumb_symtab *st, const plumb_line_run *runs, size_t nruns, segs *s)
+{
+	size_t r = 0;
+	for (size_t i = 0; i < st->n; i++) {
+		uint64_t lo = st->syms[i].addr;
+		uint64_t hi = i + 1 < st->n ? st->syms[i + 1].addr : st->syms[i].end_addr + 1;
+		if (hi <= lo)
+			hi = lo + 1;
+		if (cut_symbol(s, i, lo, hi, runs, nruns, &r))
+			return -1;
+	}
+	s->start[s->n] = st->n ? st->syms[st->n - 1].end_addr + 1 : 0;
+	if (s->n && s->start[s->n] <= s->start[s->n - 1])
+		s->start[s->n] = s->start[s->n - 1] + 1;
+	return 0;
+}
+
+/* gprof's credit of every bin to the segments it overlaps, in 2-byte units
+ * with truncated edges (see plumb_gmon_hist_assign). */
+static void credit_hist(const plumb_gmon_hist *h, const segs *s, double *credit)
+{
+	double scale = plumb_gmon_hist_scale(h);
+	uint64_t low = h->low_pc / 2;
+	size_t j = 0;
+	for (uint32_t i = 0; i < h->nbins; i++) {
+		if (!h->bins[i])
+			continue;
+		uint64_t blo = low + (uint64_t)(scale * i), bhi = low + (uint64_t)(scale * (i + 1));
+		while (j > 0 && s->start[j] / 2 > blo)
+			j--;
+		for (; j < s->n; j++) {
+			uint64_t slo = s->start[j] / 2, shi = s->start[j + 1] / 2;
+			if (slo >= bhi)
+				break;
+			uint64_t lo = blo > slo ? blo : slo, hi = bhi < shi ? bhi : shi;
+			if (hi > lo)
+				credit[j] += (double)(hi - lo) * (double)h->bins[i] / scale;
+			if (shi >= bhi)
+				break;
+		}
+	}
+}
+
+/* ---- into the profile -------------------------------------------------- */
+
+typedef struct conv {
+	plumb_profile *p;
+	const plumb_symtab *st;
+	plumb_id module, part;
+	plumb_id *fn;      /* symbol -> function id, interned on first use */
+} conv;
+
+static plumb_id sym_function(conv *c, size_t i)
+{
+	if (c->fn[i] != PLUMB_NONE)
+		return c->fn[i];
+	const plumb_exe_sym *s = &c->st->syms[i];
+	plumb_id file = s->file ? plumb_file_intern(c->p, s->file) : PLUMB_NONE;
+	const char *mangled = s->demangled != s->name ? s->name : NULL;
+	c->fn[i] = plumb_function_intern(c->p, s->demangled, mangled, c->module, file, s->line);
+	return c->fn[i];
+}
+
+static int add_self(conv *c, const segs *s, const double *credit, double hz, plumb_error *err)
+{
+	for (size_t j = 0; j < s->n; j++) {
+		if (credit[j] <= 0)
+			continue;
+		double ns = credit[j] / hz * 1e9;
+		uint64_t cost = (uint64_t)llround(ns);
+		if (!cost)
+			continue;
+		plumb_id fn = sym_function(c, s->sym[j]);
+		if (fn == PLUMB_NONE)
+			return plumb_fail_nomem(err);
+		const plumb_line_run *run = s->run[j];
+		plumb_id file = run && run->file ? plumb_file_intern(c->p, run->file) : PLUMB_NONE;
+		plumb_id fr = plumb_frame_intern(c->p, fn, file, run ? run->line : 0, 0);
+		if (fr == PLUMB_NONE || plumb_cg_add_self(c->p, c->part, fr, &cost, err))
+			return fr == PLUMB_NONE ? plumb_fail_nomem(err) : -1;
+	}
+	return 0;
+}
+
+static int add_arcs(conv *c, const plumb_gmon *g, plumb_error *err)
+{
+	plumb_sym_arc *arcs;
+	size_t n;
+	if (plumb_gmon_sym_arcs(g, c->st, &arcs, &n, err))
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		plumb_id from = sym_function(c, arcs[i].parent), to = sym_function(c, arcs[i].child);
+		plumb_id site = from == PLUMB_NONE ? PLUMB_NONE : plumb_frame_intern(c->p, from, PLUMB_NONE, 0, 0);
+		if (site == PLUMB_NONE || to == PLUMB_NONE)
+			rc = plumb_fail_nomem(err);
+		else if (plumb_arc_add(c->p, c->part, site, to, arcs[i].count, NULL, err) < 0)
+			rc = -1;
+	}
+	free(arcs);
+	return rc;
+}
+
+static int setup_event(plumb_profile *p, const char *path, plumb_error *err)
+{
+	if (p->events.n == 0)
+		return plumb_event_add(p, "time", "CPU time (gprof histogram)", "ns", err) < 0 ? -1 : 0;
+	if (p->events.n != 1 || plumb_event_find(p, "time") != 0)
+		return plumb_fail(err, PLUMB_ERR_USAGE,
+				  "%s: a gmon file's event \"time\" cannot be added to a profile with "
+				  "other events", path);
+	return 0;
+}
+
+static int histogram(conv *c, plumb_exe *e, const plumb_gmon *g, plumb_error *err)
+{
+	if (!g->nhists)
+		return 0;
+	plumb_line_run *runs = NULL;
+	size_t nruns = 0;
+	if (plumb_exe_get_info(e)->has_dwarf && plumb_exe_line_runs(e, &runs, &nruns, err))
+		return -1;
+	segs s = { 0 };
+	double *credit = NULL;
+	int rc = build_segs(c->st, runs, nruns, &s);
+	if (rc == 0 && !(credit = calloc(s.n ? s.n : 1, sizeof *credit)))
+		rc = -1;
+	if (rc) {
+		rc = plumb_fail_nomem(err);
+	} else {
+		for (size_t i = 0; i < g->nhists; i++)
+			if (g->hists[i].nbins)
+				credit_hist(&g->hists[i], &s, credit);
+		rc = add_self(c, &s, credit, g->hz ? g->hz : HOST_HZ, err);
+	}
+	free(credit);
+	segs_free(&s);
+	free(runs);
+	return rc;
+}
+
+static int meta(plumb_profile *p, const plumb_gmon *g, const char *exe, plumb_error *err)
+{
+	char buf[64];
+	snprintf(buf, sizeof buf, "%" PRIu32, g->hz ? g->hz : HOST_HZ);
+	if (plumb_meta_set(p, "executable", exe, err) || plumb_meta_set(p, "gmon.hz", buf, err))
+		return -1;
+	snprintf(buf, sizeof buf, "%" PRIu64, plumb_gmon_total_samples(g));
+	if (plumb_meta_set(p, "gmon.samples", buf, err))
+		return -1;
+	return plumb_meta_set(p, "creator", "gcc -pg (gmon.out)", err);
+}
+
+static int convert(plumb_profile *p, plumb_exe *e, const plumb_gmon *g, const char *path,
+		   const char *exe, plumb_error *err)
+{
+	plumb_symtab *st;
+	if (plumb_symtab_build(e, 0, &st, err))
+		return -1;
+	conv c = { .p = p, .st = st };
+	int rc = -1;
+	if (!(c.fn = malloc(st->n * sizeof *c.fn))) {
+		plumb_fail_nomem(err);
+		goto out;
+	}
+	for (size_t i = 0; i < st->n; i++)
+		c.fn[i] = PLUMB_NONE;
+	if (setup_event(p, path, err))
+		goto out;
+	c.module = plumb_module_intern(p, exe, NULL);
+	c.part = plumb_part_default(p);
+	if (c.module == PLUMB_NONE || c.part == PLUMB_NONE) {
+		plumb_fail_nomem(err);
+		goto out;
+	}
+	rc = histogram(&c, e, g, err);
+	if (rc == 0)
+		rc = add_arcs(&c, g, err);
+	if (rc == 0)
+		rc = meta(p, g, exe, err);
+out:
+	free(c.fn);
+	plumb_symtab_free(st);
+	return rc;
+}
+
+int plumb_gmon_profile_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+			    plumb_error *err)
+{
+	char *dflt = NULL;
+	const char *exe = opts && opts->executable ? opts->executable : (dflt = default_exe(path));
+	if (!exe)
+		return plumb_fail_nomem(err);
+	plumb_error e2;
+	plumb_exe *e = plumb_exe_open(exe, &e2);
+	if (!e) {
+		plumb_fail(err, e2.code, "%s: a gmon file needs the executable that wrote it (its "
+			   "symbols): %s%s", path, e2.message,
+			   dflt ? " (give it with --exe FILE)" : "");
+		free(dflt);
+		return -1;
+	}
+	plumb_gmon_layout layout = plumb_exe_gmon_layout(e);
+	plumb_gmon *g = plumb_gmon_new();
+	int rc = g ? plumb_gmon_read(g, path, &layout, err) : plumb_fail_nomem(err);
+	if (rc == 0)
+		rc = convert(p, e, g, path, exe, err);
+	plumb_gmon_free(g);
+	plumb_exe_close(e);
+	free(dflt);
+	return rc;
+}
