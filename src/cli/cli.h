@@ -43,5 +43,6 @@ int cmd_report(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_gprof(int argc, char **argv);
 
 #endif

@@ -12,6 +12,7 @@ static const struct command {
 	{ "report", cmd_report, "show a profile: flat, call graph, tree, lines, files, modules, threads" },
 	{ "annotate", cmd_annotate, "annotate source and instructions with costs (callgrind_annotate's layout)" },
 	{ "convert", cmd_convert, "convert profiles between formats (.plumb, Callgrind, folded)" },
+	{ "gprof", cmd_gprof, "GNU gprof's reports from gmon.out (same options; -b output byte for byte)" },
 	{ "info", cmd_info, "describe a profile file: format, events, parts, counts, totals" },
 };
 

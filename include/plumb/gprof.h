@@ -1,0 +1,165 @@
+/* plumb: GNU gprof's analysis and reports as a library.
+ *
+ * A plumb_gprof holds what gprof works from: the executable's symbol table
+ * (as gprof builds it), the histogram records and the call arcs of one or
+ * more gmon.out files, and the symspec options. plumb_gprof_analyze() then
+ * does what gprof 2.40 does, with the same arithmetic: samples credited to
+ * symbols by bin overlap, arcs mapped to symbols and filtered, cycles found
+ * and numbered, time propagated from callees to callers in proportion to
+ * call counts. The printers write gprof's reports to a FILE* given by the
+ * caller; nothing here prints elsewhere, exits, or reads files itself
+ * (source files for -A are read only through plumb_gprof_print_annotated).
+ *
+ * gprof's inclusive ("children") times are an estimate: a callee's time is
+ * shared among its callers in proportion to the calls each made. Anything
+ * built on plumb_gprof_arc_estimate() must say so (inclusive_estimated).
+ */
+#ifndef PLUMB_GPROF_H
+#define PLUMB_GPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "plumb/error.h"
+
+typedef struct plumb_gprof plumb_gprof;
+
+/* One entry of gprof's symbol table. */
+typedef struct plumb_gprof_symbol {
+	uint64_t addr;       /* first byte */
+	uint64_t end_addr;   /* last byte, inclusive; 0: up to the next symbol */
+	const char *name;    /* raw (mangled) name: what symspecs match */
+	const char *display; /* demangled name to print, or NULL for name */
+	const char *file;    /* source path as recorded in debug info, or NULL */
+	unsigned line;       /* line of the address, 0 when unknown */
+	bool is_static;      /* local symbol: the index shows "(file)" */
+	bool is_func;        /* false for the line symbols of -l */
+} plumb_gprof_symbol;
+
+/* gprof's twelve symspec tables. */
+typedef enum plumb_gprof_table {
+	PLUMB_GP_INCL_GRAPH, PLUMB_GP_EXCL_GRAPH,
+	PLUMB_GP_INCL_ARCS, PLUMB_GP_EXCL_ARCS,
+	PLUMB_GP_INCL_FLAT, PLUMB_GP_EXCL_FLAT,
+	PLUMB_GP_INCL_TIME, PLUMB_GP_EXCL_TIME,
+	PLUMB_GP_INCL_ANNO, PLUMB_GP_EXCL_ANNO,
+	PLUMB_GP_INCL_EXEC, PLUMB_GP_EXCL_EXEC,
+	PLUMB_GP_NTABLES
+} plumb_gprof_table;
+
+/* Options that change the analysis or the layout (gprof's letters). */
+typedef struct plumb_gprof_opts {
+	bool brief;          /* -b: no explanations */
+	bool zeros;          /* -z: also symbols never called and without time */
+	bool bsd;            /* -T: traditional BSD layout */
+	bool line;           /* -l: the table holds line symbols too */
+	bool print_path;     /* -L: full source paths */
+	bool static_calls;   /* -c: arcs found in the code (see plumb_gprof_add_static_call) */
+	bool all_lines;      /* -x: annotate every line of a basic block */
+	int width;           /* -w: index width (default 80) */
+	unsigned long min_count; /* -m: lines run fewer times show "#####" (default 1) */
+	int table_length;    /* -t: rows of "Top N Lines" (default 10) */
+} plumb_gprof_opts;
+
+void plumb_gprof_opts_init(plumb_gprof_opts *o);
+
+/* Sort symbols by address and drop duplicates at one address the way gprof
+ * does (global over static, function over line, fewer leading '_'), then
+ * give every symbol without one an end: the next symbol's start - 1, or
+ * text_end - 1 for the last. Returns the new count. */
+size_t plumb_gprof_finalize_symbols(plumb_gprof_symbol *syms, size_t n, uint64_t text_end);
+
+/* A new analysis over a finalized symbol table (copied; the strings must
+ * outlive the object). NULL after filling err. */
+plumb_gprof *plumb_gprof_new(const plumb_gprof_symbol *syms, size_t n, const plumb_gprof_opts *o,
+			     plumb_error *err);
+void plumb_gprof_free(plumb_gprof *g);
+
+/* Inputs, in the order gprof reads them. A histogram whose range equals
+ * an earlier one's is added bin by bin; the first one sets hz, the unit
+ * ("seconds") and its abbreviation ('s'); a different unit, abbreviation
+ * or scale, or a partial overlap, is an error. */
+int plumb_gprof_add_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint32_t nbins,
+			 const uint32_t *bins, uint32_t hz, const char *dimen, char abbrev,
+			 plumb_error *err);
+/* One arc record (from_pc in the caller, self_pc in the callee). Records
+ * that hit no symbol are dropped, as the INCL_ARCS/EXCL_ARCS tables say. */
+void plumb_gprof_add_arc(plumb_gprof *g, uint64_t from_pc, uint64_t self_pc, uint64_t count);
+/* A basic-block count (used with -l, -A, -C as gprof does). */
+void plumb_gprof_add_bb(plumb_gprof *g, uint64_t addr, uint64_t count);
+/* -c: a direct call found in the code from the symbol at 'from' to the one
+ * starting at 'to' (an arc with count 0 when none exists). */
+void plumb_gprof_add_static_call(plumb_gprof *g, uint64_t from, uint64_t to);
+
+/* A symspec ("file.c", "func", "12", "file.c:func", "from/to") for a table.
+ * Specs are resolved against the table when analyzing; one that matches
+ * nothing has no effect. Errors only for memory. */
+int plumb_gprof_add_spec(plumb_gprof *g, plumb_gprof_table t, const char *spec, plumb_error *err);
+
+/* Resolve specs, assign samples, build the call graph, find cycles,
+ * propagate time. Arcs and histograms must all be added before. */
+int plumb_gprof_analyze(plumb_gprof *g, plumb_error *err);
+
+bool plumb_gprof_has_hist(const plumb_gprof *g);
+bool plumb_gprof_has_arcs(const plumb_gprof *g);
+bool plumb_gprof_has_bb(const plumb_gprof *g);
+
+/* Reports (after analyze). Each begins with a form feed line unless it is
+ * the first thing written by this object, as gprof separates sections. */
+int plumb_gprof_print_flat(plumb_gprof *g, FILE *out);
+int plumb_gprof_print_graph(plumb_gprof *g, FILE *out);
+int plumb_gprof_print_index(plumb_gprof *g, FILE *out);
+int plumb_gprof_print_exec_counts(plumb_gprof *g, FILE *out);
+
+/* -A: annotated source. Files are opened through open_source (searching
+ * -I directories is the caller's business); with -y (to_files) each file
+ * goes to out_for(ctx, name) instead of out, where name is the source's
+ * basename followed by "-ann" with every '/' removed: never a path. */
+typedef struct plumb_gprof_source_io {
+	FILE *(*open_source)(void *ctx, const char *path);
+	FILE *(*open_output)(void *ctx, const char *name); /* -y; NULL: write to out */
+	void *ctx;
+} plumb_gprof_source_io;
+int plumb_gprof_print_annotated(plumb_gprof *g, FILE *out, const plumb_gprof_source_io *io,
+				plumb_error *err);
+
+/* The estimate for plumb report: after analyze, for every symbol index i
+ * (as given to plumb_gprof_new), its exact self time in samples and
+ * gprof's estimated children time (time propagated up from callees, in
+ * samples; divide by hz for seconds). Cycle members each receive the time
+ * of callees outside their cycle only, as gprof computes it. */
+typedef struct plumb_gprof_estimate {
+	double self;       /* samples credited by the histogram (exact up to bin overlap) */
+	double children;   /* gprof's estimated children time: an estimate */
+	uint64_t calls;    /* calls from other functions */
+	uint64_t self_calls; /* recursive calls */
+	int cycle;         /* cycle number, 0 when none */
+} plumb_gprof_estimate;
+size_t plumb_gprof_nsymbols(const plumb_gprof *g);
+int plumb_gprof_symbol_estimate(const plumb_gprof *g, size_t i, plumb_gprof_estimate *out);
+
+/* Per arc: the callee's self time and children time gprof credits to this
+ * caller (estimates, in samples). Iterate i from 0 while it returns 0. */
+typedef struct plumb_gprof_arc_estimate {
+	size_t parent, child; /* symbol indexes */
+	uint64_t count;
+	double time;          /* callee self time credited to this call site: estimate */
+	double child_time;    /* callee children time credited to it: estimate */
+} plumb_gprof_arc_estimate;
+int plumb_gprof_arc_estimate_at(const plumb_gprof *g, size_t i, plumb_gprof_arc_estimate *out);
+
+/* -s: the arcs as gprof writes them into gmon.sum: one per symbol pair
+ * (from the caller's symbol address to the callee's), symbols in address
+ * order, each one's callees newest first; arcs from -c are left out.
+ * After analyze and before any printing. *out is malloc'd. */
+typedef struct plumb_gprof_sum_arc {
+	uint64_t from_pc, self_pc, count;
+} plumb_gprof_sum_arc;
+int plumb_gprof_sum_arcs(const plumb_gprof *g, plumb_gprof_sum_arc **out, size_t *n, plumb_error *err);
+
+/* Samples per second of the first histogram (0 without one). */
+double plumb_gprof_hz(const plumb_gprof *g);
+
+#endif

@@ -1,0 +1,616 @@
+/* plumb gprof: GNU gprof's command line and reports, on libplumb's gmon
+ * reader, ELF symbol table and gprof core. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "plumb/elfsym.h"
+#include "plumb/gmon.h"
+#include "plumb/gprof.h"
+
+static const char gprof_help[] =
+	"usage: plumb gprof [options] [EXECUTABLE [GMON...]]\n"
+	"\n"
+	"Read gmon.out files written by a program built with 'gcc -pg' and print GNU\n"
+	"gprof's reports: flat profile, call graph, index, annotated source, execution\n"
+	"counts. Options are gprof's, and with -b the output is GNU gprof 2.40's byte for\n"
+	"byte. Without -b, plumb prints its own short notes on the columns.\n"
+	"Defaults: EXECUTABLE a.out, GMON gmon.out. Several GMON files are summed.\n"
+	"\n"
+	"Reports (SPEC is optional where shown [SPEC]):\n"
+	"  -p, --flat-profile[=SPEC]        flat profile (of SPEC only)\n"
+	"  -P, --no-flat-profile[=SPEC]     no flat profile (or: leave SPEC out of it)\n"
+	"  -q, --graph[=SPEC]               call graph (from SPEC down; from/to: those arcs)\n"
+	"  -Q, --no-graph[=SPEC]            no call graph (or: hide SPEC's entry, or arcs)\n"
+	"  -A, --annotated-source[=SPEC]    source with call counts (-y: into NAME-ann files)\n"
+	"  -J, --no-annotated-source[=SPEC]\n"
+	"  -C, --exec-counts[=SPEC]         execution counts per function\n"
+	"  -Z, --no-exec-counts[=SPEC]\n"
+	"  -i, --file-info                  what each gmon file holds\n"
+	"  -s, --sum                        write the sum of the GMON files to gmon.sum\n"
+	"Time and arcs:\n"
+	"  -n, --time=SPEC                  only SPEC's time goes up the call graph\n"
+	"  -N, --no-time=SPEC               SPEC's time does not go up the call graph\n"
+	"  -k FROM/TO                       drop the arcs from FROM to TO\n"
+	"  -e/-E/-f/-F SPEC                 gprof's old forms of -Q/-N/-q/-n\n"
+	"  -c, --static-call-graph          add calls found in the code (x86: forward only)\n"
+	"  -a, --no-static                  fold static functions into the one before\n"
+	"  -D, --ignore-non-functions       only symbols typed as functions\n"
+	"Layout:\n"
+	"  -b, --brief                      no explanations\n"
+	"  -z, --display-unused-functions   also functions never called and never sampled\n"
+	"  -l, --line                       one row per source line\n"
+	"  -L, --print-path                 full source paths\n"
+	"  -T, --traditional                BSD layout\n"
+	"  -w, --width=N                    width of the index (default 80)\n"
+	"  -m, --min-count=N                -A/-C: lines run fewer times show #####\n"
+	"  -t, --table-length=N             -A: rows of the top-lines table (default 10)\n"
+	"  -x, --all-lines                  -A: count every line of a block\n"
+	"  -I, --directory-path=DIRS        -A: where to look for sources (DIR:DIR...)\n"
+	"  -y, --separate-files             -A: write FILE-ann in the current directory\n"
+	"      --demangle, --no-demangle    C++ names as written, or raw (default demangle)\n"
+	"  -O, --file-format=a|m|b|4        GMON format: auto, GNU, old BSD, 4.4BSD\n"
+	"  -h, --help                       this help\n"
+	"  -v, --version                    plumb's version\n"
+	"\n"
+	"SPEC (a gprof symspec): main.c (a file), func (a function, raw name),\n"
+	"main.c:func, main.c:120 or 120 (a line), :name.with.dots, odd: (a file without a\n"
+	"dot). A SPEC that matches nothing changes nothing.\n"
+	"\n"
+	"Examples:\n"
+	"  plumb gprof -b ./prog gmon.out             flat profile and call graph\n"
+	"  plumb gprof -b -p -q ping ./prog           ping's part of the graph, flat profile\n"
+	"  plumb gprof -b -k main/ -z ./prog          without main's calls, every function\n"
+	"  plumb gprof -s ./prog gmon.out.1 gmon.out.2   sum two runs into gmon.sum\n"
+	"\n"
+	"The children times are gprof's estimate (a callee's time shared among its\n"
+	"callers by call counts); 'plumb report gmon.out' labels them as such.\n";
+
+enum {
+	STYLE_FLAT = 1 << 0, STYLE_GRAPH = 1 << 1, STYLE_EXEC = 1 << 2, STYLE_ANNO = 1 << 3,
+	STYLE_INFO = 1 << 4, STYLE_SUM = 1 << 5
+};
+
+enum { OPT_DEMANGLE = 256, OPT_NO_DEMANGLE, OPT_INLINE_NAMES };
+
+typedef struct spec_opt {
+	plumb_gprof_table table;
+	const char *text;
+} spec_opt;
+
+typedef struct gprof_args {
+	plumb_gprof_opts o;
+	unsigned style, user;
+	spec_opt *spec;
+	size_t nspec;
+	bool no_static, funcs_only, no_demangle, to_files;
+	const char *search;       /* -I, colon separated, may repeat */
+	char *search_buf;
+	plumb_gmon_format format;
+} gprof_args;
+
+static int add_spec(gprof_args *a, plumb_gprof_table t, const char *text)
+{
+	spec_opt *n = realloc(a->spec, (a->nspec + 1) * sizeof *n);
+	if (!n) {
+		cli_error("out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	a->spec = n;
+	n[a->nspec++] = (spec_opt){ t, text };
+	return 0;
+}
+
+/* -p/-A/-C (and -P/-J/-Z with a spec) turn a report on; without a spec the
+ * negative forms turn it off. */
+static int style_opt(gprof_args *a, unsigned style, bool on, plumb_gprof_table t, const char *arg)
+{
+	a->user |= style;
+	if (arg) {
+		a->style |= style;
+		return add_spec(a, t, arg);
+	}
+	if (on)
+		a->style |= style;
+	else
+		a->style &= ~style;
+	return 0;
+}
+
+static int graph_opt(gprof_args *a, bool on, const char *arg)
+{
+	a->user |= STYLE_GRAPH;
+	if (!arg) {
+		if (on)
+			a->style |= STYLE_GRAPH;
+		else
+			a->style &= ~STYLE_GRAPH;
+		return 0;
+	}
+	a->style |= STYLE_GRAPH;
+	bool arc = strchr(arg, '/') != NULL;
+	plumb_gprof_table t = on ? (arc ? PLUMB_GP_INCL_ARCS : PLUMB_GP_INCL_GRAPH)
+				 : (arc ? PLUMB_GP_EXCL_ARCS : PLUMB_GP_EXCL_GRAPH);
+	return add_spec(a, t, arg);
+}
+
+static int add_search(gprof_args *a, const char *dirs)
+{
+	size_t old = a->search_buf ? strlen(a->search_buf) : 0;
+	char *n = realloc(a->search_buf, old + strlen(dirs) + 2);
+	if (!n)
+		return EXIT_BAD_INPUT;
+	if (old)
+		n[old++] = ':';
+	strcpy(n + old, dirs);
+	a->search_buf = n;
+	a->search = n;
+	return 0;
+}
+
+static int parse_number(const char *opt, const char *s, long *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (end == s || *end)
+		return cli_usage_error("gprof", "%s expects a number, got '%s'", opt, s);
+	*out = v;
+	return 0;
+}
+
+static int parse_format(gprof_args *a, const char *s)
+{
+	switch (s[0]) {
+	case 'a': a->format = PLUMB_GMON_AUTO; return 0;
+	case 'm': a->format = PLUMB_GMON_GNU; return 0;
+	case 'b': a->format = PLUMB_GMON_BSD_OLD; return 0;
+	case '4': a->format = PLUMB_GMON_BSD44; return 0;
+	case 'p':
+		cli_error("gprof: file format 'prof' is not supported (nor by GNU gprof)");
+		return EXIT_BAD_INPUT;
+	default:
+		return cli_usage_error("gprof", "unknown file format '%s' (a, m, b or 4)", s);
+	}
+}
+
+static const struct option longopts[] = {
+	{ "annotated-source", optional_argument, NULL, 'A' },
+	{ "no-annotated-source", optional_argument, NULL, 'J' },
+	{ "flat-profile", optional_argument, NULL, 'p' },
+	{ "no-flat-profile", optional_argument, NULL, 'P' },
+	{ "graph", optional_argument, NULL, 'q' },
+	{ "no-graph", optional_argument, NULL, 'Q' },
+	{ "exec-counts", optional_argument, NULL, 'C' },
+	{ "no-exec-counts", optional_argument, NULL, 'Z' },
+	{ "line", no_argument, NULL, 'l' },
+	{ "no-static", no_argument, NULL, 'a' },
+	{ "ignore-non-functions", no_argument, NULL, 'D' },
+	{ "file-info", no_argument, NULL, 'i' },
+	{ "sum", no_argument, NULL, 's' },
+	{ "all-lines", no_argument, NULL, 'x' },
+	{ "demangle", optional_argument, NULL, OPT_DEMANGLE },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "inline-file-names", no_argument, NULL, OPT_INLINE_NAMES },
+	{ "directory-path", required_argument, NULL, 'I' },
+	{ "display-unused-functions", no_argument, NULL, 'z' },
+	{ "min-count", required_argument, NULL, 'm' },
+	{ "print-path", no_argument, NULL, 'L' },
+	{ "separate-files", no_argument, NULL, 'y' },
+	{ "static-call-graph", no_argument, NULL, 'c' },
+	{ "table-length", required_argument, NULL, 't' },
+	{ "time", required_argument, NULL, 'n' },
+	{ "no-time", required_argument, NULL, 'N' },
+	{ "width", required_argument, NULL, 'w' },
+	{ "brief", no_argument, NULL, 'b' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "file-format", required_argument, NULL, 'O' },
+	{ "traditional", no_argument, NULL, 'T' },
+	{ "version", no_argument, NULL, 'v' },
+	{ 0 },
+};
+
+static int parse_one(gprof_args *a, int c, const char *arg, char **argv)
+{
+	long v;
+	switch (c) {
+	case 'a': a->no_static = true; return 0;
+	case 'b': a->o.brief = true; return 0;
+	case 'c': a->o.static_calls = true; return 0;
+	case 'D': a->funcs_only = true; return 0;
+	case 'i': a->style |= STYLE_INFO; a->user |= STYLE_INFO; return 0;
+	case 'l': a->o.line = true; return 0;
+	case 'L': a->o.print_path = true; return 0;
+	case 's': a->style |= STYLE_SUM; a->user |= STYLE_SUM; return 0;
+	case 'T': a->o.bsd = true; return 0;
+	case 'x': a->o.all_lines = true; return 0;
+	case 'y': a->to_files = true; return 0;
+	case 'z': a->o.zeros = true; return 0;
+	case OPT_DEMANGLE: a->no_demangle = false; return 0;
+	case OPT_NO_DEMANGLE: a->no_demangle = true; return 0;
+	case OPT_INLINE_NAMES: return 0; /* names carry no inline suffix here; see the man page */
+	case 'p': return style_opt(a, STYLE_FLAT, true, PLUMB_GP_INCL_FLAT, arg);
+	case 'P': return style_opt(a, STYLE_FLAT, false, PLUMB_GP_EXCL_FLAT, arg);
+	case 'A': return style_opt(a, STYLE_ANNO, true, PLUMB_GP_INCL_ANNO, arg);
+	case 'J': return style_opt(a, STYLE_ANNO, false, PLUMB_GP_EXCL_ANNO, arg);
+	case 'C': return style_opt(a, STYLE_EXEC, true, PLUMB_GP_INCL_EXEC, arg);
+	case 'Z': return style_opt(a, STYLE_EXEC, false, PLUMB_GP_EXCL_EXEC, arg);
+	case 'q': return graph_opt(a, true, arg);
+	case 'Q': return graph_opt(a, false, arg);
+	case 'n': return add_spec(a, PLUMB_GP_INCL_TIME, arg);
+	case 'N': return add_spec(a, PLUMB_GP_EXCL_TIME, arg);
+	case 'k': return add_spec(a, PLUMB_GP_EXCL_ARCS, arg);
+	case 'E': return add_spec(a, PLUMB_GP_EXCL_TIME, arg) || add_spec(a, PLUMB_GP_EXCL_GRAPH, arg);
+	case 'e': return add_spec(a, PLUMB_GP_EXCL_GRAPH, arg);
+	case 'F': return add_spec(a, PLUMB_GP_INCL_TIME, arg) || add_spec(a, PLUMB_GP_INCL_GRAPH, arg);
+	case 'f': return add_spec(a, PLUMB_GP_INCL_GRAPH, arg);
+	case 'I': return add_search(a, arg);
+	case 'O': return parse_format(a, arg);
+	case 'm':
+		if (parse_number("--min-count", arg, &v))
+			return EXIT_USAGE;
+		a->o.min_count = (unsigned long)v;
+		return 0;
+	case 't':
+		if (parse_number("--table-length", arg, &v))
+			return EXIT_USAGE;
+		a->o.table_length = v < 0 ? 0 : (int)v;
+		return 0;
+	case 'w':
+		if (parse_number("--width", arg, &v))
+			return EXIT_USAGE;
+		a->o.width = v < 1 ? 1 : (int)v;
+		return 0;
+	case 'h':
+		fputs(gprof_help, stdout);
+		return -1;
+	case 'v':
+		printf("plumb %s (gprof front end, GNU gprof 2.40's reports)\n", PLUMB_VERSION);
+		return -1;
+	case ':':
+		return cli_usage_error("gprof", "option '%s' needs a value", argv[optind - 1]);
+	default:
+		return cli_usage_error("gprof", "unknown option '%s'", argv[optind - 1]);
+	}
+}
+
+static int parse_args(int argc, char **argv, gprof_args *a)
+{
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":aA::bcC::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::st:Tvw:xyzZ::",
+				longopts, NULL)) != -1) {
+		int rc = parse_one(a, c, optarg, argv);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- inputs ------------------------------------------------------------- */
+
+typedef struct inputs {
+	plumb_exe *exe;
+	plumb_symtab *st;
+	plumb_gprof_symbol *sym;
+	size_t nsym;
+	plumb_line_run *runs;
+	plumb_gmon *gmon;
+} inputs;
+
+static void inputs_free(inputs *in)
+{
+	free(in->sym);
+	free(in->runs);
+	plumb_symtab_free(in->st);
+	plumb_gmon_free(in->gmon);
+	plumb_exe_close(in->exe);
+}
+
+static plumb_gprof_symbol func_symbol(const plumb_exe_sym *s, bool demangle)
+{
+	return (plumb_gprof_symbol){ .addr = s->addr, .end_addr = s->end_addr, .name = s->name,
+				     .display = demangle ? s->demangled : NULL, .file = s->file,
+				     .line = s->line, .is_static = s->is_static, .is_func = true };
+}
+
+static bool same_run(const plumb_gprof_symbol *prev, const plumb_line_run *r)
+{
+	return prev && prev->line == r->line && strcmp(prev->name, r->function) == 0 &&
+	       strcmp(prev->file, r->file) == 0;
+}
+
+/* -l: one symbol per run of (file, line, function), gprof's way: a run
+ * equal to the last one made adds nothing; its static flag is that of the
+ * function holding it. Function symbols join and win at equal addresses. */
+static int line_symbols(inputs *in, const gprof_args *a, plumb_error *err)
+{
+	size_t nruns = 0;
+	if (plumb_exe_line_runs(in->exe, &in->runs, &nruns, err))
+		return -1;
+	in->sym = calloc(nruns + in->st->n + 1, sizeof *in->sym);
+	if (!in->sym)
+		return plumb_fail_nomem(err);
+	const plumb_gprof_symbol *prev = NULL;
+	for (size_t i = 0; i < nruns; i++) {
+		const plumb_line_run *r = &in->runs[i];
+		if (!r->file || !r->function || !r->line || same_run(prev, r))
+			continue;
+		ptrdiff_t f = plumb_symtab_lookup(in->st, r->addr);
+		bool is_static = prev && strcmp(prev->name, r->function) == 0 && strcmp(prev->file, r->file) == 0
+				 ? prev->is_static : f >= 0 && in->st->syms[f].is_static;
+		plumb_gprof_symbol *s = &in->sym[in->nsym++];
+		*s = (plumb_gprof_symbol){ .addr = r->addr, .name = r->function, .file = r->file,
+					   .line = r->line, .is_static = is_static };
+		prev = s;
+	}
+	for (size_t i = 0; i < in->st->n; i++)
+		in->sym[in->nsym++] = func_symbol(&in->st->syms[i], !a->no_demangle);
+	const plumb_exe_info *info = plumb_exe_get_info(in->exe);
+	in->nsym = plumb_gprof_finalize_symbols(in->sym, in->nsym, info->text_hi);
+	return 0;
+}
+
+static int load_symbols(inputs *in, const char *exe, const gprof_args *a, plumb_error *err)
+{
+	if (!(in->exe = plumb_exe_open(exe, err)))
+		return -1;
+	unsigned flags = (a->no_static ? PLUMB_SYMTAB_NO_STATIC : 0) | (a->funcs_only ? PLUMB_SYMTAB_FUNCS_ONLY : 0);
+	if (plumb_symtab_build(in->exe, flags, &in->st, err))
+		return -1;
+	if (a->o.line)
+		return line_symbols(in, a, err);
+	in->sym = calloc(in->st->n + 1, sizeof *in->sym);
+	if (!in->sym)
+		return plumb_fail_nomem(err);
+	for (size_t i = 0; i < in->st->n; i++)
+		in->sym[i] = func_symbol(&in->st->syms[i], !a->no_demangle);
+	in->nsym = in->st->n;
+	return 0;
+}
+
+static int load_gmon(inputs *in, char **files, int nfiles, const gprof_args *a, plumb_error *err)
+{
+	if (!(in->gmon = plumb_gmon_new()))
+		return plumb_fail_nomem(err);
+	plumb_gmon_layout lay = plumb_exe_gmon_layout(in->exe);
+	lay.format = a->format;
+	for (int i = 0; i < nfiles; i++)
+		if (plumb_gmon_read(in->gmon, files[i], &lay, err))
+			return -1;
+	return 0;
+}
+
+/* -i: what each file holds, read on its own. */
+static int file_info(plumb_exe *exe, char **files, int nfiles, const gprof_args *a, plumb_error *err)
+{
+	plumb_gmon_layout lay = plumb_exe_gmon_layout(exe);
+	lay.format = a->format;
+	for (int i = 0; i < nfiles; i++) {
+		plumb_gmon *g = plumb_gmon_new();
+		if (!g)
+			return plumb_fail_nomem(err);
+		if (plumb_gmon_read(g, files[i], &lay, err)) {
+			plumb_gmon_free(g);
+			return -1;
+		}
+		unsigned version = g->format == PLUMB_GMON_GNU ? g->version : 0;
+		printf("File `%s' (version %u) contains:\n", files[i], version);
+		printf("\t%zu histogram record%s\n", g->nhists, g->nhists == 1 ? "" : "s");
+		printf("\t%zu call-graph record%s\n", g->narcs, g->narcs == 1 ? "" : "s");
+		printf("\t%zu basic-block count record%s\n", g->nbbs, g->nbbs == 1 ? "" : "s");
+		plumb_gmon_free(g);
+	}
+	return 0;
+}
+
+/* gprof leaves the mcount family out of time propagation and the graph
+ * (and, with -l, of the flat profile): specs that match only if present. */
+static int default_specs(plumb_gprof *g, const gprof_args *a, plumb_error *err)
+{
+	static const char *const mcount[] = { "_gprof_mcount", "mcount", "_mcount", "__mcount",
+					      "__mcount_internal", "__mcleanup", NULL };
+	for (size_t i = 0; i < a->nspec; i++)
+		if (plumb_gprof_add_spec(g, a->spec[i].table, a->spec[i].text, err))
+			return -1;
+	for (const char *const *m = mcount; *m; m++)
+		if (plumb_gprof_add_spec(g, PLUMB_GP_EXCL_TIME, *m, err) ||
+		    plumb_gprof_add_spec(g, PLUMB_GP_EXCL_GRAPH, *m, err) ||
+		    (a->o.line && plumb_gprof_add_spec(g, PLUMB_GP_EXCL_FLAT, *m, err)))
+			return -1;
+	return 0;
+}
+
+static int feed(plumb_gprof *g, const plumb_gmon *gm, plumb_error *err)
+{
+	for (size_t i = 0; i < gm->nhists; i++) {
+		const plumb_gmon_hist *h = &gm->hists[i];
+		uint32_t *bins = malloc((h->nbins ? h->nbins : 1) * sizeof *bins);
+		if (!bins)
+			return plumb_fail_nomem(err);
+		for (uint32_t b = 0; b < h->nbins; b++)
+			bins[b] = h->bins[b] > UINT32_MAX ? UINT32_MAX : (uint32_t)h->bins[b];
+		uint32_t hz = i == 0 ? gm->hz : h->prof_rate;
+		int rc = plumb_gprof_add_hist(g, h->low_pc, h->high_pc, h->nbins, bins, hz, h->dimen,
+					      h->dimen_abbrev, err);
+		free(bins);
+		if (rc)
+			return -1;
+	}
+	for (size_t i = 0; i < gm->narcs; i++)
+		plumb_gprof_add_arc(g, gm->arcs[i].from_pc, gm->arcs[i].self_pc, gm->arcs[i].count);
+	for (size_t i = 0; i < gm->nbbs; i++)
+		plumb_gprof_add_bb(g, gm->bbs[i].addr, gm->bbs[i].count);
+	return 0;
+}
+
+/* -s: gmon.sum in the GNU format, with the arcs as gprof writes them (one
+ * per symbol pair, at the symbols' addresses). */
+static int write_sum(plumb_gprof *g, const plumb_gmon *gm, plumb_error *err)
+{
+	plumb_gprof_sum_arc *arcs = NULL;
+	size_t n = 0;
+	if (plumb_gprof_sum_arcs(g, &arcs, &n, err))
+		return -1;
+	plumb_gmon copy = *gm;
+	plumb_gmon_arc *ga = malloc((n ? n : 1) * sizeof *ga);
+	if (!ga) {
+		free(arcs);
+		return plumb_fail_nomem(err);
+	}
+	for (size_t i = 0; i < n; i++)
+		ga[i] = (plumb_gmon_arc){ arcs[i].from_pc, arcs[i].self_pc, arcs[i].count };
+	free(arcs);
+	copy.arcs = ga;
+	copy.narcs = n;
+	copy.format = PLUMB_GMON_GNU;
+	copy.version = 1;
+	int rc = plumb_gmon_write(&copy, "gmon.sum", err);
+	free(ga);
+	return rc;
+}
+
+/* ---- -A sources ----------------------------------------------------------- */
+
+typedef struct source_ctx {
+	const char *search;
+} source_ctx;
+
+static FILE *open_in(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+	if (!p)
+		return NULL;
+	snprintf(p, n, "%s/%s", dir, name);
+	FILE *f = fopen(p, "r");
+	free(p);
+	return f;
+}
+
+/* The recorded path first, then its basename in each -I directory and
+ * $GPROF_PATH, as gprof searches. */
+static FILE *open_source(void *vctx, const char *path)
+{
+	const source_ctx *ctx = vctx;
+	FILE *f = fopen(path, "r");
+	if (f || !ctx->search)
+		return f;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	char *dirs = strdup(ctx->search);
+	for (char *save = NULL, *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !f;
+	     d = strtok_r(NULL, ":", &save))
+		f = open_in(d, base);
+	free(dirs);
+	return f;
+}
+
+/* -y: name is a bare file name made by the library ("x.c-ann"); never
+ * anything with a directory in it. */
+static FILE *open_output(void *ctx, const char *name)
+{
+	(void)ctx;
+	if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return NULL;
+	return fopen(name, "w");
+}
+
+/* ---- run ------------------------------------------------------------------ */
+
+static int check_inputs(const plumb_gprof *g, unsigned style)
+{
+	if ((style & STYLE_FLAT) && !plumb_gprof_has_hist(g)) {
+		cli_error("gprof: gmon.out file is missing histogram");
+		return EXIT_BAD_INPUT;
+	}
+	if ((style & STYLE_GRAPH) && !plumb_gprof_has_arcs(g)) {
+		cli_error("gprof: gmon.out file is missing call-graph data");
+		return EXIT_BAD_INPUT;
+	}
+	return 0;
+}
+
+static int report(plumb_gprof *g, const gprof_args *a, unsigned style, plumb_error *err)
+{
+	bool graph = (style & STYLE_GRAPH) && plumb_gprof_has_arcs(g);
+	if (graph && a->o.bsd && plumb_gprof_print_graph(g, stdout))
+		return -1;
+	if ((style & STYLE_FLAT) && plumb_gprof_print_flat(g, stdout))
+		return -1;
+	if (graph && !a->o.bsd && plumb_gprof_print_graph(g, stdout))
+		return -1;
+	if (graph && plumb_gprof_print_index(g, stdout))
+		return -1;
+	if ((style & STYLE_EXEC) && plumb_gprof_print_exec_counts(g, stdout))
+		return -1;
+	if (style & STYLE_ANNO) {
+		source_ctx ctx = { a->search };
+		plumb_gprof_source_io io = { open_source, a->to_files ? open_output : NULL, &ctx };
+		if (plumb_gprof_print_annotated(g, stdout, &io, err))
+			return -1;
+	}
+	return 0;
+}
+
+static int run(gprof_args *a, const char *exe, char **files, int nfiles)
+{
+	plumb_error err;
+	inputs in = { 0 };
+	plumb_gprof *g = NULL;
+	int rc = EXIT_BAD_INPUT;
+	if (a->style & STYLE_SUM)
+		a->o.line = true; /* gprof: --sum implies --line, to keep block counts */
+	if (load_symbols(&in, exe, a, &err))
+		goto fail;
+	if (a->style & STYLE_INFO && file_info(in.exe, files, nfiles, a, &err))
+		goto fail;
+	if (load_gmon(&in, files, nfiles, a, &err))
+		goto fail;
+	unsigned style = a->style;
+	if (style == 0)
+		style = (in.gmon->nhists || in.gmon->narcs) ? (STYLE_FLAT | STYLE_GRAPH) & ~a->user : STYLE_EXEC;
+	if (!(g = plumb_gprof_new(in.sym, in.nsym, &a->o, &err)) || default_specs(g, a, &err) ||
+	    feed(g, in.gmon, &err) || plumb_gprof_analyze(g, &err))
+		goto fail;
+	if ((style & STYLE_SUM) && write_sum(g, in.gmon, &err))
+		goto fail;
+	if ((rc = check_inputs(g, style)))
+		goto out;
+	if (report(g, a, style, &err))
+		goto fail;
+	fflush(stdout);
+	rc = ferror(stdout) ? EXIT_BAD_INPUT : EXIT_OK;
+	goto out;
+fail:
+	rc = cli_fail(&err);
+out:
+	plumb_gprof_free(g);
+	inputs_free(&in);
+	return rc;
+}
+
+int cmd_gprof(int argc, char **argv)
+{
+	gprof_args a = { 0 };
+	plumb_gprof_opts_init(&a.o);
+	const char *env = getenv("GPROF_PATH");
+	int rc = parse_args(argc, argv, &a);
+	if (!rc && env && *env)
+		rc = add_search(&a, env);
+	if (rc) {
+		free(a.spec);
+		free(a.search_buf);
+		return rc < 0 ? EXIT_OK : rc;
+	}
+	const char *exe = optind < argc ? argv[optind++] : "a.out";
+	static char *def[] = { "gmon.out" };
+	char **files = optind < argc ? argv + optind : def;
+	int nfiles = optind < argc ? argc - optind : 1;
+	rc = run(&a, exe, files, nfiles);
+	free(a.spec);
+	free(a.search_buf);
+	return rc;
+}

@@ -1,0 +1,371 @@
+/* The gprof analysis object: its inputs, the symbol table and helpers the
+ * other files share. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gprof/gp_internal.h"
+
+void plumb_gprof_opts_init(plumb_gprof_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->width = 80;
+	o->min_count = 1;
+	o->table_length = 10;
+}
+
+/* gprof's order for one address: functions before line symbols, globals
+ * before statics. */
+static int cmp_addr(const void *pa, const void *pb)
+{
+	const plumb_gprof_symbol *a = pa, *b = pb;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->is_func != b->is_func)
+		return (int)b->is_func - (int)a->is_func;
+	return (int)a->is_static - (int)b->is_static;
+}
+
+/* Whether src should replace the kept symbol at the same address. */
+static bool better_twin(const plumb_gprof_symbol *src, const plumb_gprof_symbol *kept)
+{
+	if (!src->is_static && kept->is_static)
+		return true;
+	if (src->is_static != kept->is_static)
+		return false;
+	if (src->is_func && !kept->is_func)
+		return true;
+	if (src->is_func != kept->is_func)
+		return false;
+	if (src->name[0] != '_' && kept->name[0] == '_')
+		return true;
+	return src->name[0] == '_' && kept->name[0] == '_' && src->name[1] != '_' && kept->name[1] == '_';
+}
+
+static void merge_sort_syms(plumb_gprof_symbol *v, plumb_gprof_symbol *tmp, size_t n)
+{
+	if (n < 2)
+		return;
+	size_t h = n / 2;
+	merge_sort_syms(v, tmp, h);
+	merge_sort_syms(v + h, tmp, n - h);
+	size_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		tmp[k++] = cmp_addr(&v[i], &v[j]) <= 0 ? v[i++] : v[j++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof *v);
+}
+
+size_t plumb_gprof_finalize_symbols(plumb_gprof_symbol *syms, size_t n, uint64_t text_end)
+{
+	if (n == 0)
+		return 0;
+	plumb_gprof_symbol *tmp = malloc(n * sizeof *tmp);
+	if (tmp) { /* stable, as glibc's qsort is for this size */
+		merge_sort_syms(syms, tmp, n);
+		free(tmp);
+	} else {
+		qsort(syms, n, sizeof *syms, cmp_addr);
+	}
+	size_t dst = 0;
+	uint64_t prev = syms[0].addr - 1;
+	for (size_t src = 0; src < n; src++) {
+		if (syms[src].addr == prev) {
+			if (better_twin(&syms[src], &syms[dst - 1]))
+				syms[dst - 1] = syms[src];
+			continue;
+		}
+		if (dst > 0 && syms[dst - 1].end_addr == 0)
+			syms[dst - 1].end_addr = syms[src].addr - 1;
+		if (!syms[src].end_addr || syms[src].addr <= syms[src].end_addr) {
+			syms[dst++] = syms[src];
+			prev = syms[src].addr;
+		}
+	}
+	if (dst > 0 && syms[dst - 1].end_addr == 0)
+		syms[dst - 1].end_addr = text_end - 1;
+	return dst;
+}
+
+plumb_gprof *plumb_gprof_new(const plumb_gprof_symbol *syms, size_t n, const plumb_gprof_opts *o,
+			     plumb_error *err)
+{
+	plumb_gprof *g = calloc(1, sizeof *g);
+	if (!g) {
+		plumb_fail_nomem(err);
+		return NULL;
+	}
+	if (o)
+		g->o = *o;
+	else
+		plumb_gprof_opts_init(&g->o);
+	if (g->o.width < 1)
+		g->o.width = 1;
+	/* one spare entry: the assignment loop reads the next symbol's start */
+	g->sym = calloc(n + 1, sizeof *g->sym);
+	if (!g->sym) {
+		free(g);
+		plumb_fail_nomem(err);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		gp_sym *s = &g->sym[i];
+		s->s = syms[i];
+		s->parents = s->children = GP_NONE;
+		s->cyc_head = (uint32_t)i;
+		s->cyc_next = GP_NONE;
+	}
+	g->nsym = n;
+	memcpy(g->dimen, "seconds", 8);
+	g->abbrev = 's';
+	return g;
+}
+
+void plumb_gprof_free(plumb_gprof *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->nhist; i++)
+		free(g->hist[i].bins);
+	for (size_t i = 0; i < g->nspec; i++)
+		free(g->spec[i].text);
+	for (int t = 0; t < PLUMB_GP_NTABLES; t++)
+		free(g->tab[t].r);
+	free(g->right);
+	free(g->hist);
+	free(g->spec);
+	free(g->raw);
+	free(g->bb);
+	free(g->statics);
+	free(g->arc);
+	free(g->by_total);
+	free(g->sym);
+	free(g);
+}
+
+static gp_hist *same_range(plumb_gprof *g, uint64_t low, uint64_t high)
+{
+	for (size_t i = 0; i < g->nhist; i++)
+		if (g->hist[i].low == low && g->hist[i].high == high)
+			return &g->hist[i];
+	return NULL;
+}
+
+static bool overlaps(const plumb_gprof *g, uint64_t low, uint64_t high)
+{
+	for (size_t i = 0; i < g->nhist; i++) {
+		uint64_t lo = g->hist[i].low > low ? g->hist[i].low : low;
+		uint64_t hi = g->hist[i].high < high ? g->hist[i].high : high;
+		if (lo < hi)
+			return true;
+	}
+	return false;
+}
+
+/* The first record fixes rate, unit and scale; later ones must agree. */
+static int check_header(plumb_gprof *g, double scale, uint32_t hz, const char *dimen, char abbrev,
+			plumb_error *err)
+{
+	char d[16] = { 0 };
+	strncpy(d, dimen ? dimen : "", 15);
+	if (g->nhist == 0) {
+		g->hz = hz;
+		memcpy(g->dimen, d, 16);
+		g->abbrev = abbrev;
+		g->hist_scale = scale;
+		return 0;
+	}
+	if (strncmp(d, g->dimen, 15) != 0)
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "dimension unit changed between histogram records: from '%s' to '%s'",
+				  g->dimen, d);
+	if (abbrev != g->abbrev)
+		return plumb_fail(err, PLUMB_ERR_FORMAT,
+				  "dimension abbreviation changed between histogram records: from '%c' to '%c'",
+				  g->abbrev, abbrev);
+	double diff = g->hist_scale - scale;
+	if (diff > 0.000001 || diff < -0.000001)
+		return plumb_fail(err, PLUMB_ERR_FORMAT, "different scales in histogram records");
+	return 0;
+}
+
+int plumb_gprof_add_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint32_t nbins,
+			 const uint32_t *bins, uint32_t hz, const char *dimen, char abbrev,
+			 plumb_error *err)
+{
+	if (nbins == 0 || high_pc < low_pc)
+		return plumb_fail(err, PLUMB_ERR_FORMAT, "histogram record with %s",
+				  nbins == 0 ? "no bins" : "its end before its start");
+	double scale = (double)((high_pc - low_pc) / 2) / nbins;
+	if (check_header(g, scale, hz, dimen, abbrev, err))
+		return -1;
+	gp_hist *h = same_range(g, low_pc, high_pc);
+	if (!h) {
+		if (overlaps(g, low_pc, high_pc))
+			return plumb_fail(err, PLUMB_ERR_FORMAT, "overlapping histogram records");
+		gp_hist *nh = realloc(g->hist, (g->nhist + 1) * sizeof *nh);
+		if (!nh)
+			return plumb_fail_nomem(err);
+		g->hist = nh;
+		h = &nh[g->nhist];
+		h->bins = calloc(nbins, sizeof *h->bins);
+		if (!h->bins)
+			return plumb_fail_nomem(err);
+		h->low = low_pc;
+		h->high = high_pc;
+		h->nbins = nbins;
+		g->nhist++;
+	} else if (h->nbins != nbins) {
+		return plumb_fail(err, PLUMB_ERR_FORMAT, "histogram records for one range differ in bins");
+	}
+	for (uint32_t i = 0; i < nbins; i++)
+		h->bins[i] += bins[i];
+	return 0;
+}
+
+static bool push(gp_rawarc **v, size_t *n, size_t *cap, uint64_t a, uint64_t b, uint64_t c)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		gp_rawarc *nv = realloc(*v, nc * sizeof *nv);
+		if (!nv)
+			return false;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = (gp_rawarc){ a, b, c };
+	return true;
+}
+
+/* Out of memory here only loses data; analyze reports it. */
+void plumb_gprof_add_arc(plumb_gprof *g, uint64_t from_pc, uint64_t self_pc, uint64_t count)
+{
+	if (!push(&g->raw, &g->nraw, &g->raw_cap, from_pc, self_pc, count))
+		g->analyzed = true; /* poisons analyze: see there */
+}
+
+void plumb_gprof_add_bb(plumb_gprof *g, uint64_t addr, uint64_t count)
+{
+	if (!push(&g->bb, &g->nbb, &g->bb_cap, addr, 0, count))
+		g->analyzed = true;
+}
+
+void plumb_gprof_add_static_call(plumb_gprof *g, uint64_t from, uint64_t to)
+{
+	if (!push(&g->statics, &g->nstatic, &g->static_cap, from, to, 0))
+		g->analyzed = true;
+}
+
+int plumb_gprof_add_spec(plumb_gprof *g, plumb_gprof_table t, const char *spec, plumb_error *err)
+{
+	if ((unsigned)t >= PLUMB_GP_NTABLES || !spec)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "bad symspec table");
+	gp_spec_text *ns = realloc(g->spec, (g->nspec + 1) * sizeof *ns);
+	if (!ns)
+		return plumb_fail_nomem(err);
+	g->spec = ns;
+	ns[g->nspec].table = t;
+	if (!(ns[g->nspec].text = strdup(spec)))
+		return plumb_fail_nomem(err);
+	g->nspec++;
+	return 0;
+}
+
+bool plumb_gprof_has_hist(const plumb_gprof *g) { return g->nhist > 0; }
+bool plumb_gprof_has_arcs(const plumb_gprof *g) { return g->nraw > 0; }
+bool plumb_gprof_has_bb(const plumb_gprof *g) { return g->nbb > 0; }
+double plumb_gprof_hz(const plumb_gprof *g) { return g->hz; }
+size_t plumb_gprof_nsymbols(const plumb_gprof *g) { return g->nsym; }
+
+int plumb_gprof_analyze(plumb_gprof *g, plumb_error *err)
+{
+	if (g->analyzed)
+		return plumb_fail(err, PLUMB_ERR_NOMEM, "out of memory while reading, or analyzed twice");
+	g->analyzed = true;
+	if (gp_specs_resolve(g, err))
+		return -1;
+	for (size_t i = 0; i < g->nbb; i++) {
+		uint32_t s = gp_sym_at(g, g->bb[i].from);
+		if (s != GP_NONE && g->sym[s].s.addr == g->bb[i].from)
+			g->sym[s].bb_calls += g->bb[i].count;
+	}
+	if (g->nhist)
+		gp_hist_assign(g);
+	if (g->nraw)
+		return gp_graph_build(g, err);
+	return 0;
+}
+
+/* gprof's lookup: the symbol whose [addr, end_addr] holds the address. */
+uint32_t gp_sym_at(const plumb_gprof *g, uint64_t addr)
+{
+	size_t lo = 0, hi = g->nsym;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->sym[mid].s.addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return GP_NONE;
+	const gp_sym *s = &g->sym[lo - 1];
+	return addr <= s->s.end_addr ? (uint32_t)(lo - 1) : GP_NONE;
+}
+
+const char *gp_name(const gp_sym *s)
+{
+	return s->s.display ? s->s.display : s->s.name;
+}
+
+const char *gp_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+void gp_section_start(plumb_gprof *g, FILE *out)
+{
+	if (g->printed)
+		fputs("\f\n", out);
+	g->printed = true;
+}
+
+/* A stable merge sort of indexes: glibc's qsort is a merge sort for the
+ * sizes gprof sorts, and equal keys must keep their order to match it. */
+static void msort(uint32_t *v, uint32_t *tmp, size_t n,
+		  int (*cmp)(const void *ctx, uint32_t a, uint32_t b), const void *ctx)
+{
+	if (n < 2)
+		return;
+	size_t h = n / 2;
+	msort(v, tmp, h, cmp, ctx);
+	msort(v + h, tmp, n - h, cmp, ctx);
+	size_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		tmp[k++] = cmp(ctx, v[i], v[j]) <= 0 ? v[i++] : v[j++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof *v);
+}
+
+void gp_stable_sort(uint32_t *v, size_t n, int (*cmp)(const void *ctx, uint32_t a, uint32_t b),
+		    const void *ctx)
+{
+	uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+	if (!tmp) { /* insertion sort: slow but stable and needs no memory */
+		for (size_t i = 1; i < n; i++)
+			for (size_t j = i; j > 0 && cmp(ctx, v[j - 1], v[j]) > 0; j--) {
+				uint32_t t = v[j];
+				v[j] = v[j - 1];
+				v[j - 1] = t;
+			}
+		return;
+	}
+	msort(v, tmp, n, cmp, ctx);
+	free(tmp);
+}

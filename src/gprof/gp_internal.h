@@ -1,0 +1,124 @@
+/* Private to src/gprof: the analysis state shared by its files. Field
+ * names follow the quantities of gprof's algorithms (research gprof.md §2). */
+#ifndef PLUMB_GP_INTERNAL_H
+#define PLUMB_GP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "plumb/gprof.h"
+
+#define GP_NONE UINT32_MAX
+
+typedef struct gp_arc {
+	uint32_t parent, child;          /* symbols (cycle headers never appear) */
+	uint32_t next_parent, next_child; /* links of the child's / parent's list */
+	uint64_t count;
+	double time, child_time;         /* propagated shares, scaled by the parent's fract */
+} gp_arc;
+
+typedef struct gp_sym {
+	plumb_gprof_symbol s;
+	uint64_t scaled;                 /* addr / 2: gprof's UNIT space */
+	uint64_t ncalls, self_calls;
+	uint64_t bb_calls;               /* basic-block count at this address */
+	double time;                     /* histogram credit, in samples */
+	double child_time;               /* children time, unscaled (flat total/call) */
+	double fract, prop_self, prop_child;
+	uint32_t parents, children;      /* arc list heads */
+	uint32_t cyc_head, cyc_next;     /* cycle membership (head is self when none) */
+	int top_order;
+	int cyc_num;
+	int index;                       /* call-graph index number */
+	bool print_flag;
+	bool is_cycle;                   /* a <cycle N as a whole> pseudo-symbol */
+} gp_sym;
+
+/* A resolved symspec table: address ranges, sorted, as gprof's Sym_Table. */
+typedef struct gp_range {
+	uint64_t addr, end_addr;
+	const char *name;
+	bool is_static, is_func;
+	uint32_t first_right, nright;    /* arc specs: indexes into gp_spec_tab.right */
+} gp_range;
+
+typedef struct gp_spec_tab {
+	gp_range *r;
+	size_t n;
+} gp_spec_tab;
+
+typedef struct gp_hist {
+	uint64_t low, high;
+	uint32_t nbins;
+	uint64_t *bins;
+} gp_hist;
+
+typedef struct gp_rawarc {
+	uint64_t from, self, count;
+} gp_rawarc;
+
+typedef struct gp_spec_text {
+	plumb_gprof_table table;
+	char *text;
+} gp_spec_text;
+
+struct plumb_gprof {
+	plumb_gprof_opts o;
+	gp_sym *sym;                     /* nsym symbols then ncycles headers (1-based: sym[nsym + k - 1]) */
+	size_t nsym, ncycles;
+	gp_arc *arc;
+	size_t narc, arc_cap;
+	size_t narc_read;                /* arcs from the gmon files; later ones are -c's */
+	gp_hist *hist;
+	size_t nhist;
+	double hist_scale;
+	uint32_t hz;
+	char dimen[16];
+	char abbrev;
+	gp_rawarc *raw;
+	size_t nraw, raw_cap;
+	gp_rawarc *bb;                   /* addr in from, count */
+	size_t nbb, bb_cap;
+	gp_rawarc *statics;              /* -c calls: from, to */
+	size_t nstatic, static_cap;
+	gp_spec_text *spec;
+	size_t nspec;
+	gp_spec_tab tab[PLUMB_GP_NTABLES];
+	gp_range *right;                 /* right halves of arc specs */
+	size_t nright;
+	double total_time;               /* flat profile's total, in samples */
+	double print_time;               /* call graph's total */
+	uint32_t *by_total;              /* call-graph order (symbols and cycles) */
+	bool analyzed;
+	bool printed;                    /* a section was written: next ones start with \f */
+};
+
+/* gp_core.c */
+const char *gp_name(const gp_sym *s);             /* name to print */
+const char *gp_basename(const char *path);
+void gp_stable_sort(uint32_t *v, size_t n, int (*cmp)(const void *ctx, uint32_t a, uint32_t b),
+		    const void *ctx);
+void gp_section_start(plumb_gprof *g, FILE *out);
+uint32_t gp_sym_at(const plumb_gprof *g, uint64_t addr); /* symbol holding addr or GP_NONE */
+
+/* gp_spec.c */
+int gp_specs_resolve(plumb_gprof *g, plumb_error *err);
+const gp_range *gp_tab_lookup(const gp_spec_tab *t, uint64_t addr);
+bool gp_selected(const plumb_gprof *g, plumb_gprof_table incl, uint64_t addr);
+bool gp_arc_wanted(const plumb_gprof *g, const gp_sym *parent, const gp_sym *child);
+
+/* gp_hist.c */
+void gp_hist_assign(plumb_gprof *g);
+int gp_si_prefix(double top_time);   /* index into the SI table for per-call units */
+char gp_si_char(int i);
+double gp_si_scale(int i);
+
+/* gp_graph.c */
+int gp_graph_build(plumb_gprof *g, plumb_error *err);
+
+/* gp_print.c */
+void gp_print_name(const plumb_gprof *g, const gp_sym *s, FILE *out);
+int gp_print_name_only(const plumb_gprof *g, const gp_sym *s, FILE *out);
+
+#endif
