@@ -170,6 +170,11 @@ typedef struct plumb_profile {
 
 	/* private lookup tables */
 	plumb_index module_ix, file_ix, function_ix, frame_ix, cct_ix, cg_self_ix, arc_ix;
+	/* the first part given call-graph costs (usually the only one) finds
+	 * its cg_self entries by frame id, without hashing: part + 1 (0 unset)
+	 * and frame -> cg_self id (PLUMB_NONE if none) */
+	plumb_id cg_direct_part1;
+	PLUMB_VEC(plumb_id) cg_direct;
 	bool costs_started;    /* events are frozen once a cost has been added */
 } plumb_profile;
 

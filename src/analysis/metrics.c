@@ -311,8 +311,45 @@ static void builder_free(builder *b)
 	plumb_index_free(&b->key_ix);
 	plumb_index_free(&b->arc_ix);
 	free(b->frame_key);
+	free(b->fn_key);
 	free(b->seen);
 	free(b->node_arc);
+}
+
+/* frame_key for every frame. At the function and module levels a frame's
+ * key depends on its function alone, so it is looked up once per function
+ * (a Callgrind file has millions of frames and a few hundred thousand
+ * functions). */
+static int frame_keys(builder *b, plumb_level level)
+{
+	const plumb_profile *p = b->p;
+	bool by_function = level == PLUMB_LEVEL_FUNCTION || level == PLUMB_LEVEL_MODULE;
+	uint32_t *fn_key = NULL;
+	if (by_function) {
+		fn_key = malloc((p->functions.n ? p->functions.n : 1) * sizeof *fn_key);
+		if (!fn_key)
+			return -1;
+		memset(fn_key, 0xff, p->functions.n * sizeof *fn_key);
+	}
+	for (size_t f = 0; f < p->frames.n; f++) {
+		plumb_id fn = p->frames.v[f].function;
+		if (by_function && fn_key[fn] != PLUMB_NONE) {
+			b->frame_key[f] = fn_key[fn];
+			continue;
+		}
+		plumb_key k = frame_to_key(p, level, (plumb_id)f);
+		if ((b->frame_key[f] = metrics_key_intern(b, &k)) == PLUMB_NONE) {
+			free(fn_key);
+			return -1;
+		}
+		if (by_function)
+			fn_key[fn] = b->frame_key[f];
+	}
+	if (level == PLUMB_LEVEL_FUNCTION)
+		b->fn_key = fn_key; /* the call-graph arcs' callees use it too */
+	else
+		free(fn_key);
+	return 0;
 }
 
 int plumb_metrics_compute(const plumb_profile *p, const plumb_metrics_opts *o,
@@ -337,11 +374,8 @@ int plumb_metrics_compute(const plumb_profile *p, const plumb_metrics_opts *o,
 	b.frame_key = malloc((p->frames.n ? p->frames.n : 1) * sizeof *b.frame_key);
 	if (!m->totals || !b.frame_key)
 		goto nomem;
-	for (size_t f = 0; f < p->frames.n; f++) {
-		plumb_key k = frame_to_key(p, o->level, (plumb_id)f);
-		if ((b.frame_key[f] = metrics_key_intern(&b, &k)) == PLUMB_NONE)
-			goto nomem;
-	}
+	if (frame_keys(&b, o->level))
+		goto nomem;
 	if (!(b.seen = calloc(b.keys.n ? b.keys.n : 1, sizeof *b.seen)))
 		goto nomem;
 	if (from_cct(&b, o, err) || metrics_from_call_graph(&b, o, err) || metrics_scc_stage(&b, o, err))

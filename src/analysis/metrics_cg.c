@@ -42,7 +42,8 @@ int metrics_from_call_graph(builder *b, const plumb_metrics_opts *o, plumb_error
 			}
 			ck = fk;
 		}
-		uint32_t to = metrics_key_intern(b, &ck);
+		uint32_t to = b->fn_key && b->fn_key[pa->callee] != PLUMB_NONE ? b->fn_key[pa->callee]
+										: metrics_key_intern(b, &ck);
 		uint32_t a = to == PLUMB_NONE ? PLUMB_NONE : metrics_arc_get(b, from, to);
 		if (a == PLUMB_NONE)
 			return plumb_fail_nomem(err);

@@ -22,6 +22,7 @@ typedef struct builder {
 	PLUMB_VEC(uint8_t) arc_cg;    /* per arc: a call-graph arc made it */
 	plumb_index key_ix, arc_ix;
 	uint32_t *frame_key;     /* frame -> key */
+	uint32_t *fn_key;        /* function -> key at the function level; PLUMB_NONE if unseen */
 	uint32_t *seen;          /* key -> stamp of the last stack that counted it */
 	uint32_t *node_arc;      /* CCT node -> the arc parent -> node (PLUMB_NONE at a root) */
 } builder;

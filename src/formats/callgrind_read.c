@@ -343,10 +343,11 @@ static int note_entry(cg_reader *r, plumb_id callee, const uint64_t *target)
 	if (!line && !addr)
 		return 0;
 	r->entry_known[callee] = 1;
+	/* The first known line fills a zero one, as plumb_function_intern would
+	 * (without hashing the name again). */
 	plumb_function *f = &r->p->functions.v[callee];
-	if (line && !f->line &&
-	    plumb_function_intern(r->p, plumb_str(r->p, f->name), NULL, f->module, f->file, line) != callee)
-		return plumb_fail_nomem(r->err);
+	if (line && !f->line)
+		f->line = line;
 	if (plumb_frame_intern(r->p, callee, PLUMB_NONE, line, addr) == PLUMB_NONE)
 		return plumb_fail_nomem(r->err);
 	return 0;

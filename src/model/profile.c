@@ -29,6 +29,7 @@ void plumb_profile_free(plumb_profile *p)
 	free(p->cct_self.v);
 	free(p->cg_self.v);
 	free(p->cg_self_cost.v);
+	free(p->cg_direct.v);
 	free(p->arcs.v);
 	free(p->arc_incl.v);
 	free(p->samples.v);
@@ -276,21 +277,47 @@ static bool cg_self_eq(const void *ctx, uint32_t id, const void *key)
 	return a->part == b->part && a->frame == b->frame;
 }
 
+/* The direct slot of (part, frame), or NULL when the part is not the direct
+ * one. *nomem is set when the slot array cannot grow. */
+static plumb_id *cg_direct_slot(plumb_profile *p, plumb_id part, plumb_id frame, bool *nomem)
+{
+	if (!p->cg_direct_part1)
+		p->cg_direct_part1 = part + 1;
+	if (p->cg_direct_part1 != part + 1)
+		return NULL;
+	if (frame >= p->cg_direct.n) {
+		size_t n = p->frames.n > frame ? p->frames.n : (size_t)frame + 1;
+		if (plumb_vec_reserve(p->cg_direct, n)) {
+			*nomem = true;
+			return NULL;
+		}
+		memset(p->cg_direct.v + p->cg_direct.n, 0xff, (n - p->cg_direct.n) * sizeof(plumb_id));
+		p->cg_direct.n = n;
+	}
+	return &p->cg_direct.v[frame];
+}
+
 int plumb_cg_add_self(plumb_profile *p, plumb_id part, plumb_id frame, const uint64_t *costs,
 		      plumb_error *err)
 {
 	if (part >= p->parts.n || frame >= p->frames.n)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "call graph cost for unknown part or frame");
 	plumb_cg_self k = { part, frame };
+	bool nomem = false;
+	plumb_id *direct = cg_direct_slot(p, part, frame, &nomem);
+	if (nomem)
+		return plumb_fail_nomem(err);
 	/* frame ids are dense: consecutive frames take consecutive slots */
 	uint32_t h = (uint32_t)(frame + part * 0x9E3779B1u);
-	plumb_id id = plumb_index_find(&p->cg_self_ix, h, cg_self_eq, p, &k);
+	plumb_id id = direct ? *direct : plumb_index_find(&p->cg_self_ix, h, cg_self_eq, p, &k);
 	if (id == PLUMB_NONE) {
 		id = (plumb_id)p->cg_self.n;
-		if (plumb_vec_reserve(p->cg_self, p->cg_self.n + 1) ||
-		    COSTS_GROW(p, p->cg_self_cost) || plumb_index_insert(&p->cg_self_ix, h, id))
+		if (plumb_vec_reserve(p->cg_self, p->cg_self.n + 1) || COSTS_GROW(p, p->cg_self_cost) ||
+		    (!direct && plumb_index_insert(&p->cg_self_ix, h, id)))
 			return plumb_fail_nomem(err);
 		p->cg_self.v[p->cg_self.n++] = k;
+		if (direct)
+			*direct = id;
 	}
 	p->costs_started = true;
 	return plumb_costs_add(p->cg_self_cost.v + (size_t)id * p->events.n, costs, p->events.n,
