@@ -125,6 +125,27 @@ typedef struct plumb_gprof_source_io {
 int plumb_gprof_print_annotated(plumb_gprof *g, FILE *out, const plumb_gprof_source_io *io,
 				plumb_error *err);
 
+/* Every histogram, arc and block count of a gmon reading (plumb/gmon.h)
+ * with plumb_gprof_add_hist/_arc/_bb. Old BSD files carry no clock rate:
+ * 100 Hz is taken, as gprof takes the host's. */
+struct plumb_gmon;
+int plumb_gprof_add_gmon(plumb_gprof *g, const struct plumb_gmon *gm, plumb_error *err);
+
+/* gprof's default specs: the mcount family (mcount, _mcount, __mcleanup,
+ * ...) kept out of time propagation and the call graph, and with line
+ * (-l) out of the flat profile too. No effect on executables without them. */
+int plumb_gprof_add_default_specs(plumb_gprof *g, bool line, plumb_error *err);
+
+/* Everything at once for other views (plumb report on a gmon.out): gprof's
+ * function symbols from st, the histograms and arcs of gm, gprof's default
+ * options (-b, mcount family left out of propagation), analyzed. Symbol
+ * index i of the result is st->syms[i]. Use plumb_gprof_symbol_estimate
+ * and plumb_gprof_arc_estimate_at on it, then plumb_gprof_free. NULL
+ * after filling err. */
+struct plumb_symtab;
+plumb_gprof *plumb_gprof_from_gmon(const struct plumb_symtab *st, const struct plumb_gmon *gm,
+				   plumb_error *err);
+
 /* The estimate for plumb report: after analyze, for every symbol index i
  * (as given to plumb_gprof_new), its exact self time in samples and
  * gprof's estimated children time (time propagated up from callees, in

@@ -213,7 +213,7 @@ static const struct option longopts[] = {
 
 static int parse_one(gprof_args *a, int c, const char *arg, char **argv)
 {
-	long v;
+	long v = 0;
 	switch (c) {
 	case 'a': a->no_static = true; return 0;
 	case 'b': a->o.brief = true; return 0;
@@ -313,7 +313,7 @@ static plumb_gprof_symbol func_symbol(const plumb_exe_sym *s, bool demangle)
 {
 	return (plumb_gprof_symbol){ .addr = s->addr, .end_addr = s->end_addr, .name = s->name,
 				     .display = demangle ? s->demangled : NULL, .file = s->file,
-				     .line = s->line, .is_static = s->is_static, .is_func = true };
+				     .line = s->line, .is_static = s->is_static, .is_func = s->is_func };
 }
 
 static bool same_run(const plumb_gprof_symbol *prev, const plumb_line_run *r)
@@ -346,9 +346,13 @@ static int line_symbols(inputs *in, const gprof_args *a, plumb_error *err)
 					   .line = r->line, .is_static = is_static };
 		prev = s;
 	}
+	const plumb_exe_info *info = plumb_exe_get_info(in->exe);
 	for (size_t i = 0; i < in->st->n; i++)
 		in->sym[in->nsym++] = func_symbol(&in->st->syms[i], !a->no_demangle);
-	const plumb_exe_info *info = plumb_exe_get_info(in->exe);
+	/* gprof ended the last function symbol at the end of .text; one that
+	 * starts beyond it (a weak data symbol) has an empty range and goes */
+	if (in->st->n && info->text_hi)
+		in->sym[in->nsym - 1].end_addr = info->text_hi - 1;
 	in->nsym = plumb_gprof_finalize_symbols(in->sym, in->nsym, info->text_hi);
 	return 0;
 }
@@ -406,44 +410,12 @@ static int file_info(plumb_exe *exe, char **files, int nfiles, const gprof_args 
 	return 0;
 }
 
-/* gprof leaves the mcount family out of time propagation and the graph
- * (and, with -l, of the flat profile): specs that match only if present. */
-static int default_specs(plumb_gprof *g, const gprof_args *a, plumb_error *err)
+static int add_specs(plumb_gprof *g, const gprof_args *a, plumb_error *err)
 {
-	static const char *const mcount[] = { "_gprof_mcount", "mcount", "_mcount", "__mcount",
-					      "__mcount_internal", "__mcleanup", NULL };
 	for (size_t i = 0; i < a->nspec; i++)
 		if (plumb_gprof_add_spec(g, a->spec[i].table, a->spec[i].text, err))
 			return -1;
-	for (const char *const *m = mcount; *m; m++)
-		if (plumb_gprof_add_spec(g, PLUMB_GP_EXCL_TIME, *m, err) ||
-		    plumb_gprof_add_spec(g, PLUMB_GP_EXCL_GRAPH, *m, err) ||
-		    (a->o.line && plumb_gprof_add_spec(g, PLUMB_GP_EXCL_FLAT, *m, err)))
-			return -1;
-	return 0;
-}
-
-static int feed(plumb_gprof *g, const plumb_gmon *gm, plumb_error *err)
-{
-	for (size_t i = 0; i < gm->nhists; i++) {
-		const plumb_gmon_hist *h = &gm->hists[i];
-		uint32_t *bins = malloc((h->nbins ? h->nbins : 1) * sizeof *bins);
-		if (!bins)
-			return plumb_fail_nomem(err);
-		for (uint32_t b = 0; b < h->nbins; b++)
-			bins[b] = h->bins[b] > UINT32_MAX ? UINT32_MAX : (uint32_t)h->bins[b];
-		uint32_t hz = i == 0 ? gm->hz : h->prof_rate;
-		int rc = plumb_gprof_add_hist(g, h->low_pc, h->high_pc, h->nbins, bins, hz, h->dimen,
-					      h->dimen_abbrev, err);
-		free(bins);
-		if (rc)
-			return -1;
-	}
-	for (size_t i = 0; i < gm->narcs; i++)
-		plumb_gprof_add_arc(g, gm->arcs[i].from_pc, gm->arcs[i].self_pc, gm->arcs[i].count);
-	for (size_t i = 0; i < gm->nbbs; i++)
-		plumb_gprof_add_bb(g, gm->bbs[i].addr, gm->bbs[i].count);
-	return 0;
+	return plumb_gprof_add_default_specs(g, a->o.line, err);
 }
 
 /* -s: gmon.sum in the GNU format, with the arcs as gprof writes them (one
@@ -572,8 +544,8 @@ static int run(gprof_args *a, const char *exe, char **files, int nfiles)
 	unsigned style = a->style;
 	if (style == 0)
 		style = (in.gmon->nhists || in.gmon->narcs) ? (STYLE_FLAT | STYLE_GRAPH) & ~a->user : STYLE_EXEC;
-	if (!(g = plumb_gprof_new(in.sym, in.nsym, &a->o, &err)) || default_specs(g, a, &err) ||
-	    feed(g, in.gmon, &err) || plumb_gprof_analyze(g, &err))
+	if (!(g = plumb_gprof_new(in.sym, in.nsym, &a->o, &err)) || add_specs(g, a, &err) ||
+	    plumb_gprof_add_gmon(g, in.gmon, &err) || plumb_gprof_analyze(g, &err))
 		goto fail;
 	if ((style & STYLE_SUM) && write_sum(g, in.gmon, &err))
 		goto fail;

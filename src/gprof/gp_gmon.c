@@ -1,0 +1,72 @@
+/* The gprof core fed from libplumb's gmon reader and ELF symbol table, for
+ * callers that want gprof's estimate without its options. */
+#include <stdlib.h>
+
+#include "gprof/gp_internal.h"
+#include "plumb/elfsym.h"
+#include "plumb/gmon.h"
+
+/* gprof keeps these out of time propagation and the call graph. */
+static const char *const mcount_family[] = { "_gprof_mcount", "mcount", "_mcount", "__mcount",
+					     "__mcount_internal", "__mcleanup", NULL };
+
+int plumb_gprof_add_default_specs(plumb_gprof *g, bool line, plumb_error *err)
+{
+	for (const char *const *m = mcount_family; *m; m++)
+		if (plumb_gprof_add_spec(g, PLUMB_GP_EXCL_TIME, *m, err) ||
+		    plumb_gprof_add_spec(g, PLUMB_GP_EXCL_GRAPH, *m, err) ||
+		    (line && plumb_gprof_add_spec(g, PLUMB_GP_EXCL_FLAT, *m, err)))
+			return -1;
+	return 0;
+}
+
+int plumb_gprof_add_gmon(plumb_gprof *g, const struct plumb_gmon *gm, plumb_error *err)
+{
+	for (size_t i = 0; i < gm->nhists; i++) {
+		const plumb_gmon_hist *h = &gm->hists[i];
+		uint32_t *bins = malloc((h->nbins ? h->nbins : 1) * sizeof *bins);
+		if (!bins)
+			return plumb_fail_nomem(err);
+		for (uint32_t b = 0; b < h->nbins; b++)
+			bins[b] = h->bins[b] > UINT32_MAX ? UINT32_MAX : (uint32_t)h->bins[b];
+		/* old BSD files carry no rate: the reader leaves hz 0, gprof takes the host's */
+		uint32_t hz = gm->hz ? gm->hz : h->prof_rate ? h->prof_rate : 100;
+		int rc = plumb_gprof_add_hist(g, h->low_pc, h->high_pc, h->nbins, bins, hz, h->dimen,
+					      h->dimen_abbrev, err);
+		free(bins);
+		if (rc)
+			return -1;
+	}
+	for (size_t i = 0; i < gm->narcs; i++)
+		plumb_gprof_add_arc(g, gm->arcs[i].from_pc, gm->arcs[i].self_pc, gm->arcs[i].count);
+	for (size_t i = 0; i < gm->nbbs; i++)
+		plumb_gprof_add_bb(g, gm->bbs[i].addr, gm->bbs[i].count);
+	return 0;
+}
+
+plumb_gprof *plumb_gprof_from_gmon(const struct plumb_symtab *st, const struct plumb_gmon *gm,
+				   plumb_error *err)
+{
+	plumb_gprof_symbol *sym = calloc(st->n + 1, sizeof *sym);
+	if (!sym) {
+		plumb_fail_nomem(err);
+		return NULL;
+	}
+	for (size_t i = 0; i < st->n; i++) {
+		const plumb_exe_sym *s = &st->syms[i];
+		sym[i] = (plumb_gprof_symbol){ .addr = s->addr, .end_addr = s->end_addr, .name = s->name,
+					       .display = s->demangled, .file = s->file, .line = s->line,
+					       .is_static = s->is_static, .is_func = s->is_func };
+	}
+	plumb_gprof_opts o;
+	plumb_gprof_opts_init(&o);
+	o.brief = true;
+	plumb_gprof *g = plumb_gprof_new(sym, st->n, &o, err);
+	free(sym);
+	if (g && (plumb_gprof_add_default_specs(g, false, err) || plumb_gprof_add_gmon(g, gm, err) ||
+		  plumb_gprof_analyze(g, err))) {
+		plumb_gprof_free(g);
+		g = NULL;
+	}
+	return g;
+}
