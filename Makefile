@@ -75,7 +75,6 @@ check: deps
 
 bench: all
 	@sh bench/run.sh
-	@sh bench/callgrind.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/lib/pkgconfig \
