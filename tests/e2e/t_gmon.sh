@@ -1,0 +1,128 @@
+# gmon.out from real gcc -pg runs (PIE and not): plumb report's exclusive
+# times and call counts against GNU gprof's flat profile, the estimate
+# flag, --exe and its a.out default, BSD files, damaged files, and the
+# GNU-format sum (plumb_gmon_write) read back by /usr/bin/gprof.
+progs="$E2E_DIR/../programs"
+top="$E2E_DIR/../.."
+if ! command -v gcc > /dev/null 2>&1 || ! command -v gprof > /dev/null 2>&1; then
+	skip "t_gmon" "needs gcc and gprof"
+	return 0
+fi
+
+# flat PROG GMON: gprof's flat profile as "name self_seconds calls" lines.
+flat() {
+	gprof -b -p "$1" "$2" | awk 'NF >= 4 && $1 ~ /^[0-9.]+$/ {
+		if (NF >= 7) print $7, $3, $4; else print $4, $3, 0 }' | sort
+}
+
+# plumb's report in the same shape (ns -> seconds with 2 decimals).
+plumb_flat() {
+	"$PLUMB" report --format csv --threshold 0 --cycles=no "$@" | python3 -c '
+import csv, sys
+for r in csv.DictReader(sys.stdin):
+    t = int(r["exclusive.time"]) / 1e9
+    print(r["function"], "%.2f" % t, r["calls"] or 0)' | sort
+}
+
+# Only the rows gprof prints with time or calls (plumb lists no others).
+busy() { awk '$2 != "0.00" || $3 != 0'; }
+
+for kind in pie nopie; do
+	flags=""
+	[ "$kind" = nopie ] && flags="-fno-PIE -no-pie"
+	# shellcheck disable=SC2086
+	if ! gcc -pg -g -O1 -fno-inline $flags -o "prog_$kind" "$progs/gm_main.c" "$progs/gm_second.c" 2> .cc; then
+		fail "$kind: gcc -pg" "$(cat .cc)"
+		continue
+	fi
+	"./prog_$kind" > /dev/null && mv gmon.out "gmon.$kind.1"
+	"./prog_$kind" > /dev/null && mv gmon.out "gmon.$kind.2"
+
+	want=$(flat "./prog_$kind" "gmon.$kind.1" | busy)
+	got=$(plumb_flat --exe "./prog_$kind" "gmon.$kind.1" | busy)
+	same "$kind: exclusive seconds and calls equal gprof's flat profile" "$got" "$want"
+	case "$want" in *gm_static_burn*) ok "$kind: the static function has time" ;;
+	*) fail "$kind: the static function has time" "$want" ;; esac
+
+	run "$PLUMB" report --format json --exe "./prog_$kind" "gmon.$kind.1"
+	py "$kind: inclusive times are flagged as estimates" '
+import json, sys
+r = json.load(sys.stdin)
+fs = {f["name"]: f for f in r["functions"]}
+assert fs["gm_work"]["inclusive_estimated"] is True, fs["gm_work"]
+assert r["events"][0]["name"] == "time" and r["events"][0]["unit"] == "ns", r["events"]
+assert fs["gm_work"]["file"].endswith("gm_second.c"), fs["gm_work"]
+'
+done
+
+# The sum writer: a small program on libplumb, built like the plumb binary.
+build=$(dirname "$PLUMB")
+if [ -f "$build/libplumb.a" ]; then
+	san=""
+	nm "$build/libplumb.a" 2> /dev/null | grep -q __asan_report && san="-fsanitize=address,undefined"
+	# shellcheck disable=SC2046,SC2086
+	if cc $san -I"$top/include" -o gm_sum "$progs/gm_sum.c" "$build/libplumb.a" \
+		$(pkg-config --libs sqlite3 zlib libzstd capstone libelf libdw) -liberty -lm 2> .cc; then
+		for kind in pie nopie; do
+			[ -f "gmon.$kind.2" ] || continue
+			./gm_sum "./prog_$kind" "gmon.$kind.sum" "gmon.$kind.1" "gmon.$kind.2" 2> .sumerr ||
+				fail "$kind: gm_sum" "$(cat .sumerr)"
+			gprof -b "./prog_$kind" "gmon.$kind.1" "gmon.$kind.2" > want.sum 2>&1
+			gprof -b "./prog_$kind" "gmon.$kind.sum" > got.sum 2>&1
+			same "$kind: gprof reads plumb's sum of two files as it reads the two" \
+				"$(cat got.sum)" "$(cat want.sum)"
+			want=$(flat "./prog_$kind" "gmon.$kind.sum" | busy)
+			got=$(plumb_flat --exe "./prog_$kind" "gmon.$kind.1" "gmon.$kind.2" | busy)
+			same "$kind: plumb report of two files equals gprof's flat profile of the sum" "$got" "$want"
+		done
+	else
+		fail "building gm_sum on libplumb" "$(cat .cc)"
+	fi
+else
+	skip "gmon sum" "no libplumb.a next to $PLUMB"
+fi
+
+# a.out next to the gmon file is the default executable
+mkdir -p d && cp prog_pie d/a.out && cp gmon.pie.1 d/gmon.out
+run "$PLUMB" report --format csv --threshold 0 d/gmon.out
+same "the executable defaults to a.out beside gmon.out" "$rc" 0
+expect_err "no a.out: the error says how to give the executable" 1 "give it with --exe FILE" \
+	"$PLUMB" report gmon.pie.1
+expect_err "--exe that is not ELF" 1 "not an ELF executable" \
+	"$PLUMB" report --exe "$progs/gm_main.c" gmon.pie.1
+
+# convert keeps the numbers
+run "$PLUMB" convert --exe prog_pie gmon.pie.1 -o g.plumb
+same "convert gmon.out -> .plumb" "$rc" 0
+a=$(plumb_flat g.plumb)
+b=$(plumb_flat --exe prog_pie gmon.pie.1)
+same "the .plumb copy reports the same" "$a" "$b"
+
+# Damaged and BSD files
+printf 'gmon\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\007' > bad.gmon
+expect_err "unknown tag: named with its byte offset" 1 "bad.gmon: byte 20: found bad tag 7" \
+	"$PLUMB" report --exe prog_pie bad.gmon
+head -c 30 gmon.pie.1 > cut.gmon
+expect_err "truncated histogram: named with its byte offset" 1 \
+	"cut.gmon: byte 29: truncated histogram record (starting at byte 20): expected high_pc (8 bytes), found 1 byte" \
+	"$PLUMB" report --exe prog_pie cut.gmon
+python3 - gmon.pie.1 bsd.gmon << 'PYEOF'
+# Re-encode the GNU file as 4.4BSD: header, the same bins, untagged arcs.
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+pos, bins, arcs, lo = 20, b"", b"", None
+while pos < len(d):
+    tag = d[pos]; pos += 1
+    if tag == 0:
+        lo, hi, n, rate = struct.unpack_from("<QQII", d, pos); pos += 40
+        bins = d[pos:pos + 2 * n]; pos += 2 * n
+    else:
+        f, s, c = struct.unpack_from("<QQI", d, pos); pos += 20
+        arcs += struct.pack("<QQQ", f, s, c)
+hdr = struct.pack("<QQII", lo, hi, 40 + len(bins), 0x51879) + struct.pack("<I12x", rate)
+open(sys.argv[2], "wb").write(hdr + bins + arcs)
+PYEOF
+a=$(plumb_flat --exe prog_pie bsd.gmon)
+b=$(plumb_flat --exe prog_pie gmon.pie.1)
+same "a 4.4BSD file gives the same numbers as the GNU one" "$a" "$b"
+expect_err "a BSD file is not read without --exe" 1 "unknown format" "$PLUMB" report bsd.gmon
