@@ -22,7 +22,7 @@ static const char annotate_help[] =
 	"      --show=EV,...          events to show (default: every event of the file)\n"
 	"      --sort=EV[:PCT],...    sort by these events; a PCT per event replaces\n"
 	"                             --threshold (default: the events in file order)\n"
-	"      --threshold=PCT        list functions until PCT %% of the primary sort event\n"
+	"      --threshold=PCT        list functions until PCT % of the primary sort event\n"
 	"                             is covered; 100 lists all (default 99)\n"
 	"      --show-percs=yes|no    a percentage beside each count (default yes)\n"
 	"      --auto=yes|no          annotate the sources of the listed functions (yes)\n"
