@@ -71,6 +71,15 @@ void plumb_gprof_opts_init(plumb_gprof_opts *o);
  * text_end - 1 for the last. Returns the new count. */
 size_t plumb_gprof_finalize_symbols(plumb_gprof_symbol *syms, size_t n, uint64_t text_end);
 
+/* Relative source paths of syms (DWARF 5 line tables keep "../src/x.c")
+ * joined to their compilation unit's directory, as BFD and so gprof show
+ * them. The new strings belong to the returned object: free it after the
+ * analysis. Never fails: paths it cannot join stay as they are (NULL only
+ * when out of memory, nothing changed). */
+typedef struct plumb_gprof_paths plumb_gprof_paths;
+plumb_gprof_paths *plumb_gprof_paths_fix(const char *exe, plumb_gprof_symbol *syms, size_t n);
+void plumb_gprof_paths_free(plumb_gprof_paths *p);
+
 /* A new analysis over a finalized symbol table (copied; the strings must
  * outlive the object). NULL after filling err. */
 plumb_gprof *plumb_gprof_new(const plumb_gprof_symbol *syms, size_t n, const plumb_gprof_opts *o,
@@ -93,6 +102,14 @@ void plumb_gprof_add_bb(plumb_gprof *g, uint64_t addr, uint64_t count);
  * starting at 'to' (an arc with count 0 when none exists). */
 void plumb_gprof_add_static_call(plumb_gprof *g, uint64_t from, uint64_t to);
 
+/* -c: scan code for x86 direct calls, gprof's way (see src/gprof/gp_scan.c:
+ * calls to lower addresses are not found, as in gprof 2.40), adding each
+ * hit with plumb_gprof_add_static_call. text holds the bytes at vma. The
+ * histograms must have been added. _elf reads .text of the executable;
+ * other machines than x86 fail with PLUMB_ERR_UNSUPPORTED. */
+int plumb_gprof_scan_calls(plumb_gprof *g, uint64_t vma, const unsigned char *text, size_t len);
+int plumb_gprof_scan_calls_elf(plumb_gprof *g, const char *path, plumb_error *err);
+
 /* A symspec ("file.c", "func", "12", "file.c:func", "from/to") for a table.
  * Specs are resolved against the table when analyzing; one that matches
  * nothing has no effect. Errors only for memory. */
@@ -109,6 +126,9 @@ bool plumb_gprof_has_bb(const plumb_gprof *g);
 /* Reports (after analyze). Each begins with a form feed line unless it is
  * the first thing written by this object, as gprof separates sections. */
 int plumb_gprof_print_flat(plumb_gprof *g, FILE *out);
+/* Something was printed before the first report (gprof -i's file
+ * information): the first report then starts with a form feed too. */
+void plumb_gprof_after_output(plumb_gprof *g);
 int plumb_gprof_print_graph(plumb_gprof *g, FILE *out);
 int plumb_gprof_print_index(plumb_gprof *g, FILE *out);
 int plumb_gprof_print_exec_counts(plumb_gprof *g, FILE *out);

@@ -298,10 +298,12 @@ typedef struct inputs {
 	size_t nsym;
 	plumb_line_run *runs;
 	plumb_gmon *gmon;
+	plumb_gprof_paths *paths;
 } inputs;
 
 static void inputs_free(inputs *in)
 {
+	plumb_gprof_paths_free(in->paths);
 	free(in->sym);
 	free(in->runs);
 	plumb_symtab_free(in->st);
@@ -364,14 +366,19 @@ static int load_symbols(inputs *in, const char *exe, const gprof_args *a, plumb_
 	unsigned flags = (a->no_static ? PLUMB_SYMTAB_NO_STATIC : 0) | (a->funcs_only ? PLUMB_SYMTAB_FUNCS_ONLY : 0);
 	if (plumb_symtab_build(in->exe, flags, &in->st, err))
 		return -1;
-	if (a->o.line)
-		return line_symbols(in, a, err);
-	in->sym = calloc(in->st->n + 1, sizeof *in->sym);
-	if (!in->sym)
+	if (a->o.line) {
+		if (line_symbols(in, a, err))
+			return -1;
+	} else {
+		in->sym = calloc(in->st->n + 1, sizeof *in->sym);
+		if (!in->sym)
+			return plumb_fail_nomem(err);
+		for (size_t i = 0; i < in->st->n; i++)
+			in->sym[i] = func_symbol(&in->st->syms[i], !a->no_demangle);
+		in->nsym = in->st->n;
+	}
+	if (!(in->paths = plumb_gprof_paths_fix(exe, in->sym, in->nsym)))
 		return plumb_fail_nomem(err);
-	for (size_t i = 0; i < in->st->n; i++)
-		in->sym[i] = func_symbol(&in->st->syms[i], !a->no_demangle);
-	in->nsym = in->st->n;
 	return 0;
 }
 
@@ -545,8 +552,11 @@ static int run(gprof_args *a, const char *exe, char **files, int nfiles)
 	if (style == 0)
 		style = (in.gmon->nhists || in.gmon->narcs) ? (STYLE_FLAT | STYLE_GRAPH) & ~a->user : STYLE_EXEC;
 	if (!(g = plumb_gprof_new(in.sym, in.nsym, &a->o, &err)) || add_specs(g, a, &err) ||
-	    plumb_gprof_add_gmon(g, in.gmon, &err) || plumb_gprof_analyze(g, &err))
+	    plumb_gprof_add_gmon(g, in.gmon, &err) ||
+	    (a->o.static_calls && plumb_gprof_scan_calls_elf(g, exe, &err)) || plumb_gprof_analyze(g, &err))
 		goto fail;
+	if (style & STYLE_INFO)
+		plumb_gprof_after_output(g);
 	if ((style & STYLE_SUM) && write_sum(g, in.gmon, &err))
 		goto fail;
 	if ((rc = check_inputs(g, style)))

@@ -326,6 +326,11 @@ const char *gp_basename(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+void plumb_gprof_after_output(plumb_gprof *g)
+{
+	g->printed = true;
+}
+
 void gp_section_start(plumb_gprof *g, FILE *out)
 {
 	if (g->printed)

@@ -92,7 +92,8 @@ static int grow(gp_range **v, size_t n, size_t *cap, plumb_error *err)
 typedef struct spec_state {
 	pattern left, right;
 	bool has_right;
-	size_t left_run, right_run;      /* entry being extended, or SIZE_MAX */
+	size_t left_run, right_run;      /* last symbol matched, or SIZE_MAX */
+	size_t left_entry, right_entry;  /* the range that run grows */
 	size_t right_first, right_count; /* its right matches in g->right */
 	char *buf;
 } spec_state;
@@ -103,15 +104,17 @@ static gp_range range_of(const gp_sym *s)
 			   .is_static = s->s.is_static, .is_func = s->s.is_func };
 }
 
-/* Adjacent matches of one spec form one range, as gprof's tables hold. */
-static int extend(gp_range **v, size_t *n, size_t *cap, size_t *run, size_t i,
+/* Adjacent matches of one spec form one range, as gprof's tables hold:
+ * *run is the spec's last matched symbol, *entry the range it grows. */
+static int extend(gp_range **v, size_t *n, size_t *cap, size_t *run, size_t *entry, size_t i,
 		  const gp_sym *s, plumb_error *err)
 {
-	if (*run != SIZE_MAX && *run == i - 1 && i > 0) {
-		(*v)[*n - 1].end_addr = s->s.end_addr;
+	if (*run != SIZE_MAX && *run + 1 == i) {
+		(*v)[*entry].end_addr = s->s.end_addr;
 	} else {
 		if (grow(v, *n, cap, err))
 			return -1;
+		*entry = *n;
 		(*v)[(*n)++] = range_of(s);
 	}
 	*run = i;
@@ -198,7 +201,7 @@ static int collect_rights(plumb_gprof *g, spec_state *st, plumb_error *err)
 		s->right_first = g->nright;
 		for (size_t i = 0; i < g->nsym; i++)
 			if (matches(&s->right, &g->sym[i]) &&
-			    extend(&g->right, &g->nright, &cap, &s->right_run, i, &g->sym[i], err))
+			    extend(&g->right, &g->nright, &cap, &s->right_run, &s->right_entry, i, &g->sym[i], err))
 				return -1;
 		s->right_count = g->nright - s->right_first;
 	}
@@ -215,10 +218,11 @@ static int collect_lefts(plumb_gprof *g, spec_state *st, plumb_error *err)
 			if (!matches(&s->left, &g->sym[i]))
 				continue;
 			gp_spec_tab *t = &g->tab[g->spec[k].table];
-			if (extend(&t->r, &t->n, &cap[g->spec[k].table], &s->left_run, i, &g->sym[i], err))
+			if (extend(&t->r, &t->n, &cap[g->spec[k].table], &s->left_run, &s->left_entry, i,
+				   &g->sym[i], err))
 				return -1;
-			t->r[t->n - 1].first_right = (uint32_t)s->right_first;
-			t->r[t->n - 1].nright = (uint32_t)s->right_count;
+			t->r[s->left_entry].first_right = (uint32_t)s->right_first;
+			t->r[s->left_entry].nright = (uint32_t)s->right_count;
 		}
 	}
 	return 0;

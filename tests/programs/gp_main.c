@@ -1,6 +1,7 @@
 /* gprof comparison program: self-recursion (fact), a two-function cycle
  * (ping/pong), a static function (burn), a function never called (unused),
- * and work in a second source file (gp_second.c). Runs about 0.3 s. */
+ * work in a second source file (gp_second.c) and calls never made (for
+ * -c). Runs about 0.4 s. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -43,6 +44,16 @@ unsigned long unused(unsigned long n)
 	return n * 3;
 }
 
+/* Called only with many arguments: gprof -c finds rare_after's call (a
+ * forward call) but not rare_before's (backward: gprof 2.40 does not
+ * sign-extend the displacement). */
+unsigned long rare_before(unsigned long n)
+{
+	return n + 1;
+}
+
+unsigned long rare_after(unsigned long n);
+
 int main(int argc, char **argv)
 {
 	unsigned long scale = argc > 1 ? strtoul(argv[1], NULL, 10) : 4;
@@ -54,7 +65,14 @@ int main(int argc, char **argv)
 	}
 	for (unsigned long i = 0; i < 30; i++)
 		total += burn(100000 * scale);
+	if (argc > 9)
+		total += rare_before(1) + rare_after(2);
 	sink = total;
 	printf("%lu\n", total & 1);
 	return 0;
+}
+
+unsigned long rare_after(unsigned long n)
+{
+	return n + 2;
 }

@@ -1,0 +1,246 @@
+# plumb gprof against GNU gprof 2.40: programs built with gcc -pg here
+# (tests/programs/gp_*.c: recursion, a two-member cycle, two separate
+# cycles, static functions, a function never called, calls never made, a
+# second source file; PIE and -no-pie), run, then every option set is run
+# through both and the outputs must be the same bytes.
+gp_src=$(cd "$E2E_DIR/../programs" && pwd)
+
+if ! command -v gcc > /dev/null 2>&1 || ! command -v gprof > /dev/null 2>&1; then
+	skip "t_gprof" "gcc or gprof is not installed"
+	return 0
+fi
+case "$(gprof --version 2>/dev/null | head -1)" in
+*" 2.40"*) ;;
+*) skip "t_gprof" "the comparisons are for GNU gprof 2.40 ($(gprof --version | head -1))"; return 0 ;;
+esac
+
+# Sources are copied so that the debug info names them in this directory.
+mkdir -p src
+cp "$gp_src"/gp_main.c "$gp_src"/gp_second.c "$gp_src"/gp_cycles.c src/
+(cd src && gcc -pg -g -O0 -o ../gpm gp_main.c gp_second.c &&
+	gcc -pg -g -O0 -no-pie -o ../gpm_np gp_main.c gp_second.c &&
+	gcc -pg -g -O0 -o ../gpc gp_cycles.c) 2> cc.err
+if [ ! -x gpm ] || [ ! -x gpm_np ] || [ ! -x gpc ]; then
+	fail "gcc -pg builds the test programs" "$(cat cc.err)"
+	return 0
+fi
+./gpm > /dev/null && mv gmon.out gpm.gmon
+./gpm 2 > /dev/null && mv gmon.out gpm2.gmon
+./gpm_np > /dev/null && mv gmon.out gpm_np.gmon
+./gpc > /dev/null && mv gmon.out gpc.gmon
+for f in gpm.gmon gpm2.gmon gpm_np.gmon gpc.gmon; do
+	[ -s "$f" ] || fail "the program wrote $f"
+done
+
+# The histogram must have samples, or the time columns compare nothing.
+run gprof -b -p gpm gpm.gmon
+case "$out" in
+*"no time accumulated"*) skip "samples" "no histogram samples in this run; time columns are all zero" ;;
+*) ok "gpm.gmon has histogram samples" ;;
+esac
+
+# same_as_gprof NAME ARGS...: plumb gprof ARGS and gprof ARGS give the same
+# stdout bytes and the same exit status.
+same_as_gprof() {
+	name=$1
+	shift
+	"$PLUMB" gprof "$@" > p.out 2> p.err
+	prc=$?
+	gprof "$@" > g.out 2> g.err
+	grc=$?
+	if [ $prc -ne $grc ]; then
+		fail "$name" "exit $prc, gprof exits $grc" "stderr: $(head -3 p.err)"
+	elif cmp -s p.out g.out; then
+		ok "$name"
+	else
+		fail "$name" "plumb gprof $* differs from gprof:" "$(diff p.out g.out | head -15)"
+	fi
+	case "$(cat p.err)" in
+	*AddressSanitizer*|*"runtime error"*|*LeakSanitizer*) fail "$name: sanitizer" "$(head -20 p.err)" ;;
+	esac
+}
+
+# Every report on its own and together, with the layout options.
+for prog in gpm gpm_np gpc; do
+	for opts in "" "-p" "-q" "-P" "-Q" "-z" "-w 120" "-w 40" "-T" "-T -z" "-l" "-l -z" "-l -T" \
+		"-A" "-A -z" "-C" "-C -z" "-i" "-a" "-a -z" "-c" "-c -z" "-L" "-l -L" "-x -A" "-l -A" \
+		"-l -A -x" "-l -C" "-m 500 -A" "-t 2 -A" "-t 0 -A" "-z -m 0 -A" "-p -q -C -A -i"; do
+		# shellcheck disable=SC2086
+		same_as_gprof "$prog -b $opts" -b $opts $prog $prog.gmon
+	done
+done
+
+# Symspecs: function, file, file:function, line, file:line, from/to, with
+# every option that takes one, and ones that match nothing (no effect).
+while IFS= read -r opts; do
+	# shellcheck disable=SC2086
+	same_as_gprof "gpm -b $opts" -b $opts gpm gpm.gmon
+done <<'EOF'
+-pburn
+-ppong -pping
+-pgp_second.c
+-pgp_main.c:burn
+-p15
+-pgp_main.c:31
+-Pburn
+-pping -Pburn
+-ppong -Ppong
+-pnosuch.c
+-pnosuch
+-pgp_main:
+-p:mix
+-qping
+-qburn
+-Qburn
+-qmain/burn
+-Qmain/burn
+-qping -qfact
+-qgp_second.c
+-e burn
+-E burn
+-f ping
+-F ping
+-n ping
+-N burn
+-n burn -N burn
+-N gp_second.c
+-k main/
+-k /burn
+-k pong/ping
+-k ping/burn
+-k gp_second.c/
+-k /gp_second.c:mix
+-k main/ -z
+-k main/ -k /mix
+-Aburn
+-A -Jburn
+-Agp_second.c
+-Jgp_main.c
+-Cburn
+-C -Zburn
+-Zgp_second.c
+-ppong -q
+-T -ppong
+-T -qping
+-z -Qburn
+-l -pburn
+-l -qping
+-l -p31
+-l -k main/
+-l -A -m 400
+-l -N burn
+-c -qmain
+EOF
+while IFS= read -r opts; do
+	# shellcheck disable=SC2086
+	same_as_gprof "gpc -b $opts" -b $opts gpc gpc.gmon
+done <<'EOF'
+-pspin -pca
+-k /spin
+-Nspin
+-n spin
+-n ca
+-N cb
+-E dd
+-F cc
+-k ca/cb
+-k cc/
+-qca/cb
+-Qcc/ca
+-qdd
+-ede
+-z -k dd/
+EOF
+
+# Several gmon files are summed.
+for opts in "" "-p" "-q" "-i" "-C" "-A" "-l -p" "-z"; do
+	# shellcheck disable=SC2086
+	same_as_gprof "two gmon files -b $opts" -b $opts gpm gpm.gmon gpm2.gmon
+done
+
+# Without -b: plumb's own notes, none of gprof's text.
+run "$PLUMB" gprof gpm gpm.gmon
+same "plain output exits 0" "$rc" 0
+expect_out "plain output has plumb's flat-profile notes" "Reading the flat profile (plumb's notes"
+expect_out "plain output has plumb's call-graph notes" "Reading the call graph (plumb's notes"
+case "$out" in
+*"This table describes"*|*"Copyright"*|*"Free Software Foundation"*) fail "plain output carries none of gprof's blurbs" ;;
+*) ok "plain output carries none of gprof's blurbs" ;;
+esac
+"$PLUMB" gprof -b gpm gpm.gmon > brief.out
+gprof -b gpm gpm.gmon > gbrief.out
+run "$PLUMB" gprof -p gpm gpm.gmon
+py "plain -p: gprof's -b rows, then the notes" '
+import sys
+out = sys.stdin.read()
+brief = open("gbrief.out").read().split("\f")[0]
+assert out.startswith(brief), out[:300]
+'
+
+# -s: gmon.sum has gprof's content; GNU gprof reads ours as its own. gprof
+# leaves stack bytes in the header's 12 spare bytes (bytes 9-20), plumb
+# writes zeros there, so those bytes are not compared.
+mkdir -p sum_g sum_p
+(cd sum_g && gprof -s ../gpm ../gpm.gmon ../gpm2.gmon)
+(cd sum_p && "$PLUMB" gprof -s ../gpm ../gpm.gmon ../gpm2.gmon > out 2> err)
+if [ -s sum_p/gmon.sum ] && cmp -s sum_g/gmon.sum sum_p/gmon.sum -i 20; then
+	ok "-s writes gprof's gmon.sum (past the header's spare bytes)"
+else
+	fail "-s writes gprof's gmon.sum" "$(cmp sum_g/gmon.sum sum_p/gmon.sum -i 20 2>&1)" "$(cat sum_p/err)"
+fi
+if [ "$(head -c 8 sum_g/gmon.sum | od -An -tx1)" = "$(head -c 8 sum_p/gmon.sum | od -An -tx1)" ]; then
+	ok "-s header: cookie and version"
+else
+	fail "-s header: cookie and version"
+fi
+for opts in "" "-l" "-A"; do
+	# shellcheck disable=SC2086
+	same_as_gprof "gprof reads plumb's gmon.sum $opts" -b $opts gpm sum_p/gmon.sum
+done
+gprof -b gpm sum_p/gmon.sum > a.out.txt
+gprof -b gpm sum_g/gmon.sum > b.out.txt
+if cmp -s a.out.txt b.out.txt; then ok "gprof: plumb's sum reads as gprof's sum"; else fail "gprof: plumb's sum reads as gprof's sum" "$(diff a.out.txt b.out.txt | head)"; fi
+same_as_gprof "-s -p prints the line-level flat profile" -b -s -p gpm gpm.gmon
+
+# -y: annotated copies in the current directory, the same as gprof's.
+mkdir -p y_g y_p
+(cd y_g && gprof -b -A -y ../gpm ../gpm.gmon > stdout)
+(cd y_p && "$PLUMB" gprof -b -A -y ../gpm ../gpm.gmon > stdout)
+for f in gp_main.c-ann gp_second.c-ann; do
+	if [ -s "y_p/$f" ] && cmp -s "y_g/$f" "y_p/$f"; then ok "-y writes $f as gprof"; else fail "-y writes $f as gprof" "$(diff "y_g/$f" "y_p/$f" 2>&1 | head)"; fi
+done
+if cmp -s y_g/stdout y_p/stdout; then ok "-y: stdout as gprof's"; else fail "-y: stdout as gprof's"; fi
+
+# -y never writes outside the current directory, whatever the recorded
+# source path: a program compiled as ../../src2/x.c.
+mkdir -p src2 deep/er/run
+cp "$gp_src"/gp_cycles.c src2/
+(cd deep/er && gcc -pg -g -O0 -o ../../gpy ../../src2/gp_cycles.c) 2> /dev/null
+if [ -x gpy ]; then
+	(cd deep/er && ../../gpy > /dev/null && mv gmon.out ../../gpy.gmon)
+	(cd deep/er/run && "$PLUMB" gprof -b -A -y ../../../gpy ../../../gpy.gmon > /dev/null 2>&1)
+	stray=$(find . -name '*-ann' ! -path './y_g/*' ! -path './y_p/*' ! -path './deep/er/run/*')
+	if [ -s deep/er/run/gp_cycles.c-ann ] && [ -z "$stray" ]; then
+		ok "-y with a ../../ source path writes only into the current directory"
+	else
+		fail "-y with a ../../ source path writes only into the current directory" "stray: $stray" \
+			"$(ls deep/er/run)"
+	fi
+else
+	skip "-y path" "could not compile from a nested directory"
+fi
+
+# -I: a source moved away is found through the search path, as gprof does.
+mkdir -p moved
+mv src/gp_second.c moved/
+same_as_gprof "-A without the source (could not locate)" -b -A gpm gpm.gmon
+same_as_gprof "-A -I finds a moved source" -b -A -I moved gpm gpm.gmon
+mv moved/gp_second.c src/
+
+# Errors: usage is 2, bad input 1.
+expect_status "an unknown option is a usage error" 2 "$PLUMB" gprof --no-such-option gpm gpm.gmon
+expect_err "a missing gmon.out" 1 "nosuch.gmon" "$PLUMB" gprof -b gpm nosuch.gmon
+expect_err "a missing executable" 1 "nosuch-exe" "$PLUMB" gprof -b nosuch-exe gpm.gmon
+expect_err "a file that is not gmon" 1 "gp_main.c" "$PLUMB" gprof -b gpm src/gp_main.c
+expect_status "--help" 0 "$PLUMB" gprof --help
+expect_out "--help names the options" "--flat-profile"
