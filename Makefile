@@ -23,7 +23,7 @@ ALL_CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitiz
 ALL_LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRC  := $(sort $(wildcard src/model/*.c src/formats/*.c src/store/*.c src/symbols/*.c src/analysis/*.c src/output/*.c src/gprof/*.c))
+LIB_SRC  := $(sort $(wildcard src/model/*.c src/formats/*.c src/store/*.c src/symbols/*.c src/analysis/*.c src/output/*.c src/gprof/*.c src/record/*.c))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)

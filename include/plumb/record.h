@@ -1,0 +1,192 @@
+/* plumb: recording. Samplers (perf_event_open, the signal sampler) collect
+ * raw samples -- address chains with pid, tid, time and event -- together
+ * with each process's memory maps and its threads. plumb_rec_to_profile
+ * then symbolizes every address with libdwfl (ELF symbol tables, separate
+ * debug files by build-id and debuglink under /usr/lib/debug, MiniDebugInfo,
+ * DWARF lines, inlined frames, demangled names) and builds the profile's
+ * calling context tree, one part per thread.
+ *
+ * Address chains are leaf first. chain[0] is the sampled pc; chain[i > 0]
+ * are return addresses, which the symbolizer looks up at address - 1 so
+ * that a call's frame carries the line of the call.
+ */
+#ifndef PLUMB_RECORD_H
+#define PLUMB_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "plumb/error.h"
+#include "plumb/profile.h"
+
+/* ---- raw data ---------------------------------------------------------- */
+
+enum {
+	PLUMB_REC_TRUNCATED = 1, /* unwinding stopped early (stack copy ended, no CFI) */
+};
+
+typedef struct plumb_rec_sample {
+	int32_t pid, tid;
+	uint64_t time_ns;
+	uint32_t event;        /* index into plumb_rec_data.events */
+	uint32_t flags;        /* PLUMB_REC_* */
+	uint64_t weight;       /* added to the event's cost column (1 per sample) */
+	size_t ips;            /* first address in plumb_rec_data.ips */
+	uint32_t nips;         /* length of the chain (0: nothing known) */
+} plumb_rec_sample;
+
+/* A file mapping of a process (only executable ones matter). It is alive
+ * for samples with time_ns in [time_ns, end_ns). */
+typedef struct plumb_rec_map {
+	int32_t pid;
+	uint64_t start, end, pgoff;
+	uint64_t time_ns, end_ns;  /* end_ns UINT64_MAX: until the end */
+	char *path;                /* "[vdso]" and the like for anonymous ones */
+	char build_id[41];         /* hex, "" if unknown */
+} plumb_rec_map;
+
+typedef struct plumb_rec_thread {
+	int32_t pid, tid;
+	char name[32];             /* COMM, "" if unknown */
+	uint64_t start_routine;    /* address of the thread function, 0 if unknown */
+} plumb_rec_thread;
+
+typedef struct plumb_rec_data {
+	PLUMB_VEC(char *) events;  /* names: "cpu-clock", "page-faults" */
+	PLUMB_VEC(plumb_rec_sample) samples;
+	PLUMB_VEC(uint64_t) ips;
+	PLUMB_VEC(plumb_rec_map) maps;
+	PLUMB_VEC(plumb_rec_thread) threads;
+	uint64_t lost;             /* samples the kernel dropped (PERF_RECORD_LOST) */
+	uint64_t throttled;        /* throttle events (the kernel lowered the rate) */
+} plumb_rec_data;
+
+plumb_rec_data *plumb_rec_data_new(void);
+void plumb_rec_data_free(plumb_rec_data *d);
+
+/* Add an event name; returns its index or -1. */
+int plumb_rec_event_add(plumb_rec_data *d, const char *name, plumb_error *err);
+/* Add a sample with its chain (copied), leaf first. */
+int plumb_rec_sample_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns,
+			 uint32_t event, uint64_t weight, const uint64_t *chain, size_t n,
+			 uint32_t flags, plumb_error *err);
+/* Add a mapping of pid's address space. build_id may be NULL (len 0): it is
+ * then read from the file when the profile is made. */
+int plumb_rec_map_add(plumb_rec_data *d, int32_t pid, uint64_t time_ns, uint64_t start,
+		      uint64_t len, uint64_t pgoff, const char *path, const uint8_t *build_id,
+		      size_t build_id_len, plumb_error *err);
+/* pid forked from ppid: it starts with a copy of ppid's live maps. */
+int plumb_rec_fork(plumb_rec_data *d, int32_t ppid, int32_t pid, uint64_t time_ns,
+		   plumb_error *err);
+/* pid called exec: its maps so far end at time_ns. */
+void plumb_rec_exec(plumb_rec_data *d, int32_t pid, uint64_t time_ns);
+/* Create or update a thread: name NULL and start_routine 0 keep what is known. */
+int plumb_rec_thread_set(plumb_rec_data *d, int32_t pid, int32_t tid, const char *name,
+			 uint64_t start_routine, plumb_error *err);
+/* The live map of pid holding addr at time t, or NULL. */
+const plumb_rec_map *plumb_rec_map_find(const plumb_rec_data *d, int32_t pid, uint64_t addr,
+					uint64_t t);
+
+/* ---- symbols ------------------------------------------------------------ */
+
+/* One frame of an address: an inlined call gives several, innermost first;
+ * the outer ones carry the line of the inlined call site. */
+typedef struct plumb_sym_frame {
+	const char *function;      /* demangled; "module+0x1234" when unknown */
+	const char *mangled;       /* linkage name or NULL */
+	const char *file;          /* source file or NULL */
+	uint32_t line;             /* 0 if unknown */
+	const char *decl_file;     /* the function's own file and line, or NULL/0 */
+	uint32_t decl_line;
+	uint64_t address;          /* the ELF address (as objdump shows it) */
+} plumb_sym_frame;
+
+typedef struct plumb_symbolizer plumb_symbolizer;
+
+/* debug_path: where separate debug files live (NULL: /usr/lib/debug). */
+plumb_symbolizer *plumb_symbolizer_new(const char *debug_path, plumb_error *err);
+void plumb_symbolizer_free(plumb_symbolizer *s);
+/* The frames of file offset off in the object at path. Up to max frames go
+ * to out; the count is returned (at least 1, the fallback name when nothing
+ * resolves; -1 with err on a bad argument). Strings live as long as s. */
+int plumb_symbolize(plumb_symbolizer *s, const char *path, uint64_t off,
+		    plumb_sym_frame *out, size_t max, plumb_error *err);
+/* The build-id of the object at path as hex into out[41]; "" if none. */
+void plumb_symbolizer_build_id(plumb_symbolizer *s, const char *path, char out[41]);
+
+/* ---- raw data -> profile ----------------------------------------------- */
+
+typedef struct plumb_rec_profile_opts {
+	const char *debug_path;    /* NULL: /usr/lib/debug */
+	bool keep_samples;         /* also store each sample (time, thread, leaf node) */
+} plumb_rec_profile_opts;
+
+/* Symbolize d and add it to p (which must have no events yet): one event per
+ * d->events, one thread part per (pid, tid), each labelled with its name and
+ * start routine. Metadata: "record.samples", "record.lost",
+ * "record.throttled", and stack completeness: "stacks.rooted" =
+ * "ROOTED TOTAL" over all samples and "stacks.rooted:MODULE" per module of
+ * the leaf frame, a root being main, _start, __libc_start_main,
+ * start_thread or clone/clone3 on the stack. */
+int plumb_rec_to_profile(const plumb_rec_data *d, const plumb_rec_profile_opts *o,
+			 plumb_profile *p, plumb_error *err);
+
+/* ---- events ----------------------------------------------------------- */
+
+typedef struct plumb_rec_event_spec {
+	char name[64];             /* as given, without modifiers: "cpu-clock" */
+	uint32_t type;             /* PERF_TYPE_* */
+	uint64_t config;
+	bool exclude_user, exclude_kernel;
+	unsigned precise;          /* :p = 1, :pp = 2, :ppp = 3 */
+} plumb_rec_event_spec;
+
+/* Parse "cpu-clock,page-faults:u,r01c2" into *out (malloc'd, n entries).
+ * Unknown names fail with PLUMB_ERR_USAGE naming them. */
+int plumb_rec_parse_events(const char *list, plumb_rec_event_spec **out, size_t *n,
+			   plumb_error *err);
+
+/* ---- recording ---------------------------------------------------------- */
+
+typedef enum plumb_stack_mode {
+	PLUMB_STACK_DWARF = 0,     /* copy registers + stack, unwind with CFI (default) */
+	PLUMB_STACK_FP,            /* the kernel's frame-pointer callchain */
+	PLUMB_STACK_NONE           /* the pc only */
+} plumb_stack_mode;
+
+typedef struct plumb_record_opts {
+	const plumb_rec_event_spec *events; /* NULL: cpu-clock */
+	size_t nevents;
+	uint64_t period;           /* -c N: every Nth event; 0: use freq */
+	uint64_t freq;             /* -F HZ; 0: 1000 */
+	plumb_stack_mode stack;
+	uint32_t stack_size;       /* bytes of stack copied per sample; 0: 16 KiB */
+	pid_t pid;                 /* attach to this process; 0: run argv */
+	char *const *argv;         /* the command */
+	/* Called once the command runs, with its pid (for passing on signals). */
+	void (*started)(pid_t child, void *ctx);
+	void *ctx;
+	/* Set to non-zero (e.g. by a signal handler) to stop recording. */
+	volatile int *stop;
+	plumb_warn_fn warn;        /* non-fatal news; may be NULL */
+	void *warn_ctx;
+} plumb_record_opts;
+
+typedef struct plumb_record_result {
+	int wait_status;           /* the command's, as waitpid gives it; -1 if none */
+	uint64_t samples, lost, throttled;
+	bool not_permitted;        /* perf_event_open refused (EACCES/EPERM/ENOSYS):
+				      try the signal sampler */
+} plumb_record_result;
+
+/* Record with perf_event_open into d. */
+int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_record_result *res,
+		      plumb_error *err);
+/* Record with the signal sampler (a preloaded library); provided by
+ * src/record/signal*.c. */
+int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_record_result *res,
+			plumb_error *err);
+
+#endif
