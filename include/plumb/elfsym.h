@@ -9,15 +9,17 @@
  *    followed by digits, ".clone.<digits>" or ".constprop.<digits>" (so
  *    "f.constprop.0" and "f.5" stay, "f.part.0", "f.isra.0" and "f.cold"
  *    go), and with PLUMB_SYMTAB_NO_STATIC;
- *    STT_SECTION and STT_FILE symbols never count; BFD's synthetic PLT
- *    symbols ("puts@plt") are added as global text;
+ *    STT_SECTION, STT_FILE, IFUNC and GNU-unique symbols never count,
+ *    nor do weak objects; no synthetic PLT symbols ("puts@plt") are made
+ *    (gprof 2.40 on x86-64 shows none either);
  *  - addresses are st_value, which for a PIE (ET_DYN) are the same
  *    load-relative addresses that glibc writes into gmon.out;
- *  - sorted by address; of several symbols at one address (aliases) one is
- *    kept: a function symbol before a non-function, a global before a
- *    static, then a name without a leading '_' before one with it, then
- *    one with a single leading '_' before one with two, else the first in
- *    the symbol table; the others are listed as its aliases;
+ *  - sorted by address, then function symbols first, then globals first,
+ *    then symbol-table order; of several symbols at one address (aliases)
+ *    the first is kept, and each later one replaces it if it is global and
+ *    the kept one static, or both are alike and it has no leading '_' where
+ *    the kept one has, or "_x" against "__x" (gprof's symtab_finalize);
+ *    the others are listed as the kept symbol's aliases;
  *  - each kept symbol covers [addr, end_addr] with end_addr = next kept
  *    symbol's addr - 1 (the last one: the end of .text - 1); st_size is
  *    not used, so a zero-sized symbol (an assembler label) owns the bytes

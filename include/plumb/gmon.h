@@ -132,16 +132,22 @@ void plumb_gmon_free(plumb_gmon *g);
  *
  * Errors (PLUMB_ERR_FORMAT unless said) name the file, the byte offset and
  * what was expected, e.g.
- *   "g.out: byte 20: truncated histogram record: expected 40 header bytes, found 12"
- *   "g.out: byte 61: found bad tag 7 (file corrupted?): expected 0, 1 or 2"
+ *   "g.out: byte 29: truncated histogram record (starting at byte 20): expected
+ *    high_pc (8 bytes), found 1 byte"
+ *   "g.out: byte 41: found bad tag 7 (file corrupted?): expected 0 (histogram),
+ *    1 (call-graph arc) or 2 (basic-block counts)"
  *   "g.out: byte 4: unsupported version 3: expected 0 or 1"
- *   "g.out: byte 21: histogram of 4000000000 bins needs 8000000000 bytes, the file has 100 left"
- *   "g.out: byte 21: histogram 0x1000-0x1800 overlaps 0x1400-0x2000 (byte 20 of a.gmon)"
+ *   "g.out: byte 61: histogram record (starting at byte 20) claims 4294967295 bins of 2
+ *    bytes, but only 6 bytes are left in the file"
+ *   "g.out: byte 69: overlapping histogram records: 0x1008-0x1018 overlaps
+ *    0x1000-0x1010 read before (expected the same range or a disjoint one)"
  * plus: a histogram whose dimension, abbreviation or bin width differs from
- * the first one; low_pc > high_pc; a file in a different format, address
- * size or byte order than the files already in g; a BSD file without a
- * given layout (PLUMB_ERR_USAGE). Counts in the file are checked against
- * its size before anything is allocated. */
+ * the first one; low_pc > high_pc; a file whose address size or byte
+ * order differs from the files already in g (formats may mix: g->format
+ * is the first file's); a BSD file without a given layout
+ * (PLUMB_ERR_USAGE); a version-0 BB record (PLUMB_ERR_UNSUPPORTED).
+ * Counts in the file are checked against its size before anything is
+ * allocated. */
 int plumb_gmon_read(plumb_gmon *g, const char *path, const plumb_gmon_layout *layout,
 		    plumb_error *err);
 /* The same on bytes in memory; name is used in messages. */
