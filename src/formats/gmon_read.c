@@ -343,6 +343,13 @@ int plumb_gmon_read_buffer(plumb_gmon *g, const char *name, const unsigned char 
 		rc = read_bsd(tmp, &c, l, err);
 	}
 	tmp->nfiles = 1;
+	if (rc == 0 && g->nfiles == 0 && !g->nhists && !g->narcs && !g->nbbs) {
+		/* the first file: hand its records over instead of copying them */
+		plumb_gmon_clear(g);
+		*g = *tmp;
+		free(tmp);
+		return 0;
+	}
 	if (rc == 0)
 		rc = plumb_gmon_merge(g, tmp, name, err);
 	plumb_gmon_free(tmp);
