@@ -179,6 +179,8 @@ typedef struct plumb_record_result {
 	uint64_t samples, lost, throttled;
 	bool not_permitted;        /* perf_event_open refused (EACCES/EPERM/ENOSYS):
 				      try the signal sampler */
+	char note[256];            /* for the profile's metadata ("record.note"), e.g.
+				      the signal sampler's tick-rate limit; "" if none */
 } plumb_record_result;
 
 /* Record with perf_event_open into d. */
