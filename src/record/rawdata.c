@@ -1,0 +1,178 @@
+/* Raw recorded data: samples with address chains, maps, threads. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plumb/record.h"
+
+/* Grow v (element size sz) to hold at least need elements. */
+static int grow(void **v, size_t *cap, size_t need, size_t sz)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : 16;
+	while (c < need)
+		c *= 2;
+	void *nv = realloc(*v, c * sz);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+#define GROW(vec, need) grow((void **)&(vec).v, &(vec).cap, (need), sizeof *(vec).v)
+
+plumb_rec_data *plumb_rec_data_new(void)
+{
+	return calloc(1, sizeof(plumb_rec_data));
+}
+
+void plumb_rec_data_free(plumb_rec_data *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->events.n; i++)
+		free(d->events.v[i]);
+	for (size_t i = 0; i < d->maps.n; i++)
+		free(d->maps.v[i].path);
+	free(d->events.v);
+	free(d->samples.v);
+	free(d->ips.v);
+	free(d->maps.v);
+	free(d->threads.v);
+	free(d);
+}
+
+int plumb_rec_event_add(plumb_rec_data *d, const char *name, plumb_error *err)
+{
+	char *s = strdup(name);
+	if (!s || GROW(d->events, d->events.n + 1)) {
+		free(s);
+		return plumb_fail_nomem(err);
+	}
+	d->events.v[d->events.n] = s;
+	return (int)d->events.n++;
+}
+
+int plumb_rec_sample_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns,
+			 uint32_t event, uint64_t weight, const uint64_t *chain, size_t n,
+			 uint32_t flags, plumb_error *err)
+{
+	if (event >= d->events.n)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "sample of event %u: only %zu events", event,
+				  d->events.n);
+	if (GROW(d->samples, d->samples.n + 1) || GROW(d->ips, d->ips.n + n))
+		return plumb_fail_nomem(err);
+	plumb_rec_sample *s = &d->samples.v[d->samples.n++];
+	*s = (plumb_rec_sample){ pid, tid, time_ns, event, flags, weight, d->ips.n, (uint32_t)n };
+	if (n)
+		memcpy(d->ips.v + d->ips.n, chain, n * sizeof *chain);
+	d->ips.n += n;
+	return 0;
+}
+
+static void hex(const uint8_t *b, size_t n, char out[41])
+{
+	static const char digits[] = "0123456789abcdef";
+	if (n > 20)
+		n = 20;
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+static int map_push(plumb_rec_data *d, const plumb_rec_map *m, plumb_error *err)
+{
+	char *path = strdup(m->path);
+	if (!path || GROW(d->maps, d->maps.n + 1)) {
+		free(path);
+		return plumb_fail_nomem(err);
+	}
+	d->maps.v[d->maps.n] = *m;
+	d->maps.v[d->maps.n++].path = path;
+	return 0;
+}
+
+int plumb_rec_map_add(plumb_rec_data *d, int32_t pid, uint64_t time_ns, uint64_t start,
+		      uint64_t len, uint64_t pgoff, const char *path, const uint8_t *build_id,
+		      size_t build_id_len, plumb_error *err)
+{
+	plumb_rec_map m = { pid, start, start + len, pgoff, time_ns, UINT64_MAX, (char *)path, "" };
+	if (build_id && build_id_len)
+		hex(build_id, build_id_len, m.build_id);
+	/* A new mapping over an old range replaces it from now on. */
+	for (size_t i = 0; i < d->maps.n; i++) {
+		plumb_rec_map *o = &d->maps.v[i];
+		if (o->pid == pid && o->end_ns == UINT64_MAX && o->start < m.end && m.start < o->end)
+			o->end_ns = time_ns;
+	}
+	return map_push(d, &m, err);
+}
+
+int plumb_rec_fork(plumb_rec_data *d, int32_t ppid, int32_t pid, uint64_t time_ns,
+		   plumb_error *err)
+{
+	size_t n = d->maps.n;
+	for (size_t i = 0; i < n; i++) {
+		plumb_rec_map m = d->maps.v[i];
+		if (m.pid != ppid || m.end_ns <= time_ns)
+			continue;
+		m.pid = pid;
+		m.time_ns = time_ns;
+		if (map_push(d, &m, err))
+			return -1;
+	}
+	return 0;
+}
+
+void plumb_rec_exec(plumb_rec_data *d, int32_t pid, uint64_t time_ns)
+{
+	for (size_t i = 0; i < d->maps.n; i++) {
+		plumb_rec_map *m = &d->maps.v[i];
+		if (m->pid == pid && m->end_ns > time_ns && m->time_ns < time_ns)
+			m->end_ns = time_ns;
+	}
+}
+
+int plumb_rec_thread_set(plumb_rec_data *d, int32_t pid, int32_t tid, const char *name,
+			 uint64_t start_routine, plumb_error *err)
+{
+	plumb_rec_thread *t = NULL;
+	for (size_t i = d->threads.n; i-- > 0;)
+		if (d->threads.v[i].tid == tid && d->threads.v[i].pid == pid) {
+			t = &d->threads.v[i];
+			break;
+		}
+	if (!t) {
+		if (GROW(d->threads, d->threads.n + 1))
+			return plumb_fail_nomem(err);
+		t = &d->threads.v[d->threads.n++];
+		*t = (plumb_rec_thread){ pid, tid, "", 0 };
+	}
+	if (name) {
+		strncpy(t->name, name, sizeof t->name - 1);
+		t->name[sizeof t->name - 1] = 0;
+	}
+	if (start_routine)
+		t->start_routine = start_routine;
+	return 0;
+}
+
+const plumb_rec_map *plumb_rec_map_find(const plumb_rec_data *d, int32_t pid, uint64_t addr,
+					uint64_t t)
+{
+	const plumb_rec_map *best = NULL;
+	for (size_t i = 0; i < d->maps.n; i++) {
+		const plumb_rec_map *m = &d->maps.v[i];
+		if (m->pid != pid || addr < m->start || addr >= m->end)
+			continue;
+		if (t >= m->time_ns && t < m->end_ns)
+			return m;
+		/* a sample that raced its mmap record: the latest candidate */
+		if (!best || m->time_ns > best->time_ns)
+			best = m;
+	}
+	return best;
+}

@@ -1,0 +1,303 @@
+/* Addresses -> functions, files, lines and inline chains, with libdwfl.
+ * One Dwfl per object file, the object reported at its own ELF addresses
+ * (bias 0), so that a file offset maps to an address through the program
+ * headers whatever address the object was loaded at. */
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libiberty/demangle.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plumb/record.h"
+
+typedef struct sym_object {
+	char *path;
+	Dwfl *dwfl;            /* NULL: the file could not be read */
+	Dwfl_Module *mod;
+	char build_id[41];
+} sym_object;
+
+struct plumb_symbolizer {
+	Dwfl_Callbacks cb;
+	char *debuginfo_path;
+	PLUMB_VEC(sym_object) objs;
+	PLUMB_VEC(char *) strings; /* everything handed out, freed at the end */
+};
+
+plumb_symbolizer *plumb_symbolizer_new(const char *debug_path, plumb_error *err)
+{
+	plumb_symbolizer *s = calloc(1, sizeof *s);
+	if (!s) {
+		plumb_fail_nomem(err);
+		return NULL;
+	}
+	if (debug_path && asprintf(&s->debuginfo_path, "+:.debug:%s", debug_path) < 0) {
+		free(s);
+		plumb_fail_nomem(err);
+		return NULL;
+	}
+	s->cb.find_elf = dwfl_build_id_find_elf;
+	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.section_address = dwfl_offline_section_address;
+	s->cb.debuginfo_path = &s->debuginfo_path; /* NULL inside: /usr/lib/debug */
+	return s;
+}
+
+void plumb_symbolizer_free(plumb_symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->objs.n; i++) {
+		if (s->objs.v[i].dwfl)
+			dwfl_end(s->objs.v[i].dwfl);
+		free(s->objs.v[i].path);
+	}
+	for (size_t i = 0; i < s->strings.n; i++)
+		free(s->strings.v[i]);
+	free(s->objs.v);
+	free(s->strings.v);
+	free(s->debuginfo_path);
+	free(s);
+}
+
+/* Keep str (malloc'd) until the symbolizer is freed; NULL stays NULL. */
+static const char *keep(plumb_symbolizer *s, char *str)
+{
+	if (!str)
+		return NULL;
+	if (s->strings.n == s->strings.cap) {
+		size_t c = s->strings.cap ? 2 * s->strings.cap : 64;
+		char **v = realloc(s->strings.v, c * sizeof *v);
+		if (!v) {
+			free(str);
+			return NULL;
+		}
+		s->strings.v = v;
+		s->strings.cap = c;
+	}
+	s->strings.v[s->strings.n++] = str;
+	return str;
+}
+
+static const char *keep_copy(plumb_symbolizer *s, const char *str)
+{
+	return str ? keep(s, strdup(str)) : NULL;
+}
+
+static void build_id_hex(Dwfl_Module *mod, char out[41])
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	out[0] = 0;
+	for (int i = 0; i < n && i < 20; i++)
+		snprintf(out + 2 * i, 3, "%02x", bits[i]);
+}
+
+static sym_object *object(plumb_symbolizer *s, const char *path)
+{
+	for (size_t i = 0; i < s->objs.n; i++)
+		if (strcmp(s->objs.v[i].path, path) == 0)
+			return &s->objs.v[i];
+	if (s->objs.n == s->objs.cap) {
+		size_t c = s->objs.cap ? 2 * s->objs.cap : 16;
+		sym_object *v = realloc(s->objs.v, c * sizeof *v);
+		if (!v)
+			return NULL;
+		s->objs.v = v;
+		s->objs.cap = c;
+	}
+	sym_object *o = &s->objs.v[s->objs.n];
+	memset(o, 0, sizeof *o);
+	if (!(o->path = strdup(path)))
+		return NULL;
+	s->objs.n++;
+	if (path[0] != '/')
+		return o; /* [vdso], [anon]...: no file to read */
+	o->dwfl = dwfl_begin(&s->cb);
+	if (o->dwfl) {
+		dwfl_report_begin(o->dwfl);
+		o->mod = dwfl_report_elf(o->dwfl, path, path, -1, 0, true);
+		dwfl_report_end(o->dwfl, NULL, NULL);
+		if (!o->mod) {
+			dwfl_end(o->dwfl);
+			o->dwfl = NULL;
+		} else {
+			build_id_hex(o->mod, o->build_id);
+		}
+	}
+	return o;
+}
+
+void plumb_symbolizer_build_id(plumb_symbolizer *s, const char *path, char out[41])
+{
+	sym_object *o = object(s, path);
+	out[0] = 0;
+	if (o)
+		memcpy(out, o->build_id, 41);
+}
+
+/* The ELF address of file offset off (via the PT_LOAD holding it). */
+static bool offset_to_addr(Dwfl_Module *mod, uint64_t off, uint64_t *addr)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t n;
+	if (!elf || elf_getphdrnum(elf, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
+			*addr = off - ph.p_offset + ph.p_vaddr + bias;
+			return true;
+		}
+	}
+	return false;
+}
+
+static char *demangle(const char *name)
+{
+	if (!name)
+		return NULL;
+	if (name[0] == '_' && name[1] == 'Z') {
+		char *d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+		if (d)
+			return d;
+	}
+	return strdup(name);
+}
+
+static const char *die_string(Dwarf_Die *die, int attr)
+{
+	Dwarf_Attribute a;
+	return dwarf_attr_integrate(die, attr, &a) ? dwarf_formstring(&a) : NULL;
+}
+
+static const char *die_linkage_name(Dwarf_Die *die)
+{
+	const char *n = die_string(die, DW_AT_linkage_name);
+	return n ? n : die_string(die, DW_AT_MIPS_linkage_name);
+}
+
+/* A scope's name: the demangled linkage name, else DW_AT_name. */
+static void scope_names(plumb_symbolizer *s, Dwarf_Die *die, plumb_sym_frame *f)
+{
+	const char *link = die_linkage_name(die);
+	f->mangled = link ? keep_copy(s, link) : NULL;
+	f->function = link ? keep(s, demangle(link)) : keep_copy(s, die_string(die, DW_AT_name));
+	f->decl_file = keep_copy(s, dwarf_decl_file(die));
+	int line = 0;
+	if (dwarf_decl_line(die, &line) == 0 && line > 0)
+		f->decl_line = (uint32_t)line;
+}
+
+/* Where an inlined scope was called from: file and line in its caller. */
+static void call_site(plumb_symbolizer *s, Dwarf_Die *cu, Dwarf_Die *inl, plumb_sym_frame *caller)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	if (dwarf_attr(inl, DW_AT_call_line, &a) && dwarf_formudata(&a, &w) == 0)
+		caller->line = (uint32_t)w;
+	Dwarf_Files *files;
+	size_t nfiles;
+	if (dwarf_attr(inl, DW_AT_call_file, &a) && dwarf_formudata(&a, &w) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && w < nfiles)
+		caller->file = keep_copy(s, dwarf_filesrc(files, w, NULL, NULL));
+}
+
+/* The inline chain at addr: frames innermost first, up to the subprogram.
+ * Returns how many were filled (0 without DWARF). */
+static size_t inline_chain(plumb_symbolizer *s, Dwfl_Module *mod, uint64_t addr,
+			   plumb_sym_frame *out, size_t max)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	if (!cu)
+		return 0;
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, addr - bias, &scopes);
+	size_t k = 0;
+	memset(out, 0, sizeof *out);
+	for (int i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+			continue;
+		/* out[k] is zeroed, or holds its call site from the inner scope */
+		out[k].address = addr;
+		scope_names(s, &scopes[i], &out[k]);
+		if (tag == DW_TAG_inlined_subroutine && k + 1 < max) {
+			memset(&out[k + 1], 0, sizeof out[k + 1]);
+			call_site(s, cu, &scopes[i], &out[k + 1]);
+		}
+		k++;
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	free(scopes);
+	return k;
+}
+
+static void fallback_name(plumb_symbolizer *s, const char *path, uint64_t addr, plumb_sym_frame *f)
+{
+	const char *base = strrchr(path, '/');
+	char *name = NULL;
+	if (asprintf(&name, "%s+0x%" PRIx64, base ? base + 1 : path, addr) < 0)
+		name = NULL;
+	f->function = keep(s, name);
+	if (!f->function)
+		f->function = "?";
+}
+
+int plumb_symbolize(plumb_symbolizer *s, const char *path, uint64_t off, plumb_sym_frame *out,
+		    size_t max, plumb_error *err)
+{
+	if (max == 0)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "plumb_symbolize: no room for a frame");
+	sym_object *o = object(s, path);
+	if (!o)
+		return plumb_fail_nomem(err);
+	memset(out, 0, sizeof *out);
+	uint64_t addr = off;
+	if (!o->mod || !offset_to_addr(o->mod, off, &addr)) {
+		out->address = off;
+		fallback_name(s, path, off, out);
+		return 1;
+	}
+	out->address = addr;
+	size_t k = inline_chain(s, o->mod, addr, out, max);
+	/* The outermost function: the ELF symbol names it (statics, aliases,
+	 * functions without DWARF) as perf and gprof do. */
+	GElf_Sym sym;
+	GElf_Off symoff;
+	const char *symname = dwfl_module_addrinfo(o->mod, addr, &symoff, &sym, NULL, NULL, NULL);
+	if (k == 0) {
+		k = 1;
+		if (symname) {
+			out->mangled = symname[0] == '_' && symname[1] == 'Z' ? keep_copy(s, symname) : NULL;
+			out->function = keep(s, demangle(symname));
+		}
+	} else if (symname) {
+		plumb_sym_frame *outer = &out[k - 1];
+		outer->function = keep(s, demangle(symname));
+		outer->mangled = symname[0] == '_' && symname[1] == 'Z' ? keep_copy(s, symname) : NULL;
+	}
+	if (!out[k - 1].function)
+		fallback_name(s, path, addr, &out[k - 1]);
+	for (size_t i = 0; i < k; i++)
+		if (!out[i].function)
+			fallback_name(s, path, addr, &out[i]);
+	/* The innermost frame's line is the line table's. */
+	Dwfl_Line *l = dwfl_module_getsrc(o->mod, addr);
+	int line = 0;
+	const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+	if (file) {
+		out[0].file = keep_copy(s, file);
+		out[0].line = line > 0 ? (uint32_t)line : 0;
+	}
+	return (int)k;
+}

@@ -1,0 +1,378 @@
+/* Raw samples + maps -> a profile: symbolize each distinct address once,
+ * build each thread's calling context tree, note which stacks reach a root. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plumb/record.h"
+
+#define MAX_INLINE 16
+
+/* What a distinct (map, address) resolved to: frames outermost first. */
+typedef struct addr_entry {
+	int64_t map;           /* map index, or -1 - pid for no map */
+	uint64_t addr;
+	uint32_t first, n;     /* into conv.frames */
+	plumb_id module;
+} addr_entry;
+
+enum { FN_ROOT = 1, FN_START_THREAD = 2, FN_MAIN = 4 };
+
+typedef struct part_key {
+	int32_t pid, tid;
+	plumb_id part;
+	bool start_known;
+} part_key;
+
+typedef struct module_count {
+	plumb_id module;
+	uint64_t rooted, total;
+} module_count;
+
+typedef struct conv {
+	const plumb_rec_data *d;
+	plumb_profile *p;
+	plumb_symbolizer *sym;
+	addr_entry *tab;       /* open addressing; map == INT64_MIN: empty */
+	size_t tab_cap, tab_n;
+	PLUMB_VEC(plumb_id) frames;
+	PLUMB_VEC(uint8_t) fn_flags;   /* per function id */
+	PLUMB_VEC(part_key) parts;
+	PLUMB_VEC(module_count) mods;
+	PLUMB_VEC(plumb_id) path;      /* one sample's frames, root first */
+	uint64_t rooted, total, nostack;
+} conv;
+
+static int vgrow(void **v, size_t *cap, size_t need, size_t sz)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : 64;
+	while (c < need)
+		c *= 2;
+	void *nv = realloc(*v, c * sz);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+#define VGROW(vec, need) vgrow((void **)&(vec).v, &(vec).cap, (need), sizeof *(vec).v)
+
+static uint64_t hash2(int64_t a, uint64_t b)
+{
+	uint64_t h = (uint64_t)a * 0x9e3779b97f4a7c15u ^ b;
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9u;
+	return h ^ h >> 29;
+}
+
+static int tab_grow(conv *c)
+{
+	size_t cap = c->tab_cap ? 2 * c->tab_cap : 1024;
+	addr_entry *t = malloc(cap * sizeof *t);
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < cap; i++)
+		t[i].map = INT64_MIN;
+	for (size_t i = 0; i < c->tab_cap; i++) {
+		if (c->tab[i].map == INT64_MIN)
+			continue;
+		size_t j = hash2(c->tab[i].map, c->tab[i].addr) & (cap - 1);
+		while (t[j].map != INT64_MIN)
+			j = (j + 1) & (cap - 1);
+		t[j] = c->tab[i];
+	}
+	free(c->tab);
+	c->tab = t;
+	c->tab_cap = cap;
+	return 0;
+}
+
+static uint8_t function_flags(const char *name)
+{
+	static const char *const roots[] = { "_start", "__libc_start_main", "__libc_start_call_main",
+					     "clone", "clone3", "__clone", "__clone3",
+					     "__clone_internal", "thread_start" };
+	if (strcmp(name, "main") == 0)
+		return FN_ROOT | FN_MAIN;
+	if (strcmp(name, "start_thread") == 0)
+		return FN_ROOT | FN_START_THREAD;
+	for (size_t i = 0; i < sizeof roots / sizeof *roots; i++)
+		if (strcmp(name, roots[i]) == 0)
+			return FN_ROOT;
+	return 0;
+}
+
+static int note_function(conv *c, plumb_id fn, const char *name)
+{
+	if (VGROW(c->fn_flags, (size_t)fn + 1))
+		return -1;
+	while (c->fn_flags.n <= fn)
+		c->fn_flags.v[c->fn_flags.n++] = 0;
+	c->fn_flags.v[fn] = function_flags(name);
+	return 0;
+}
+
+static plumb_id module_of(conv *c, const plumb_rec_map *m)
+{
+	char bid[41];
+	const char *b = m->build_id;
+	if (!b[0] && m->path[0] == '/') {
+		plumb_symbolizer_build_id(c->sym, m->path, bid);
+		b = bid;
+	}
+	return plumb_module_intern(c->p, m->path, b[0] ? b : NULL);
+}
+
+/* Intern the frames of one address into c->frames, outermost first. */
+static int resolve(conv *c, const plumb_rec_map *m, int32_t pid, uint64_t addr, addr_entry *e,
+		   plumb_error *err)
+{
+	plumb_sym_frame f[MAX_INLINE];
+	int n;
+	char name[64];
+	if (m) {
+		n = plumb_symbolize(c->sym, m->path, addr - m->start + m->pgoff, f, MAX_INLINE, err);
+		if (n < 0)
+			return -1;
+		e->module = module_of(c, m);
+	} else {
+		const char *where = addr >= 0xffff800000000000u ? "[kernel]" : "[unmapped]";
+		snprintf(name, sizeof name, "%s+0x%" PRIx64, where, addr);
+		memset(f, 0, sizeof *f);
+		f[0].function = name;
+		f[0].address = addr;
+		n = 1;
+		e->module = plumb_module_intern(c->p, where, NULL);
+	}
+	(void)pid;
+	if (e->module == PLUMB_NONE || VGROW(c->frames, c->frames.n + (size_t)n))
+		return plumb_fail_nomem(err);
+	e->first = (uint32_t)c->frames.n;
+	e->n = (uint32_t)n;
+	for (int i = n - 1; i >= 0; i--) {
+		plumb_id file = f[i].decl_file ? plumb_file_intern(c->p, f[i].decl_file) : PLUMB_NONE;
+		plumb_id fn = plumb_function_intern(c->p, f[i].function, f[i].mangled, e->module, file,
+						    f[i].decl_line);
+		plumb_id lfile = f[i].file ? plumb_file_intern(c->p, f[i].file) : PLUMB_NONE;
+		if (fn == PLUMB_NONE || note_function(c, fn, f[i].function))
+			return plumb_fail_nomem(err);
+		plumb_id fr = plumb_frame_intern(c->p, fn, lfile, f[i].line, f[i].address);
+		if (fr == PLUMB_NONE)
+			return plumb_fail_nomem(err);
+		c->frames.v[c->frames.n++] = fr;
+	}
+	return 0;
+}
+
+/* The entry for address addr of a sample (return addresses already - 1). */
+static addr_entry *lookup(conv *c, const plumb_rec_sample *s, uint64_t addr, plumb_error *err)
+{
+	const plumb_rec_map *m = plumb_rec_map_find(c->d, s->pid, addr, s->time_ns);
+	int64_t key = m ? (int64_t)(m - c->d->maps.v) : -1 - (int64_t)s->pid;
+	if ((c->tab_n + 1) * 2 > c->tab_cap && tab_grow(c)) {
+		plumb_fail_nomem(err);
+		return NULL;
+	}
+	size_t j = hash2(key, addr) & (c->tab_cap - 1);
+	while (c->tab[j].map != INT64_MIN) {
+		if (c->tab[j].map == key && c->tab[j].addr == addr)
+			return &c->tab[j];
+		j = (j + 1) & (c->tab_cap - 1);
+	}
+	addr_entry e = { key, addr, 0, 0, PLUMB_NONE };
+	if (resolve(c, m, s->pid, addr, &e, err))
+		return NULL;
+	c->tab[j] = e;
+	c->tab_n++;
+	return &c->tab[j];
+}
+
+static part_key *part_of(conv *c, int32_t pid, int32_t tid, plumb_error *err)
+{
+	for (size_t i = c->parts.n; i-- > 0;)
+		if (c->parts.v[i].tid == tid && c->parts.v[i].pid == pid)
+			return &c->parts.v[i];
+	const char *name = NULL;
+	for (size_t i = 0; i < c->d->threads.n; i++)
+		if (c->d->threads.v[i].tid == tid && c->d->threads.v[i].pid == pid && c->d->threads.v[i].name[0])
+			name = c->d->threads.v[i].name;
+	plumb_id part = plumb_part_add(c->p, PLUMB_PART_THREAD, name, pid, tid);
+	if (part == PLUMB_NONE || VGROW(c->parts, c->parts.n + 1)) {
+		plumb_fail_nomem(err);
+		return NULL;
+	}
+	c->parts.v[c->parts.n] = (part_key){ pid, tid, part, false };
+	return &c->parts.v[c->parts.n++];
+}
+
+static int count_module(conv *c, plumb_id module, bool rooted, plumb_error *err)
+{
+	module_count *mc = NULL;
+	for (size_t i = 0; i < c->mods.n && !mc; i++)
+		if (c->mods.v[i].module == module)
+			mc = &c->mods.v[i];
+	if (!mc) {
+		if (VGROW(c->mods, c->mods.n + 1))
+			return plumb_fail_nomem(err);
+		mc = &c->mods.v[c->mods.n++];
+		*mc = (module_count){ module, 0, 0 };
+	}
+	mc->total++;
+	mc->rooted += rooted;
+	return 0;
+}
+
+/* The thread's start routine from a root-first path: the function that
+ * start_thread called, or main. */
+static plumb_id start_function(const conv *c, const plumb_id *path, size_t n)
+{
+	plumb_id main_fn = PLUMB_NONE;
+	for (size_t i = 0; i < n; i++) {
+		plumb_id fn = c->p->frames.v[path[i]].function;
+		uint8_t fl = c->fn_flags.v[fn];
+		if ((fl & FN_START_THREAD) && i + 1 < n)
+			return c->p->frames.v[path[i + 1]].function;
+		if ((fl & FN_MAIN) && main_fn == PLUMB_NONE)
+			main_fn = fn;
+	}
+	return main_fn;
+}
+
+static int add_sample(conv *c, const plumb_rec_sample *s, uint64_t *costs, bool keep,
+		      plumb_error *err)
+{
+	const uint64_t *chain = c->d->ips.v + s->ips;
+	if (s->nips == 0) {
+		c->nostack++;
+		return 0;
+	}
+	part_key *pk = part_of(c, s->pid, s->tid, err);
+	if (!pk)
+		return -1;
+	c->path.n = 0;
+	bool rooted = false;
+	plumb_id leaf_module = PLUMB_NONE;
+	for (size_t i = s->nips; i-- > 0;) {
+		uint64_t a = chain[i];
+		addr_entry *e = lookup(c, s, i > 0 && a > 0 ? a - 1 : a, err);
+		if (!e || VGROW(c->path, c->path.n + e->n))
+			return e ? plumb_fail_nomem(err) : -1;
+		for (uint32_t k = 0; k < e->n; k++) {
+			plumb_id fr = c->frames.v[e->first + k];
+			rooted |= (c->fn_flags.v[c->p->frames.v[fr].function] & FN_ROOT) != 0;
+			c->path.v[c->path.n++] = fr;
+		}
+		if (i == 0)
+			leaf_module = e->module;
+	}
+	if (!pk->start_known) {
+		plumb_id fn = start_function(c, c->path.v, c->path.n);
+		if (fn != PLUMB_NONE) {
+			c->p->parts.v[pk->part].start_function = fn;
+			pk->start_known = true;
+		}
+	}
+	plumb_id node = plumb_cct_path(c->p, pk->part, c->path.v, c->path.n);
+	if (node == PLUMB_NONE)
+		return plumb_fail_nomem(err);
+	costs[s->event] = s->weight;
+	int rc = plumb_cct_add_self(c->p, node, costs, err);
+	if (rc == 0 && keep)
+		rc = plumb_sample_add(c->p, s->time_ns, pk->part, node, costs, err);
+	costs[s->event] = 0;
+	c->total++;
+	c->rooted += rooted;
+	return rc ? rc : count_module(c, leaf_module, rooted, err);
+}
+
+/* Start routines the sampler knew (the signal sampler sees pthread_create). */
+static int known_start_routines(conv *c, plumb_error *err)
+{
+	for (size_t i = 0; i < c->d->threads.n; i++) {
+		const plumb_rec_thread *t = &c->d->threads.v[i];
+		if (!t->start_routine)
+			continue;
+		part_key *pk = NULL;
+		for (size_t j = 0; j < c->parts.n && !pk; j++)
+			if (c->parts.v[j].tid == t->tid && c->parts.v[j].pid == t->pid)
+				pk = &c->parts.v[j];
+		if (!pk)
+			continue; /* a thread without samples gets no part */
+		plumb_rec_sample s = { t->pid, t->tid, UINT64_MAX - 1, 0, 0, 0, 0, 0 };
+		addr_entry *e = lookup(c, &s, t->start_routine, err);
+		if (!e)
+			return -1;
+		c->p->parts.v[pk->part].start_function =
+			c->p->frames.v[c->frames.v[e->first]].function;
+	}
+	return 0;
+}
+
+static int set_meta_u64(plumb_profile *p, const char *key, uint64_t v, plumb_error *err)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "%" PRIu64, v);
+	return plumb_meta_set(p, key, buf, err);
+}
+
+static int write_meta(conv *c, plumb_error *err)
+{
+	char key[4200], val[64];
+	if (set_meta_u64(c->p, "record.samples", c->d->samples.n, err) ||
+	    set_meta_u64(c->p, "record.lost", c->d->lost, err) ||
+	    set_meta_u64(c->p, "record.throttled", c->d->throttled, err) ||
+	    (c->nostack && set_meta_u64(c->p, "record.no_stack", c->nostack, err)))
+		return -1;
+	snprintf(val, sizeof val, "%" PRIu64 " %" PRIu64, c->rooted, c->total);
+	if (plumb_meta_set(c->p, "stacks.rooted", val, err))
+		return -1;
+	for (size_t i = 0; i < c->mods.n; i++) {
+		const module_count *mc = &c->mods.v[i];
+		snprintf(key, sizeof key, "stacks.rooted:%s",
+			 plumb_str(c->p, c->p->modules.v[mc->module].path));
+		snprintf(val, sizeof val, "%" PRIu64 " %" PRIu64, mc->rooted, mc->total);
+		if (plumb_meta_set(c->p, key, val, err))
+			return -1;
+	}
+	return 0;
+}
+
+static int convert(conv *c, const plumb_rec_profile_opts *o, plumb_error *err)
+{
+	for (size_t i = 0; i < c->d->events.n; i++)
+		if (plumb_event_add(c->p, c->d->events.v[i], NULL, "samples", err) < 0)
+			return -1;
+	uint64_t *costs = calloc(c->d->events.n ? c->d->events.n : 1, sizeof *costs);
+	if (!costs)
+		return plumb_fail_nomem(err);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < c->d->samples.n; i++)
+		rc = add_sample(c, &c->d->samples.v[i], costs, o && o->keep_samples, err);
+	free(costs);
+	if (rc == 0)
+		rc = known_start_routines(c, err);
+	return rc ? rc : write_meta(c, err);
+}
+
+int plumb_rec_to_profile(const plumb_rec_data *d, const plumb_rec_profile_opts *o,
+			 plumb_profile *p, plumb_error *err)
+{
+	if (p->events.n)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "plumb_rec_to_profile: the profile has events already");
+	conv c = { .d = d, .p = p };
+	c.sym = plumb_symbolizer_new(o ? o->debug_path : NULL, err);
+	if (!c.sym)
+		return -1;
+	int rc = convert(&c, o, err);
+	plumb_symbolizer_free(c.sym);
+	free(c.tab);
+	free(c.frames.v);
+	free(c.fn_flags.v);
+	free(c.parts.v);
+	free(c.mods.v);
+	free(c.path.v);
+	return rc;
+}
