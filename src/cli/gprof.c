@@ -73,7 +73,7 @@ enum {
 	STYLE_INFO = 1 << 4, STYLE_SUM = 1 << 5
 };
 
-enum { OPT_DEMANGLE = 256, OPT_NO_DEMANGLE, OPT_INLINE_NAMES };
+enum { OPT_DEMANGLE = 256, OPT_NO_DEMANGLE };
 
 typedef struct spec_opt {
 	plumb_gprof_table table;
@@ -192,7 +192,6 @@ static const struct option longopts[] = {
 	{ "all-lines", no_argument, NULL, 'x' },
 	{ "demangle", optional_argument, NULL, OPT_DEMANGLE },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-	{ "inline-file-names", no_argument, NULL, OPT_INLINE_NAMES },
 	{ "directory-path", required_argument, NULL, 'I' },
 	{ "display-unused-functions", no_argument, NULL, 'z' },
 	{ "min-count", required_argument, NULL, 'm' },
@@ -229,7 +228,6 @@ static int parse_one(gprof_args *a, int c, const char *arg, char **argv)
 	case 'z': a->o.zeros = true; return 0;
 	case OPT_DEMANGLE: a->no_demangle = false; return 0;
 	case OPT_NO_DEMANGLE: a->no_demangle = true; return 0;
-	case OPT_INLINE_NAMES: return 0; /* names carry no inline suffix here; see the man page */
 	case 'p': return style_opt(a, STYLE_FLAT, true, PLUMB_GP_INCL_FLAT, arg);
 	case 'P': return style_opt(a, STYLE_FLAT, false, PLUMB_GP_EXCL_FLAT, arg);
 	case 'A': return style_opt(a, STYLE_ANNO, true, PLUMB_GP_INCL_ANNO, arg);
