@@ -547,8 +547,10 @@ static int run(gprof_args *a, const char *exe, char **files, int nfiles)
 	if (load_gmon(&in, files, nfiles, a, &err))
 		goto fail;
 	unsigned style = a->style;
-	if (style == 0)
-		style = (in.gmon->nhists || in.gmon->narcs) ? (STYLE_FLAT | STYLE_GRAPH) & ~a->user : STYLE_EXEC;
+	if (style == 0) /* what the files hold, as gprof guesses */
+		style = ((in.gmon->nhists ? STYLE_FLAT : 0) | (in.gmon->narcs ? STYLE_GRAPH : 0)) & ~a->user;
+	if (style == 0 && !in.gmon->nhists && !in.gmon->narcs)
+		style = STYLE_EXEC;
 	if (!(g = plumb_gprof_new(in.sym, in.nsym, &a->o, &err)) || add_specs(g, a, &err) ||
 	    plumb_gprof_add_gmon(g, in.gmon, &err) ||
 	    (a->o.static_calls && plumb_gprof_scan_calls_elf(g, exe, &err)) || plumb_gprof_analyze(g, &err))

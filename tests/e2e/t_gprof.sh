@@ -158,6 +158,55 @@ for opts in "" "-p" "-q" "-i" "-C" "-A" "-l -p" "-z"; do
 	same_as_gprof "two gmon files -b $opts" -b $opts gpm gpm.gmon gpm2.gmon
 done
 
+# Other encodings of the same run, and degenerate files, built here from
+# gpm.gmon: 4.4BSD and old BSD, the histogram split into two records, the
+# header alone, the histogram alone, the arcs alone (gprof prints -nan).
+python3 - gpm.gmon <<'PYEOF'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+hdr, pos, hists, arcs = d[:20], 20, [], []
+while pos < len(d):
+    tag = d[pos]; pos += 1
+    if tag == 0:
+        lo, hi, n, rate = struct.unpack_from('<QQII', d, pos); pos += 24
+        dim = d[pos:pos + 16]; pos += 16
+        bins = list(struct.unpack_from('<%dH' % n, d, pos)); pos += 2 * n
+        hists.append((lo, hi, n, rate, dim, bins))
+    else:
+        arcs.append(struct.unpack_from('<QQI', d, pos)); pos += 20
+def gnu(hs, ars):
+    out = bytearray(hdr)
+    for lo, hi, n, rate, dim, bins in hs:
+        out += bytes([0]) + struct.pack('<QQII', lo, hi, n, rate) + dim + struct.pack('<%dH' % n, *bins)
+    for a in ars:
+        out += bytes([1]) + struct.pack('<QQI', *a)
+    return bytes(out)
+open('f_header.out', 'wb').write(hdr)
+open('f_hist.out', 'wb').write(gnu(hists, []))
+open('f_arcs.out', 'wb').write(gnu([], arcs))
+lo, hi, n, rate, dim, bins = hists[0]
+k = n // 2
+while ((hi - lo) // 2 * k) % n:
+    k += 1
+mid = lo + (hi - lo) * k // n
+open('f_split.out', 'wb').write(gnu([(lo, mid, k, rate, dim, bins[:k]), (mid, hi, n - k, rate, dim, bins[k:])], arcs))
+b44 = struct.pack('<QQIIII', lo, hi, 40 + 2 * n, 0x51879, rate, 0) + bytes(8) + struct.pack('<%dH' % n, *bins)
+old = struct.pack('<QQI', lo, hi, 20 + 2 * n) + struct.pack('<%dH' % n, *bins)
+for f, s, c in arcs:
+    b44 += struct.pack('<QQQ', f, s, c)
+    old += struct.pack('<QQQ', f, s, c)
+open('f_bsd44.out', 'wb').write(b44)
+open('f_oldbsd.out', 'wb').write(old)
+PYEOF
+for f in header hist arcs split bsd44 oldbsd; do
+	for opts in "" "-p" "-q" "-i" "-P" "-Q" "-z" "-C"; do
+		# shellcheck disable=SC2086
+		same_as_gprof "f_$f.out -b $opts" -b $opts gpm f_$f.out
+	done
+done
+same_as_gprof "-O b reads old BSD" -b -O b gpm f_oldbsd.out
+same_as_gprof "-O 4 reads 4.4BSD" -b -O 4 gpm f_bsd44.out
+
 # Without -b: plumb's own notes, none of gprof's text.
 run "$PLUMB" gprof gpm gpm.gmon
 same "plain output exits 0" "$rc" 0
