@@ -36,6 +36,8 @@ typedef struct plumb_gprof_symbol {
 	unsigned line;       /* line of the address, 0 when unknown */
 	bool is_static;      /* local symbol: the index shows "(file)" */
 	bool is_func;        /* false for the line symbols of -l */
+	uint32_t elf_index;  /* position in the ELF symbol table, 0 unknown: gprof
+			      * meets source files in this order (-A's order) */
 } plumb_gprof_symbol;
 
 /* gprof's twelve symspec tables. */
@@ -71,11 +73,13 @@ void plumb_gprof_opts_init(plumb_gprof_opts *o);
  * text_end - 1 for the last. Returns the new count. */
 size_t plumb_gprof_finalize_symbols(plumb_gprof_symbol *syms, size_t n, uint64_t text_end);
 
-/* Relative source paths of syms (DWARF 5 line tables keep "../src/x.c")
- * joined to their compilation unit's directory, as BFD and so gprof show
- * them. The new strings belong to the returned object: free it after the
- * analysis. Never fails: paths it cannot join stay as they are (NULL only
- * when out of memory, nothing changed). */
+/* What BFD gives gprof and plumb/elfsym.h does not: relative source paths
+ * of syms (DWARF 5 line tables keep "../src/x.c") joined to their
+ * compilation unit's directory, as gprof shows them, and each function
+ * symbol's elf_index (the first ELF symbol at its address). The new
+ * strings belong to the returned object: free it after the analysis.
+ * Never fails on bad input: what it cannot find stays as it was (NULL
+ * only when out of memory). */
 typedef struct plumb_gprof_paths plumb_gprof_paths;
 plumb_gprof_paths *plumb_gprof_paths_fix(const char *exe, plumb_gprof_symbol *syms, size_t n);
 void plumb_gprof_paths_free(plumb_gprof_paths *p);

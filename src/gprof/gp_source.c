@@ -41,9 +41,6 @@ static src_file *find_file(anno *a, const char *path)
 	return NULL;
 }
 
-/* gprof creates a file record when it first meets a symbol of the file:
- * local symbols come first in an ELF symbol table, then globals; the
- * line symbols of -l come after all function symbols. */
 static int add_file(anno *a, const char *path)
 {
 	if (find_file(a, path))
@@ -58,17 +55,40 @@ static int add_file(anno *a, const char *path)
 	return 0;
 }
 
+static int cmp_elf_order(const void *ctx, uint32_t x, uint32_t y)
+{
+	const plumb_gprof *g = ctx;
+	const plumb_gprof_symbol *l = &g->sym[x].s, *r = &g->sym[y].s;
+	/* function symbols in ELF order (unknown ones last, by address), then
+	 * the line symbols of -l by address */
+	if (l->is_func != r->is_func)
+		return l->is_func ? -1 : 1;
+	if (l->is_func && l->elf_index != r->elf_index) {
+		if (!l->elf_index || !r->elf_index)
+			return l->elf_index ? -1 : 1;
+		return l->elf_index < r->elf_index ? -1 : 1;
+	}
+	return l->addr < r->addr ? -1 : l->addr > r->addr;
+}
+
+/* gprof creates a file record when it first meets a symbol of the file:
+ * function symbols in symbol-table order, then the line symbols of -l;
+ * its list has the newest first. */
 static int collect_files(anno *a)
 {
 	const plumb_gprof *g = a->g;
-	for (int pass = 0; pass < 3; pass++)
-		for (size_t i = 0; i < g->nsym; i++) {
-			const gp_sym *s = &g->sym[i];
-			int want = !s->s.is_func ? 2 : s->s.is_static ? 0 : 1;
-			if (want == pass && s->s.file && add_file(a, s->s.file))
-				return -1;
-		}
-	return 0;
+	uint32_t *v = malloc((g->nsym ? g->nsym : 1) * sizeof *v);
+	if (!v)
+		return -1;
+	for (uint32_t i = 0; i < g->nsym; i++)
+		v[i] = i;
+	gp_stable_sort(v, g->nsym, cmp_elf_order, g);
+	int rc = 0;
+	for (size_t k = 0; k < g->nsym && !rc; k++)
+		if (g->sym[v[k]].s.file)
+			rc = add_file(a, g->sym[v[k]].s.file);
+	free(v);
+	return rc;
 }
 
 static bool wanted(const plumb_gprof *g, const gp_sym *s)

@@ -1,7 +1,7 @@
 # plumb gprof against GNU gprof 2.40: programs built with gcc -pg here
 # (tests/programs/gp_*.c: recursion, a two-member cycle, two separate
-# cycles, static functions, a function never called, calls never made, a
-# second source file; PIE and -no-pie), run, then every option set is run
+# cycles, static functions, a function never called, calls never made,
+# second and third source files; PIE and -no-pie), run, then every option set is run
 # through both and the outputs must be the same bytes.
 gp_src=$(cd "$E2E_DIR/../programs" && pwd)
 
@@ -16,10 +16,11 @@ esac
 
 # Sources are copied so that the debug info names them in this directory.
 mkdir -p src
-cp "$gp_src"/gp_main.c "$gp_src"/gp_second.c "$gp_src"/gp_cycles.c src/
+cp "$gp_src"/gp_main.c "$gp_src"/gp_second.c "$gp_src"/gp_cycles.c "$gp_src"/gp_third.c src/
 (cd src && gcc -pg -g -O0 -o ../gpm gp_main.c gp_second.c &&
 	gcc -pg -g -O0 -no-pie -o ../gpm_np gp_main.c gp_second.c &&
-	gcc -pg -g -O0 -o ../gpc gp_cycles.c) 2> cc.err
+	gcc -pg -g -O0 -o ../gpc gp_cycles.c &&
+	gcc -pg -g -O0 -o ../gpt gp_third.c gp_cycles.c) 2> cc.err
 if [ ! -x gpm ] || [ ! -x gpm_np ] || [ ! -x gpc ]; then
 	fail "gcc -pg builds the test programs" "$(cat cc.err)"
 	return 0
@@ -28,6 +29,7 @@ fi
 ./gpm 2 > /dev/null && mv gmon.out gpm2.gmon
 ./gpm_np > /dev/null && mv gmon.out gpm_np.gmon
 ./gpc > /dev/null && mv gmon.out gpc.gmon
+./gpt > /dev/null && mv gmon.out gpt.gmon
 for f in gpm.gmon gpm2.gmon gpm_np.gmon gpc.gmon; do
 	[ -s "$f" ] || fail "the program wrote $f"
 done
@@ -151,6 +153,13 @@ done <<'EOF'
 -ede
 -z -k dd/
 EOF
+
+# -A lists files in the order gprof meets them in the ELF symbol table:
+# gp_third.c, first on the link line, has no static function.
+for opts in "-A -z" "-C -z" "-z -A -l" "-A" "-z"; do
+	# shellcheck disable=SC2086
+	same_as_gprof "gpt -b $opts" -b $opts gpt gpt.gmon
+done
 
 # Several gmon files are summed.
 for opts in "" "-p" "-q" "-i" "-C" "-A" "-l -p" "-z"; do
