@@ -31,13 +31,30 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 HEADERS  := $(wildcard include/plumb/*.h src/*/*.h)
 
+# The signal sampler, preloaded into arbitrary programs: libc and libgcc_s
+# only, never sanitized, symbols hidden except the libc functions it wraps.
+PRELOAD_SRC    := $(sort $(wildcard src/preload/*.c))
+PRELOAD_OBJ    := $(PRELOAD_SRC:src/preload/%.c=$(BUILD)/preload-obj/%.o)
+PRELOAD_CFLAGS := -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers -fPIC \
+	-fvisibility=hidden -O2 -g
+
 .PHONY: all deps demo check test unit e2e sanitize install uninstall clean bench
 
-all: $(BUILD)/plumb $(BUILD)/libplumb.a $(BUILD)/libplumb.so
+all: $(BUILD)/plumb $(BUILD)/libplumb.a $(BUILD)/libplumb.so $(BUILD)/libplumb-sampler.so
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/preload-obj/%.o: src/preload/%.c $(wildcard src/preload/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -D_GNU_SOURCE -Isrc $(PRELOAD_CFLAGS) -c $< -o $@
+
+# Where `make install` puts the sampler, for plumb_record_signal to find it.
+$(BUILD)/src/record/signal.o: ALL_CPPFLAGS += -DPLUMB_LIBDIR='"$(PREFIX)/lib/plumb"'
+
+$(BUILD)/libplumb-sampler.so: $(PRELOAD_OBJ)
+	$(CC) -shared -Wl,-z,now -Wl,-soname,libplumb-sampler.so -o $@ $^ -lgcc_s
 
 $(BUILD)/libplumb.a: $(LIB_OBJ)
 	@rm -f $@
@@ -82,6 +99,8 @@ install: all
 	install -m 755 $(BUILD)/plumb $(DESTDIR)$(PREFIX)/bin/plumb
 	install -m 644 $(BUILD)/libplumb.a $(DESTDIR)$(PREFIX)/lib/libplumb.a
 	install -m 755 $(BUILD)/libplumb.so $(DESTDIR)$(PREFIX)/lib/libplumb.so.0
+	install -d $(DESTDIR)$(PREFIX)/lib/plumb
+	install -m 755 $(BUILD)/libplumb-sampler.so $(DESTDIR)$(PREFIX)/lib/plumb/libplumb-sampler.so
 	ln -sf libplumb.so.0 $(DESTDIR)$(PREFIX)/lib/libplumb.so
 	install -m 644 include/plumb/*.h $(DESTDIR)$(PREFIX)/include/plumb/
 	install -m 644 docs/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
@@ -90,6 +109,7 @@ install: all
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/libplumb.pc
 
 uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/lib/plumb
 	rm -f $(DESTDIR)$(PREFIX)/bin/plumb $(DESTDIR)$(PREFIX)/lib/libplumb.* \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/libplumb.pc
 	rm -rf $(DESTDIR)$(PREFIX)/include/plumb

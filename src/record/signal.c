@@ -1,13 +1,319 @@
-/* plumb record --sampler=signal: runs the command with libplumb-sampler.so
- * preloaded and reads what it wrote (stub until the reader lands). */
-#include "plumb/record.h"
+/* plumb record --sampler=signal (and the fallback when perf_event_open is
+ * not permitted): run the command with libplumb-sampler.so preloaded, wait
+ * for it, then read the per-process files the sampler wrote into a private
+ * temporary directory. See docs/sampler.md. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "preload/format.h"
+#include "record/signal_read.h"
+
+#ifndef PLUMB_LIBDIR
+#define PLUMB_LIBDIR "/usr/local/lib/plumb"
+#endif
+
+#define SAMPLER_SO "libplumb-sampler.so"
+
+extern char **environ;
+
+static int readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+/* The sampler next to the running plumb (a build tree), else the
+ * installed one. */
+static int find_sampler(char *out, size_t cap, plumb_error *err)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		snprintf(out, cap, "%s/" SAMPLER_SO, dirname(exe));
+		if (readable(out))
+			return 0;
+	}
+	snprintf(out, cap, "%s/" SAMPLER_SO, PLUMB_LIBDIR);
+	if (readable(out))
+		return 0;
+	return plumb_fail(err, PLUMB_ERR_IO,
+			  "the signal sampler " SAMPLER_SO " is neither next to the plumb binary "
+			  "nor in " PLUMB_LIBDIR " (make builds it; make install installs it)");
+}
+
+/* Which clock the events ask for: cpu-clock and task-clock are the
+ * thread's CPU time; nothing else can be sampled by a timer signal. */
+static int check_events(const plumb_record_opts *o, plumb_error *err)
+{
+	for (size_t i = 0; i < o->nevents; i++) {
+		const char *e = o->events[i].name;
+		if (strcmp(e, "cpu-clock") != 0 && strcmp(e, "task-clock") != 0)
+			return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
+					  "event '%s': the signal sampler measures cpu-clock only; "
+					  "other events need perf_event_open (see perf_event_paranoid)",
+					  e);
+	}
+	if (o->nevents > 1)
+		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
+				  "the signal sampler records one event (cpu-clock), not %zu",
+				  o->nevents);
+	if (o->pid)
+		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
+				  "the signal sampler cannot attach to a running process (-p %d): "
+				  "it is loaded into the command it starts",
+				  (int)o->pid);
+	if (!o->argv || !o->argv[0])
+		return plumb_fail(err, PLUMB_ERR_USAGE, "no command to record");
+	return 0;
+}
+
+/* -F HZ, or -c N as a period in nanoseconds (as perf reads it for
+ * cpu-clock). */
+static uint64_t rate_hz(const plumb_record_opts *o)
+{
+	if (o->period)
+		return o->period >= 1000000000ull ? 1 : 1000000000ull / o->period;
+	return o->freq ? o->freq : 1000;
+}
+
+/* The environment of the command: ours plus LD_PRELOAD (the sampler
+ * appended to any existing list) and the sampler's settings. */
+static char **child_env(const char *lib, const char *dir, uint64_t hz)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 5, sizeof *env);
+	if (!env)
+		return NULL;
+	size_t k = 0;
+	const char *old = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) == 0)
+			old = environ[i] + 11;
+		else if (strncmp(environ[i], "PLUMB_SAMPLER_", 14) != 0)
+			env[k++] = environ[i];
+	}
+	int ok = 1;
+	if (old && *old)
+		ok &= asprintf(&env[k++], "LD_PRELOAD=%s:%s", old, lib) > 0;
+	else
+		ok &= asprintf(&env[k++], "LD_PRELOAD=%s", lib) > 0;
+	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_DIR=%s", dir) > 0;
+	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_HZ=%llu", (unsigned long long)hz) > 0;
+	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_CLOCK=cpu") > 0;
+	env[k] = NULL;
+	if (!ok) {
+		for (size_t i = k - 4; i < k; i++)
+			free(env[i]);
+		free(env);
+		return NULL;
+	}
+	return env;
+}
+
+static void free_env(char **env)
+{
+	size_t n = 0;
+	while (env[n])
+		n++;
+	for (size_t i = n - 4; i < n; i++)
+		free(env[i]);
+	free(env);
+}
+
+/* fork + exec; a failed exec comes back through a close-on-exec pipe. */
+static pid_t start_command(const plumb_record_opts *o, char **env, plumb_error *err)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return plumb_fail(err, PLUMB_ERR_IO, "pipe: %s", strerror(errno));
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return plumb_fail(err, PLUMB_ERR_IO, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		close(p[0]);
+		execvpe(o->argv[0], o->argv, env);
+		int e = errno;
+		if (write(p[1], &e, sizeof e) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(p[1]);
+	int e = 0;
+	ssize_t r;
+	while ((r = read(p[0], &e, sizeof e)) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	if (r == (ssize_t)sizeof e) {
+		waitpid(pid, NULL, 0);
+		return plumb_fail(err, PLUMB_ERR_IO, "cannot run '%s': %s", o->argv[0], strerror(e));
+	}
+	return pid;
+}
+
+static int wait_command(pid_t pid)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return st;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every plumb-sampler.* file of dir, sorted, each freed by the caller. */
+static char **list_files(const char *dir, size_t *n, plumb_error *err)
+{
+	DIR *dh = opendir(dir);
+	if (!dh) {
+		plumb_fail(err, PLUMB_ERR_IO, "%s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 16;
+	char **v = malloc(cap * sizeof *v);
+	*n = 0;
+	for (struct dirent *e; v && (e = readdir(dh));) {
+		if (strncmp(e->d_name, "plumb-sampler.", 14) != 0)
+			continue;
+		if (*n == cap) {
+			char **nv = realloc(v, (cap *= 2) * sizeof *v);
+			if (!nv)
+				break;
+			v = nv;
+		}
+		if (asprintf(&v[*n], "%s/%s", dir, e->d_name) > 0)
+			(*n)++;
+	}
+	closedir(dh);
+	if (!v) {
+		plumb_fail_nomem(err);
+		return NULL;
+	}
+	qsort(v, *n, sizeof *v, by_name);
+	return v;
+}
+
+static void free_files(char **v, size_t n, int unlink_them)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (unlink_them)
+			unlink(v[i]);
+		free(v[i]);
+	}
+	free(v);
+}
+
+/* The tick-rate note: CPU-time timers fire at most once per kernel tick. */
+static void rate_note(const plumb_record_opts *o, const plumb_sig_info *in, uint64_t hz,
+		      plumb_record_result *res)
+{
+	char note[256];
+	if (in->cpu_ns > 0 && in->samples > 0) {
+		double measured = (double)in->samples * 1e9 / (double)in->cpu_ns;
+		snprintf(note, sizeof note,
+			 "signal sampler: CPU-time timers fire at most once per kernel tick: "
+			 "%llu Hz requested, %.0f Hz measured; each sample weighs the timer "
+			 "periods it covers",
+			 (unsigned long long)hz, measured);
+	} else {
+		snprintf(note, sizeof note,
+			 "signal sampler: CPU-time timers fire at most once per kernel tick "
+			 "(often 250 Hz), whatever the %llu Hz requested",
+			 (unsigned long long)hz);
+	}
+	if (res)
+		snprintf(res->note, sizeof res->note, "%s", note);
+	if (o->warn)
+		o->warn(o->warn_ctx, note);
+}
+
+static int read_all(const plumb_record_opts *o, const char *dir, plumb_rec_data *d,
+		    plumb_sig_info *info, plumb_error *err)
+{
+	int ev = plumb_rec_event_add(d, "cpu-clock", err);
+	if (ev < 0)
+		return -1;
+	size_t n = 0;
+	char **files = list_files(dir, &n, err);
+	if (!files)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = plumb_sig_read_file(files[i], d, (uint32_t)ev, o->stack == PLUMB_STACK_NONE, info,
+					 o->warn, o->warn_ctx, err);
+	if (rc == 0 && n == 0)
+		rc = plumb_fail(err, PLUMB_ERR_IO,
+				"the signal sampler wrote nothing in %s: the command is static, "
+				"setuid, or removed LD_PRELOAD (see docs/sampler.md)",
+				dir);
+	/* A damaged file is kept for a look; the message names it. */
+	free_files(files, n, rc == 0);
+	return rc;
+}
 
 int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_record_result *res,
 			plumb_error *err)
 {
-	(void)o;
-	(void)d;
-	if (res)
+	if (res) {
+		memset(res, 0, sizeof *res);
 		res->wait_status = -1;
-	return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "the signal sampler is not built yet");
+	}
+	char lib[PATH_MAX];
+	if (check_events(o, err) || find_sampler(lib, sizeof lib, err))
+		return -1;
+	if (o->stack == PLUMB_STACK_FP && o->warn)
+		o->warn(o->warn_ctx, "signal sampler: -g fp is not used; stacks are unwound with "
+				     "the binaries' CFI in the signal handler");
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/plumb-sampler.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		return plumb_fail(err, PLUMB_ERR_IO, "cannot make a temporary directory %s: %s", dir,
+				  strerror(errno));
+	uint64_t hz = rate_hz(o);
+	char **env = child_env(lib, dir, hz);
+	if (!env) {
+		rmdir(dir);
+		return plumb_fail_nomem(err);
+	}
+	pid_t pid = start_command(o, env, err);
+	free_env(env);
+	if (pid < 0) {
+		rmdir(dir);
+		return -1;
+	}
+	if (o->started)
+		o->started(pid, o->ctx);
+	int st = wait_command(pid);
+	if (res)
+		res->wait_status = st;
+	plumb_sig_info info = { 0 };
+	int rc = read_all(o, dir, d, &info, err);
+	if (rc == 0) {
+		rmdir(dir);
+		if (res) {
+			res->samples = info.samples;
+			res->lost = info.dropped;
+		}
+		rate_note(o, &info, hz, res);
+	}
+	return rc;
 }

@@ -1,0 +1,108 @@
+/* The file the signal sampler writes: DIR/plumb-sampler.<pid>, one per
+ * process. Shared by the preloaded library (writer) and src/record (reader).
+ *
+ * Native byte order (the reader runs on the same machine). The file starts
+ * with a 16-byte header, then records. Every record starts with a type and
+ * its total size in bytes (header included), a multiple of 8, so a reader
+ * can skip types it does not know. An exec in the process starts a new
+ * image in the same file: a new IMAGE record, whose maps replace the old.
+ *
+ *   header  "PLUMBSMP" u32 version u32 header size (16)
+ *   IMAGE   u32 pid, ppid, origin, clock, signo, pad; u64 period_ns,
+ *           requested_hz, time_ns; u32 exe_len, cmdline_len;
+ *           exe path then /proc/self/cmdline bytes, zero-padded
+ *   SAMPLE  u32 tid; u16 nframes, flags; u32 overrun, pad; u64 time_ns;
+ *           u64 pc[nframes], leaf first (pc[0] the interrupted pc,
+ *           the others return addresses)
+ *   THREAD  u32 tid, flags; u64 start_routine, time_ns, cpu_ns;
+ *           char name[16]; the last record of a tid is the newest
+ *   MAPS    u64 time_ns; u32 len, pad; /proc/self/maps text (len bytes),
+ *           zero-padded
+ *   END     u64 time_ns, cpu_ns (process), samples, dropped; u32 reason, pad
+ *
+ * A process that crashes or is killed has no END record and may lose what
+ * its threads had not flushed yet (at most ~100 ms each).
+ */
+#ifndef PLUMB_PRELOAD_FORMAT_H
+#define PLUMB_PRELOAD_FORMAT_H
+
+#include <stdint.h>
+
+#define PSMP_MAGIC "PLUMBSMP"
+#define PSMP_VERSION 1u
+#define PSMP_MAX_FRAMES 256
+
+enum psmp_type {
+	PSMP_IMAGE = 1,
+	PSMP_SAMPLE = 2,
+	PSMP_THREAD = 3,
+	PSMP_MAPS = 4,
+	PSMP_END = 5,
+};
+
+enum psmp_origin { PSMP_ORIGIN_START = 0, PSMP_ORIGIN_FORK = 1, PSMP_ORIGIN_EXEC = 2 };
+enum psmp_clock { PSMP_CLOCK_CPU = 0, PSMP_CLOCK_WALL = 1 };
+enum psmp_end_reason { PSMP_END_EXIT = 0, PSMP_END_EXEC = 1 };
+
+enum {
+	PSMP_SAMPLE_TRUNCATED = 1,   /* more than PSMP_MAX_FRAMES frames */
+	PSMP_SAMPLE_NO_UNWIND = 2,   /* the unwinder did not reach the interrupted frame */
+};
+
+enum {
+	PSMP_THREAD_MAIN = 1,        /* the process's first thread */
+	PSMP_THREAD_ENDED = 2,
+};
+
+struct psmp_file_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_size;
+};
+
+struct psmp_rec {
+	uint32_t type;
+	uint32_t size;
+};
+
+struct psmp_image {
+	struct psmp_rec h;
+	uint32_t pid, ppid, origin, clock, signo, pad;
+	uint64_t period_ns, requested_hz, time_ns;
+	uint32_t exe_len, cmdline_len;
+	/* char exe[exe_len], cmdline[cmdline_len] follow */
+};
+
+struct psmp_sample {
+	struct psmp_rec h;
+	uint32_t tid;
+	uint16_t nframes, flags;
+	uint32_t overrun, pad;
+	uint64_t time_ns;
+	/* uint64_t pc[nframes] follows */
+};
+
+struct psmp_thread {
+	struct psmp_rec h;
+	uint32_t tid, flags;
+	uint64_t start_routine, time_ns, cpu_ns;
+	char name[16];
+};
+
+struct psmp_maps {
+	struct psmp_rec h;
+	uint64_t time_ns;
+	uint32_t len, pad;
+	/* char text[len] follows */
+};
+
+struct psmp_end {
+	struct psmp_rec h;
+	uint64_t time_ns, cpu_ns, samples, dropped;
+	uint32_t reason, pad;
+};
+
+/* Bytes of a record with n payload bytes after its fixed part, padded. */
+#define PSMP_PAD8(n) (((n) + 7u) & ~(uint64_t)7u)
+
+#endif
