@@ -156,9 +156,10 @@ struct plumb_gmon;
 int plumb_gprof_add_gmon(plumb_gprof *g, const struct plumb_gmon *gm, plumb_error *err);
 
 /* gprof's default specs: the mcount family (mcount, _mcount, __mcleanup,
- * ...) kept out of time propagation and the call graph, and with line
- * (-l) out of the flat profile too. No effect on executables without them. */
-int plumb_gprof_add_default_specs(plumb_gprof *g, bool line, plumb_error *err);
+ * __mcount_internal, ...) kept out of time propagation, the call graph and
+ * the flat profile (their samples leave the total). No effect on
+ * executables without them. */
+int plumb_gprof_add_default_specs(plumb_gprof *g, plumb_error *err);
 
 /* Everything at once for other views (plumb report on a gmon.out): gprof's
  * function symbols from st, the histograms and arcs of gm, gprof's default

@@ -297,11 +297,16 @@ typedef struct inputs {
 	plumb_line_run *runs;
 	plumb_gmon *gmon;
 	plumb_gprof_paths *paths;
+	char **owned;            /* demangled names of line symbols */
+	size_t nowned;
 } inputs;
 
 static void inputs_free(inputs *in)
 {
 	plumb_gprof_paths_free(in->paths);
+	for (size_t i = 0; i < in->nowned; i++)
+		free(in->owned[i]);
+	free(in->owned);
 	free(in->sym);
 	free(in->runs);
 	plumb_symtab_free(in->st);
@@ -314,6 +319,27 @@ static plumb_gprof_symbol func_symbol(const plumb_exe_sym *s, bool demangle)
 	return (plumb_gprof_symbol){ .addr = s->addr, .end_addr = s->end_addr, .name = s->name,
 				     .display = demangle ? s->demangled : NULL, .file = s->file,
 				     .line = s->line, .is_static = s->is_static, .is_func = s->is_func };
+}
+
+/* A line symbol's name as printed: its function's demangled name, or the
+ * name demangled here (kept until inputs_free). NULL: print it raw. */
+static const char *line_display(inputs *in, const char *name, ptrdiff_t f, bool demangle)
+{
+	if (!demangle)
+		return NULL;
+	if (f >= 0 && strcmp(in->st->syms[f].name, name) == 0)
+		return in->st->syms[f].demangled;
+	char *d = plumb_demangle(name);
+	if (!d)
+		return NULL;
+	char **n = realloc(in->owned, (in->nowned + 1) * sizeof *n);
+	if (!n) {
+		free(d);
+		return NULL;
+	}
+	in->owned = n;
+	n[in->nowned++] = d;
+	return d;
 }
 
 static bool same_run(const plumb_gprof_symbol *prev, const plumb_line_run *r)
@@ -343,7 +369,8 @@ static int line_symbols(inputs *in, const gprof_args *a, plumb_error *err)
 				 ? prev->is_static : f >= 0 && in->st->syms[f].is_static;
 		plumb_gprof_symbol *s = &in->sym[in->nsym++];
 		*s = (plumb_gprof_symbol){ .addr = r->addr, .name = r->function, .file = r->file,
-					   .line = r->line, .is_static = is_static };
+					   .line = r->line, .is_static = is_static,
+					   .display = line_display(in, r->function, f, !a->no_demangle) };
 		prev = s;
 	}
 	const plumb_exe_info *info = plumb_exe_get_info(in->exe);
@@ -420,7 +447,7 @@ static int add_specs(plumb_gprof *g, const gprof_args *a, plumb_error *err)
 	for (size_t i = 0; i < a->nspec; i++)
 		if (plumb_gprof_add_spec(g, a->spec[i].table, a->spec[i].text, err))
 			return -1;
-	return plumb_gprof_add_default_specs(g, a->o.line, err);
+	return plumb_gprof_add_default_specs(g, err);
 }
 
 /* -s: gmon.sum in the GNU format, with the arcs as gprof writes them (one

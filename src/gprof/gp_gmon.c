@@ -6,16 +6,17 @@
 #include "plumb/elfsym.h"
 #include "plumb/gmon.h"
 
-/* gprof keeps these out of time propagation and the call graph. */
+/* gprof 2.40 keeps these out of time propagation, the call graph and the
+ * flat profile (older versions kept them in the flat profile without -l). */
 static const char *const mcount_family[] = { "_gprof_mcount", "mcount", "_mcount", "__mcount",
 					     "__mcount_internal", "__mcleanup", NULL };
 
-int plumb_gprof_add_default_specs(plumb_gprof *g, bool line, plumb_error *err)
+int plumb_gprof_add_default_specs(plumb_gprof *g, plumb_error *err)
 {
 	for (const char *const *m = mcount_family; *m; m++)
 		if (plumb_gprof_add_spec(g, PLUMB_GP_EXCL_TIME, *m, err) ||
 		    plumb_gprof_add_spec(g, PLUMB_GP_EXCL_GRAPH, *m, err) ||
-		    (line && plumb_gprof_add_spec(g, PLUMB_GP_EXCL_FLAT, *m, err)))
+		    plumb_gprof_add_spec(g, PLUMB_GP_EXCL_FLAT, *m, err))
 			return -1;
 	return 0;
 }
@@ -63,7 +64,7 @@ plumb_gprof *plumb_gprof_from_gmon(const struct plumb_symtab *st, const struct p
 	o.brief = true;
 	plumb_gprof *g = plumb_gprof_new(sym, st->n, &o, err);
 	free(sym);
-	if (g && (plumb_gprof_add_default_specs(g, false, err) || plumb_gprof_add_gmon(g, gm, err) ||
+	if (g && (plumb_gprof_add_default_specs(g, err) || plumb_gprof_add_gmon(g, gm, err) ||
 		  plumb_gprof_analyze(g, err))) {
 		plumb_gprof_free(g);
 		g = NULL;
