@@ -139,7 +139,7 @@ typedef struct plumb_rec_event_spec {
 	char name[64];             /* as given, without modifiers: "cpu-clock" */
 	uint32_t type;             /* PERF_TYPE_* */
 	uint64_t config;
-	bool exclude_user, exclude_kernel;
+	bool exclude_user, exclude_kernel; /* no modifier: user space only */
 	unsigned precise;          /* :p = 1, :pp = 2, :ppp = 3 */
 } plumb_rec_event_spec;
 
@@ -168,7 +168,8 @@ typedef struct plumb_record_opts {
 	/* Called once the command runs, with its pid (for passing on signals). */
 	void (*started)(pid_t child, void *ctx);
 	void *ctx;
-	/* Set to non-zero (e.g. by a signal handler) to stop recording. */
+	/* Set to non-zero (e.g. by a signal handler) to stop recording
+	 * (-p; with a command, recording ends when the command does). */
 	volatile int *stop;
 	plumb_warn_fn warn;        /* non-fatal news; may be NULL */
 	void *warn_ctx;

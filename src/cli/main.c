@@ -9,6 +9,7 @@ static const struct command {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
+	{ "record", cmd_record, "sample a command with complete call stacks and write profile.plumb" },
 	{ "report", cmd_report, "show a profile: flat, call graph, tree, lines, files, modules, threads" },
 	{ "annotate", cmd_annotate, "annotate source and instructions with costs (callgrind_annotate's layout)" },
 	{ "convert", cmd_convert, "convert profiles between formats (.plumb, Callgrind, folded)" },

@@ -82,6 +82,9 @@ static int parse_modifiers(const char *m, size_t len, plumb_rec_event_spec *e, p
 static int parse_one(const char *s, size_t len, plumb_rec_event_spec *e, plumb_error *err)
 {
 	memset(e, 0, sizeof *e);
+	/* user space only unless :k says otherwise (kernel samples need
+	 * privileges at perf_event_paranoid 2) */
+	e->exclude_kernel = true;
 	const char *colon = memchr(s, ':', len);
 	size_t nlen = colon ? (size_t)(colon - s) : len;
 	if (nlen == 0 || nlen >= sizeof e->name)

@@ -242,6 +242,17 @@ static size_t inline_chain(plumb_symbolizer *s, Dwfl_Module *mod, uint64_t addr,
 	return k;
 }
 
+/* "memcpy@@GLIBC_2.14" -> "memcpy": the version is not part of the name. */
+static const char *unversioned(const char *name, char *buf, size_t size)
+{
+	const char *at = name ? strchr(name, '@') : NULL;
+	if (!at || at == name || (size_t)(at - name) >= size)
+		return name;
+	memcpy(buf, name, (size_t)(at - name));
+	buf[at - name] = 0;
+	return buf;
+}
+
 static void fallback_name(plumb_symbolizer *s, const char *path, uint64_t addr, plumb_sym_frame *f)
 {
 	const char *base = strrchr(path, '/');
@@ -274,7 +285,9 @@ int plumb_symbolize(plumb_symbolizer *s, const char *path, uint64_t off, plumb_s
 	 * functions without DWARF) as perf and gprof do. */
 	GElf_Sym sym;
 	GElf_Off symoff;
-	const char *symname = dwfl_module_addrinfo(o->mod, addr, &symoff, &sym, NULL, NULL, NULL);
+	char plain[512];
+	const char *symname = unversioned(dwfl_module_addrinfo(o->mod, addr, &symoff, &sym, NULL,
+							      NULL, NULL), plain, sizeof plain);
 	if (k == 0) {
 		k = 1;
 		if (symname) {

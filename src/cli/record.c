@@ -1,0 +1,319 @@
+/* plumb record: sample a command (or a process) and write a .plumb profile. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "cli/cli.h"
+#include "plumb/record.h"
+#include "plumb/store.h"
+
+static const char record_help[] =
+	"usage: plumb record [options] [--] COMMAND [ARGS...]\n"
+	"       plumb record [options] -p PID\n"
+	"\n"
+	"Run COMMAND (or watch process PID), sample it until it ends, and write a\n"
+	"self-contained profile: samples with their call stacks, every thread and\n"
+	"child process, load modules with build-ids, and the functions, files and\n"
+	"lines they resolve to (so 'plumb report' works after a rebuild or on\n"
+	"another machine). plumb exits with COMMAND's status (128+N if signal N\n"
+	"ended it). Ctrl-C reaches COMMAND; the profile is still written.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE      the profile (default profile.plumb; written atomically)\n"
+	"  -e, --event LIST       events to sample, comma-separated (default cpu-clock):\n"
+	"                         cpu-clock, task-clock, page-faults, minor-faults,\n"
+	"                         major-faults, context-switches, cpu-migrations,\n"
+	"                         alignment-faults, emulation-faults; hardware: cycles,\n"
+	"                         instructions, cache-references, cache-misses, branches,\n"
+	"                         branch-misses, bus-cycles, ref-cycles, stalled-cycles-*;\n"
+	"                         raw rNNNN; modifiers :u :k :p :pp :ppp. One column each.\n"
+	"  -c, --count N          one sample every N events (N ns for the clocks)\n"
+	"  -F, --freq HZ          samples per second of each event (default 1000)\n"
+	"  -g, --call-graph MODE  dwarf (default: registers and 16 KiB of stack per\n"
+	"                         sample, unwound with the binaries' CFI while\n"
+	"                         recording), fp (the kernel's frame-pointer chain),\n"
+	"                         none (the sampled instruction only)\n"
+	"      --stack-size N     bytes of stack copied per sample in dwarf mode\n"
+	"  -p, --pid PID          record the running process PID until it ends or Ctrl-C\n"
+	"      --sampler WHICH    perf (perf_event_open), signal (a preloaded timer-signal\n"
+	"                         sampler; CPU timers tick at most CONFIG_HZ per second)\n"
+	"                         or auto (default: perf, else signal when perf_event_open\n"
+	"                         is not permitted)\n"
+	"  -q, --quiet            no summary on stderr\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"Examples:\n"
+	"  plumb record ./myprog input.txt && plumb report\n"
+	"  plumb record -F 4000 -o run.plumb -- make -j2\n"
+	"  plumb record -e cpu-clock,page-faults ./myprog\n"
+	"  plumb record -c 100 -e minor-faults ./myprog     every 100th page fault\n"
+	"  plumb record -g fp ./myprog                      cheaper, shallower stacks\n"
+	"  plumb record -p 1234 -o daemon.plumb             until Ctrl-C\n"
+	"  plumb report --view threads                      per thread: id, name, start routine\n";
+
+enum { OPT_STACK_SIZE = 256, OPT_SAMPLER };
+
+typedef struct record_args {
+	const char *output, *events, *sampler;
+	plumb_record_opts ro;
+	bool quiet;
+} record_args;
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	size_t v;
+	if (cli_parse_size(s, &v) || v == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, record_args *a)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "call-graph", required_argument, NULL, 'g' },
+		{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "sampler", required_argument, NULL, OPT_SAMPLER },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+	uint64_t v;
+	optind = 1;
+	opterr = 0;
+	/* '+': options end at COMMAND, whose own options are its business */
+	while ((c = getopt_long(argc, argv, "+:o:e:c:F:g:p:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'e':
+			a->events = optarg;
+			break;
+		case 'c':
+			if (parse_u64(optarg, &a->ro.period))
+				return cli_usage_error("record", "-c expects a positive count, got '%s'", optarg);
+			break;
+		case 'F':
+			if (parse_u64(optarg, &a->ro.freq) || a->ro.freq > 1000000)
+				return cli_usage_error("record", "-F expects a rate in Hz (1-1000000), got '%s'", optarg);
+			break;
+		case 'g':
+			if (strcmp(optarg, "dwarf") == 0)
+				a->ro.stack = PLUMB_STACK_DWARF;
+			else if (strcmp(optarg, "fp") == 0)
+				a->ro.stack = PLUMB_STACK_FP;
+			else if (strcmp(optarg, "none") == 0)
+				a->ro.stack = PLUMB_STACK_NONE;
+			else
+				return cli_usage_error("record", "-g expects dwarf, fp or none, got '%s'", optarg);
+			break;
+		case OPT_STACK_SIZE:
+			if (parse_u64(optarg, &v) || v % 8 || v > 65000)
+				return cli_usage_error("record", "--stack-size expects a multiple of 8 up to "
+							       "65000, got '%s'", optarg);
+			a->ro.stack_size = (uint32_t)v;
+			break;
+		case 'p':
+			if (parse_u64(optarg, &v) || v > INT32_MAX)
+				return cli_usage_error("record", "-p expects a process id, got '%s'", optarg);
+			a->ro.pid = (pid_t)v;
+			break;
+		case OPT_SAMPLER:
+			if (strcmp(optarg, "perf") && strcmp(optarg, "signal") && strcmp(optarg, "auto"))
+				return cli_usage_error("record", "--sampler expects perf, signal or auto, got '%s'",
+						       optarg);
+			a->sampler = optarg;
+			break;
+		case 'q':
+			a->quiet = true;
+			break;
+		case 'h':
+			fputs(record_help, stdout);
+			return -1;
+		case ':':
+			return cli_usage_error("record", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("record", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (a->ro.period && a->ro.freq)
+		return cli_usage_error("record", "-c and -F exclude each other");
+	if (a->ro.pid && optind < argc)
+		return cli_usage_error("record", "-p and a command exclude each other");
+	if (!a->ro.pid && optind >= argc)
+		return cli_usage_error("record", "no command to record");
+	a->ro.argv = argv + optind;
+	return 0;
+}
+
+/* ---- signals: Ctrl-C and friends go to the command ----------------------- */
+
+static volatile pid_t child_pid;
+static volatile int stop_flag;
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	stop_flag = 1;
+	/* A terminal's Ctrl-C already reached the command (same process
+	 * group); pass on what was sent to plumb alone. */
+	if (child_pid > 0 && si->si_code != SI_KERNEL)
+		kill(child_pid, sig);
+}
+
+static void started(pid_t child, void *ctx)
+{
+	(void)ctx;
+	child_pid = child;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static void print_warning(void *ctx, const char *message)
+{
+	(void)ctx;
+	fprintf(stderr, "plumb record: warning: %s\n", message);
+}
+
+/* ---- the profile ----------------------------------------------------------- */
+
+static int command_meta(plumb_profile *p, const record_args *a, plumb_error *err)
+{
+	char buf[4096];
+	size_t len = 0;
+	buf[0] = 0;
+	if (a->ro.pid)
+		snprintf(buf, sizeof buf, "pid %d", (int)a->ro.pid);
+	for (char *const *s = a->ro.argv; !a->ro.pid && *s && len < sizeof buf - 1; s++)
+		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", s == a->ro.argv ? "" : " ", *s);
+	static const char *const modes[] = { "dwarf", "fp", "none" };
+	char rate[64];
+	if (a->ro.period)
+		snprintf(rate, sizeof rate, "every %" PRIu64 " events", a->ro.period);
+	else
+		snprintf(rate, sizeof rate, "%" PRIu64 " Hz", a->ro.freq ? a->ro.freq : 1000);
+	return plumb_meta_set(p, "cmd", buf, err) || plumb_meta_set(p, "creator", "plumb record", err) ||
+	       plumb_meta_set(p, "record.stack", modes[a->ro.stack], err) ||
+	       plumb_meta_set(p, "record.rate", rate, err);
+}
+
+static int save(const record_args *a, const plumb_rec_data *d, const char *sampler, plumb_error *err)
+{
+	plumb_profile *p = plumb_profile_new();
+	if (!p)
+		return plumb_fail_nomem(err);
+	plumb_rec_profile_opts po = { NULL, true };
+	int rc = plumb_rec_to_profile(d, &po, p, err);
+	if (rc == 0)
+		rc = command_meta(p, a, err) || plumb_meta_set(p, "record.sampler", sampler, err);
+	if (rc == 0)
+		rc = plumb_store_write(p, a->output, err);
+	if (rc == 0 && !a->quiet) {
+		const char *rooted = plumb_meta_get(p, "stacks.rooted");
+		unsigned long long r = 0, t = 0;
+		struct stat st;
+		fprintf(stderr, "plumb record: %zu samples", d->samples.n);
+		if (d->lost)
+			fprintf(stderr, " (%" PRIu64 " LOST: the ring buffer overflowed; lower -F)", d->lost);
+		fprintf(stderr, ", %zu thread%s", p->parts.n, p->parts.n == 1 ? "" : "s");
+		if (rooted && sscanf(rooted, "%llu %llu", &r, &t) == 2 && t)
+			fprintf(stderr, ", stacks reaching a root: %.1f%%", 100.0 * (double)r / (double)t);
+		if (stat(a->output, &st) == 0)
+			fprintf(stderr, "; %s: %lld KB", a->output, ((long long)st.st_size + 1023) / 1024);
+		fputc('\n', stderr);
+	}
+	plumb_profile_free(p);
+	return rc;
+}
+
+/* Exit status as a shell gives it. */
+static int command_status(int st)
+{
+	if (st < 0)
+		return EXIT_BAD_INPUT;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return EXIT_BAD_INPUT;
+}
+
+static int record(record_args *a)
+{
+	plumb_error err;
+	plumb_record_result res;
+	plumb_rec_event_spec *ev = NULL;
+	if (a->events && plumb_rec_parse_events(a->events, &ev, &a->ro.nevents, &err))
+		return cli_fail(&err);
+	a->ro.events = ev;
+	a->ro.started = started;
+	a->ro.stop = &stop_flag;
+	a->ro.warn = print_warning;
+	catch_signals();
+	plumb_rec_data *d = plumb_rec_data_new();
+	if (!d) {
+		free(ev);
+		cli_error("out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	const char *sampler = strcmp(a->sampler, "signal") == 0 ? "signal" : "perf";
+	int rc = strcmp(sampler, "perf") == 0 ? plumb_record_perf(&a->ro, d, &res, &err)
+					      : plumb_record_signal(&a->ro, d, &res, &err);
+	if (rc && res.not_permitted && strcmp(a->sampler, "auto") == 0 && res.wait_status == -1) {
+		if (!a->quiet)
+			fprintf(stderr, "plumb record: %s; using the signal sampler\n", err.message);
+		plumb_rec_data_free(d);
+		d = plumb_rec_data_new();
+		sampler = "signal";
+		rc = d ? plumb_record_signal(&a->ro, d, &res, &err) : plumb_fail_nomem(&err);
+	}
+	int status;
+	if (rc) {
+		/* the command could not run at all: a shell's 127 */
+		status = res.wait_status >= 0 && command_status(res.wait_status) == 127 ? 127 : cli_fail(&err);
+		if (status == 127)
+			cli_error("%s", err.message);
+	} else {
+		status = command_status(res.wait_status);
+		if (a->ro.pid && res.wait_status < 0)
+			status = EXIT_OK;
+		if (save(a, d, sampler, &err))
+			status = cli_fail(&err);
+	}
+	plumb_rec_data_free(d);
+	free(ev);
+	return status;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	record_args a = { .output = "profile.plumb", .sampler = "auto" };
+	int rc = parse_args(argc, argv, &a);
+	if (rc < 0)
+		return EXIT_OK; /* --help */
+	if (rc)
+		return rc;
+	return record(&a);
+}

@@ -1,0 +1,28 @@
+/* Private to src/record: the DWARF unwinder the perf recorder uses. */
+#ifndef PLUMB_RECORD_INTERNAL_H
+#define PLUMB_RECORD_INTERNAL_H
+
+#include "plumb/record.h"
+
+/* x86-64 user registers as perf_event orders them (PERF_REG_X86_*), the
+ * ones an unwinder needs: AX..IP and R8..R15 (no segment registers). */
+#define UNWIND_REGS_MASK 0xff01ffULL
+#define UNWIND_NREGS 17
+
+typedef struct unwinder unwinder;
+
+/* Unwinds samples of the processes in d, whose maps it reads as they grow. */
+unwinder *unwinder_new(const plumb_rec_data *d, plumb_error *err);
+void unwinder_free(unwinder *u);
+/* pid called exec, or a new process pid appeared: forget its modules. */
+void unwinder_forget(unwinder *u, int32_t pid);
+
+/* One sample: regs are the sampled user registers in perf order (mask
+ * UNWIND_REGS_MASK), stack the copy starting at the sampled sp. Fills
+ * chain (leaf first, at most max) and returns the count; *truncated when
+ * unwinding stopped before the outermost frame. */
+size_t unwinder_unwind(unwinder *u, int32_t pid, int32_t tid, const uint64_t *regs,
+		       const uint8_t *stack, size_t stack_len, uint64_t *chain, size_t max,
+		       bool *truncated);
+
+#endif
