@@ -134,6 +134,7 @@ void plumb_gprof_free(plumb_gprof *g)
 	for (int t = 0; t < PLUMB_GP_NTABLES; t++)
 		free(g->tab[t].r);
 	free(g->right);
+	free(g->creation);
 	free(g->hist);
 	free(g->spec);
 	free(g->raw);
@@ -336,6 +337,23 @@ void gp_section_start(plumb_gprof *g, FILE *out)
 	if (g->printed)
 		fputs("\f\n", out);
 	g->printed = true;
+}
+
+/* The order in which gprof creates its symbols, and so meets source files. */
+int gp_cmp_creation(const void *ctx, uint32_t x, uint32_t y)
+{
+	const plumb_gprof *g = ctx;
+	const plumb_gprof_symbol *l = &g->sym[x].s, *r = &g->sym[y].s;
+	/* function symbols in ELF order (unknown ones last, by address), then
+	 * the line symbols of -l by address */
+	if (l->is_func != r->is_func)
+		return l->is_func ? -1 : 1;
+	if (l->is_func && l->elf_index != r->elf_index) {
+		if (!l->elf_index || !r->elf_index)
+			return l->elf_index ? -1 : 1;
+		return l->elf_index < r->elf_index ? -1 : 1;
+	}
+	return l->addr < r->addr ? -1 : l->addr > r->addr;
 }
 
 /* A stable merge sort of indexes: glibc's qsort is a merge sort for the

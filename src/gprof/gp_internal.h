@@ -85,6 +85,7 @@ struct plumb_gprof {
 	gp_spec_text *spec;
 	size_t nspec;
 	gp_spec_tab tab[PLUMB_GP_NTABLES];
+	uint32_t *creation;              /* symbols in gprof's creation order (specs) */
 	gp_range *right;                 /* right halves of arc specs */
 	size_t nright;
 	double total_time;               /* flat profile's total, in samples */
@@ -101,6 +102,7 @@ void gp_stable_sort(uint32_t *v, size_t n, int (*cmp)(const void *ctx, uint32_t 
 		    const void *ctx);
 void gp_section_start(plumb_gprof *g, FILE *out);
 uint32_t gp_sym_at(const plumb_gprof *g, uint64_t addr); /* symbol holding addr or GP_NONE */
+int gp_cmp_creation(const void *ctx, uint32_t x, uint32_t y);
 
 /* gp_spec.c */
 int gp_specs_resolve(plumb_gprof *g, plumb_error *err);

@@ -55,22 +55,6 @@ static int add_file(anno *a, const char *path)
 	return 0;
 }
 
-static int cmp_elf_order(const void *ctx, uint32_t x, uint32_t y)
-{
-	const plumb_gprof *g = ctx;
-	const plumb_gprof_symbol *l = &g->sym[x].s, *r = &g->sym[y].s;
-	/* function symbols in ELF order (unknown ones last, by address), then
-	 * the line symbols of -l by address */
-	if (l->is_func != r->is_func)
-		return l->is_func ? -1 : 1;
-	if (l->is_func && l->elf_index != r->elf_index) {
-		if (!l->elf_index || !r->elf_index)
-			return l->elf_index ? -1 : 1;
-		return l->elf_index < r->elf_index ? -1 : 1;
-	}
-	return l->addr < r->addr ? -1 : l->addr > r->addr;
-}
-
 /* gprof creates a file record when it first meets a symbol of the file:
  * function symbols in symbol-table order, then the line symbols of -l;
  * its list has the newest first. */
@@ -82,7 +66,7 @@ static int collect_files(anno *a)
 		return -1;
 	for (uint32_t i = 0; i < g->nsym; i++)
 		v[i] = i;
-	gp_stable_sort(v, g->nsym, cmp_elf_order, g);
+	gp_stable_sort(v, g->nsym, gp_cmp_creation, g);
 	int rc = 0;
 	for (size_t k = 0; k < g->nsym && !rc; k++)
 		if (g->sym[v[k]].s.file)

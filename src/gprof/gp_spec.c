@@ -18,15 +18,24 @@ typedef struct pattern {
 } pattern;
 
 /* The recorded path whose basename is base; NULL when none. gprof keeps
- * one record per path and takes the first basename match. */
+ * one record per path, newest first, and takes the first match: the path
+ * met last in its symbol-creation order. */
 static const char *known_file(const plumb_gprof *g, const char *base)
 {
-	for (size_t i = 0; i < g->nsym; i++) {
-		const char *f = g->sym[i].s.file;
-		if (f && strcmp(gp_basename(f), base) == 0)
-			return f;
+	const char *found = NULL;
+	for (size_t k = 0; k < g->nsym; k++) {
+		const char *f = g->sym[g->creation[k]].s.file;
+		if (!f || strcmp(gp_basename(f), base) != 0 || (found && strcmp(f, found) == 0))
+			continue;
+		bool seen = false; /* a path met before is not new */
+		for (size_t j = 0; j < k && !seen; j++) {
+			const char *e = g->sym[g->creation[j]].s.file;
+			seen = e && strcmp(e, f) == 0;
+		}
+		if (!seen)
+			found = f;
 	}
-	return NULL;
+	return found;
 }
 
 static void set_file(const plumb_gprof *g, pattern *p, const char *text)
@@ -233,8 +242,14 @@ int gp_specs_resolve(plumb_gprof *g, plumb_error *err)
 	if (g->nspec == 0)
 		return 0;
 	spec_state *st = calloc(g->nspec, sizeof *st);
-	if (!st)
+	g->creation = malloc((g->nsym ? g->nsym : 1) * sizeof *g->creation);
+	if (!st || !g->creation) {
+		free(st);
 		return plumb_fail_nomem(err);
+	}
+	for (uint32_t i = 0; i < g->nsym; i++)
+		g->creation[i] = i;
+	gp_stable_sort(g->creation, g->nsym, gp_cmp_creation, g);
 	int rc = parse_all(g, st, err);
 	if (!rc)
 		rc = collect_rights(g, st, err);

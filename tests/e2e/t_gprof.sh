@@ -189,6 +189,33 @@ else
 	skip "C++" "g++ is not installed"
 fi
 
+# Two sources with one basename (a/util.c, b/util.c): a file spec names
+# the one gprof met last, whichever the link order.
+mkdir -p dup/a dup/b
+cat > dup/a/util.c <<'CEOF'
+unsigned long ua(unsigned long n) { unsigned long x = n; for (unsigned long i = 0; i < n; i++) x = x * 5 + i; return x; }
+CEOF
+cat > dup/b/util.c <<'CEOF'
+static unsigned long helper(unsigned long n) { return n ^ 3; }
+unsigned long ub(unsigned long n) { unsigned long x = n; for (unsigned long i = 0; i < n; i++) x = x * 7 + helper(i); return x; }
+CEOF
+cat > dup/main.c <<'CEOF'
+#include <stdio.h>
+unsigned long ua(unsigned long); unsigned long ub(unsigned long);
+int main(void) { unsigned long t = 0; for (int i = 0; i < 300; i++) t += ua(200000) + ub(100000); printf("%lu\n", t & 1); return 0; }
+CEOF
+for order in "a/util.c b/util.c main.c" "b/util.c a/util.c main.c"; do
+	# shellcheck disable=SC2086
+	if (cd dup && gcc -pg -g -O0 -o ../gpd $order && ../gpd > /dev/null && mv gmon.out ../gpd.gmon); then
+		for opts in "-putil.c" "-Putil.c" "-qutil.c" "-A" "-Autil.c" "-k util.c/" "-l -putil.c"; do
+			# shellcheck disable=SC2086
+			same_as_gprof "[$order] -b $opts" -b $opts gpd gpd.gmon
+		done
+	else
+		fail "the util.c pair builds and runs"
+	fi
+done
+
 # Several gmon files are summed.
 for opts in "" "-p" "-q" "-i" "-C" "-A" "-l -p" "-z"; do
 	# shellcheck disable=SC2086
