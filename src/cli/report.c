@@ -218,6 +218,28 @@ static int part_totals(const plumb_profile *p, plumb_id part, uint64_t *out, plu
 	return 0;
 }
 
+/* Recorded profiles: the share of samples whose stack reaches a root
+ * (main, _start, start_thread...), overall and per module of the leaf, so
+ * that broken stacks are never silent. */
+static void print_stack_completeness(const plumb_profile *p)
+{
+	unsigned long long r, t;
+	const char *all = plumb_meta_get(p, "stacks.rooted");
+	if (!all || sscanf(all, "%llu %llu", &r, &t) != 2 || t == 0)
+		return;
+	printf("\nStacks reaching a root: %.1f%% of %llu samples", 100.0 * (double)r / (double)t, t);
+	const char *sep = "; by leaf module:";
+	for (size_t i = 0; i < p->meta.n; i++) {
+		const char *key = plumb_str(p, p->meta.v[i].key);
+		if (strncmp(key, "stacks.rooted:", 14) != 0 ||
+		    sscanf(plumb_str(p, p->meta.v[i].value), "%llu %llu", &r, &t) != 2 || t == 0)
+			continue;
+		const char *base = strrchr(key + 14, '/');
+		printf("%s %s %.1f%%", sep, base ? base + 1 : key + 14, 100.0 * (double)r / (double)t);
+		sep = ",";
+	}
+}
+
 /* A line above the table: what was read and the totals. */
 static void print_header(const plumb_profile *p, char *const *files, int nfiles, plumb_format fmt,
 			 const plumb_view_opts *o)
@@ -257,6 +279,7 @@ static void print_header(const plumb_profile *p, char *const *files, int nfiles,
 	}
 	if (focused)
 		fputs("\nPercentages are of the stacks through --focus.", stdout);
+	print_stack_completeness(p);
 	fputs("\n\n", stdout);
 	free(focused);
 	free(tot);
