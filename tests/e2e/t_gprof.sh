@@ -355,5 +355,16 @@ expect_status "an unknown option is a usage error" 2 "$PLUMB" gprof --no-such-op
 expect_err "a missing gmon.out" 1 "nosuch.gmon" "$PLUMB" gprof -b gpm nosuch.gmon
 expect_err "a missing executable" 1 "nosuch-exe" "$PLUMB" gprof -b nosuch-exe gpm.gmon
 expect_err "a file that is not gmon" 1 "gp_main.c" "$PLUMB" gprof -b gpm src/gp_main.c
+head -c 1000 gpm.gmon > trunc.gmon
+expect_err "a truncated gmon file: the byte offset" 1 "byte" "$PLUMB" gprof -b gpm trunc.gmon
+expect_err "-p on a file without a histogram" 1 "missing histogram" "$PLUMB" gprof -b -p gpm f_arcs.out
+expect_err "-q on a file without arcs" 1 "missing call-graph data" "$PLUMB" gprof -b -q gpm f_hist.out
+expect_status "-O p is refused as by gprof" 1 "$PLUMB" gprof -b -O p gpm gpm.gmon
+expect_status "--width needs a number" 2 "$PLUMB" gprof -b -w wide gpm gpm.gmon
+(mkdir -p none && cd none && "$PLUMB" gprof -b > out 2> err; echo $? > rc)
+if [ "$(cat none/rc)" = 1 ] && grep -q "a.out" none/err; then ok "defaults a.out and gmon.out"; else fail "defaults a.out and gmon.out" "$(cat none/err)"; fi
+mkdir -p dflt && cp gpm dflt/a.out && cp gpm.gmon dflt/gmon.out
+(cd dflt && "$PLUMB" gprof -b > p.out && gprof -b > g.out)
+if cmp -s dflt/p.out dflt/g.out; then ok "a.out and gmon.out read by default"; else fail "a.out and gmon.out read by default"; fi
 expect_status "--help" 0 "$PLUMB" gprof --help
 expect_out "--help names the options" "--flat-profile"
