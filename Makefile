@@ -56,6 +56,10 @@ $(BUILD)/src/record/signal.o: ALL_CPPFLAGS += -DPLUMB_LIBDIR='"$(PREFIX)/lib/plu
 $(BUILD)/libplumb-sampler.so: $(PRELOAD_OBJ)
 	$(CC) -shared -Wl,-z,now -Wl,-soname,libplumb-sampler.so -o $@ $^ -lgcc_s
 
+# plumb record --sampler=signal loads the sampler from next to plumb, so
+# every build of plumb (make check, make test) has one.
+$(BUILD)/plumb: | $(BUILD)/libplumb-sampler.so
+
 $(BUILD)/libplumb.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^

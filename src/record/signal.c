@@ -31,15 +31,20 @@ static int readable(const char *path)
 	return access(path, R_OK) == 0;
 }
 
-/* The sampler next to the running plumb (a build tree), else the
- * installed one. */
+/* The sampler next to the running plumb (a build tree), else in
+ * ../lib/plumb from it, else where make install put it. */
 static int find_sampler(char *out, size_t cap, plumb_error *err)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {
 		exe[n] = 0;
-		snprintf(out, cap, "%s/" SAMPLER_SO, dirname(exe));
+		const char *bin = dirname(exe);
+		snprintf(out, cap, "%s/" SAMPLER_SO, bin);
+		if (readable(out))
+			return 0;
+		/* an installed tree moved elsewhere: PREFIX/bin/../lib/plumb */
+		snprintf(out, cap, "%s/../lib/plumb/" SAMPLER_SO, bin);
 		if (readable(out))
 			return 0;
 	}
@@ -58,17 +63,17 @@ static int check_events(const plumb_record_opts *o, plumb_error *err)
 	for (size_t i = 0; i < o->nevents; i++) {
 		const char *e = o->events[i].name;
 		if (strcmp(e, "cpu-clock") != 0 && strcmp(e, "task-clock") != 0)
-			return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
+			return plumb_fail(err, PLUMB_ERR_USAGE,
 					  "event '%s': the signal sampler measures cpu-clock only; "
 					  "other events need perf_event_open (see perf_event_paranoid)",
 					  e);
 	}
 	if (o->nevents > 1)
-		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
+		return plumb_fail(err, PLUMB_ERR_USAGE,
 				  "the signal sampler records one event (cpu-clock), not %zu",
 				  o->nevents);
 	if (o->pid)
-		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
+		return plumb_fail(err, PLUMB_ERR_USAGE,
 				  "the signal sampler cannot attach to a running process (-p %d): "
 				  "it is loaded into the command it starts",
 				  (int)o->pid);
@@ -132,8 +137,9 @@ static void free_env(char **env)
 	free(env);
 }
 
-/* fork + exec; a failed exec comes back through a close-on-exec pipe. */
-static pid_t start_command(const plumb_record_opts *o, char **env, plumb_error *err)
+/* fork + exec; a failed exec comes back through a close-on-exec pipe, and
+ * *st gets the child's status (exit 127, as a shell's). */
+static pid_t start_command(const plumb_record_opts *o, char **env, int *st, plumb_error *err)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) != 0)
@@ -159,7 +165,8 @@ static pid_t start_command(const plumb_record_opts *o, char **env, plumb_error *
 		;
 	close(p[0]);
 	if (r == (ssize_t)sizeof e) {
-		waitpid(pid, NULL, 0);
+		while (waitpid(pid, st, 0) < 0 && errno == EINTR)
+			;
 		return plumb_fail(err, PLUMB_ERR_IO, "cannot run '%s': %s", o->argv[0], strerror(e));
 	}
 	return pid;
@@ -294,9 +301,12 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 		rmdir(dir);
 		return plumb_fail_nomem(err);
 	}
-	pid_t pid = start_command(o, env, err);
+	int failed_st = -1;
+	pid_t pid = start_command(o, env, &failed_st, err);
 	free_env(env);
 	if (pid < 0) {
+		if (res)
+			res->wait_status = failed_st;
 		rmdir(dir);
 		return -1;
 	}

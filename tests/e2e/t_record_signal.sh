@@ -1,0 +1,139 @@
+# plumb record --sampler=signal: the preloaded timer-signal sampler on real
+# programs compiled here (tests/programs/sig_*.c): known shares, threads,
+# fork + exec, -O2 -fomit-frame-pointer stacks, crashes and kills, a
+# non-root run. CPU-time timers tick at CONFIG_HZ (250 Hz here).
+if ! command -v gcc >/dev/null 2>&1; then
+	skip "signal sampler" "gcc not installed"
+	return 0 2>/dev/null || exit 0
+fi
+progs="$E2E_DIR/../programs"
+for p in shares threads fork crash deep; do
+	gcc -O2 -g -fomit-frame-pointer -pthread "$progs/sig_$p.c" -o "sig_$p" ||
+		fail "compile sig_$p.c"
+done
+
+# csv_func FILE: "function exclusive inclusive" lines of the flat profile.
+csv_func() {
+	"$PLUMB" report --format csv -t 0 "$1" | python3 -c '
+import csv, sys
+for r in csv.DictReader(sys.stdin):
+    print(r["function"], r["exclusive.cpu-clock"], r["inclusive.cpu-clock"])'
+}
+
+# 1. Known shares: work_a/b/c do 20/30/50% of the work.
+expect_status "shares: record exits with the command's status" 0 \
+	"$PLUMB" record --sampler=signal -o shares.plumb ./sig_shares
+case "$err" in
+*"kernel tick"*"Hz measured"*) ok "shares: the tick-rate note is on stderr" ;;
+*) fail "shares: the tick-rate note is on stderr" "$err" ;;
+esac
+run csv_func shares.plumb
+py "shares: exclusive shares within 3 points of 20/30/50" '
+import sys
+f = {l.split()[0]: int(l.split()[1]) for l in sys.stdin if l.strip()}
+total = sum(f.values())
+assert total >= 300, ("too few samples", total)
+for name, want in (("work_a", 20), ("work_b", 30), ("work_c", 50)):
+    got = 100.0 * f.get(name, 0) / total
+    assert abs(got - want) <= 3, (name, got, want, f)'
+run "$PLUMB" info shares.plumb
+expect_out "shares: the profile says which sampler" "record.sampler signal"
+
+# 2. Threads: one part per thread with its name and start routine.
+expect_status "threads: record" 0 "$PLUMB" record --sampler=signal -o threads.plumb ./sig_threads
+run "$PLUMB" report --format json --view parts threads.plumb
+py "threads: three parts, names, start routines and shares 25/25/50" '
+import json, sys
+rows = [r["cells"] for r in json.load(sys.stdin)["rows"]]
+assert len(rows) == 3, rows
+by = {r["thread"].split(" ", 1)[1]: r for r in rows}
+assert set(by) >= {"sig-alpha", "sig-beta"}, by
+assert by["sig-alpha"]["start"] == "alpha_thread", by["sig-alpha"]
+assert by["sig-beta"]["start"] == "beta_thread", by["sig-beta"]   # ends with pthread_exit
+assert len({r["pid"] for r in rows}) == 1
+share = {k: v["percent.cpu-clock"] for k, v in by.items()}
+assert abs(share["sig-beta"] - 50) <= 6 and abs(share["sig-alpha"] - 25) <= 6, share'
+run "$PLUMB" report --format csv -t 0 -p 1 threads.plumb
+printf '%s\n' "$out" > part1.csv
+run csv_func threads.plumb
+py "threads: each work function runs under its own routine" '
+import sys
+f = {l.split()[0]: (int(l.split()[1]), int(l.split()[2])) for l in sys.stdin if l.strip()}
+for fn, root in (("alpha_work", "alpha_thread"), ("beta_work", "beta_thread"), ("main_work", "main")):
+    assert f[fn][0] > 0, (fn, f)
+assert f["alpha_thread"][1] >= f["alpha_work"][0] and f["beta_thread"][1] >= f["beta_work"][0], f
+assert not any("plumb" in k or "thread_start" in k for k in f), f'
+
+# 3. fork + exec: both processes, before and after the exec.
+expect_status "fork: record" 0 "$PLUMB" record --sampler=signal -o fork.plumb ./sig_fork
+run "$PLUMB" report --format json --view parts fork.plumb
+py "fork: two processes profiled" '
+import json, sys
+rows = [r["cells"] for r in json.load(sys.stdin)["rows"]]
+assert len({r["pid"] for r in rows}) == 2, rows'
+run csv_func fork.plumb
+py "fork: parent, child before exec and exec'd child all sampled" '
+import sys
+f = {l.split()[0]: int(l.split()[1]) for l in sys.stdin if l.strip()}
+for fn in ("parent_work", "child_work", "before_exec_work"):
+    assert f.get(fn, 0) > 0, (fn, f)
+assert 0.6 < f["parent_work"] / f["child_work"] < 1.6, f'
+
+# 4. -O2 -fomit-frame-pointer: stacks through qsort and a frameless chain
+#    reach main in at least 99% of samples.
+expect_status "deep: record" 0 "$PLUMB" record --sampler=signal -o deep.plumb ./sig_deep
+run csv_func deep.plumb
+py "deep: >= 99% of samples reach main; qsort callback and leaf chain complete" '
+import sys
+f = {l.split()[0]: (int(l.split()[1]), int(l.split()[2])) for l in sys.stdin if l.strip()}
+total = sum(e for e, i in f.values())
+assert total > 0
+assert f["main"][1] >= 0.99 * total, (f["main"], total)
+assert f["cmp"][0] > 0 and f["qsort_r"][1] >= f["cmp"][0], f
+leaf = [k for k in f if k.startswith("leaf")][0]
+chain3 = [k for k in f if k.startswith("chain3")][0]
+assert f[chain3][1] == f[leaf][0], (f[chain3], f[leaf])'
+
+# 5. A crash and a kill: the status is the shell's, the profile is written.
+expect_status "crash: record exits 128+SIGSEGV" 139 \
+	"$PLUMB" record --sampler=signal -o crash.plumb ./sig_crash
+run csv_func crash.plumb
+py "crash: samples of crash_work before the crash are kept" '
+import sys
+f = {l.split()[0]: int(l.split()[1]) for l in sys.stdin if l.strip()}
+assert f.get("crash_work", 0) >= 40, f'
+expect_status "kill: record exits 128+SIGTERM" 143 \
+	"$PLUMB" record --sampler=signal -o term.plumb ./sig_crash term
+run csv_func term.plumb
+py "kill: samples kept" '
+import sys
+f = {l.split()[0]: int(l.split()[1]) for l in sys.stdin if l.strip()}
+assert f.get("crash_work", 0) >= 40, f'
+
+# 6. Not the sampler's job: other events, attaching.
+expect_err "page-faults is refused by the signal sampler" 2 "cpu-clock only" \
+	"$PLUMB" record --sampler=signal -e page-faults -o x.plumb ./sig_crash
+expect_err "a missing command is the shell's 127" 127 "no-such-command" \
+	"$PLUMB" record --sampler=signal -o x.plumb ./no-such-command
+
+# 7. A non-root run: plumb as nobody, writing into a directory only nobody
+#    may write (the test directory itself is root's).
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+	nb=$(mktemp -d "${TMPDIR:-/tmp}/plumb-nobody.XXXXXX")
+	cp sig_shares "$nb/"
+	chown -R nobody "$nb"
+	chmod 700 "$nb"
+	expect_status "non-root: record as nobody" 0 \
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env HOME="$nb" TMPDIR="$nb" "$PLUMB" record --sampler=signal -o "$nb/p.plumb" "$nb/sig_shares" 60
+	run csv_func "$nb/p.plumb"
+	py "non-root: the profile has work_c" '
+import sys
+f = {l.split()[0]: int(l.split()[1]) for l in sys.stdin if l.strip()}
+assert f.get("work_c", 0) > 0, f'
+	left=$(find "$nb" -name 'plumb-sampler.*' | wc -l)
+	same "non-root: no sampler files left behind" "$left" 0
+	rm -rf "$nb"
+else
+	skip "non-root run" "needs root (to drop to nobody) and setpriv"
+fi
