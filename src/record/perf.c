@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -555,8 +556,8 @@ static void drain_all(recorder *r)
 
 /* ---- the command -------------------------------------------------------- */
 
-/* Fork the command stopped before exec: it waits for a byte on go[0]; an
- * exec failure comes back as errno on fail[0]. */
+/* Fork the command stopped before exec: it says it is ready with a byte on
+ * fail, waits for a byte on go; an exec failure comes back as errno on fail. */
 static pid_t spawn(char *const *argv, int *go_w, int *fail_r, plumb_error *err)
 {
 	int go[2], fail[2];
@@ -573,7 +574,10 @@ static pid_t spawn(char *const *argv, int *go_w, int *fail_r, plumb_error *err)
 		char c;
 		close(go[1]);
 		close(fail[0]);
-		if (read(go[0], &c, 1) != 1)
+		/* A process that changed its uid (setpriv, su) is not dumpable
+		 * until exec, and perf_event_open would refuse to watch it. */
+		prctl(PR_SET_DUMPABLE, 1);
+		if (write(fail[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
 			_exit(127);
 		/* plumb ignores nothing the command should see */
 		signal(SIGINT, SIG_DFL);
@@ -586,6 +590,14 @@ static pid_t spawn(char *const *argv, int *go_w, int *fail_r, plumb_error *err)
 	}
 	close(go[0]);
 	close(fail[1]);
+	char ready;
+	if (read(fail[0], &ready, 1) != 1) { /* the child is ready to be watched */
+		plumb_fail(err, PLUMB_ERR_IO, "the command's process ended before it started");
+		close(go[1]);
+		close(fail[0]);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
 	*go_w = go[1];
 	*fail_r = fail[0];
 	return pid;
@@ -724,6 +736,7 @@ int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_recor
 		snprintf(r.def_event.name, sizeof r.def_event.name, "cpu-clock");
 		r.def_event.type = PERF_TYPE_SOFTWARE;
 		r.def_event.config = PERF_COUNT_SW_CPU_CLOCK;
+		r.def_event.exclude_kernel = true;
 		r.events = &r.def_event;
 		r.nevents = 1;
 	}
