@@ -21,6 +21,7 @@ typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
 			const posix_spawnattr_t *, char *const[], char *const[]);
 typedef void *(*dlopen_fn)(const char *, int);
+typedef int (*dlclose_fn)(void *);
 typedef void (*exit_fn)(int);
 
 static struct {
@@ -29,6 +30,7 @@ static struct {
 	fexecve_fn fexecve;
 	spawn_fn posix_spawn, posix_spawnp;
 	dlopen_fn dlopen;
+	dlclose_fn dlclose;
 	exit_fn exit_, Exit;
 } real;
 
@@ -43,10 +45,11 @@ int smp_hooks_resolve(void)
 	real.posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
 	real.posix_spawnp = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
 	real.dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+	real.dlclose = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
 	real.exit_ = (exit_fn)dlsym(RTLD_NEXT, "_exit");
 	real.Exit = (exit_fn)dlsym(RTLD_NEXT, "_Exit");
 	return real.pthread_create && real.execve && real.execvpe && real.fexecve &&
-			       real.posix_spawn && real.posix_spawnp && real.dlopen && real.exit_ &&
+			       real.posix_spawn && real.posix_spawnp && real.dlopen && real.dlclose && real.exit_ &&
 			       real.Exit
 		       ? 0
 		       : -1;
@@ -364,7 +367,8 @@ SMP_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file
 /* A name without '/' is searched with the calling object's RUNPATH, and
  * glibc takes the caller from dlopen's return address: jump to the real
  * dlopen so that the caller stays the program's object, and write the maps
- * at the next occasion (thread creation, fork, exec, exit, another dlopen).
+ * at the next occasion (thread creation, fork, exec, exit, another dlopen,
+ * dlclose).
  * A path needs no search: call it and write the maps at once. */
 SMP_EXPORT void *dlopen(const char *file, int flags)
 {
@@ -379,6 +383,15 @@ SMP_EXPORT void *dlopen(const char *file, int flags)
 	if (h && atomic_load(&smp.active) && getpid() == smp.pid)
 		smp_write_maps();
 	return h;
+}
+
+/* The library may go away: its code must be in a snapshot first. */
+SMP_EXPORT int dlclose(void *handle)
+{
+	if (!real.dlclose)
+		real.dlclose = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+	service_maps();
+	return real.dlclose(handle);
 }
 
 SMP_EXPORT void _exit(int status)

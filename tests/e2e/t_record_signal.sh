@@ -110,13 +110,28 @@ import sys
 f = {l.split()[0]: int(l.split()[1]) for l in sys.stdin if l.strip()}
 assert f.get("crash_work", 0) >= 40, f'
 
-# 6. Not the sampler's job: other events, attaching.
+# 6. dlopen by bare name through RUNPATH, then dlclose: symbolized still.
+mkdir -p plug
+gcc -O2 -g -shared -fPIC "$progs/sig_plugin.c" -o plug/libsig_plugin.so
+gcc -O2 -g "$progs/sig_dlopen.c" -o sig_dlopen -Wl,-rpath,'$ORIGIN/plug' -ldl
+expect_status "dlopen: record (the plugin is found through RUNPATH)" 0 \
+	"$PLUMB" record --sampler=signal -o dl.plumb ./sig_dlopen
+run "$PLUMB" report --format csv -t 0 dl.plumb
+py "dlopen: plugin_work is named, in the plugin, after dlclose" '
+import csv, sys
+rows = {r["function"]: r for r in csv.DictReader(sys.stdin)}
+assert "plugin_work" in rows, list(rows)
+r = rows["plugin_work"]
+assert r["module"].endswith("plug/libsig_plugin.so"), r
+assert float(r["percent.cpu-clock"]) > 90, r'
+
+# 7. Not the sampler's job: other events, attaching.
 expect_err "page-faults is refused by the signal sampler" 2 "cpu-clock only" \
 	"$PLUMB" record --sampler=signal -e page-faults -o x.plumb ./sig_crash
 expect_err "a missing command is the shell's 127" 127 "no-such-command" \
 	"$PLUMB" record --sampler=signal -o x.plumb ./no-such-command
 
-# 7. A non-root run: plumb as nobody, writing into a directory only nobody
+# 8. A non-root run: plumb as nobody, writing into a directory only nobody
 #    may write (the test directory itself is root's).
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
 	nb=$(mktemp -d "${TMPDIR:-/tmp}/plumb-nobody.XXXXXX")
