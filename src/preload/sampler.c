@@ -109,86 +109,104 @@ int smp_open_file(void)
 	return 0;
 }
 
-/* Read a whole small file (/proc) into a malloc'd buffer. */
-static char *slurp(const char *path, size_t *len)
+/* Buffers come from mmap, not malloc: _exit and execve may be called from
+ * a signal handler of the program, which may have interrupted malloc. */
+struct mbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static int mbuf_reserve(struct mbuf *b, size_t need)
+{
+	if (need <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 65536;
+	while (cap < need)
+		cap *= 2;
+	char *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	if (b->len)
+		memcpy(p, b->p, b->len);
+	if (b->p)
+		munmap(b->p, b->cap);
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+static void mbuf_free(struct mbuf *b)
+{
+	if (b->p)
+		munmap(b->p, b->cap);
+	*b = (struct mbuf){ NULL, 0, 0 };
+}
+
+/* Append the whole of a (/proc) file to b. */
+static int mbuf_read_file(struct mbuf *b, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return NULL;
-	size_t cap = 16384, n = 0;
-	char *b = malloc(cap);
-	while (b) {
-		if (n == cap) {
-			char *nb = realloc(b, cap *= 2);
-			if (!nb) {
-				free(b);
-				b = NULL;
-				break;
-			}
-			b = nb;
-		}
-		ssize_t r = read(fd, b + n, cap - n);
+		return -1;
+	for (;;) {
+		if (mbuf_reserve(b, b->len + 4096) != 0)
+			break;
+		ssize_t r = read(fd, b->p + b->len, b->cap - b->len);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			break;
-		n += (size_t)r;
+		b->len += (size_t)r;
 	}
 	close(fd);
-	*len = n;
-	return b;
+	return 0;
 }
 
-/* A record of fixed part `fixed` followed by n bytes of text, written with
- * one write(2) so that records of several threads never interleave. */
-static void write_with_text(void *fixed, size_t fixed_len, const char *text, size_t n)
+/* A record: its fixed part, then text padded to 8 bytes, in one write(2)
+ * so that records of several threads never interleave. */
+static void write_with_text(struct mbuf *b, void *fixed, size_t fixed_len, size_t text_at,
+			    size_t n)
 {
 	size_t total = fixed_len + PSMP_PAD8(n);
-	char *b = calloc(1, total);
-	if (!b)
+	if (mbuf_reserve(b, text_at + total) != 0)
 		return;
+	memset(b->p + text_at + n, 0, PSMP_PAD8(n) - n);
 	((struct psmp_rec *)fixed)->size = (uint32_t)total;
-	memcpy(b, fixed, fixed_len);
-	if (n)
-		memcpy(b + fixed_len, text, n);
-	smp_write(b, total);
-	free(b);
+	memmove(b->p + text_at + fixed_len, b->p + text_at, n);
+	memcpy(b->p + text_at, fixed, fixed_len);
+	smp_write(b->p + text_at, total);
 }
 
 void smp_write_image(uint32_t origin, pid_t ppid)
 {
-	char exe[PATH_MAX];
-	ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (el < 0)
-		el = 0;
-	size_t cl = 0;
-	char *cmd = slurp("/proc/self/cmdline", &cl);
+	struct mbuf b = { NULL, 0, 0 };
+	if (mbuf_reserve(&b, PATH_MAX) != 0)
+		return;
+	ssize_t el = readlink("/proc/self/exe", b.p, PATH_MAX - 1);
+	b.len = el > 0 ? (size_t)el : 0;
+	mbuf_read_file(&b, "/proc/self/cmdline");
+	size_t cl = b.len - (size_t)(el > 0 ? el : 0);
 	if (cl > 4096)
 		cl = 4096;
 	struct psmp_image im = {
 		.h.type = PSMP_IMAGE, .pid = (uint32_t)smp.pid, .ppid = (uint32_t)ppid,
 		.origin = origin, .clock = (uint32_t)smp.clock, .signo = (uint32_t)smp.signo,
 		.period_ns = smp.period_ns, .requested_hz = smp.hz, .time_ns = smp_now(),
-		.exe_len = (uint32_t)el, .cmdline_len = (uint32_t)(cmd ? cl : 0),
+		.exe_len = (uint32_t)(el > 0 ? el : 0), .cmdline_len = (uint32_t)cl,
 	};
-	char text[PATH_MAX + 4096];
-	memcpy(text, exe, (size_t)el);
-	if (cmd)
-		memcpy(text + el, cmd, cl);
-	free(cmd);
-	write_with_text(&im, sizeof im, text, (size_t)el + im.cmdline_len);
+	write_with_text(&b, &im, sizeof im, 0, im.exe_len + cl);
+	mbuf_free(&b);
 }
 
 void smp_write_maps(void)
 {
 	atomic_store(&smp.maps_dirty, 0);
-	size_t n = 0;
-	char *text = slurp("/proc/self/maps", &n);
-	if (!text)
-		return;
-	struct psmp_maps m = { .h.type = PSMP_MAPS, .time_ns = smp_now(), .len = (uint32_t)n };
-	write_with_text(&m, sizeof m, text, n);
-	free(text);
+	struct mbuf b = { NULL, 0, 0 };
+	if (mbuf_read_file(&b, "/proc/self/maps") == 0) {
+		struct psmp_maps m = { .h.type = PSMP_MAPS, .time_ns = smp_now(), .len = (uint32_t)b.len };
+		write_with_text(&b, &m, sizeof m, 0, b.len);
+	}
+	mbuf_free(&b);
 }
 
 void smp_write_end(uint32_t reason)
@@ -312,7 +330,10 @@ void smp_thread_begin(struct smp_slot *t, uint64_t start_routine, int is_main)
  * bound only matters if that thread was stopped inside its handler. */
 static int take(struct smp_slot *t)
 {
-	for (int i = 0; i < 100000; i++) {
+	/* Our own handler holds it: we interrupted it (an _exit from a signal
+	 * handler of the program); waiting would never end. */
+	int spins = t == smp_self ? 1 : 100000;
+	for (int i = 0; i < spins; i++) {
 		if (!atomic_exchange(&t->busy, 1))
 			return 1;
 		sched_yield();

@@ -144,7 +144,7 @@ void smp_atfork_child(void)
 			if (!self)
 				self = smp_slot_acquire();
 			if (self)
-				smp_thread_begin(self, self->start_routine, self->is_main);
+				smp_thread_begin(self, self->start_routine, 1);
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &fork_mask, NULL);
