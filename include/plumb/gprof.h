@@ -84,6 +84,24 @@ typedef struct plumb_gprof_paths plumb_gprof_paths;
 plumb_gprof_paths *plumb_gprof_paths_fix(const char *exe, plumb_gprof_symbol *syms, size_t n);
 void plumb_gprof_paths_free(plumb_gprof_paths *p);
 
+/* -l's line symbols as gprof makes them: the line runs of plumb/elfsym.h
+ * cut and named after the innermost function at each address, inlined
+ * ones included, by its linkage name (what BFD answers gprof). Each piece
+ * starts at addr and lasts until the next; a caller makes one symbol per
+ * piece whose (file, line, function) differs from the last one made. */
+typedef struct plumb_gprof_line {
+	uint64_t addr;
+	const char *file;
+	uint32_t line;
+	const char *function;
+} plumb_gprof_line;
+typedef struct plumb_gprof_lines plumb_gprof_lines;
+struct plumb_line_run;
+plumb_gprof_lines *plumb_gprof_lines_new(const char *exe, const struct plumb_line_run *runs, size_t nruns,
+					 plumb_error *err);
+const plumb_gprof_line *plumb_gprof_lines_get(const plumb_gprof_lines *l, size_t *n);
+void plumb_gprof_lines_free(plumb_gprof_lines *l);
+
 /* A new analysis over a finalized symbol table (copied; the strings must
  * outlive the object). NULL after filling err. */
 plumb_gprof *plumb_gprof_new(const plumb_gprof_symbol *syms, size_t n, const plumb_gprof_opts *o,

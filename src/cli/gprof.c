@@ -297,6 +297,7 @@ typedef struct inputs {
 	plumb_line_run *runs;
 	plumb_gmon *gmon;
 	plumb_gprof_paths *paths;
+	plumb_gprof_lines *lines;
 	char **owned;            /* demangled names of line symbols */
 	size_t nowned;
 } inputs;
@@ -304,6 +305,7 @@ typedef struct inputs {
 static void inputs_free(inputs *in)
 {
 	plumb_gprof_paths_free(in->paths);
+	plumb_gprof_lines_free(in->lines);
 	for (size_t i = 0; i < in->nowned; i++)
 		free(in->owned[i]);
 	free(in->owned);
@@ -342,7 +344,7 @@ static const char *line_display(inputs *in, const char *name, ptrdiff_t f, bool 
 	return d;
 }
 
-static bool same_run(const plumb_gprof_symbol *prev, const plumb_line_run *r)
+static bool same_run(const plumb_gprof_symbol *prev, const plumb_gprof_line *r)
 {
 	return prev && prev->line == r->line && strcmp(prev->name, r->function) == 0 &&
 	       strcmp(prev->file, r->file) == 0;
@@ -353,15 +355,17 @@ static bool same_run(const plumb_gprof_symbol *prev, const plumb_line_run *r)
  * function holding it. Function symbols join and win at equal addresses. */
 static int line_symbols(inputs *in, const gprof_args *a, plumb_error *err)
 {
-	size_t nruns = 0;
-	if (plumb_exe_line_runs(in->exe, &in->runs, &nruns, err))
+	size_t nruns = 0, npieces = 0;
+	if (plumb_exe_line_runs(in->exe, &in->runs, &nruns, err) ||
+	    !(in->lines = plumb_gprof_lines_new(plumb_exe_get_info(in->exe)->path, in->runs, nruns, err)))
 		return -1;
-	in->sym = calloc(nruns + in->st->n + 1, sizeof *in->sym);
+	const plumb_gprof_line *piece = plumb_gprof_lines_get(in->lines, &npieces);
+	in->sym = calloc(npieces + in->st->n + 1, sizeof *in->sym);
 	if (!in->sym)
 		return plumb_fail_nomem(err);
 	const plumb_gprof_symbol *prev = NULL;
-	for (size_t i = 0; i < nruns; i++) {
-		const plumb_line_run *r = &in->runs[i];
+	for (size_t i = 0; i < npieces; i++) {
+		const plumb_gprof_line *r = &piece[i];
 		if (!r->file || !r->function || !r->line || same_run(prev, r))
 			continue;
 		ptrdiff_t f = plumb_symtab_lookup(in->st, r->addr);

@@ -20,7 +20,9 @@ cp "$gp_src"/gp_main.c "$gp_src"/gp_second.c "$gp_src"/gp_cycles.c "$gp_src"/gp_
 (cd src && gcc -pg -g -O0 -o ../gpm gp_main.c gp_second.c &&
 	gcc -pg -g -O0 -no-pie -o ../gpm_np gp_main.c gp_second.c &&
 	gcc -pg -g -O0 -o ../gpc gp_cycles.c &&
-	gcc -pg -g -O0 -o ../gpt gp_third.c gp_cycles.c) 2> cc.err
+	gcc -pg -g -O0 -o ../gpt gp_third.c gp_cycles.c &&
+	gcc -pg -g -O2 -o ../gpmo gp_main.c gp_second.c &&
+	gcc -pg -g -O2 -o ../gpco gp_cycles.c) 2> cc.err
 if [ ! -x gpm ] || [ ! -x gpm_np ] || [ ! -x gpc ]; then
 	fail "gcc -pg builds the test programs" "$(cat cc.err)"
 	return 0
@@ -30,6 +32,8 @@ fi
 ./gpm_np > /dev/null && mv gmon.out gpm_np.gmon
 ./gpc > /dev/null && mv gmon.out gpc.gmon
 ./gpt > /dev/null && mv gmon.out gpt.gmon
+./gpmo > /dev/null && mv gmon.out gpmo.gmon
+./gpco > /dev/null && mv gmon.out gpco.gmon
 for f in gpm.gmon gpm2.gmon gpm_np.gmon gpc.gmon; do
 	[ -s "$f" ] || fail "the program wrote $f"
 done
@@ -153,6 +157,15 @@ done <<'EOF'
 -ede
 -z -k dd/
 EOF
+
+# -O2: inlined functions, outlined parts (ca.part.0), padding; with -l
+# the line symbols are named after the innermost (inlined) function.
+for prog in gpmo gpco; do
+	for opts in "" "-z" "-c -z" "-a -z" "-l" "-l -z" "-l -q" "-l -C -z" "-l -A" "-A -z" "-C -z"; do
+		# shellcheck disable=SC2086
+		same_as_gprof "$prog (-O2) -b $opts" -b $opts $prog $prog.gmon
+	done
+done
 
 # -A lists files in the order gprof meets them in the ELF symbol table:
 # gp_third.c, first on the link line, has no static function.
