@@ -146,6 +146,18 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev
 import sys
 f = {l.split()[0]: int(l.split()[1]) for l in sys.stdin if l.strip()}
 assert f.get("work_c", 0) > 0, f'
+	# perf_event_open refused (a seccomp filter, as in containers): record
+	# falls back on the signal sampler by itself.
+	gcc -O2 "$progs/sig_noperf.c" -o "$nb/sig_noperf" && chown nobody "$nb/sig_noperf"
+	expect_status "no perf_event_open: record as nobody falls back" 0 \
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env HOME="$nb" TMPDIR="$nb" "$nb/sig_noperf" "$PLUMB" record -o "$nb/q.plumb" "$nb/sig_shares" 60
+	case "$err" in
+	*"not permitted"*"using the signal sampler"*) ok "no perf_event_open: the fallback is said" ;;
+	*) fail "no perf_event_open: the fallback is said" "$err" ;;
+	esac
+	run "$PLUMB" info "$nb/q.plumb"
+	expect_out "no perf_event_open: the profile is the signal sampler's" "record.sampler signal"
 	left=$(find "$nb" -name 'plumb-sampler.*' | wc -l)
 	same "non-root: no sampler files left behind" "$left" 0
 	rm -rf "$nb"
