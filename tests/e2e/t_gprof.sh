@@ -118,6 +118,8 @@ done <<'EOF'
 -k /gp_second.c:mix
 -k main/ -z
 -k main/ -k /mix
+-k /burn -k /fact
+-k /fact -k /burn
 -Aburn
 -A -Jburn
 -Agp_second.c

@@ -339,3 +339,81 @@ Test(gprof, separate_files_never_leave_the_directory)
 	cr_expect(strchr(opened_name, '/') == NULL);
 	plumb_gprof_free(g);
 }
+
+/* -c on hand-made x86 code: a forward call is found, a backward one is
+ * not (gprof 2.40 does not sign-extend), a call into the middle of a
+ * function is not a call to it. */
+Test(gprof, static_calls_forward_only)
+{
+	plumb_gprof_symbol s[] = { SYM(0x1000, "a"), SYM(0x1010, "b"), SYM(0x1020, "c"), SYM(0x1030, "d") };
+	plumb_gprof *g = make(s, 4, 0x1040);
+	unsigned char text[0x40] = { 0 };
+	/* b at 0x1010: call c (0x1020): rel32 = 0x1020 - 0x1015 */
+	text[0x10] = 0xe8;
+	text[0x11] = 0x0b;
+	/* c at 0x1020: call a (0x1000): rel32 = 0x1000 - 0x1025 = -0x25 */
+	text[0x20] = 0xe8;
+	text[0x21] = 0xdb;
+	text[0x22] = text[0x23] = text[0x24] = 0xff;
+	/* d at 0x1030: call 0x1012 (inside b) */
+	text[0x30] = 0xe8;
+	text[0x31] = 0xdd;
+	text[0x32] = text[0x33] = text[0x34] = 0xff;
+	uint32_t bins[0x20] = { 0 };
+	plumb_error err;
+	cr_assert_eq(plumb_gprof_add_hist(g, 0x1000, 0x1040, 0x20, bins, 100, "seconds", 's', &err), 0);
+	plumb_gprof_add_arc(g, 0x1004, 0x1034, 1); /* a -> d, so there is a graph */
+	cr_assert_eq(plumb_gprof_scan_calls(g, 0x1000, text, sizeof text), 0);
+	g->o.static_calls = true;
+	analyze(g);
+	bool b_to_c = false, c_to_a = false, d_to_b = false;
+	plumb_gprof_arc_estimate e;
+	for (size_t i = 0; plumb_gprof_arc_estimate_at(g, i, &e) == 0; i++) {
+		b_to_c |= e.parent == 1 && e.child == 2 && e.count == 0;
+		c_to_a |= e.parent == 2 && e.child == 0;
+		d_to_b |= e.parent == 3 && e.child == 1;
+	}
+	cr_expect(b_to_c, "the forward call b -> c is an arc with no count");
+	cr_expect(!c_to_a, "the backward call c -> a is not found");
+	cr_expect(!d_to_b, "a call into the middle of b is no call to b");
+	plumb_gprof_free(g);
+}
+
+/* Arc specs: -k from/to drops only arcs whose caller is in a from range
+ * with a to range covering the callee; several -k accumulate. */
+Test(gprof, arc_tables)
+{
+	plumb_gprof *g = shared_callee();
+	spec(g, PLUMB_GP_EXCL_ARCS, "a/");
+	spec(g, PLUMB_GP_EXCL_ARCS, "/c");
+	analyze(g);
+	cr_expect(!gp_arc_wanted(g, &g->sym[1], &g->sym[3]), "a -> c");
+	cr_expect(!gp_arc_wanted(g, &g->sym[2], &g->sym[3]), "b -> c");
+	cr_expect(gp_arc_wanted(g, &g->sym[0], &g->sym[2]), "main -> b: neither spec");
+	cr_expect_eq(est(g, 3).calls, 0);
+	cr_expect_eq(est(g, 2).calls, 3);
+	plumb_gprof_free(g);
+	g = shared_callee();
+	spec(g, PLUMB_GP_INCL_ARCS, "b/c");
+	spec(g, PLUMB_GP_EXCL_ARCS, "b/c");
+	analyze(g);
+	cr_expect(gp_arc_wanted(g, &g->sym[2], &g->sym[3]), "INCL_ARCS wins");
+	cr_expect(!gp_arc_wanted(g, &g->sym[0], &g->sym[2]), "INCL_ARCS not empty: the rest go");
+	cr_expect_eq(est(g, 3).calls, 3);
+	plumb_gprof_free(g);
+}
+
+/* gprof's tables keep one range per start address: of -k main/ and -k /c
+ * (whose from side, every function, also starts at main) only the spec
+ * given last counts. GNU gprof 2.40 does the same. */
+Test(gprof, arc_specs_starting_together_keep_the_last)
+{
+	plumb_gprof *g = shared_callee();
+	spec(g, PLUMB_GP_EXCL_ARCS, "main/");
+	spec(g, PLUMB_GP_EXCL_ARCS, "/c");
+	analyze(g);
+	cr_expect_eq(g->tab[PLUMB_GP_EXCL_ARCS].n, 1);
+	cr_expect(gp_arc_wanted(g, &g->sym[0], &g->sym[1]), "main -> a: -k main/ was dropped");
+	cr_expect(!gp_arc_wanted(g, &g->sym[1], &g->sym[3]), "a -> c: -k /c holds");
+	plumb_gprof_free(g);
+}
