@@ -9,7 +9,7 @@
 # gprof (bench/gprof.sh), record_signal (bench/record_signal.sh). Environment variables are passed on to each.
 set -eu
 cd "$(dirname "$0")/.."
-names=${*:-folded callgrind gprof record_signal}
+names=${*:-folded callgrind gprof record record_signal}
 for n in $names; do
 	script=bench/$n.sh
 	if [ ! -f "$script" ]; then
