@@ -219,8 +219,17 @@ static size_t inline_chain(plumb_symbolizer *s, Dwfl_Module *mod, uint64_t addr,
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
 	if (!cu)
 		return 0;
-	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes(cu, addr - bias, &scopes);
+	/* dwarf_getscopes finds the innermost scope but continues into an
+	 * inlined function's abstract definition; the chain of callers is the
+	 * DIE's physical nesting, which dwarf_getscopes_die gives. */
+	Dwarf_Die *found = NULL, *scopes = NULL;
+	int nf = dwarf_getscopes(cu, addr - bias, &found);
+	int first = 0;
+	while (first < nf && dwarf_tag(&found[first]) != DW_TAG_subprogram &&
+	       dwarf_tag(&found[first]) != DW_TAG_inlined_subroutine)
+		first++;
+	int n = first < nf ? dwarf_getscopes_die(&found[first], &scopes) : 0;
+	free(found);
 	size_t k = 0;
 	memset(out, 0, sizeof *out);
 	for (int i = 0; i < n && k < max; i++) {

@@ -64,6 +64,17 @@ py "recursion: the call tree nests fib in fib" '
 import sys
 assert sys.stdin.read().count("fib") >= 10'
 
+# 2b. Inlined functions are frames of their own, at their call sites' lines.
+gcc -O2 -g "$P/rec_inline.c" -o inl
+"$PLUMB" record -q -o inl.plumb ./inl
+run "$PLUMB" report --view lines --format csv inl.plumb
+py "inlined frames: inner_step in outer_step (line 13) in hot (line 20)" '
+import csv, sys
+rows = {r["function"]: r for r in csv.DictReader(sys.stdin)}
+assert int(rows["inner_step"]["exclusive.cpu-clock"]) > 100, rows
+assert rows["outer_step"]["line"] == "13" and rows["hot"]["line"] == "20", rows
+assert rows["inner_step"]["inclusive.cpu-clock"] == rows["hot"]["inclusive.cpu-clock"]'
+
 # 3. Threads: per-thread shares, names and start routines.
 gcc -O2 -g -pthread "$P/rec_threads.c" -o threads
 "$PLUMB" record -q -o thr.plumb ./threads 0.3
@@ -109,6 +120,19 @@ run "$PLUMB" report --view threads --format csv fork.plumb
 py "fork: two processes" '
 import csv, sys
 assert len({r["pid"] for r in csv.DictReader(sys.stdin)}) == 2'
+
+# 5b. -p: attach to a running process until it ends.
+./threads 0.4 &
+pid=$!
+sleep 0.15
+run "$PLUMB" record -q -o attach.plumb -p $pid
+wait $pid
+same "-p: exits 0 when the process ends" "$rc" 0
+run "$PLUMB" report --view threads --format csv attach.plumb
+py "-p: the running threads are sampled" '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+assert len(rows) == 3 and sum(int(r["exclusive.cpu-clock"]) for r in rows) > 300, rows'
 
 # 6. A crash and a kill leave a profile; the status is the shell's 128+N.
 gcc -O1 -g "$P/rec_crash.c" -o crash
