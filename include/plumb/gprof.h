@@ -118,7 +118,8 @@ int plumb_gprof_add_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint
 /* One arc record (from_pc in the caller, self_pc in the callee). Records
  * that hit no symbol are dropped, as the INCL_ARCS/EXCL_ARCS tables say. */
 void plumb_gprof_add_arc(plumb_gprof *g, uint64_t from_pc, uint64_t self_pc, uint64_t count);
-/* A basic-block count (used with -l, -A, -C as gprof does). */
+/* A basic-block count. As in gprof, used only with -l: kept on the symbol
+ * holding it (ten per symbol at most) for -C, -A and -s. */
 void plumb_gprof_add_bb(plumb_gprof *g, uint64_t addr, uint64_t count);
 /* -c: a direct call found in the code from the symbol at 'from' to the one
  * starting at 'to' (an arc with count 0 when none exists). */
@@ -222,6 +223,16 @@ typedef struct plumb_gprof_sum_arc {
 	uint64_t from_pc, self_pc, count;
 } plumb_gprof_sum_arc;
 int plumb_gprof_sum_arcs(const plumb_gprof *g, plumb_gprof_sum_arc **out, size_t *n, plumb_error *err);
+/* The same for the basic-block counts gprof writes (-l; with -s): address
+ * in from_pc, count in count, symbols in address order, each one's blocks
+ * in the order first read. */
+int plumb_gprof_sum_blocks(const plumb_gprof *g, plumb_gprof_sum_arc **out, size_t *n, plumb_error *err);
+
+/* -i: the histogram, arc and block records of a GNU gmon file, counted as
+ * they stand in it (counts[0], [1], [2]). For a file the gmon reader has
+ * accepted; the walk stops at anything short. */
+int plumb_gprof_gnu_record_counts(const char *path, unsigned addr_size, bool big_endian, size_t counts[3],
+				  plumb_error *err);
 
 /* Samples per second of the first histogram (0 without one). */
 double plumb_gprof_hz(const plumb_gprof *g);

@@ -437,10 +437,16 @@ static int file_info(plumb_exe *exe, char **files, int nfiles, const gprof_args 
 			return -1;
 		}
 		unsigned version = g->format == PLUMB_GMON_GNU ? g->version : 0;
+		size_t c[3] = { g->nhists, g->narcs, g->nbbs };
+		if (g->format == PLUMB_GMON_GNU &&
+		    plumb_gprof_gnu_record_counts(files[i], g->addr_size, g->big_endian, c, err)) {
+			plumb_gmon_free(g);
+			return -1;
+		}
 		printf("File `%s' (version %u) contains:\n", files[i], version);
-		printf("\t%zu histogram record%s\n", g->nhists, g->nhists == 1 ? "" : "s");
-		printf("\t%zu call-graph record%s\n", g->narcs, g->narcs == 1 ? "" : "s");
-		printf("\t%zu basic-block count record%s\n", g->nbbs, g->nbbs == 1 ? "" : "s");
+		printf("\t%zu histogram record%s\n", c[0], c[0] == 1 ? "" : "s");
+		printf("\t%zu call-graph record%s\n", c[1], c[1] == 1 ? "" : "s");
+		printf("\t%zu basic-block count record%s\n", c[2], c[2] == 1 ? "" : "s");
 		plumb_gmon_free(g);
 	}
 	return 0;
@@ -458,25 +464,34 @@ static int add_specs(plumb_gprof *g, const gprof_args *a, plumb_error *err)
  * per symbol pair, at the symbols' addresses). */
 static int write_sum(plumb_gprof *g, const plumb_gmon *gm, plumb_error *err)
 {
-	plumb_gprof_sum_arc *arcs = NULL;
-	size_t n = 0;
+	plumb_gprof_sum_arc *arcs = NULL, *blocks = NULL;
+	size_t n = 0, nb = 0;
 	if (plumb_gprof_sum_arcs(g, &arcs, &n, err))
 		return -1;
+	if (plumb_gprof_sum_blocks(g, &blocks, &nb, err)) {
+		free(arcs);
+		return -1;
+	}
 	plumb_gmon copy = *gm;
 	plumb_gmon_arc *ga = malloc((n ? n : 1) * sizeof *ga);
-	if (!ga) {
-		free(arcs);
-		return plumb_fail_nomem(err);
-	}
-	for (size_t i = 0; i < n; i++)
+	plumb_gmon_bb *gb = malloc((nb ? nb : 1) * sizeof *gb);
+	int rc = ga && gb ? 0 : plumb_fail_nomem(err);
+	for (size_t i = 0; !rc && i < n; i++)
 		ga[i] = (plumb_gmon_arc){ arcs[i].from_pc, arcs[i].self_pc, arcs[i].count };
+	for (size_t i = 0; !rc && i < nb; i++)
+		gb[i] = (plumb_gmon_bb){ blocks[i].from_pc, blocks[i].count };
 	free(arcs);
+	free(blocks);
 	copy.arcs = ga;
 	copy.narcs = n;
+	copy.bbs = gb;
+	copy.nbbs = nb;
 	copy.format = PLUMB_GMON_GNU;
 	copy.version = 1;
-	int rc = plumb_gmon_write(&copy, "gmon.sum", err);
+	if (!rc)
+		rc = plumb_gmon_write(&copy, "gmon.sum", err);
 	free(ga);
+	free(gb);
 	return rc;
 }
 
@@ -586,6 +601,8 @@ static int run(gprof_args *a, const char *exe, char **files, int nfiles)
 	    plumb_gprof_add_gmon(g, in.gmon, &err) ||
 	    (a->o.static_calls && plumb_gprof_scan_calls_elf(g, exe, &err)) || plumb_gprof_analyze(g, &err))
 		goto fail;
+	if (in.gmon->nbbs && !a->o.line)
+		cli_error("gprof: warning: ignoring basic-block exec counts (use -l or --line)");
 	if (style & STYLE_INFO)
 		plumb_gprof_after_output(g);
 	if ((style & STYLE_SUM) && write_sum(g, in.gmon, &err))

@@ -114,6 +114,7 @@ plumb_gprof *plumb_gprof_new(const plumb_gprof_symbol *syms, size_t n, const plu
 		gp_sym *s = &g->sym[i];
 		s->s = syms[i];
 		s->parents = s->children = GP_NONE;
+		s->bb_first = s->bb_last = GP_NONE;
 		s->cyc_head = (uint32_t)i;
 		s->cyc_next = GP_NONE;
 	}
@@ -139,6 +140,7 @@ void plumb_gprof_free(plumb_gprof *g)
 	free(g->spec);
 	free(g->raw);
 	free(g->bb);
+	free(g->blocks);
 	free(g->statics);
 	free(g->arc);
 	free(g->by_total);
@@ -280,6 +282,42 @@ bool plumb_gprof_has_bb(const plumb_gprof *g) { return g->nbb > 0; }
 double plumb_gprof_hz(const plumb_gprof *g) { return g->hz; }
 size_t plumb_gprof_nsymbols(const plumb_gprof *g) { return g->nsym; }
 
+/* gprof -l: each block on the symbol holding its address, in the first
+ * free or equal slot of ten (a block beyond them is lost, as in gprof;
+ * address 0 marks a free slot there, so it counts nowhere). */
+static int place_blocks(plumb_gprof *g)
+{
+	if (!g->nbb)
+		return 0;
+	if (!(g->blocks = malloc(g->nbb * sizeof *g->blocks)))
+		return -1;
+	for (size_t i = 0; i < g->nbb; i++) {
+		uint64_t addr = g->bb[i].from;
+		uint32_t si = gp_sym_at(g, addr);
+		if (si == GP_NONE || addr == 0)
+			continue;
+		gp_sym *s = &g->sym[si];
+		uint32_t b = s->bb_first;
+		while (b != GP_NONE && g->blocks[b].addr != addr)
+			b = g->blocks[b].next;
+		if (b != GP_NONE) {
+			g->blocks[b].count += g->bb[i].count;
+			continue;
+		}
+		if (s->nbb == GP_NBBS)
+			continue;
+		uint32_t n = (uint32_t)g->nblocks++;
+		g->blocks[n] = (gp_bb){ addr, g->bb[i].count, GP_NONE };
+		if (s->bb_last == GP_NONE)
+			s->bb_first = n;
+		else
+			g->blocks[s->bb_last].next = n;
+		s->bb_last = n;
+		s->nbb++;
+	}
+	return 0;
+}
+
 int plumb_gprof_analyze(plumb_gprof *g, plumb_error *err)
 {
 	if (g->analyzed)
@@ -287,11 +325,8 @@ int plumb_gprof_analyze(plumb_gprof *g, plumb_error *err)
 	g->analyzed = true;
 	if (gp_specs_resolve(g, err))
 		return -1;
-	for (size_t i = 0; i < g->nbb; i++) {
-		uint32_t s = gp_sym_at(g, g->bb[i].from);
-		if (s != GP_NONE && g->sym[s].s.addr == g->bb[i].from)
-			g->sym[s].bb_calls += g->bb[i].count;
-	}
+	if (g->o.line && place_blocks(g))
+		return plumb_fail_nomem(err);
 	if (g->nhist)
 		gp_hist_assign(g);
 	if (g->nraw)

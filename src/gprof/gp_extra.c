@@ -29,6 +29,22 @@ int plumb_gprof_sum_arcs(const plumb_gprof *g, plumb_gprof_sum_arc **out, size_t
 	return 0;
 }
 
+int plumb_gprof_sum_blocks(const plumb_gprof *g, plumb_gprof_sum_arc **out, size_t *n, plumb_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	plumb_gprof_sum_arc *v = malloc((g->nblocks ? g->nblocks : 1) * sizeof *v);
+	if (!v)
+		return plumb_fail_nomem(err);
+	size_t k = 0;
+	for (size_t i = 0; i < g->nsym; i++)
+		for (uint32_t b = g->sym[i].bb_first; b != GP_NONE; b = g->blocks[b].next)
+			v[k++] = (plumb_gprof_sum_arc){ g->blocks[b].addr, 0, g->blocks[b].count };
+	*out = v;
+	*n = k;
+	return 0;
+}
+
 int plumb_gprof_symbol_estimate(const plumb_gprof *g, size_t i, plumb_gprof_estimate *out)
 {
 	if (i >= g->nsym)
@@ -78,9 +94,14 @@ int plumb_gprof_print_exec_counts(plumb_gprof *g, FILE *out)
 	gp_section_start(g, out);
 	for (size_t k = 0; k < n; k++) {
 		const gp_sym *s = &g->sym[v[k]];
+		const char *file = s->s.file ? s->s.file : "<unknown>";
 		if (s->ncalls > 0 || g->o.zeros)
-			fprintf(out, "%s:%u: (%s:0x%lx) %lu executions\n", s->s.file ? s->s.file : "<unknown>",
-				s->s.line, s->s.name, (unsigned long)s->s.addr, (unsigned long)s->ncalls);
+			fprintf(out, "%s:%u: (%s:0x%lx) %lu executions\n", file, s->s.line, s->s.name,
+				(unsigned long)s->s.addr, (unsigned long)s->ncalls);
+		for (uint32_t b = s->bb_first; b != GP_NONE; b = g->blocks[b].next)
+			if (g->blocks[b].count > 0 || g->o.zeros)
+				fprintf(out, "%s:%u: (%s:0x%lx) %lu executions\n", file, s->s.line, s->s.name,
+					(unsigned long)g->blocks[b].addr, (unsigned long)g->blocks[b].count);
 	}
 	free(v);
 	return ferror(out) ? -1 : 0;

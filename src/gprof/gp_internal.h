@@ -22,7 +22,8 @@ typedef struct gp_sym {
 	plumb_gprof_symbol s;
 	uint64_t scaled;                 /* addr / 2: gprof's UNIT space */
 	uint64_t ncalls, self_calls;
-	uint64_t bb_calls;               /* basic-block count at this address */
+	uint32_t bb_first, bb_last;      /* its basic blocks (-l), GP_NONE when none */
+	uint32_t nbb;
 	double time;                     /* histogram credit, in samples */
 	double child_time;               /* children time, unscaled (flat total/call) */
 	double fract, prop_self, prop_child;
@@ -58,6 +59,14 @@ typedef struct gp_rawarc {
 	uint64_t from, self, count;
 } gp_rawarc;
 
+/* A basic block counted in a gmon file, kept on its symbol (-l only). */
+typedef struct gp_bb {
+	uint64_t addr, count;
+	uint32_t next;
+} gp_bb;
+
+enum { GP_NBBS = 10 }; /* gprof keeps at most 10 blocks per symbol */
+
 typedef struct gp_spec_text {
 	plumb_gprof_table table;
 	char *text;
@@ -80,6 +89,8 @@ struct plumb_gprof {
 	size_t nraw, raw_cap;
 	gp_rawarc *bb;                   /* addr in from, count */
 	size_t nbb, bb_cap;
+	gp_bb *blocks;                   /* bb records on their symbols */
+	size_t nblocks;
 	gp_rawarc *statics;              /* -c calls: from, to */
 	size_t nstatic, static_cap;
 	gp_spec_text *spec;

@@ -15,6 +15,8 @@ typedef struct line_stat {
 	bool used, is_func;
 	unsigned line;
 	uint64_t ncalls;
+	uint64_t addr;      /* the first symbol's; 0 once a second one joins */
+	uint32_t bb_first;  /* the first symbol's basic blocks */
 } line_stat;
 
 typedef struct src_file {
@@ -101,14 +103,26 @@ static int count_lines(anno *a)
 		f->ncalls += s->ncalls;
 		line_stat *l = &f->lines[s->s.line - 1];
 		if (!l->used)
-			*l = (line_stat){ .used = true, .is_func = s->s.is_func, .line = s->s.line };
+			*l = (line_stat){ .used = true, .is_func = s->s.is_func, .line = s->s.line,
+					  .addr = s->s.addr, .bb_first = s->bb_first };
+		else
+			l->addr = 0;
 		l->ncalls += s->ncalls;
 	}
 	return 0;
 }
 
-/* The gutter of one line: "<count> -> " right-aligned, "##### -> " when
- * run fewer than -m times, blanks where nothing starts. */
+/* Append "%lu" to the gutter text, after a comma when not the first. */
+static void put_count(char *tmp, size_t size, uint64_t v, bool comma)
+{
+	size_t len = strlen(tmp);
+	snprintf(tmp + len, size - len, comma ? ",%lu" : "%lu", (unsigned long)v);
+}
+
+/* The gutter of one line: its count right-aligned before " -> " (or
+ * "#####" when run fewer than -m times), blanks where nothing starts. A
+ * function's entry line shows its calls; then each basic block's count
+ * (with -x only when it changes, and carried onto lines without blocks). */
 static void gutter(anno *a, const src_file *f, unsigned line_num, char *buf)
 {
 	const line_stat *b = line_num <= f->num_lines && f->lines[line_num - 1].used ? &f->lines[line_num - 1] : NULL;
@@ -116,21 +130,42 @@ static void gutter(anno *a, const src_file *f, unsigned line_num, char *buf)
 	buf[GUTTER] = '\0';
 	if (!b)
 		return;
+	const plumb_gprof *g = a->g;
+	bool all = g->o.all_lines, set = false;
 	a->executable++;
-	char tmp[64];
-	uint64_t ncalls = 0;
+	char tmp[512] = "";
+	uint64_t ncalls = 0, last_print = UINT64_MAX;
+	uint32_t first = b->bb_first;
 	if (b->is_func) {
-		snprintf(tmp, sizeof tmp, "%lu", (unsigned long)b->ncalls);
-		a->last_count = b->ncalls;
-		ncalls = b->ncalls;
-	} else if (a->g->o.all_lines) {
-		snprintf(tmp, sizeof tmp, "%lu", (unsigned long)a->last_count);
-		ncalls = a->last_count;
-	} else {
-		return;
+		put_count(tmp, sizeof tmp, b->ncalls, false);
+		a->last_count = last_print = ncalls = b->ncalls;
+		set = true;
+	} else if (all && first != GP_NONE && g->blocks[first].addr > b->addr) {
+		put_count(tmp, sizeof tmp, a->last_count, false);
+		last_print = ncalls = a->last_count;
+		set = true;
 	}
+	for (uint32_t k = first; k != GP_NONE; k = g->blocks[k].next) {
+		a->last_count = g->blocks[k].count;
+		if (!set) {
+			ncalls = 0;
+			set = true;
+		}
+		ncalls += a->last_count;
+		if (all && a->last_count == last_print)
+			continue;
+		put_count(tmp, sizeof tmp, a->last_count, tmp[0] != '\0');
+		last_print = a->last_count;
+	}
+	if (all && !tmp[0]) {
+		put_count(tmp, sizeof tmp, a->last_count, false);
+		ncalls = a->last_count;
+		set = true;
+	}
+	if (!set)
+		return;
 	a->executed++;
-	if (ncalls < a->g->o.min_count)
+	if (ncalls < g->o.min_count)
 		strcpy(tmp, "#####");
 	strcat(tmp, " -> ");
 	size_t len = strlen(tmp);
