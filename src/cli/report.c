@@ -238,6 +238,9 @@ static void print_stack_completeness(const plumb_profile *p)
 		printf("%s %s %.1f%%", sep, base ? base + 1 : key + 14, 100.0 * (double)r / (double)t);
 		sep = ",";
 	}
+	const char *lost = plumb_meta_get(p, "record.lost");
+	if (lost && strcmp(lost, "0") != 0)
+		printf("\nLost samples: %s (the kernel's ring buffer was full; record at a lower -F)", lost);
 }
 
 /* A line above the table: what was read and the totals. */
