@@ -58,6 +58,7 @@ typedef struct plumb_gprof_opts {
 	bool bsd;            /* -T: traditional BSD layout */
 	bool line;           /* -l: the table holds line symbols too */
 	bool print_path;     /* -L: full source paths */
+	bool inline_names;   /* --inline-file-names: "name (file:line)" */
 	bool static_calls;   /* -c: arcs found in the code (see plumb_gprof_add_static_call) */
 	bool all_lines;      /* -x: annotate every line of a basic block */
 	int width;           /* -w: index width (default 80) */

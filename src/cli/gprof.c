@@ -51,6 +51,7 @@ static const char gprof_help[] =
 	"  -I, --directory-path=DIRS        -A: where to look for sources (DIR:DIR...)\n"
 	"  -y, --separate-files             -A: write FILE-ann in the current directory\n"
 	"      --demangle, --no-demangle    C++ names as written, or raw (default demangle)\n"
+	"      --inline-file-names          names followed by (file:line)\n"
 	"  -O, --file-format=a|m|b|4        GMON format: auto, GNU, old BSD, 4.4BSD\n"
 	"  -h, --help                       this help\n"
 	"  -v, --version                    plumb's version\n"
@@ -73,7 +74,7 @@ enum {
 	STYLE_INFO = 1 << 4, STYLE_SUM = 1 << 5
 };
 
-enum { OPT_DEMANGLE = 256, OPT_NO_DEMANGLE };
+enum { OPT_DEMANGLE = 256, OPT_NO_DEMANGLE, OPT_INLINE_NAMES };
 
 typedef struct spec_opt {
 	plumb_gprof_table table;
@@ -192,6 +193,7 @@ static const struct option longopts[] = {
 	{ "all-lines", no_argument, NULL, 'x' },
 	{ "demangle", optional_argument, NULL, OPT_DEMANGLE },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "inline-file-names", no_argument, NULL, OPT_INLINE_NAMES },
 	{ "directory-path", required_argument, NULL, 'I' },
 	{ "display-unused-functions", no_argument, NULL, 'z' },
 	{ "min-count", required_argument, NULL, 'm' },
@@ -228,6 +230,7 @@ static int parse_one(gprof_args *a, int c, const char *arg, char **argv)
 	case 'z': a->o.zeros = true; return 0;
 	case OPT_DEMANGLE: a->no_demangle = false; return 0;
 	case OPT_NO_DEMANGLE: a->no_demangle = true; return 0;
+	case OPT_INLINE_NAMES: a->o.inline_names = true; return 0;
 	case 'p': return style_opt(a, STYLE_FLAT, true, PLUMB_GP_INCL_FLAT, arg);
 	case 'P': return style_opt(a, STYLE_FLAT, false, PLUMB_GP_EXCL_FLAT, arg);
 	case 'A': return style_opt(a, STYLE_ANNO, true, PLUMB_GP_INCL_ANNO, arg);

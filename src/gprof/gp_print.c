@@ -5,7 +5,8 @@
 
 #include "gprof/gp_internal.h"
 
-/* The name and, with -l, " (file:line @ addr)". Returns the characters
+/* The name and, with -l, " (file:line @ addr)" (--inline-file-names:
+ * " (file:line)"). Returns the characters
  * written, which the index uses to place its columns. */
 int gp_print_name_only(const plumb_gprof *g, const gp_sym *s, FILE *out)
 {
@@ -13,9 +14,12 @@ int gp_print_name_only(const plumb_gprof *g, const gp_sym *s, FILE *out)
 		return 0;
 	const char *name = g->o.bsd ? s->s.name : gp_name(s);
 	int n = fprintf(out, "%s", name);
-	if (g->o.line && s->s.file) {
+	if ((g->o.line || g->o.inline_names) && s->s.file) {
 		const char *file = g->o.print_path ? s->s.file : gp_basename(s->s.file);
-		n += fprintf(out, " (%s:%u @ %lx)", file, s->s.line, (unsigned long)s->s.addr);
+		if (g->o.line)
+			n += fprintf(out, " (%s:%u @ %lx)", file, s->s.line, (unsigned long)s->s.addr);
+		else
+			n += fprintf(out, " (%s:%u)", file, s->s.line);
 	}
 	return n;
 }
