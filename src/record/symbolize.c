@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "plumb/record.h"
 
@@ -97,6 +100,28 @@ static void build_id_hex(Dwfl_Module *mod, char out[41])
 		snprintf(out + 2 * i, 3, "%02x", bits[i]);
 }
 
+/* The kernel's vDSO as a file: the same image is mapped into every
+ * process of this kernel, ours included, so symbols like
+ * __vdso_clock_gettime resolve while the recording machine is at hand. */
+static int vdso_fd(void)
+{
+	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
+	if (!img || memcmp(img, ELFMAG, SELFMAG) != 0 || img[EI_CLASS] != ELFCLASS64)
+		return -1;
+	const Elf64_Ehdr *eh = (const void *)img;
+	size_t size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (size < sizeof *eh || size > (64u << 20))
+		return -1;
+	int fd = memfd_create("vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (write(fd, img, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static sym_object *object(plumb_symbolizer *s, const char *path)
 {
 	for (size_t i = 0; i < s->objs.n; i++)
@@ -115,12 +140,17 @@ static sym_object *object(plumb_symbolizer *s, const char *path)
 	if (!(o->path = strdup(path)))
 		return NULL;
 	s->objs.n++;
-	if (path[0] != '/')
-		return o; /* [vdso], [anon]...: no file to read */
+	int fd = -1;
+	if (strcmp(path, "[vdso]") == 0 && (fd = vdso_fd()) < 0)
+		return o;
+	else if (path[0] != '/' && fd < 0)
+		return o; /* [anon], [heap]...: no file to read */
 	o->dwfl = dwfl_begin(&s->cb);
+	if (!o->dwfl && fd >= 0)
+		close(fd);
 	if (o->dwfl) {
 		dwfl_report_begin(o->dwfl);
-		o->mod = dwfl_report_elf(o->dwfl, path, path, -1, 0, true);
+		o->mod = dwfl_report_elf(o->dwfl, path, path, fd, 0, true); /* consumes fd */
 		dwfl_report_end(o->dwfl, NULL, NULL);
 		if (!o->mod) {
 			dwfl_end(o->dwfl);
