@@ -21,6 +21,8 @@ static void assign_one(const plumb_gmon_hist *h, const plumb_symtab *st, double 
 		uint64_t blo = low + (uint64_t)(scale * i), bhi = low + (uint64_t)(scale * (i + 1));
 		*total += (double)count;
 		/* symbols are sorted: resume where the last bin left off */
+		if (j >= st->n)
+			j = st->n - 1;
 		while (j > 0 && st->syms[j].addr / 2 > blo)
 			j--;
 		for (; j < st->n; j++) {
@@ -43,7 +45,7 @@ int plumb_gmon_hist_assign(const plumb_gmon *g, const plumb_symtab *st, double *
 	(void)err;
 	memset(time, 0, st->n * sizeof *time);
 	*total = 0;
-	for (size_t i = 0; i < g->nhists; i++)
+	for (size_t i = 0; i < g->nhists && st->n; i++)
 		if (g->hists[i].nbins)
 			assign_one(&g->hists[i], st, time, total);
 	return 0;
