@@ -44,6 +44,27 @@ for kind in pie nopie; do
 	case "$want" in *gm_static_burn*) ok "$kind: the static function has time" ;;
 	*) fail "$kind: the static function has time" "$want" ;; esac
 
+	# line level: plumb's lines against gprof -l's line symbols
+	gprof -b -l -p "./prog_$kind" "gmon.$kind.1" > gprof-l.txt 2>&1
+	run "$PLUMB" report --view lines --format csv --threshold 0 --exe "./prog_$kind" "gmon.$kind.1"
+	py "$kind: self seconds per source line equal gprof -l's" '
+import collections, csv, os, re, sys
+want, rows = collections.defaultdict(float), collections.Counter()
+for l in open("gprof-l.txt"):
+    m = re.match(r"\s*[\d.]+\s+[\d.]+\s+([\d.]+)\s.*?(\S+) \((\S+):(\d+) @ [0-9a-f]+\)$", l)
+    if m and float(m.group(1)) > 0:
+        k = (m.group(2), m.group(3), int(m.group(4)))
+        want[k] += float(m.group(1))
+        rows[k] += 1
+got = {}
+for r in csv.DictReader(sys.stdin):
+    t = int(r["exclusive.time"]) / 1e9
+    if r["line"] and t >= 0.005:
+        got[(r["function"], os.path.basename(r["file"]), int(r["line"]))] = t
+assert want and set(got) == set(want), (sorted(got), sorted(want))
+for k in want:
+    assert abs(got[k] - want[k]) <= 0.006 * rows[k], (k, got[k], want[k])
+'
 	run "$PLUMB" report --format json --exe "./prog_$kind" "gmon.$kind.1"
 	py "$kind: inclusive times are flagged as estimates" '
 import json, sys
