@@ -68,8 +68,9 @@ int plumb_detect_file(const char *path, plumb_format *out, plumb_error *err)
 		if (n == 0)
 			return plumb_fail(err, PLUMB_ERR_FORMAT, "%s: empty file, expected a profile", path);
 		return plumb_fail(err, PLUMB_ERR_FORMAT,
-				  "%s: unknown format: expected a .plumb profile, a Callgrind file "
-				  "or folded stacks (\"a;b;c 123\" per line)", path);
+				  "%s: unknown format: expected a .plumb profile, a Callgrind file, "
+				  "a GNU gmon.out (a BSD one with --exe) or folded stacks "
+				  "(\"a;b;c 123\" per line)", path);
 	}
 	if (comp != PLUMB_COMP_NONE && *out != PLUMB_FMT_CALLGRIND)
 		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
