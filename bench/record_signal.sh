@@ -3,7 +3,8 @@
 # gperftools' CPU profiler (libprofiler.so from Debian's
 # libgoogle-perftools-dev, preloaded with CPUPROFILE) on the same workload
 # at the same requested rate: the workload's own CPU time (it prints it),
-# the wall time from start to profile written, samples and file size.
+# the wall time from start to profile written, samples and file size, and
+# the fixed cost (the same with a workload that does nothing).
 # Rounds are interleaved and the minimum is kept: the machine is shared,
 # and contention only ever adds time.
 #
@@ -37,19 +38,21 @@ mkdir -p "$WORK"
 EXE=$WORK/sig_deep
 gcc -O2 -g -fomit-frame-pointer tests/programs/sig_deep.c -o "$EXE"
 
-# one CONFIG ROUND: runs one configuration once, appends
-# "config wall_s cpu_s samples bytes" to $WORK/runs.txt.
+# one CONFIG [ROUNDS]: runs one configuration once, appends
+# "config wall_s cpu_s samples bytes" to $WORK/runs.txt. With ROUNDS 0 the
+# workload does nothing: the configuration's fixed cost ("config-0").
 one() {
-	cfg=$1
+	cfg=$1 n=${2:-$WORK_ROUNDS}
 	rm -f "$WORK/p.plumb" "$WORK/g.prof"*
 	t0=$(date +%s.%N)
 	case $cfg in
-	plain) "$EXE" "$WORK_ROUNDS" > /dev/null 2> "$WORK/err" ;;
+	plain) "$EXE" "$n" > /dev/null 2> "$WORK/err" ;;
 	plumb) "$PLUMB" record --sampler=signal -F "$HZ" -o "$WORK/p.plumb" \
-		"$EXE" "$WORK_ROUNDS" > /dev/null 2> "$WORK/err" ;;
+		"$EXE" "$n" > /dev/null 2> "$WORK/err" ;;
 	gperftools) env LD_PRELOAD="$PROFILER" CPUPROFILE="$WORK/g.prof" CPUPROFILE_FREQUENCY="$HZ" \
-		"$EXE" "$WORK_ROUNDS" > /dev/null 2> "$WORK/err" ;;
+		"$EXE" "$n" > /dev/null 2> "$WORK/err" ;;
 	esac
+	[ "$n" -eq 0 ] && cfg=$cfg-0
 	t1=$(date +%s.%N)
 	cpu=$(sed -n 's/^sig_deep cpu //p' "$WORK/err")
 	case $cfg in
@@ -67,6 +70,7 @@ r=0
 while [ "$r" -lt "$ROUNDS" ]; do
 	for cfg in plain plumb gperftools; do
 		one "$cfg"
+		one "$cfg" 0
 	done
 	r=$((r + 1))
 done
@@ -74,13 +78,34 @@ done
 "$PLUMB" record --sampler=signal -F "$HZ" -o "$WORK/p.plumb" "$EXE" "$WORK_ROUNDS" > /dev/null 2>&1
 ROOTED=$("$PLUMB" info "$WORK/p.plumb" | sed -n 's/^stacks.rooted \([0-9]*\) \([0-9]*\)$/\1 \2/p')
 
+# The sampler's own account: time spent in its handler (unwinding and
+# writing), from the END records of a run with the library preloaded alone.
+LIB=$(dirname "$PLUMB")/libplumb-sampler.so
+rm -rf "$WORK/direct" && mkdir -p "$WORK/direct"
+PLUMB_SAMPLER_DIR="$WORK/direct" PLUMB_SAMPLER_HZ="$HZ" LD_PRELOAD="$LIB" "$EXE" "$WORK_ROUNDS" > /dev/null 2>&1
+HANDLER=$(python3 - "$WORK"/direct/plumb-sampler.* <<'PY'
+import struct, sys
+samples = handler = cpu = 0
+for path in sys.argv[1:]:
+    b = open(path, "rb").read()
+    off = 16
+    while off + 8 <= len(b):
+        t, size = struct.unpack_from("<II", b, off)
+        if t == 5:  # END: time, cpu, samples, dropped, handler_ns
+            _, c, s, _, h = struct.unpack_from("<5Q", b, off + 8)
+            samples, handler, cpu = samples + s, handler + h, cpu + c
+        off += size
+print(f"{handler / max(samples, 1) / 1000:.1f} {100.0 * handler / max(cpu, 1):.2f} {samples}")
+PY
+)
+
 CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 GPERF=$(dpkg-query -W -f='${Version}' libgoogle-perftools-dev 2>/dev/null || echo unknown)
-python3 - "$WORK/runs.txt" "$ROUNDS" "$HZ" "$WORK_ROUNDS" "$CPU" "$COMMIT" "$GPERF" "$ROOTED" <<'PY' |
+python3 - "$WORK/runs.txt" "$ROUNDS" "$HZ" "$WORK_ROUNDS" "$CPU" "$COMMIT" "$GPERF" "$ROOTED" "$HANDLER" <<'PY' |
 import sys
 from collections import defaultdict
-path, rounds, hz, wr, cpu, commit, gperf, rooted = sys.argv[1:9]
+path, rounds, hz, wr, cpu, commit, gperf, rooted, handler = sys.argv[1:10]
 runs = defaultdict(list)
 for line in open(path):
     cfg, wall, c, samples, size = line.split()
@@ -106,13 +131,26 @@ for cfg, label in (("plain", "no profiler"), ("plumb", "`plumb record --sampler=
     s = "" if cfg == "plain" else f"{med(cfg, 2)}"
     size = "" if cfg == "plain" else f"{med(cfg, 3) / 1024:.0f} KB"
     print(f"| {label} | {c:.3f} s ({med(cfg, 1):.3f}) | {over} | {w:.3f} s ({med(cfg, 0):.3f}) | {s} | {size} |")
+print("\nFixed cost (the workload with 0 rounds: start, load, exit, profile written), "
+      "minimum wall time:\n")
+print("| no profiler | `plumb record --sampler=signal` | gperftools |")
+print("| --- | --- | --- |")
+print(f"| {1000 * mn('plain-0', 0):.0f} ms | {1000 * mn('plumb-0', 0):.0f} ms | "
+      f"{1000 * mn('gperftools-0', 0):.0f} ms |")
+h = handler.split()
+if len(h) == 3:
+    print(f"\nThe sampler's own account (the library preloaded alone, {h[2]} samples): "
+          f"{h[0]} µs per sample in its signal handler (DWARF unwinding with libgcc, buffering, "
+          f"writing), {h[1]}% of the workload's CPU time; the signal's delivery and return "
+          "(about 2 µs here, research/landscape.md) come on top. CPU overheads in the table "
+          "above are within this shared machine's run-to-run noise.")
 r = rooted.split()
 if len(r) == 2:
     print(f"\nplumb's stacks reaching a root (main, _start, ...): {r[0]} of {r[1]} samples.")
 print("""
 What the files hold differs: plumb's `.plumb` is self-contained (symbols, source lines,
-inlined frames, per-thread parts, resolved while recording, which is most of its wall-time
-difference); gperftools' file holds raw addresses and the maps, to be symbolized later by
+inlined frames, per-thread parts), resolved while recording and counted in its wall time;
+gperftools' file holds raw addresses and the maps, to be symbolized later by
 pprof with the binaries at hand. gperftools samples with setitimer(ITIMER_PROF) by default;
 plumb arms a CPU-time timer per thread (timer_create with SIGEV_THREAD_ID) and follows
 threads, fork and exec. The workload is single-threaded, so both see the same CPU time.""")

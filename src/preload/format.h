@@ -18,7 +18,8 @@
  *           char name[16]; the last record of a tid is the newest
  *   MAPS    u64 time_ns; u32 len, pad; /proc/self/maps text (len bytes),
  *           zero-padded
- *   END     u64 time_ns, cpu_ns (process), samples, dropped; u32 reason, pad
+ *   END     u64 time_ns, cpu_ns (process), samples, dropped, handler_ns
+ *           (time spent taking samples); u32 reason, pad
  *
  * A process that crashes or is killed has no END record and may lose what
  * its threads had not flushed yet (at most ~100 ms each).
@@ -98,7 +99,7 @@ struct psmp_maps {
 
 struct psmp_end {
 	struct psmp_rec h;
-	uint64_t time_ns, cpu_ns, samples, dropped;
+	uint64_t time_ns, cpu_ns, samples, dropped, handler_ns;
 	uint32_t reason, pad;
 };
 

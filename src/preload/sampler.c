@@ -217,6 +217,7 @@ void smp_write_end(uint32_t reason)
 		.h = { PSMP_END, sizeof e }, .time_ns = smp_now(),
 		.cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
 		.samples = atomic_load(&smp.samples), .dropped = atomic_load(&smp.dropped),
+		.handler_ns = atomic_load(&smp.handler_ns),
 		.reason = reason,
 	};
 	smp_write(&e, sizeof e);

@@ -55,6 +55,7 @@ struct smp_state {
 	pid_t pid;
 	_Atomic(struct smp_slot *) slots;
 	atomic_uint_fast64_t samples, dropped;
+	atomic_uint_fast64_t handler_ns;  /* time spent in take_sample, summed */
 	atomic_int maps_dirty;        /* a dlopen whose maps are not written yet */
 	pthread_key_t key;
 };

@@ -135,6 +135,7 @@ void smp_atfork_child(void)
 			}
 		atomic_store(&smp.samples, 0);
 		atomic_store(&smp.dropped, 0);
+		atomic_store(&smp.handler_ns, 0);
 		atomic_store(&smp.stopping, 0);
 		if (smp_open_file() != 0) {
 			atomic_store(&smp.active, 0);

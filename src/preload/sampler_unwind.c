@@ -101,6 +101,7 @@ static void take_sample(struct smp_slot *t, const siginfo_t *si, const ucontext_
 	atomic_fetch_add_explicit(&smp.samples, 1, memory_order_relaxed);
 	if (t->len >= SMP_BUF / 2 || now - t->last_flush >= SMP_FLUSH_NS)
 		smp_flush(t, now);
+	atomic_fetch_add_explicit(&smp.handler_ns, smp_now() - now, memory_order_relaxed);
 }
 
 void smp_on_signal(int sig, siginfo_t *si, void *uc)

@@ -174,12 +174,13 @@ static int read_end(struct rd *r, size_t off, uint32_t size)
 {
 	struct psmp_end e;
 	if (size < sizeof e)
-		return bad(r, off, "END record shorter than its fixed part (48 bytes)");
+		return bad(r, off, "END record shorter than its fixed part (56 bytes)");
 	if (!r->have_image)
 		return bad(r, off, "END record before any IMAGE record");
 	memcpy(&e, r->b + off, sizeof e);
 	r->ended = 1;
 	r->info->dropped += e.dropped;
+	r->info->handler_ns += e.handler_ns;
 	/* before an exec the CPU time so far is counted by the next image's END */
 	if (e.reason == PSMP_END_EXIT)
 		r->info->cpu_ns += e.cpu_ns;

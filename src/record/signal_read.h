@@ -14,6 +14,7 @@ typedef struct plumb_sig_info {
 	uint64_t periods;      /* timer periods they stand for (1 + overrun each) */
 	uint64_t dropped;      /* samples the sampler could not take (END records) */
 	uint64_t cpu_ns;       /* process CPU time of the processes that ended */
+	uint64_t handler_ns;   /* time their signal handlers spent taking samples */
 	uint64_t requested_hz; /* of the last image */
 	uint32_t clock;        /* PSMP_CLOCK_* of the last image */
 	unsigned images;       /* program images (process starts, forks, execs) */

@@ -77,7 +77,8 @@ static void maps(buf *f, uint64_t time_ns, const char *text)
 static void end(buf *f, uint64_t cpu_ns, uint64_t dropped)
 {
 	struct psmp_end e = { .h = { PSMP_END, sizeof e }, .time_ns = 900, .cpu_ns = cpu_ns,
-			      .samples = 2, .dropped = dropped };
+			      .samples = 2, .dropped = dropped,
+			      .handler_ns = 12345 };
 	put(f, &e, sizeof e);
 }
 
@@ -161,6 +162,7 @@ Test(record_signal, good_file_samples_weights_chains)
 	cr_assert_eq(info.samples, 2);
 	cr_assert_eq(info.periods, 5);
 	cr_assert_eq(info.dropped, 2);
+	cr_assert_eq(info.handler_ns, 12345);
 	cr_assert_eq(info.cpu_ns, 7000000);
 	cr_assert_eq(info.images, 1);
 	cr_assert_eq(info.unfinished, 0);
