@@ -429,6 +429,18 @@ static void on_fork(recorder *r, const uint8_t *rec, size_t size)
 	note(r, plumb_rec_thread_set(r->d, (int32_t)m->pid, (int32_t)m->tid, copy, 0, r->err));
 }
 
+/* A process ended: its unwinding state (modules, CFI) can go, which keeps
+ * memory flat over a build that runs thousands of processes. */
+static void on_exit_record(recorder *r, const uint8_t *rec, size_t size)
+{
+	const struct {
+		struct perf_event_header h;
+		uint32_t pid, ppid, tid, ptid;
+	} *m = (const void *)rec;
+	if (size >= sizeof *m && m->pid == m->tid)
+		unwinder_forget(r->uw, (int32_t)m->pid);
+}
+
 static void on_record(recorder *r, const uint8_t *rec)
 {
 	const struct perf_event_header *h = (const void *)rec;
@@ -444,6 +456,9 @@ static void on_record(recorder *r, const uint8_t *rec)
 		break;
 	case PERF_RECORD_FORK:
 		on_fork(r, rec, h->size);
+		break;
+	case PERF_RECORD_EXIT:
+		on_exit_record(r, rec, h->size);
 		break;
 	case PERF_RECORD_LOST:
 		if (h->size >= sizeof *h + 16) {
