@@ -246,19 +246,27 @@ static bool push(gp_rawarc **v, size_t *n, size_t *cap, uint64_t a, uint64_t b, 
 void plumb_gprof_add_arc(plumb_gprof *g, uint64_t from_pc, uint64_t self_pc, uint64_t count)
 {
 	if (!push(&g->raw, &g->nraw, &g->raw_cap, from_pc, self_pc, count))
-		g->analyzed = true; /* poisons analyze: see there */
+		g->lost = true;
 }
 
 void plumb_gprof_add_bb(plumb_gprof *g, uint64_t addr, uint64_t count)
 {
 	if (!push(&g->bb, &g->nbb, &g->bb_cap, addr, 0, count))
-		g->analyzed = true;
+		g->lost = true;
 }
 
 void plumb_gprof_add_static_call(plumb_gprof *g, uint64_t from, uint64_t to)
 {
 	if (!push(&g->statics, &g->nstatic, &g->static_cap, from, to, 0))
-		g->analyzed = true;
+		g->lost = true;
+}
+
+bool gp_in_hist(const plumb_gprof *g, uint64_t pc)
+{
+	for (size_t i = 0; i < g->nhist; i++)
+		if (g->hist[i].low <= pc && pc < g->hist[i].high)
+			return true;
+	return false;
 }
 
 int plumb_gprof_add_spec(plumb_gprof *g, plumb_gprof_table t, const char *spec, plumb_error *err)
@@ -320,8 +328,10 @@ static int place_blocks(plumb_gprof *g)
 
 int plumb_gprof_analyze(plumb_gprof *g, plumb_error *err)
 {
+	if (g->lost)
+		return plumb_fail_nomem(err);
 	if (g->analyzed)
-		return plumb_fail(err, PLUMB_ERR_NOMEM, "out of memory while reading, or analyzed twice");
+		return plumb_fail(err, PLUMB_ERR_USAGE, "plumb_gprof_analyze called twice");
 	g->analyzed = true;
 	if (gp_specs_resolve(g, err))
 		return -1;

@@ -97,14 +97,6 @@ static int tally(plumb_gprof *g, arc_map *m, const gp_rawarc *r, plumb_error *er
 	return arc_add(g, m, p, c, r->count, err);
 }
 
-static bool in_hist(const plumb_gprof *g, uint64_t pc)
-{
-	for (size_t i = 0; i < g->nhist; i++)
-		if (g->hist[i].low <= pc && pc < g->hist[i].high)
-			return true;
-	return false;
-}
-
 /* -c: calls found in symbol i's code (given in address order) become
  * arcs with no count, as gprof adds them while preparing symbol i. */
 static int static_calls(plumb_gprof *g, arc_map *m, uint32_t i, size_t *next, plumb_error *err)
@@ -115,7 +107,7 @@ static int static_calls(plumb_gprof *g, arc_map *m, uint32_t i, size_t *next, pl
 		if (from != GP_NONE && from > i)
 			return 0;
 		uint32_t to = gp_sym_at(g, r->self);
-		if (from != i || !in_hist(g, r->self) || to == GP_NONE || g->sym[to].s.addr != r->self)
+		if (from != i || !gp_in_hist(g, r->self) || to == GP_NONE || g->sym[to].s.addr != r->self)
 			continue;
 		if (arc_add(g, m, i, to, 0, err))
 			return -1;

@@ -103,6 +103,7 @@ struct plumb_gprof {
 	double print_time;               /* call graph's total */
 	uint32_t *by_total;              /* call-graph order (symbols and cycles) */
 	bool analyzed;
+	bool lost;                       /* an input was dropped for want of memory */
 	bool printed;                    /* a section was written: next ones start with \f */
 };
 
@@ -113,6 +114,7 @@ void gp_stable_sort(uint32_t *v, size_t n, int (*cmp)(const void *ctx, uint32_t 
 		    const void *ctx);
 void gp_section_start(plumb_gprof *g, FILE *out);
 uint32_t gp_sym_at(const plumb_gprof *g, uint64_t addr); /* symbol holding addr or GP_NONE */
+bool gp_in_hist(const plumb_gprof *g, uint64_t pc);     /* inside a histogram record */
 int gp_cmp_creation(const void *ctx, uint32_t x, uint32_t y);
 
 /* gp_spec.c */

@@ -11,14 +11,6 @@
 
 #include "gprof/gp_internal.h"
 
-static bool in_hist(const plumb_gprof *g, uint64_t pc)
-{
-	for (size_t i = 0; i < g->nhist; i++)
-		if (g->hist[i].low <= pc && pc < g->hist[i].high)
-			return true;
-	return false;
-}
-
 /* The part of [lo, hi) inside a histogram record (gprof clips a symbol's
  * range this way); empty when none holds it. */
 static void clip(const plumb_gprof *g, uint64_t *lo, uint64_t *hi)
@@ -49,7 +41,7 @@ static void scan_symbol(plumb_gprof *g, size_t i, uint64_t vma, const unsigned c
 			continue;
 		uint64_t disp = (uint64_t)p[1] | (uint64_t)p[2] << 8 | (uint64_t)p[3] << 16 | (uint64_t)p[4] << 24;
 		uint64_t dest = disp + pc + 5;
-		if (!in_hist(g, dest))
+		if (!gp_in_hist(g, dest))
 			continue;
 		uint32_t c = gp_sym_at(g, dest);
 		if (c == GP_NONE || g->sym[c].s.addr != dest)
