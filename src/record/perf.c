@@ -31,6 +31,8 @@
  * are not bound to a CPU. */
 typedef struct ring {
 	int fd;                /* -1: no event opened on this CPU yet */
+	bool online;
+	uint64_t head;         /* data_head when the current drain began */
 	uint8_t *base;
 	size_t pages;          /* data pages */
 	/* the next unread record, while merging the rings by time */
@@ -210,10 +212,36 @@ static int open_one(recorder *r, pid_t pid, size_t cpu, size_t i, bool on_exec)
 static int open_task(recorder *r, pid_t pid, bool on_exec)
 {
 	for (size_t cpu = 0; cpu < r->ncpus; cpu++)
-		for (size_t i = 0; i < r->nevents; i++)
+		for (size_t i = 0; r->rings[cpu].online && i < r->nevents; i++)
 			if (open_one(r, pid, cpu, i, on_exec))
 				return -1;
 	return 0;
+}
+
+/* Mark the CPUs listed in /sys/devices/system/cpu/online ("0-3,6"); all
+ * of them when the file cannot be read. */
+static void mark_online(recorder *r)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char buf[4096];
+	bool any = false;
+	if (f && fgets(buf, sizeof buf, f)) {
+		for (char *p = buf; *p && *p != '\n';) {
+			char *end;
+			unsigned long lo = strtoul(p, &end, 10), hi = lo;
+			if (end == p)
+				break;
+			if (*end == '-')
+				hi = strtoul(end + 1, &end, 10);
+			for (unsigned long c = lo; c <= hi && c < r->ncpus; c++)
+				r->rings[c].online = any = true;
+			p = *end == ',' ? end + 1 : end;
+		}
+	}
+	if (f)
+		fclose(f);
+	for (size_t c = 0; !any && c < r->ncpus; c++)
+		r->rings[c].online = true;
 }
 
 static int rings_new(recorder *r)
@@ -224,6 +252,7 @@ static int rings_new(recorder *r)
 		return plumb_fail_nomem(r->err);
 	for (size_t i = 0; i < r->ncpus; i++)
 		r->rings[i].fd = -1;
+	mark_online(r);
 	return 0;
 }
 
@@ -544,28 +573,26 @@ static void consume(ring *g)
  * library's mmap record is seen before the samples in it. */
 static void drain_all(recorder *r)
 {
-	uint64_t heads[64];
-	size_t n = r->ncpus < 64 ? r->ncpus : 64;
+	size_t n = r->ncpus;
 	for (size_t i = 0; i < n; i++) {
 		ring *g = &r->rings[i];
-		heads[i] = g->base ? __atomic_load_n(&((struct perf_event_mmap_page *)(void *)g->base)->data_head,
-						     __ATOMIC_ACQUIRE) : 0;
-		if (g->base)
-			peek(r, g, heads[i]);
+		g->cur = NULL;
+		if (!g->base)
+			continue;
+		g->head = __atomic_load_n(&((struct perf_event_mmap_page *)(void *)g->base)->data_head,
+					  __ATOMIC_ACQUIRE);
+		peek(r, g, g->head);
 	}
 	for (;;) {
 		ring *best = NULL;
-		size_t bi = 0;
 		for (size_t i = 0; i < n; i++)
-			if (r->rings[i].cur && (!best || r->rings[i].cur_time < best->cur_time)) {
+			if (r->rings[i].cur && (!best || r->rings[i].cur_time < best->cur_time))
 				best = &r->rings[i];
-				bi = i;
-			}
 		if (!best)
 			break;
 		on_record(r, best->cur);
 		consume(best);
-		peek(r, best, heads[bi]);
+		peek(r, best, best->head);
 	}
 }
 
