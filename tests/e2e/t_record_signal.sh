@@ -27,15 +27,27 @@ case "$err" in
 *"kernel tick"*"Hz measured"*) ok "shares: the tick-rate note is on stderr" ;;
 *) fail "shares: the tick-rate note is on stderr" "$err" ;;
 esac
-run csv_func shares.plumb
-py "shares: exclusive shares within 3 points of 20/30/50" '
+share_check='
 import sys
-f = {l.split()[0]: int(l.split()[1]) for l in sys.stdin if l.strip()}
+f = {}
+for l in sys.stdin:
+    if l.strip():
+        name, excl = l.split()[0], int(l.split()[1])
+        f[name] = f.get(name, 0) + excl
 total = sum(f.values())
 assert total >= 300, ("too few samples", total)
 for name, want in (("work_a", 20), ("work_b", 30), ("work_c", 50)):
     got = 100.0 * f.get(name, 0) / total
     assert abs(got - want) <= 3, (name, got, want, f)'
+run csv_func shares.plumb
+# About 450 stacks in 2 s at the tick: sampling noise is near 1.5 points.
+# When one run misses, a second one is recorded and the two are judged
+# together (twice the samples), so that a real bias still fails.
+if ! printf '%s' "$out" | python3 -c "$share_check" 2> /dev/null; then
+	"$PLUMB" record --sampler=signal -q -o shares2.plumb ./sig_shares > /dev/null 2>&1
+	out="$(csv_func shares.plumb; csv_func shares2.plumb)"
+fi
+py "shares: exclusive shares within 3 points of 20/30/50" "$share_check"
 run "$PLUMB" info shares.plumb
 expect_out "shares: the profile says which sampler" "record.sampler signal"
 
@@ -59,9 +71,11 @@ run csv_func threads.plumb
 py "threads: each work function runs under its own routine" '
 import sys
 f = {l.split()[0]: (int(l.split()[1]), int(l.split()[2])) for l in sys.stdin if l.strip()}
-for fn, root in (("alpha_work", "alpha_thread"), ("beta_work", "beta_thread"), ("main_work", "main")):
-    assert f[fn][0] > 0, (fn, f)
-assert f["alpha_thread"][1] >= f["alpha_work"][0] and f["beta_thread"][1] >= f["beta_work"][0], f
+# inclusive: burn() may be inlined, and is then a frame of its own
+for fn in ("alpha_work", "beta_work", "main_work"):
+    assert f[fn][1] > 0, (fn, f)
+assert f["alpha_thread"][1] == f["alpha_work"][1] and f["beta_thread"][1] == f["beta_work"][1], f
+assert f["main"][1] >= f["main_work"][1], f
 assert not any("plumb" in k or "thread_start" in k for k in f), f'
 
 # 3. fork + exec: both processes, before and after the exec.
@@ -74,7 +88,7 @@ assert len({r["pid"] for r in rows}) == 2, rows'
 run csv_func fork.plumb
 py "fork: parent, child before exec and exec'd child all sampled" '
 import sys
-f = {l.split()[0]: int(l.split()[1]) for l in sys.stdin if l.strip()}
+f = {l.split()[0]: int(l.split()[2]) for l in sys.stdin if l.strip()}   # inclusive
 for fn in ("parent_work", "child_work", "before_exec_work"):
     assert f.get(fn, 0) > 0, (fn, f)
 assert 0.6 < f["parent_work"] / f["child_work"] < 1.6, f'
@@ -100,14 +114,14 @@ expect_status "crash: record exits 128+SIGSEGV" 139 \
 run csv_func crash.plumb
 py "crash: samples of crash_work before the crash are kept" '
 import sys
-f = {l.split()[0]: int(l.split()[1]) for l in sys.stdin if l.strip()}
+f = {l.split()[0]: int(l.split()[2]) for l in sys.stdin if l.strip()}   # inclusive
 assert f.get("crash_work", 0) >= 40, f'
 expect_status "kill: record exits 128+SIGTERM" 143 \
 	"$PLUMB" record --sampler=signal -o term.plumb ./sig_crash term
 run csv_func term.plumb
 py "kill: samples kept" '
 import sys
-f = {l.split()[0]: int(l.split()[1]) for l in sys.stdin if l.strip()}
+f = {l.split()[0]: int(l.split()[2]) for l in sys.stdin if l.strip()}   # inclusive
 assert f.get("crash_work", 0) >= 40, f'
 
 # 6. dlopen by bare name through RUNPATH, then dlclose: symbolized still.
@@ -144,7 +158,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev
 	run csv_func "$nb/p.plumb"
 	py "non-root: the profile has work_c" '
 import sys
-f = {l.split()[0]: int(l.split()[1]) for l in sys.stdin if l.strip()}
+f = {l.split()[0]: int(l.split()[2]) for l in sys.stdin if l.strip()}   # inclusive
 assert f.get("work_c", 0) > 0, f'
 	# perf_event_open refused (a seccomp filter, as in containers): record
 	# falls back on the signal sampler by itself.
