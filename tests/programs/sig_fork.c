@@ -1,6 +1,9 @@
-/* Signal sampler test: the process forks; the child execs this program
- * again as "sig_fork child", which burns in child_work; the parent burns in
- * parent_work, then waits. Both processes must be profiled. */
+/* Signal sampler test: the process forks; the child burns in
+ * before_exec_work, then execs this program again as "sig_fork child" with
+ * an empty environment, which burns in child_work; the parent burns in
+ * parent_work, waits, then posix_spawns "sig_fork child" (empty
+ * environment too). All three processes must be profiled. */
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,14 +35,20 @@ int main(int argc, char **argv)
 		return 1;
 	if (pid == 0) {
 		sink = before_exec_work();
-		/* the sampler must survive an environment without LD_PRELOAD */
-		unsetenv("LD_PRELOAD");
-		execl("/proc/self/exe", argv[0], "child", (char *)NULL);
+		/* the sampler must survive an empty environment */
+		char *empty[] = { NULL };
+		execle("/proc/self/exe", argv[0], "child", (char *)NULL, empty);
 		_exit(127);
 	}
 	double r = parent_work();
-	int st;
+	int st, st2 = 0;
 	waitpid(pid, &st, 0);
+	/* and a posix_spawn'd child, also with an empty environment */
+	pid_t spawned;
+	char *args[] = { argv[0], "child", NULL }, *empty[] = { NULL };
+	if (posix_spawn(&spawned, "/proc/self/exe", NULL, NULL, args, empty) != 0)
+		return 1;
+	waitpid(spawned, &st2, 0);
 	printf("parent %g child exit %d\n", r, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 3 ? 0 : 1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 3 && WIFEXITED(st2) && WEXITSTATUS(st2) == 3 ? 0 : 1;
 }
