@@ -126,6 +126,21 @@ import sys
 f = {l.split()[0]: int(l.split()[2]) for l in sys.stdin if l.strip()}   # inclusive
 assert f.get("crash_work", 0) >= 40, f'
 
+# Ctrl-C: passed on to the command, which dies of it; what its thread
+# had flushed (every 100 ms) is the profile.
+"$PLUMB" record --sampler=signal -o int.plumb ./sig_shares 100000 > /dev/null 2> int.err &
+rec=$!
+sleep 1.5
+kill -INT "$rec"
+wait "$rec"
+rc=$?
+same "Ctrl-C: record exits 128+SIGINT" "$rc" 130
+run csv_func int.plumb
+py "Ctrl-C: the samples flushed before it are kept" '
+import sys
+f = {l.split()[0]: int(l.split()[2]) for l in sys.stdin if l.strip()}
+assert f.get("main", 0) >= 200, f'
+
 # 6. dlopen by bare name through RUNPATH, then dlclose: symbolized still.
 mkdir -p plug
 gcc -O2 -g -shared -fPIC "$progs/sig_plugin.c" -o plug/libsig_plugin.so
