@@ -89,7 +89,14 @@ int plumb_read_file(plumb_profile *p, const char *path, const plumb_read_opts *o
 		if (opts && opts->executable && err && err->code == PLUMB_ERR_FORMAT) {
 			if (fmt_out)
 				*fmt_out = PLUMB_FMT_GMON;
-			return plumb_gmon_profile_read(p, path, opts, err);
+			if (plumb_gmon_profile_read(p, path, opts, err) == 0)
+				return 0;
+			char msg[sizeof err->message];
+			memcpy(msg, err->message, sizeof msg);
+			size_t n = strlen(path);
+			const char *why = strncmp(msg, path, n) == 0 && msg[n] == ':' ? msg + n + 2 : msg;
+			return plumb_fail(err, err->code, "%s: no known format, and not a BSD gmon.out "
+					  "either (tried because of --exe): %.800s", path, why);
 		}
 		return -1;
 	}

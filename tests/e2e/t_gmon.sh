@@ -147,3 +147,6 @@ a=$(plumb_flat --exe prog_pie bsd.gmon)
 b=$(plumb_flat --exe prog_pie gmon.pie.1)
 same "a 4.4BSD file gives the same numbers as the GNU one" "$a" "$b"
 expect_err "a BSD file is not read without --exe" 1 "unknown format" "$PLUMB" report bsd.gmon
+expect_err "with --exe, a file of no format says it was tried as BSD" 1 \
+	"random.txt: no known format, and not a BSD gmon.out either (tried because of --exe): byte 0: truncated BSD header record" \
+	sh -c "printf 'abc' > random.txt && '$PLUMB' report --exe prog_pie random.txt"
