@@ -317,8 +317,8 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 		res->wait_status = st;
 	plumb_sig_info info = { 0 };
 	int rc = read_all(o, dir, d, &info, err);
+	rmdir(dir);   /* only when empty: a damaged file stays for a look */
 	if (rc == 0) {
-		rmdir(dir);
 		if (res) {
 			res->samples = info.samples;
 			res->lost = info.dropped;

@@ -156,6 +156,17 @@ r = rows["plugin_work"]
 assert r["module"].endswith("plug/libsig_plugin.so"), r
 assert float(r["percent.cpu-clock"]) > 90, r'
 
+# A static executable cannot load the sampler: a clear error, no litter.
+if gcc -O2 -static "$progs/sig_shares.c" -o sig_static 2> /dev/null; then
+	export TMPDIR="$PWD/tmp" && mkdir -p tmp
+	expect_err "static: the sampler wrote nothing, said clearly" 1 "wrote nothing" \
+		"$PLUMB" record --sampler=signal -o st.plumb ./sig_static 1
+	same "static: no temporary directory left" "$(ls tmp | wc -l)" 0
+	unset TMPDIR
+else
+	skip "static executable" "no static libc here"
+fi
+
 # 7. Not the sampler's job: other events, attaching.
 expect_err "page-faults is refused by the signal sampler" 2 "cpu-clock only" \
 	"$PLUMB" record --sampler=signal -e page-faults -o x.plumb ./sig_crash
