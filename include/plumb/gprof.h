@@ -112,9 +112,10 @@ void plumb_gprof_free(plumb_gprof *g);
 /* Inputs, in the order gprof reads them. A histogram whose range equals
  * an earlier one's is added bin by bin; the first one sets hz, the unit
  * ("seconds") and its abbreviation ('s'); a different unit, abbreviation
- * or scale, or a partial overlap, is an error. */
+ * or scale, or a partial overlap, is an error. Bins are kept in 32 bits
+ * (gprof keeps an int), saturating. */
 int plumb_gprof_add_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint32_t nbins,
-			 const uint32_t *bins, uint32_t hz, const char *dimen, char abbrev,
+			 const uint64_t *bins, uint32_t hz, const char *dimen, char abbrev,
 			 plumb_error *err);
 /* One arc record (from_pc in the caller, self_pc in the callee). Records
  * that hit no symbol are dropped, as the INCL_ARCS/EXCL_ARCS tables say. */

@@ -195,7 +195,7 @@ static int check_header(plumb_gprof *g, double scale, uint32_t hz, const char *d
 }
 
 int plumb_gprof_add_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint32_t nbins,
-			 const uint32_t *bins, uint32_t hz, const char *dimen, char abbrev,
+			 const uint64_t *bins, uint32_t hz, const char *dimen, char abbrev,
 			 plumb_error *err)
 {
 	if (nbins == 0 || high_pc < low_pc)
@@ -223,8 +223,10 @@ int plumb_gprof_add_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint
 	} else if (h->nbins != nbins) {
 		return plumb_fail(err, PLUMB_ERR_FORMAT, "histogram records for one range differ in bins");
 	}
-	for (uint32_t i = 0; i < nbins; i++)
-		h->bins[i] += bins[i];
+	for (uint32_t i = 0; i < nbins; i++) {
+		uint64_t sum = (uint64_t)h->bins[i] + bins[i];
+		h->bins[i] = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+	}
 	return 0;
 }
 

@@ -25,17 +25,10 @@ int plumb_gprof_add_gmon(plumb_gprof *g, const struct plumb_gmon *gm, plumb_erro
 {
 	for (size_t i = 0; i < gm->nhists; i++) {
 		const plumb_gmon_hist *h = &gm->hists[i];
-		uint32_t *bins = malloc((h->nbins ? h->nbins : 1) * sizeof *bins);
-		if (!bins)
-			return plumb_fail_nomem(err);
-		for (uint32_t b = 0; b < h->nbins; b++)
-			bins[b] = h->bins[b] > UINT32_MAX ? UINT32_MAX : (uint32_t)h->bins[b];
 		/* old BSD files carry no rate: the reader leaves hz 0, gprof takes the host's */
 		uint32_t hz = gm->hz ? gm->hz : h->prof_rate ? h->prof_rate : 100;
-		int rc = plumb_gprof_add_hist(g, h->low_pc, h->high_pc, h->nbins, bins, hz, h->dimen,
-					      h->dimen_abbrev, err);
-		free(bins);
-		if (rc)
+		if (plumb_gprof_add_hist(g, h->low_pc, h->high_pc, h->nbins, h->bins, hz, h->dimen,
+					 h->dimen_abbrev, err))
 			return -1;
 	}
 	for (size_t i = 0; i < gm->narcs; i++)

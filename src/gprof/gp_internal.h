@@ -52,7 +52,7 @@ typedef struct gp_spec_tab {
 typedef struct gp_hist {
 	uint64_t low, high;
 	uint32_t nbins;
-	uint64_t *bins;
+	uint32_t *bins;                  /* 32 bits as gprof's int; saturating */
 } gp_hist;
 
 typedef struct gp_rawarc {

@@ -141,15 +141,17 @@ plumb_gprof_paths *plumb_gprof_paths_fix(const char *exe, plumb_gprof_symbol *sy
 	plumb_gprof_paths *p = calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
-	int fd = open(exe, O_RDONLY);
-	if (fd < 0)
-		return p;
-	Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
+	bool relative = false; /* DWARF is read only when some path needs it */
+	for (size_t i = 0; i < n && !relative; i++)
+		relative = syms[i].file && syms[i].file[0] != '/';
+	int fd = relative ? open(exe, O_RDONLY) : -1;
+	Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
 	if (dw) {
 		fix_all(p, dw, syms, n);
 		dwarf_end(dw);
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	set_order(exe, syms, n);
 	return p;
 }

@@ -51,7 +51,7 @@ static plumb_gprof *four_bins(void)
 				       SYM(0x1020, "d") };
 	memcpy(s, init, sizeof s);
 	plumb_gprof *g = make(s, 4, 0x1040);
-	static const uint32_t bins[4] = { 4, 9, 0, 1 };
+	static const uint64_t bins[4] = { 4, 9, 0, 1 };
 	plumb_error err;
 	cr_assert_eq(plumb_gprof_add_hist(g, 0x1000, 0x1012, 4, bins, 100, "seconds", 's', &err), 0);
 	return g;
@@ -194,7 +194,7 @@ static plumb_gprof *shared_callee(void)
 				       SYM(0x40, "end") };
 	memcpy(s, init, sizeof s);
 	plumb_gprof *g = make(s, 5, 0x50);
-	uint32_t bins[32] = { 0 };
+	uint64_t bins[32] = { 0 };
 	bins[24] = 8; /* unit 24 = address 0x30: c */
 	plumb_error err;
 	cr_assert_eq(plumb_gprof_add_hist(g, 0, 0x40, 32, bins, 100, "seconds", 's', &err), 0);
@@ -359,7 +359,7 @@ Test(gprof, static_calls_forward_only)
 	text[0x30] = 0xe8;
 	text[0x31] = 0xdd;
 	text[0x32] = text[0x33] = text[0x34] = 0xff;
-	uint32_t bins[0x20] = { 0 };
+	uint64_t bins[0x20] = { 0 };
 	plumb_error err;
 	cr_assert_eq(plumb_gprof_add_hist(g, 0x1000, 0x1040, 0x20, bins, 100, "seconds", 's', &err), 0);
 	plumb_gprof_add_arc(g, 0x1004, 0x1034, 1); /* a -> d, so there is a graph */
