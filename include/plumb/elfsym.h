@@ -21,7 +21,8 @@
  *    the kept one has, or "_x" against "__x" (gprof's symtab_finalize);
  *    the others are listed as the kept symbol's aliases;
  *  - each kept symbol covers [addr, end_addr] with end_addr = next kept
- *    symbol's addr - 1 (the last one: the end of .text - 1); st_size is
+ *    symbol's addr - 1 (the last one: the end of .text - 1, or its own
+ *    address if it lies beyond .text, where gprof maps nothing); st_size is
  *    not used, so a zero-sized symbol (an assembler label) owns the bytes
  *    up to the next symbol, as in gprof;
  *  - each symbol's file and line come from the DWARF line table at its

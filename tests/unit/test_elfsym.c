@@ -293,3 +293,30 @@ Test(elfsym, demangle_and_errors)
 	cr_assert_eq(err.code, PLUMB_ERR_FORMAT);
 	cr_assert(strstr(err.message, "not an ELF executable") != NULL);
 }
+
+Test(elfsym, stripped_and_without_dwarf)
+{
+	char stripped[sizeof dir + 16], cmd[512];
+	snprintf(stripped, sizeof stripped, "%s/stripped", dir);
+	snprintf(cmd, sizeof cmd, "strip -o %s %s", stripped, pie);
+	cr_assert_eq(system(cmd), 0);
+	plumb_exe *e = open_ok(stripped);
+	cr_assert_not(plumb_exe_get_info(e)->has_symtab);
+	cr_assert_not(plumb_exe_get_info(e)->has_dwarf);
+	plumb_error err;
+	plumb_symtab *st;
+	cr_assert_eq(plumb_symtab_build(e, 0, &st, &err), -1, "only imports are left");
+	cr_assert_null(st);
+	cr_assert(strstr(err.message, "file has no symbols") != NULL, "%s", err.message);
+	plumb_line_loc loc;
+	cr_assert_eq(plumb_exe_line_at(e, plumb_exe_get_info(e)->text_lo, &loc, &err), 0);
+	cr_assert_eq(loc.line, 0, "no DWARF: no line, no error");
+	cr_assert_null(loc.file);
+	plumb_line_run *runs;
+	size_t n;
+	cr_assert_eq(plumb_exe_line_runs(e, &runs, &n, &err), 0);
+	cr_assert_eq(n, 0);
+	free(runs);
+	plumb_exe_close(e);
+	unlink(stripped);
+}
