@@ -76,6 +76,29 @@ assert rows["outer_step"]["line"] == "13" and rows["hot"]["line"] == "20", rows
 incl = {f: int(rows[f]["inclusive.cpu-clock"]) for f in ("inner_step", "outer_step", "hot")}
 assert incl["inner_step"] <= incl["outer_step"] <= incl["hot"] and incl["inner_step"] >= 0.9 * incl["hot"], incl'
 
+# 2c. Symbols: C++ names demangled; a stripped binary's separate debug file
+# found through its debuglink; the profile is self-contained.
+if command -v g++ >/dev/null 2>&1; then
+	g++ -O2 -g "$P/rec_cxx.cc" -o cxx
+	"$PLUMB" record -q -o cxx.plumb ./cxx
+	run "$PLUMB" report cxx.plumb
+	expect_out "C++ names are demangled" "calc::Engine::spin(unsigned long)"
+else
+	skip "C++ names are demangled" "g++ not installed"
+fi
+gcc -O2 -g "$P/rec_shares.c" -o stripped
+objcopy --only-keep-debug stripped stripped.debug
+strip -s stripped
+objcopy --add-gnu-debuglink=stripped.debug stripped
+"$PLUMB" record -q -o stripped.plumb ./stripped 0.3
+rm -f stripped stripped.debug
+run "$PLUMB" report --format csv stripped.plumb
+py "stripped binary: names and lines from its debuglink file, kept in the profile" '
+import csv, sys
+rows = {r["function"]: r for r in csv.DictReader(sys.stdin)}
+assert rows["work_a"]["file"].endswith("rec_shares.c"), rows
+assert not any("+0x" in f for f in rows if f.startswith("stripped")), list(rows)'
+
 # 3. Threads: per-thread shares, names and start routines.
 gcc -O2 -g -pthread "$P/rec_threads.c" -o threads
 "$PLUMB" record -q -o thr.plumb ./threads 0.3
