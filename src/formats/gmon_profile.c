@@ -254,8 +254,40 @@ static int meta(plumb_profile *p, const plumb_gmon *g, const char *exe, plumb_er
 	return plumb_meta_set(p, "creator", "gcc -pg (gmon.out)", err);
 }
 
+/* Addresses outside the executable's symbols mean the wrong executable (or
+ * a rebuilt one): gprof says nothing, plumb warns, naming both ranges. */
+static void check_ranges(const plumb_gmon *g, const plumb_symtab *st, const char *path,
+			 const char *exe, const plumb_read_opts *opts)
+{
+	if (!opts || !opts->warn || !st->n)
+		return;
+	uint64_t lo = st->syms[0].addr, hi = st->syms[st->n - 1].end_addr;
+	char msg[1024];
+	for (size_t i = 0; i < g->nhists; i++) {
+		const plumb_gmon_hist *h = &g->hists[i];
+		if (h->nbins && (h->high_pc <= lo || h->low_pc > hi)) {
+			snprintf(msg, sizeof msg, "%s: byte %" PRIu64 ": histogram 0x%" PRIx64 "-0x%" PRIx64
+				 " lies outside the code of %s (0x%" PRIx64 "-0x%" PRIx64 "): is it the "
+				 "executable that wrote this file?", path, h->file_offset, h->low_pc,
+				 h->high_pc, exe, lo, hi + 1);
+			opts->warn(opts->warn_ctx, msg);
+		}
+	}
+	size_t lost = 0;
+	for (size_t i = 0; i < g->narcs; i++)
+		if (plumb_symtab_lookup(st, g->arcs[i].from_pc) < 0 ||
+		    plumb_symtab_lookup(st, g->arcs[i].self_pc) < 0)
+			lost++;
+	if (lost) {
+		snprintf(msg, sizeof msg, "%s: %zu of %zu call arcs have an address outside the "
+			 "symbols of %s (0x%" PRIx64 "-0x%" PRIx64 ") and are left out", path, lost,
+			 g->narcs, exe, lo, hi + 1);
+		opts->warn(opts->warn_ctx, msg);
+	}
+}
+
 static int convert(plumb_profile *p, plumb_exe *e, const plumb_gmon *g, const char *path,
-		   const char *exe, plumb_error *err)
+		   const char *exe, const plumb_read_opts *opts, plumb_error *err)
 {
 	plumb_symtab *st;
 	if (plumb_symtab_build(e, 0, &st, err))
@@ -276,6 +308,7 @@ static int convert(plumb_profile *p, plumb_exe *e, const plumb_gmon *g, const ch
 		plumb_fail_nomem(err);
 		goto out;
 	}
+	check_ranges(g, st, path, exe, opts);
 	rc = histogram(&c, e, g, err);
 	if (rc == 0)
 		rc = add_arcs(&c, g, err);
@@ -307,7 +340,7 @@ int plumb_gmon_profile_read(plumb_profile *p, const char *path, const plumb_read
 	plumb_gmon *g = plumb_gmon_new();
 	int rc = g ? plumb_gmon_read(g, path, &layout, err) : plumb_fail_nomem(err);
 	if (rc == 0)
-		rc = convert(p, e, g, path, exe, err);
+		rc = convert(p, e, g, path, exe, opts, err);
 	plumb_gmon_free(g);
 	plumb_exe_close(e);
 	free(dflt);

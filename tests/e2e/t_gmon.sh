@@ -150,3 +150,9 @@ expect_err "a BSD file is not read without --exe" 1 "unknown format" "$PLUMB" re
 expect_err "with --exe, a file of no format says it was tried as BSD" 1 \
 	"random.txt: no known format, and not a BSD gmon.out either (tried because of --exe): byte 0: truncated BSD header record" \
 	sh -c "printf 'abc' > random.txt && '$PLUMB' report --exe prog_pie random.txt"
+run "$PLUMB" report --exe prog_nopie gmon.pie.1
+case "$err" in
+*"histogram 0x"*"lies outside the code of prog_nopie"*"call arcs have an address outside"*)
+	ok "the wrong executable: warnings name both address ranges" ;;
+*) fail "the wrong executable: warnings name both address ranges" "exit $rc" "stderr: $err" ;;
+esac
