@@ -127,6 +127,16 @@ static int open_error(recorder *r, const plumb_rec_event_spec *e, int errnum)
 			return plumb_fail(r->err, PLUMB_ERR_UNSUPPORTED, "%s: precise sampling (:p) is not "
 					  "supported for this event here; drop the p modifier", e->name);
 	}
+	unsigned long max = 0;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	if (f) {
+		if (fscanf(f, "%lu", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (errnum == EINVAL && !r->o->period && max && r->o->freq > max)
+		return plumb_fail(r->err, PLUMB_ERR_USAGE, "%s: -F %" PRIu64 " is above the kernel's "
+				  "limit of %lu Hz (kernel.perf_event_max_sample_rate)", e->name, r->o->freq, max);
 	return plumb_fail(r->err, PLUMB_ERR_UNSUPPORTED, "%s: cannot open the event: %s", e->name,
 			  strerror(errnum));
 }
