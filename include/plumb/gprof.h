@@ -103,6 +103,14 @@ plumb_gprof_lines *plumb_gprof_lines_new(const char *exe, const struct plumb_lin
 const plumb_gprof_line *plumb_gprof_lines_get(const plumb_gprof_lines *l, size_t *n);
 void plumb_gprof_lines_free(plumb_gprof_lines *l);
 
+/* gprof's function table leaves out static symbols whose clone suffix
+ * (".constprop.0", ".clone.3") its name test refuses, and in binutils 2.40
+ * that test reads past the name into the next names of .strtab. This
+ * removes from syms (sorted, ends set) the static symbols that gprof
+ * drops for it, giving their range to the symbol before, and returns the
+ * new count. syms untouched when the executable cannot be read. */
+size_t plumb_gprof_static_names(const char *exe, plumb_gprof_symbol *syms, size_t n);
+
 /* A new analysis over a finalized symbol table (copied; the strings must
  * outlive the object). NULL after filling err. */
 plumb_gprof *plumb_gprof_new(const plumb_gprof_symbol *syms, size_t n, const plumb_gprof_opts *o,

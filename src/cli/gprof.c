@@ -297,6 +297,8 @@ typedef struct inputs {
 	plumb_symtab *st;
 	plumb_gprof_symbol *sym;
 	size_t nsym;
+	plumb_gprof_symbol *fn;  /* gprof's function table */
+	size_t nfn;
 	plumb_line_run *runs;
 	plumb_gmon *gmon;
 	plumb_gprof_paths *paths;
@@ -307,6 +309,8 @@ typedef struct inputs {
 
 static void inputs_free(inputs *in)
 {
+	if (in->fn != in->sym)
+		free(in->fn);
 	plumb_gprof_paths_free(in->paths);
 	plumb_gprof_lines_free(in->lines);
 	for (size_t i = 0; i < in->nowned; i++)
@@ -326,14 +330,28 @@ static plumb_gprof_symbol func_symbol(const plumb_exe_sym *s, bool demangle)
 				     .line = s->line, .is_static = s->is_static, .is_func = s->is_func };
 }
 
+/* The function symbol holding addr, or NULL. */
+static const plumb_gprof_symbol *fn_at(const inputs *in, uint64_t addr)
+{
+	size_t lo = 0, hi = in->nfn;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (in->fn[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr <= in->fn[lo - 1].end_addr ? &in->fn[lo - 1] : NULL;
+}
+
 /* A line symbol's name as printed: its function's demangled name, or the
  * name demangled here (kept until inputs_free). NULL: print it raw. */
-static const char *line_display(inputs *in, const char *name, ptrdiff_t f, bool demangle)
+static const char *line_display(inputs *in, const char *name, const plumb_gprof_symbol *f, bool demangle)
 {
 	if (!demangle)
 		return NULL;
-	if (f >= 0 && strcmp(in->st->syms[f].name, name) == 0)
-		return in->st->syms[f].demangled;
+	if (f && strcmp(f->name, name) == 0)
+		return f->display;
 	char *d = plumb_demangle(name);
 	if (!d)
 		return NULL;
@@ -363,7 +381,7 @@ static int line_symbols(inputs *in, const gprof_args *a, plumb_error *err)
 	    !(in->lines = plumb_gprof_lines_new(plumb_exe_get_info(in->exe)->path, in->runs, nruns, err)))
 		return -1;
 	const plumb_gprof_line *piece = plumb_gprof_lines_get(in->lines, &npieces);
-	in->sym = calloc(npieces + in->st->n + 1, sizeof *in->sym);
+	in->sym = calloc(npieces + in->nfn + 1, sizeof *in->sym);
 	if (!in->sym)
 		return plumb_fail_nomem(err);
 	const plumb_gprof_symbol *prev = NULL;
@@ -371,9 +389,9 @@ static int line_symbols(inputs *in, const gprof_args *a, plumb_error *err)
 		const plumb_gprof_line *r = &piece[i];
 		if (!r->file || !r->function || !r->line || same_run(prev, r))
 			continue;
-		ptrdiff_t f = plumb_symtab_lookup(in->st, r->addr);
+		const plumb_gprof_symbol *f = fn_at(in, r->addr);
 		bool is_static = prev && strcmp(prev->name, r->function) == 0 && strcmp(prev->file, r->file) == 0
-				 ? prev->is_static : f >= 0 && in->st->syms[f].is_static;
+				 ? prev->is_static : f && f->is_static;
 		plumb_gprof_symbol *s = &in->sym[in->nsym++];
 		*s = (plumb_gprof_symbol){ .addr = r->addr, .name = r->function, .file = r->file,
 					   .line = r->line, .is_static = is_static,
@@ -381,11 +399,11 @@ static int line_symbols(inputs *in, const gprof_args *a, plumb_error *err)
 		prev = s;
 	}
 	const plumb_exe_info *info = plumb_exe_get_info(in->exe);
-	for (size_t i = 0; i < in->st->n; i++)
-		in->sym[in->nsym++] = func_symbol(&in->st->syms[i], !a->no_demangle);
+	memcpy(in->sym + in->nsym, in->fn, in->nfn * sizeof *in->fn);
+	in->nsym += in->nfn;
 	/* gprof ended the last function symbol at the end of .text; one that
 	 * starts beyond it (a weak data symbol) has an empty range and goes */
-	if (in->st->n && info->text_hi)
+	if (in->nfn && info->text_hi)
 		in->sym[in->nsym - 1].end_addr = info->text_hi - 1;
 	in->nsym = plumb_gprof_finalize_symbols(in->sym, in->nsym, info->text_hi);
 	return 0;
@@ -398,16 +416,17 @@ static int load_symbols(inputs *in, const char *exe, const gprof_args *a, plumb_
 	unsigned flags = (a->no_static ? PLUMB_SYMTAB_NO_STATIC : 0) | (a->funcs_only ? PLUMB_SYMTAB_FUNCS_ONLY : 0);
 	if (plumb_symtab_build(in->exe, flags, &in->st, err))
 		return -1;
+	if (!(in->fn = calloc(in->st->n + 1, sizeof *in->fn)))
+		return plumb_fail_nomem(err);
+	for (size_t i = 0; i < in->st->n; i++)
+		in->fn[i] = func_symbol(&in->st->syms[i], !a->no_demangle);
+	in->nfn = plumb_gprof_static_names(exe, in->fn, in->st->n);
 	if (a->o.line) {
 		if (line_symbols(in, a, err))
 			return -1;
 	} else {
-		in->sym = calloc(in->st->n + 1, sizeof *in->sym);
-		if (!in->sym)
-			return plumb_fail_nomem(err);
-		for (size_t i = 0; i < in->st->n; i++)
-			in->sym[i] = func_symbol(&in->st->syms[i], !a->no_demangle);
-		in->nsym = in->st->n;
+		in->sym = in->fn;
+		in->nsym = in->nfn;
 	}
 	if (!(in->paths = plumb_gprof_paths_fix(exe, in->sym, in->nsym)))
 		return plumb_fail_nomem(err);

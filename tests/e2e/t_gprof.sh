@@ -170,6 +170,19 @@ for prog in gpmo gpco; do
 	done
 done
 
+# A static executable: all of libc's symbols, among them static clones
+# ("x.constprop.0") that gprof keeps or drops by the names that follow
+# theirs in .strtab.
+if (cd src && gcc -static -pg -g -O0 -o ../gpms gp_main.c gp_second.c) 2> /dev/null && ./gpms > /dev/null &&
+	mv gmon.out gpms.gmon; then
+	for opts in "" "-z" "-l" "-l -z" "-z -T" "-A" "-C -z" "-c -z" "-a"; do
+		# shellcheck disable=SC2086
+		same_as_gprof "gpms (static) -b $opts" -b $opts gpms gpms.gmon
+	done
+else
+	skip "static executable" "gcc -static -pg does not link here"
+fi
+
 # -A lists files in the order gprof meets them in the ELF symbol table:
 # gp_third.c, first on the link line, has no static function.
 for opts in "-A -z" "-C -z" "-z -A -l" "-A" "-z"; do
