@@ -71,7 +71,8 @@ for prog in gpm gpm_np gpc; do
 	for opts in "" "-p" "-q" "-P" "-Q" "-z" "-w 120" "-w 40" "-T" "-T -z" "-l" "-l -z" "-l -T" \
 		"-A" "-A -z" "-C" "-C -z" "-i" "-a" "-a -z" "-c" "-c -z" "-L" "-l -L" "-x -A" "-l -A" \
 		"-l -A -x" "-l -C" "-m 500 -A" "-t 2 -A" "-t 0 -A" "-z -m 0 -A" "-p -q -C -A -i" \
-		"--inline-file-names" "--inline-file-names -L -z" "--inline-file-names -T" "--inline-file-names -l"; do
+		"--inline-file-names" "--inline-file-names -L -z" "--inline-file-names -T" "--inline-file-names -l" \
+		"-D" "-D -z" "-D -l -z" "-a -l -z"; do
 		# shellcheck disable=SC2086
 		same_as_gprof "$prog -b $opts" -b $opts $prog $prog.gmon
 	done
