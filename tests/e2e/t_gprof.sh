@@ -246,6 +246,17 @@ for order in "a/util.c b/util.c main.c" "b/util.c a/util.c main.c"; do
 	fi
 done
 
+# Long options.
+for opts in "--flat-profile=burn" "--no-flat-profile=burn" "--graph=ping" "--no-graph" "--no-graph=burn" \
+	"--exec-counts" "--no-exec-counts=burn --exec-counts" "--annotated-source=gp_second.c" \
+	"--no-annotated-source" "--time=ping" "--no-time=burn" "--width=40" "--display-unused-functions" \
+	"--line" "--traditional" "--static-call-graph" "--no-static" "--print-path --line" "--file-info" \
+	"--annotated-source --table-length=3 --min-count=2" "--annotated-source --all-lines" \
+	"--file-format=m" "--ignore-non-functions" "--no-demangle"; do
+	# shellcheck disable=SC2086
+	same_as_gprof "gpm --brief $opts" --brief $opts gpm gpm.gmon
+done
+
 # Several gmon files are summed.
 for opts in "" "-p" "-q" "-i" "-C" "-A" "-l -p" "-z"; do
 	# shellcheck disable=SC2086
