@@ -206,7 +206,8 @@ plumb_gprof *plumb_gprof_from_gmon(const struct plumb_symtab *st, const struct p
  * samples; divide by hz for seconds). Cycle members each receive the time
  * of callees outside their cycle only, as gprof computes it. */
 typedef struct plumb_gprof_estimate {
-	double self;       /* samples credited by the histogram (exact up to bin overlap) */
+	double self;       /* samples credited by the histogram (exact up to bin overlap;
+			    * as in gprof, the last symbol of the table gets none) */
 	double children;   /* gprof's estimated children time: an estimate */
 	uint64_t calls;    /* calls from other functions */
 	uint64_t self_calls; /* recursive calls */

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "gprof/gp_internal.h"
+#include "plumb/elfsym.h"
+#include "plumb/gmon.h"
 #include "plumb/gprof.h"
 
 #define SYM(a, n) { .addr = (a), .name = (n), .is_func = true }
@@ -416,4 +418,61 @@ Test(gprof, arc_specs_starting_together_keep_the_last)
 	cr_expect(gp_arc_wanted(g, &g->sym[0], &g->sym[1]), "main -> a: -k main/ was dropped");
 	cr_expect(!gp_arc_wanted(g, &g->sym[1], &g->sym[3]), "a -> c: -k /c holds");
 	plumb_gprof_free(g);
+}
+
+/* What plumb report uses: gprof's estimate from a gmon reading and an ELF
+ * symbol table (both hand-made here: a GNU gmon file in memory). */
+static void put(unsigned char **p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		*(*p)++ = (unsigned char)(v >> (8 * i));
+}
+
+Test(gprof, estimate_from_a_gmon_reading)
+{
+	unsigned char buf[512] = "gmon", *p = buf + 4;
+	put(&p, 1, 4);
+	p += 12;
+	*p++ = 0; /* histogram: 0x0-0x40, 32 bins of 2 bytes, 100 Hz */
+	put(&p, 0, 8);
+	put(&p, 0x40, 8);
+	put(&p, 32, 4);
+	put(&p, 100, 4);
+	memcpy(p, "seconds", 7);
+	p += 15;
+	*p++ = 's';
+	for (int i = 0; i < 32; i++)
+		put(&p, i == 24 ? 8 : 0, 2);
+	const uint64_t arcs[][3] = { { 0x4, 0x14, 1 }, { 0x4, 0x24, 3 }, { 0x14, 0x34, 1 }, { 0x24, 0x34, 3 } };
+	for (int i = 0; i < 4; i++) {
+		*p++ = 1;
+		put(&p, arcs[i][0], 8);
+		put(&p, arcs[i][1], 8);
+		put(&p, arcs[i][2], 4);
+	}
+	plumb_gmon *gm = plumb_gmon_new();
+	plumb_gmon_layout lay = { .addr_size = 8, .order = PLUMB_GMON_LITTLE };
+	plumb_error err;
+	cr_assert_eq(plumb_gmon_read_buffer(gm, "hand.gmon", buf, (size_t)(p - buf), &lay, &err), 0, "%s",
+		     err.message);
+	plumb_exe_sym syms[] = {
+		{ .addr = 0x0, .end_addr = 0xf, .name = "main", .demangled = "main", .is_func = true },
+		{ .addr = 0x10, .end_addr = 0x1f, .name = "a", .demangled = "a", .is_func = true },
+		{ .addr = 0x20, .end_addr = 0x2f, .name = "b", .demangled = "b", .is_func = true },
+		{ .addr = 0x30, .end_addr = 0x3f, .name = "c", .demangled = "c", .is_func = true },
+		/* gprof credits nothing to its last symbol (past it, its table has
+		 * no next start): executables end with _fini or etext */
+		{ .addr = 0x40, .end_addr = 0x4f, .name = "_fini", .demangled = "_fini", .is_func = true },
+	};
+	plumb_symtab st = { .syms = syms, .n = 5 };
+	plumb_gprof *g = plumb_gprof_from_gmon(&st, gm, &err);
+	cr_assert_not_null(g, "%s", err.message);
+	cr_expect_float_eq(plumb_gprof_hz(g), 100.0, 1e-12);
+	cr_expect_float_eq(est(g, 3).self, 8.0, 1e-12);
+	cr_expect_float_eq(est(g, 1).children, 2.0, 1e-12);
+	cr_expect_float_eq(est(g, 2).children, 6.0, 1e-12);
+	cr_expect_float_eq(est(g, 0).children, 8.0, 1e-12);
+	cr_expect_eq(est(g, 3).calls, 4);
+	plumb_gprof_free(g);
+	plumb_gmon_free(gm);
 }
