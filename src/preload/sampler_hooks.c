@@ -249,44 +249,51 @@ static void after_failed_exec(void)
 
 #define ENV_STORE (4 * PATH_MAX + 256)
 
-/* Run exec_call with `fixed` set to the repaired environment. */
-#define WITH_ENV(envp, exec_call)                                                    \
-	do {                                                                          \
-		if (!atomic_load(&smp.active))                                        \
-			return (exec_call(envp));                                     \
-		sigset_t saved_;                                                      \
-		before_exec(&saved_);                                                 \
-		size_t n_ = env_count(envp);                                          \
-		const char **slots_ = alloca((n_ + 8) * sizeof *slots_);              \
-		char *store_ = alloca(ENV_STORE + strlen(smp.lib));                   \
-		char *const *fixed = fixed_env(envp, slots_, store_,                  \
-					       ENV_STORE + strlen(smp.lib));          \
-		int rc_ = exec_call(fixed);                                           \
-		int e_ = errno;                                                       \
-		after_failed_exec();                                                  \
-		errno = e_;                                                           \
-		return rc_;                                                           \
-	} while (0)
+enum exec_how { BY_PATH, BY_SEARCH, BY_FD };
+
+static int real_exec(enum exec_how how, const char *name, int fd, char *const argv[],
+		     char *const envp[])
+{
+	switch (how) {
+	case BY_PATH: return real.execve(name, argv, envp);
+	case BY_SEARCH: return real.execvpe(name, argv, envp);
+	default: return real.fexecve(fd, argv, envp);
+	}
+}
+
+/* Every exec goes through here: write everything, exec with the repaired
+ * environment (on the stack: this may run in a vfork child or a signal
+ * handler), and sample on if the exec failed. */
+static int exec_sampled(enum exec_how how, const char *name, int fd, char *const argv[],
+			char *const envp[])
+{
+	if (!atomic_load(&smp.active))
+		return real_exec(how, name, fd, argv, envp);
+	sigset_t saved;
+	before_exec(&saved);
+	size_t cap = ENV_STORE + strlen(smp.lib);
+	const char **slots = alloca((env_count(envp) + 8) * sizeof *slots);
+	char *store = alloca(cap);
+	int rc = real_exec(how, name, fd, argv, fixed_env(envp, slots, store, cap));
+	int e = errno;
+	after_failed_exec();
+	errno = e;
+	return rc;
+}
 
 SMP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-#define CALL(env) real.execve(path, argv, env)
-	WITH_ENV(envp, CALL);
-#undef CALL
+	return exec_sampled(BY_PATH, path, -1, argv, envp);
 }
 
 SMP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-#define CALL(env) real.execvpe(file, argv, env)
-	WITH_ENV(envp, CALL);
-#undef CALL
+	return exec_sampled(BY_SEARCH, file, -1, argv, envp);
 }
 
 SMP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-#define CALL(env) real.fexecve(fd, argv, env)
-	WITH_ENV(envp, CALL);
-#undef CALL
+	return exec_sampled(BY_FD, NULL, fd, argv, envp);
 }
 
 SMP_EXPORT int execv(const char *path, char *const argv[])

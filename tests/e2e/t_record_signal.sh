@@ -128,7 +128,7 @@ assert f.get("crash_work", 0) >= 40, f'
 
 # Ctrl-C: passed on to the command, which dies of it; what its thread
 # had flushed (every 100 ms) is the profile.
-"$PLUMB" record --sampler=signal -o int.plumb ./sig_shares 100000 > /dev/null 2> int.err &
+"$PLUMB" record --sampler=signal -o int.plumb ./sig_shares 10000 > /dev/null 2> int.err &
 rec=$!
 sleep 1.5
 kill -INT "$rec"
@@ -182,7 +182,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev
 	chmod 700 "$nb"
 	expect_status "non-root: record as nobody" 0 \
 		setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		env HOME="$nb" TMPDIR="$nb" "$PLUMB" record --sampler=signal -o "$nb/p.plumb" "$nb/sig_shares" 60
+		env HOME="$nb" TMPDIR="$nb" "$PLUMB" record --sampler=signal -o "$nb/p.plumb" "$nb/sig_shares" 6
 	run csv_func "$nb/p.plumb"
 	py "non-root: the profile has work_c" '
 import sys
@@ -193,7 +193,7 @@ assert f.get("work_c", 0) > 0, f'
 	gcc -O2 "$progs/sig_noperf.c" -o "$nb/sig_noperf" && chown nobody "$nb/sig_noperf"
 	expect_status "no perf_event_open: record as nobody falls back" 0 \
 		setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		env HOME="$nb" TMPDIR="$nb" "$nb/sig_noperf" "$PLUMB" record -o "$nb/q.plumb" "$nb/sig_shares" 60
+		env HOME="$nb" TMPDIR="$nb" "$nb/sig_noperf" "$PLUMB" record -o "$nb/q.plumb" "$nb/sig_shares" 6
 	case "$err" in
 	*"not permitted"*"using the signal sampler"*) ok "no perf_event_open: the fallback is said" ;;
 	*) fail "no perf_event_open: the fallback is said" "$err" ;;
