@@ -7,12 +7,16 @@
  * symbols by bin overlap, arcs mapped to symbols and filtered, cycles found
  * and numbered, time propagated from callees to callers in proportion to
  * call counts. The printers write gprof's reports to a FILE* given by the
- * caller; nothing here prints elsewhere, exits, or reads files itself
- * (source files for -A are read only through plumb_gprof_print_annotated).
+ * caller; nothing here prints elsewhere or exits. Files are read only by
+ * the functions that say so: the executable (what BFD tells gprof and
+ * plumb/elfsym.h does not: -c's code, -l's inlined names, joined paths,
+ * symbol-table order and gprof's static-name test), a gmon file for -i's
+ * record counts, sources for -A through the caller's callbacks.
  *
  * gprof's inclusive ("children") times are an estimate: a callee's time is
  * shared among its callers in proportion to the calls each made. Anything
- * built on plumb_gprof_arc_estimate() must say so (inclusive_estimated).
+ * built on plumb_gprof_symbol_estimate() or plumb_gprof_arc_estimate_at()
+ * must say so (inclusive_estimated).
  */
 #ifndef PLUMB_GPROF_H
 #define PLUMB_GPROF_H
@@ -35,7 +39,7 @@ typedef struct plumb_gprof_symbol {
 	const char *file;    /* source path as recorded in debug info, or NULL */
 	unsigned line;       /* line of the address, 0 when unknown */
 	bool is_static;      /* local symbol: the index shows "(file)" */
-	bool is_func;        /* false for the line symbols of -l */
+	bool is_func;        /* STT_FUNC; false for untyped labels and -l's line symbols */
 	uint32_t elf_index;  /* position in the ELF symbol table, 0 unknown: gprof
 			      * meets source files in this order (-A's order) */
 } plumb_gprof_symbol;
