@@ -110,6 +110,22 @@ leaf = [k for k in f if k.startswith("leaf")][0]
 chain3 = [k for k in f if k.startswith("chain3")][0]
 assert f[chain3][1] == f[leaf][0], (f[chain3], f[leaf])'
 
+# -g none keeps the pc only; -c N is a period in ns (as perf reads it for
+# cpu-clock): -c 4000000 asks for 250 Hz.
+expect_status "-g none -c 4000000: record" 0 \
+	"$PLUMB" record --sampler=signal -g none -c 4000000 -o none.plumb ./sig_deep 30
+case "$err" in
+*"250 Hz requested"*) ok "-c 4000000 requests 250 Hz" ;;
+*) fail "-c 4000000 requests 250 Hz" "$err" ;;
+esac
+run csv_func none.plumb
+py "-g none: leaves only, nothing inclusive above them" '
+import sys
+f = {l.split()[0]: (int(l.split()[1]), int(l.split()[2])) for l in sys.stdin if l.strip()}
+assert sum(e for e, i in f.values()) > 0, f
+assert all(e == i for e, i in f.values()), f
+assert f.get("main", (0, 0))[1] == f.get("main", (0, 0))[0], f'
+
 # 5. A crash and a kill: the status is the shell's, the profile is written.
 expect_status "crash: record exits 128+SIGSEGV" 139 \
 	"$PLUMB" record --sampler=signal -o crash.plumb ./sig_crash
