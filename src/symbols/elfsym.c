@@ -3,6 +3,7 @@
  * listed in plumb/elfsym.h and docs/gmon.md), read with libelf. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -110,31 +111,52 @@ char *plumb_demangle(const char *mangled)
 
 /* ---- gprof's choice of symbols ----------------------------------------- */
 
-/* A static name survives if every '.' in it starts digits, ".clone.<d>"
- * or ".constprop.<d>" (GCC clones and nested functions), and it has no '$'. */
-static bool static_name_ok(const char *name)
+/* The string table the names live in: gprof's test of a static name can
+ * read on into the names after it. */
+typedef struct strtab {
+	const char *tab;
+	size_t size;
+} strtab;
+
+/* Skip one '.' suffix at tab[i]: ".clone.", ".constprop." or nothing, then
+ * digits. Returns the index where it stopped (a '.' after digits, or the
+ * end of the name), or SIZE_MAX if gprof refuses the name. */
+static size_t skip_suffix(const strtab *t, size_t i)
 {
-	if (!name[0])
+	static const char clone[] = ".clone.", constprop[] = ".constprop.";
+	size_t left = strnlen(t->tab + i, t->size - i);
+	if (left > sizeof clone - 1 && strncmp(t->tab + i, clone, sizeof clone - 1) == 0)
+		i += sizeof clone - 2;
+	else if (left > sizeof constprop - 1 && strncmp(t->tab + i, constprop, sizeof constprop - 1) == 0)
+		i += sizeof constprop - 2;
+	bool digit = false;
+	for (i++; i < t->size && t->tab[i]; i++) {
+		if (digit && t->tab[i] == '.')
+			break;
+		if (t->tab[i] < '0' || t->tab[i] > '9')
+			return SIZE_MAX;
+		digit = true;
+	}
+	return i;
+}
+
+/* gprof 2.40's test of a static name at tab[pos], as it really runs: every
+ * '.' must start digits, ".clone.<d>" or ".constprop.<d>" (GCC clones and
+ * nested functions), and a '$' refuses the name. When a name ends inside
+ * such a suffix the scan steps over its NUL and goes on through the next
+ * names of the table, so "f.constprop.0" is kept only if no later name
+ * fails the test (the end of the table stops it). */
+static bool static_name_ok(const strtab *t, size_t pos)
+{
+	if (pos >= t->size || !t->tab[pos])
 		return false;
-	for (const char *p = name; *p; p++) {
-		if (*p == '$')
+	for (size_t i = pos; i < t->size && t->tab[i]; i++) {
+		if (t->tab[i] == '$')
 			return false;
-		while (*p == '.') {
-			bool digit = false;
-			if (strlen(p) > 7 && strncmp(p, ".clone.", 7) == 0)
-				p += 6;
-			else if (strlen(p) > 11 && strncmp(p, ".constprop.", 11) == 0)
-				p += 10;
-			for (p++; *p; p++) {
-				if (digit && *p == '.')
-					break;
-				if (*p >= '0' && *p <= '9')
-					digit = true;
-				else
-					return false;
-			}
-		}
-		if (!*p)
+		while (i < t->size && t->tab[i] == '.')
+			if ((i = skip_suffix(t, i)) == SIZE_MAX)
+				return false;
+		if (i >= t->size)
 			break;
 	}
 	return true;
@@ -147,7 +169,8 @@ typedef struct cand {
 
 /* gprof's class of a symbol: 'T' global or weak text, 't' static text, 0
  * not kept. exec tells whether its section holds code. */
-static int sym_class(const GElf_Sym *sym, const char *name, bool exec, unsigned flags)
+static int sym_class(const GElf_Sym *sym, const char *name, const strtab *t, bool exec,
+		     unsigned flags)
 {
 	int type = GELF_ST_TYPE(sym->st_info), bind = GELF_ST_BIND(sym->st_info);
 	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS || sym->st_shndx == SHN_COMMON)
@@ -163,7 +186,7 @@ static int sym_class(const GElf_Sym *sym, const char *name, bool exec, unsigned 
 		return 0;
 	if (bind == STB_GLOBAL)
 		return 'T';
-	if (bind != STB_LOCAL || !static_name_ok(name))
+	if (bind != STB_LOCAL || !static_name_ok(t, sym->st_name))
 		return 0;
 	if (strncmp(name, "__gnu_compiled", 14) == 0)
 		return 0;
@@ -213,6 +236,8 @@ static int collect(plumb_exe *e, unsigned flags, cand **out, size_t *n, plumb_er
 	size_t count = sh.sh_size / sh.sh_entsize;
 	if (!d)
 		return plumb_fail(err, PLUMB_ERR_FORMAT, "%s: unreadable symbol table", e->path);
+	Elf_Data *sd = elf_getdata(elf_getscn(e->elf, sh.sh_link), NULL);
+	strtab t = { sd ? sd->d_buf : NULL, sd && sd->d_buf ? sd->d_size : 0 };
 	cand *c = calloc(count ? count : 1, sizeof *c);
 	if (!c)
 		return plumb_fail_nomem(err);
@@ -224,7 +249,7 @@ static int collect(plumb_exe *e, unsigned flags, cand **out, size_t *n, plumb_er
 		if (!name)
 			continue;
 		bool exec = sym.st_shndx < SHN_LORESERVE && section_is_exec(e->elf, sym.st_shndx);
-		int cls = sym_class(&sym, name, exec, flags);
+		int cls = sym_class(&sym, name, &t, exec, flags);
 		if (!cls)
 			continue;
 		plumb_exe_sym *s = &c[*n].s;
