@@ -61,6 +61,9 @@ typedef struct plumb_rec_data {
 	PLUMB_VEC(plumb_rec_thread) threads;
 	uint64_t lost;             /* samples the kernel dropped (PERF_RECORD_LOST) */
 	uint64_t throttled;        /* throttle events (the kernel lowered the rate) */
+	/* private: equal chains of a process are stored once (samples share
+	 * their ips), so long recordings grow by a sample, not a stack */
+	struct plumb_rec_chain_ix *chain_ix;
 } plumb_rec_data;
 
 plumb_rec_data *plumb_rec_data_new(void);

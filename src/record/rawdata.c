@@ -22,6 +22,20 @@ static int grow(void **v, size_t *cap, size_t need, size_t sz)
 
 #define GROW(vec, need) grow((void **)&(vec).v, &(vec).cap, (need), sizeof *(vec).v)
 
+/* ---- chains stored once -------------------------------------------------- */
+
+typedef struct chain_slot {
+	uint64_t hash;         /* 0: empty */
+	size_t ips;
+	uint32_t nips;
+	int32_t pid;
+} chain_slot;
+
+struct plumb_rec_chain_ix {
+	chain_slot *slots;
+	size_t cap, n;
+};
+
 plumb_rec_data *plumb_rec_data_new(void)
 {
 	return calloc(1, sizeof(plumb_rec_data));
@@ -40,6 +54,9 @@ void plumb_rec_data_free(plumb_rec_data *d)
 	free(d->ips.v);
 	free(d->maps.v);
 	free(d->threads.v);
+	if (d->chain_ix)
+		free(d->chain_ix->slots);
+	free(d->chain_ix);
 	free(d);
 }
 
@@ -54,6 +71,64 @@ int plumb_rec_event_add(plumb_rec_data *d, const char *name, plumb_error *err)
 	return (int)d->events.n++;
 }
 
+static uint64_t chain_hash(int32_t pid, const uint64_t *c, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325u ^ (uint64_t)(uint32_t)pid;
+	for (size_t i = 0; i < n; i++) {
+		h ^= c[i];
+		h *= 0x100000001b3u;
+		h ^= h >> 29;
+	}
+	return h ? h : 1;
+}
+
+static int chain_ix_grow(struct plumb_rec_chain_ix *ix)
+{
+	size_t cap = ix->cap ? 2 * ix->cap : 1024;
+	chain_slot *v = calloc(cap, sizeof *v);
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < ix->cap; i++) {
+		if (!ix->slots[i].hash)
+			continue;
+		size_t j = ix->slots[i].hash & (cap - 1);
+		while (v[j].hash)
+			j = (j + 1) & (cap - 1);
+		v[j] = ix->slots[i];
+	}
+	free(ix->slots);
+	ix->slots = v;
+	ix->cap = cap;
+	return 0;
+}
+
+/* Where chain c of pid is stored: an equal one already kept, or a new copy
+ * at the end of d->ips. (size_t)-1 on ENOMEM. */
+static size_t chain_store(plumb_rec_data *d, int32_t pid, const uint64_t *c, size_t n)
+{
+	if (!d->chain_ix && !(d->chain_ix = calloc(1, sizeof *d->chain_ix)))
+		return (size_t)-1;
+	struct plumb_rec_chain_ix *ix = d->chain_ix;
+	if ((ix->n + 1) * 2 > ix->cap && chain_ix_grow(ix))
+		return (size_t)-1;
+	uint64_t h = chain_hash(pid, c, n);
+	size_t j = h & (ix->cap - 1);
+	for (; ix->slots[j].hash; j = (j + 1) & (ix->cap - 1)) {
+		const chain_slot *sl = &ix->slots[j];
+		if (sl->hash == h && sl->pid == pid && sl->nips == n &&
+		    memcmp(d->ips.v + sl->ips, c, n * sizeof *c) == 0)
+			return sl->ips;
+	}
+	if (GROW(d->ips, d->ips.n + n))
+		return (size_t)-1;
+	size_t at = d->ips.n;
+	memcpy(d->ips.v + at, c, n * sizeof *c);
+	d->ips.n += n;
+	ix->slots[j] = (chain_slot){ h, at, (uint32_t)n, pid };
+	ix->n++;
+	return at;
+}
+
 int plumb_rec_sample_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns,
 			 uint32_t event, uint64_t weight, const uint64_t *chain, size_t n,
 			 uint32_t flags, plumb_error *err)
@@ -61,13 +136,11 @@ int plumb_rec_sample_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t t
 	if (event >= d->events.n)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "sample of event %u: only %zu events", event,
 				  d->events.n);
-	if (GROW(d->samples, d->samples.n + 1) || GROW(d->ips, d->ips.n + n))
+	size_t at = n ? chain_store(d, pid, chain, n) : 0;
+	if (at == (size_t)-1 || GROW(d->samples, d->samples.n + 1))
 		return plumb_fail_nomem(err);
-	plumb_rec_sample *s = &d->samples.v[d->samples.n++];
-	*s = (plumb_rec_sample){ pid, tid, time_ns, event, flags, weight, d->ips.n, (uint32_t)n };
-	if (n)
-		memcpy(d->ips.v + d->ips.n, chain, n * sizeof *chain);
-	d->ips.n += n;
+	d->samples.v[d->samples.n++] =
+		(plumb_rec_sample){ pid, tid, time_ns, event, flags, weight, at, (uint32_t)n };
 	return 0;
 }
 

@@ -214,3 +214,24 @@ Test(record, symbolize_fallbacks)
 	cr_assert_eq(plumb_symbolize(s, "[vdso]", 0x10, f, 0, &err), -1);
 	plumb_symbolizer_free(s);
 }
+
+Test(record, equal_chains_stored_once)
+{
+	plumb_error err;
+	plumb_rec_data *d = plumb_rec_data_new();
+	cr_assert_eq(plumb_rec_event_add(d, "cpu-clock", &err), 0);
+	uint64_t a[3] = { 0x1000, 0x2000, 0x3000 }, b[3] = { 0x1004, 0x2000, 0x3000 };
+	for (int i = 0; i < 1000; i++)
+		cr_assert_eq(plumb_rec_sample_add(d, 1, 1, (uint64_t)i, 0, 1, i % 2 ? a : b, 3, 0, &err), 0);
+	cr_assert_eq(d->ips.n, 6, "two distinct chains kept once each");
+	cr_assert_eq(plumb_rec_sample_add(d, 2, 2, 5, 0, 1, a, 3, 0, &err), 0);
+	cr_assert_eq(d->ips.n, 9, "another process's equal chain is its own (addresses are per process)");
+	cr_assert_eq(plumb_rec_sample_add(d, 1, 1, 6, 0, 1, a, 2, 0, &err), 0);
+	cr_assert_eq(d->ips.n, 11, "a prefix is a different chain");
+	const plumb_rec_sample *s = &d->samples.v[1];
+	cr_assert_eq(s->nips, 3);
+	cr_assert_eq(d->ips.v[s->ips], 0x1000);
+	cr_assert_eq(d->ips.v[d->samples.v[0].ips], 0x1004);
+	cr_assert_eq(d->samples.v[1001].ips != d->samples.v[1].ips, true);
+	plumb_rec_data_free(d);
+}
