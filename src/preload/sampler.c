@@ -435,7 +435,7 @@ static int install_handler(void)
 
 __attribute__((constructor)) static void smp_load(void)
 {
-	if (read_settings() != 0 || smp_hooks_resolve() != 0)
+	if (smp_hooks_resolve() != 0 || read_settings() != 0)
 		return;
 	smp_unwind_warm_up();
 	if (pthread_key_create(&smp.key, smp_thread_key_done) != 0 || install_handler() != 0)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "preload/sampler.h"
@@ -36,21 +37,20 @@ static struct {
 
 extern char **environ;
 
+/* Each wrapper resolves what it calls on first use: it may run before our
+ * constructor (from another library's), or in a process where the sampler
+ * is not set up at all. */
+#define RESOLVE(field, name) \
+	(real.field ? real.field : (real.field = (__typeof__(real.field))dlsym(RTLD_NEXT, name)))
+
 int smp_hooks_resolve(void)
 {
-	real.pthread_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
-	real.execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
-	real.execvpe = (execve_fn)dlsym(RTLD_NEXT, "execvpe");
-	real.fexecve = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
-	real.posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
-	real.posix_spawnp = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
-	real.dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
-	real.dlclose = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
-	real.exit_ = (exit_fn)dlsym(RTLD_NEXT, "_exit");
-	real.Exit = (exit_fn)dlsym(RTLD_NEXT, "_Exit");
-	return real.pthread_create && real.execve && real.execvpe && real.fexecve &&
-			       real.posix_spawn && real.posix_spawnp && real.dlopen && real.dlclose && real.exit_ &&
-			       real.Exit
+	return RESOLVE(pthread_create, "pthread_create") && RESOLVE(execve, "execve") &&
+			       RESOLVE(execvpe, "execvpe") && RESOLVE(fexecve, "fexecve") &&
+			       RESOLVE(posix_spawn, "posix_spawn") &&
+			       RESOLVE(posix_spawnp, "posix_spawnp") && RESOLVE(dlopen, "dlopen") &&
+			       RESOLVE(dlclose, "dlclose") && RESOLVE(exit_, "_exit") &&
+			       RESOLVE(Exit, "_Exit")
 		       ? 0
 		       : -1;
 }
@@ -85,8 +85,8 @@ __attribute__((section("plumb_roots"), noinline)) static void *thread_start(void
 
 SMP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-	if (!real.pthread_create)
-		real.pthread_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	if (!RESOLVE(pthread_create, "pthread_create"))
+		return EAGAIN;
 	if (!atomic_load(&smp.active))
 		return real.pthread_create(th, attr, fn, arg);
 	service_maps();
@@ -254,6 +254,11 @@ enum exec_how { BY_PATH, BY_SEARCH, BY_FD };
 static int real_exec(enum exec_how how, const char *name, int fd, char *const argv[],
 		     char *const envp[])
 {
+	if (!RESOLVE(execve, "execve") || !RESOLVE(execvpe, "execvpe") ||
+	    !RESOLVE(fexecve, "fexecve")) {
+		errno = ENOSYS;
+		return -1;
+	}
 	switch (how) {
 	case BY_PATH: return real.execve(name, argv, envp);
 	case BY_SEARCH: return real.execvpe(name, argv, envp);
@@ -349,6 +354,8 @@ SMP_EXPORT int execle(const char *path, const char *arg, ...)
 SMP_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 		const posix_spawnattr_t *at, char *const argv[], char *const envp[])
 {
+	if (!RESOLVE(posix_spawn, "posix_spawn"))
+		return ENOSYS;
 	if (!atomic_load(&smp.active))
 		return real.posix_spawn(pid, path, fa, at, argv, envp);
 	size_t n = env_count(envp);
@@ -361,6 +368,8 @@ SMP_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_
 SMP_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 		 const posix_spawnattr_t *at, char *const argv[], char *const envp[])
 {
+	if (!RESOLVE(posix_spawnp, "posix_spawnp"))
+		return ENOSYS;
 	if (!atomic_load(&smp.active))
 		return real.posix_spawnp(pid, file, fa, at, argv, envp);
 	size_t n = env_count(envp);
@@ -380,8 +389,8 @@ SMP_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file
  * A path needs no search: call it and write the maps at once. */
 SMP_EXPORT void *dlopen(const char *file, int flags)
 {
-	if (!real.dlopen)
-		real.dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+	if (!RESOLVE(dlopen, "dlopen"))
+		return NULL;
 	if (file && !strchr(file, '/')) {
 		service_maps();
 		atomic_store(&smp.maps_dirty, 1);
@@ -396,8 +405,8 @@ SMP_EXPORT void *dlopen(const char *file, int flags)
 /* The library may go away: its code must be in a snapshot first. */
 SMP_EXPORT int dlclose(void *handle)
 {
-	if (!real.dlclose)
-		real.dlclose = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+	if (!RESOLVE(dlclose, "dlclose"))
+		return -1;
 	service_maps();
 	return real.dlclose(handle);
 }
@@ -405,13 +414,17 @@ SMP_EXPORT int dlclose(void *handle)
 SMP_EXPORT void _exit(int status)
 {
 	smp_finish(PSMP_END_EXIT);
-	real.exit_(status);
+	if (RESOLVE(exit_, "_exit"))
+		real.exit_(status);
+	syscall(SYS_exit_group, status);
 	__builtin_unreachable();
 }
 
 SMP_EXPORT void _Exit(int status)
 {
 	smp_finish(PSMP_END_EXIT);
-	real.Exit(status);
+	if (RESOLVE(Exit, "_Exit"))
+		real.Exit(status);
+	syscall(SYS_exit_group, status);
 	__builtin_unreachable();
 }
