@@ -195,6 +195,8 @@ fi
 # 7. Not the sampler's job: other events, attaching.
 expect_err "page-faults is refused by the signal sampler" 2 "cpu-clock only" \
 	"$PLUMB" record --sampler=signal -e page-faults -o x.plumb ./sig_crash
+expect_err "attaching is refused by the signal sampler" 2 "cannot attach" \
+	"$PLUMB" record --sampler=signal -p $$ -o x.plumb
 expect_err "a missing command is the shell's 127" 127 "no-such-command" \
 	"$PLUMB" record --sampler=signal -o x.plumb ./no-such-command
 
