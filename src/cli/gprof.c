@@ -209,6 +209,7 @@ static const struct option longopts[] = {
 	{ "file-format", required_argument, NULL, 'O' },
 	{ "traditional", no_argument, NULL, 'T' },
 	{ "version", no_argument, NULL, 'v' },
+	{ "debug", optional_argument, NULL, 'd' },
 	{ 0 },
 };
 
@@ -220,6 +221,9 @@ static int parse_one(gprof_args *a, int c, const char *arg, char **argv)
 	case 'b': a->o.brief = true; return 0;
 	case 'c': a->o.static_calls = true; return 0;
 	case 'D': a->funcs_only = true; return 0;
+	case 'd':
+		cli_error("gprof: warning: -d (gprof's debugging traces) is not supported; ignored");
+		return 0;
 	case 'i': a->style |= STYLE_INFO; a->user |= STYLE_INFO; return 0;
 	case 'l': a->o.line = true; return 0;
 	case 'L': a->o.print_path = true; return 0;
@@ -281,7 +285,7 @@ static int parse_args(int argc, char **argv, gprof_args *a)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":aA::bcC::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::st:Tvw:xyzZ::",
+	while ((c = getopt_long(argc, argv, ":aA::bcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::st:Tvw:xyzZ::",
 				longopts, NULL)) != -1) {
 		int rc = parse_one(a, c, optarg, argv);
 		if (rc)
