@@ -17,7 +17,7 @@ typedef struct addr_entry {
 	plumb_id module;
 } addr_entry;
 
-enum { FN_ROOT = 1, FN_START_THREAD = 2, FN_MAIN = 4 };
+enum { FN_ROOT = 1, FN_START_THREAD = 2, FN_MAIN = 4, FN_LIBC_START = 8 };
 
 typedef struct part_key {
 	int32_t pid, tid;
@@ -99,6 +99,8 @@ static uint8_t function_flags(const char *name)
 		return FN_ROOT | FN_MAIN;
 	if (strcmp(name, "start_thread") == 0)
 		return FN_ROOT | FN_START_THREAD;
+	if (strcmp(name, "__libc_start_call_main") == 0)
+		return FN_ROOT | FN_LIBC_START;
 	for (size_t i = 0; i < sizeof roots / sizeof *roots; i++)
 		if (strcmp(name, roots[i]) == 0)
 			return FN_ROOT;
@@ -226,10 +228,11 @@ static int count_module(conv *c, plumb_id module, bool rooted, plumb_error *err)
 }
 
 /* The thread's start routine from a root-first path: the function that
- * start_thread called, or main. */
+ * start_thread called, or main, or (when main tail-called on) what libc's
+ * start code called. */
 static plumb_id start_function(const conv *c, const plumb_id *path, size_t n)
 {
-	plumb_id main_fn = PLUMB_NONE;
+	plumb_id main_fn = PLUMB_NONE, after_libc = PLUMB_NONE;
 	for (size_t i = 0; i < n; i++) {
 		plumb_id fn = c->p->frames.v[path[i]].function;
 		uint8_t fl = c->fn_flags.v[fn];
@@ -237,8 +240,10 @@ static plumb_id start_function(const conv *c, const plumb_id *path, size_t n)
 			return c->p->frames.v[path[i + 1]].function;
 		if ((fl & FN_MAIN) && main_fn == PLUMB_NONE)
 			main_fn = fn;
+		if ((fl & FN_LIBC_START) && i + 1 < n && after_libc == PLUMB_NONE)
+			after_libc = c->p->frames.v[path[i + 1]].function;
 	}
-	return main_fn;
+	return main_fn != PLUMB_NONE ? main_fn : after_libc;
 }
 
 static int add_sample(conv *c, const plumb_rec_sample *s, uint64_t *costs, bool keep,
