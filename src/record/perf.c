@@ -816,6 +816,13 @@ int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_recor
 	unwinder_free(r.uw);
 	res->lost = d->lost;
 	res->throttled = d->throttled;
+	if (d->throttled && o->warn) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "the kernel throttled sampling %" PRIu64 " times (too high a "
+			 "rate for kernel.perf_cpu_time_max_percent): fewer samples than asked for",
+			 d->throttled);
+		o->warn(o->warn_ctx, msg);
+	}
 	if (rc == 0 && r.fatal)
 		rc = -1;
 	return rc;
