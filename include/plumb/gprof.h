@@ -169,6 +169,8 @@ void plumb_gprof_after_output(plumb_gprof *g);
 int plumb_gprof_print_graph(plumb_gprof *g, FILE *out);
 int plumb_gprof_print_index(plumb_gprof *g, FILE *out);
 int plumb_gprof_print_exec_counts(plumb_gprof *g, FILE *out);
+/* -r: gprof's suggested link order of the functions, one name a line. */
+int plumb_gprof_print_function_order(plumb_gprof *g, FILE *out);
 
 /* -A: annotated source. Files are opened through open_source (searching
  * -I directories is the caller's business); with -y (to_files) each file

@@ -30,6 +30,7 @@ static const char gprof_help[] =
 	"  -Z, --no-exec-counts[=SPEC]\n"
 	"  -i, --file-info                what each gmon file holds\n"
 	"  -s, --sum                      write the sum of the GMON files to gmon.sum\n"
+	"  -r, --function-ordering        a link order that keeps callers near callees\n"
 	"Time and arcs:\n"
 	"  -n, --time=SPEC                only SPEC's time goes up the call graph\n"
 	"  -N, --no-time=SPEC             SPEC's time does not go up the call graph\n"
@@ -71,7 +72,7 @@ static const char gprof_help[] =
 
 enum {
 	STYLE_FLAT = 1 << 0, STYLE_GRAPH = 1 << 1, STYLE_EXEC = 1 << 2, STYLE_ANNO = 1 << 3,
-	STYLE_INFO = 1 << 4, STYLE_SUM = 1 << 5
+	STYLE_INFO = 1 << 4, STYLE_SUM = 1 << 5, STYLE_ORDER = 1 << 6
 };
 
 enum { OPT_DEMANGLE = 256, OPT_NO_DEMANGLE, OPT_INLINE_NAMES };
@@ -210,6 +211,7 @@ static const struct option longopts[] = {
 	{ "traditional", no_argument, NULL, 'T' },
 	{ "version", no_argument, NULL, 'v' },
 	{ "debug", optional_argument, NULL, 'd' },
+	{ "function-ordering", no_argument, NULL, 'r' },
 	{ 0 },
 };
 
@@ -228,6 +230,7 @@ static int parse_one(gprof_args *a, int c, const char *arg, char **argv)
 	case 'l': a->o.line = true; return 0;
 	case 'L': a->o.print_path = true; return 0;
 	case 's': a->style |= STYLE_SUM; a->user |= STYLE_SUM; return 0;
+	case 'r': a->style |= STYLE_ORDER; a->user |= STYLE_ORDER; return 0;
 	case 'T': a->o.bsd = true; return 0;
 	case 'x': a->o.all_lines = true; return 0;
 	case 'y': a->to_files = true; return 0;
@@ -285,7 +288,7 @@ static int parse_args(int argc, char **argv, gprof_args *a)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":aA::bcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::st:Tvw:xyzZ::",
+	while ((c = getopt_long(argc, argv, ":aA::bcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::rst:Tvw:xyzZ::",
 				longopts, NULL)) != -1) {
 		int rc = parse_one(a, c, optarg, argv);
 		if (rc)
@@ -601,6 +604,8 @@ static int report(plumb_gprof *g, const gprof_args *a, unsigned style, plumb_err
 		if (plumb_gprof_print_annotated(g, stdout, &io, err))
 			return -1;
 	}
+	if ((style & STYLE_ORDER) && plumb_gprof_has_arcs(g) && plumb_gprof_print_function_order(g, stdout))
+		return -1;
 	return 0;
 }
 

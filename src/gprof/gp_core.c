@@ -135,6 +135,8 @@ void plumb_gprof_free(plumb_gprof *g)
 	for (int t = 0; t < PLUMB_GP_NTABLES; t++)
 		free(g->tab[t].r);
 	free(g->right);
+	free(g->pseudo);
+	free(g->pseudo_arc);
 	free(g->creation);
 	free(g->hist);
 	free(g->spec);

@@ -97,6 +97,13 @@ struct plumb_gprof {
 	size_t nspec;
 	gp_spec_tab tab[PLUMB_GP_NTABLES];
 	uint32_t *creation;              /* symbols in gprof's creation order (specs) */
+	/* gprof also links the ranges of from/to specs by arcs of count 0,
+	 * which only -r sees: pseudo symbols (names) and arcs between them,
+	 * in gprof's creation order */
+	const char **pseudo;
+	size_t npseudo;
+	uint32_t (*pseudo_arc)[2];
+	size_t npseudo_arc;
 	gp_range *right;                 /* right halves of arc specs */
 	size_t nright;
 	double total_time;               /* flat profile's total, in samples */

@@ -104,6 +104,8 @@ typedef struct spec_state {
 	size_t left_run, right_run;      /* last symbol matched, or SIZE_MAX */
 	size_t left_entry, right_entry;  /* the range that run grows */
 	size_t right_first, right_count; /* its right matches in g->right */
+	const char **lefts;              /* from/to specs: names of its left ranges */
+	size_t nlefts;
 	char *buf;
 } spec_state;
 
@@ -227,11 +229,59 @@ static int collect_lefts(plumb_gprof *g, spec_state *st, plumb_error *err)
 			if (!matches(&s->left, &g->sym[i]))
 				continue;
 			gp_spec_tab *t = &g->tab[g->spec[k].table];
+			size_t before = t->n;
 			if (extend(&t->r, &t->n, &cap[g->spec[k].table], &s->left_run, &s->left_entry, i,
 				   &g->sym[i], err))
 				return -1;
+			if (s->has_right && t->n > before) {
+				const char **nl = realloc(s->lefts, (s->nlefts + 1) * sizeof *nl);
+				if (!nl)
+					return plumb_fail_nomem(err);
+				s->lefts = nl;
+				nl[s->nlefts++] = g->sym[i].s.name;
+			}
 			t->r[s->left_entry].first_right = (uint32_t)s->right_first;
 			t->r[s->left_entry].nright = (uint32_t)s->right_count;
+		}
+	}
+	return 0;
+}
+
+static int add_pseudo(plumb_gprof *g, const char *name, uint32_t *id)
+{
+	const char **n = realloc(g->pseudo, (g->npseudo + 1) * sizeof *n);
+	if (!n)
+		return -1;
+	g->pseudo = n;
+	n[g->npseudo] = name;
+	*id = (uint32_t)g->npseudo++;
+	return 0;
+}
+
+/* The count-0 arcs gprof adds between every left and right range of a
+ * from/to spec: newest spec first, newest range first on each side. */
+static int pseudo_arcs(plumb_gprof *g, spec_state *st, plumb_error *err)
+{
+	for (size_t k = g->nspec; k-- > 0;) {
+		spec_state *s = &st[k];
+		if (!s->has_right || !s->nlefts || !s->right_count)
+			continue;
+		uint32_t base = (uint32_t)g->npseudo, id;
+		for (size_t r = s->right_count; r-- > 0;)
+			if (add_pseudo(g, g->right[s->right_first + r].name, &id))
+				return plumb_fail_nomem(err);
+		for (size_t l = s->nlefts; l-- > 0;) {
+			uint32_t left;
+			if (add_pseudo(g, s->lefts[l], &left))
+				return plumb_fail_nomem(err);
+			for (size_t r = 0; r < s->right_count; r++) {
+				uint32_t (*n)[2] = realloc(g->pseudo_arc, (g->npseudo_arc + 1) * sizeof *n);
+				if (!n)
+					return plumb_fail_nomem(err);
+				g->pseudo_arc = n;
+				n[g->npseudo_arc][0] = left;
+				n[g->npseudo_arc++][1] = base + (uint32_t)r;
+			}
 		}
 	}
 	return 0;
@@ -255,8 +305,12 @@ int gp_specs_resolve(plumb_gprof *g, plumb_error *err)
 		rc = collect_rights(g, st, err);
 	if (!rc)
 		rc = collect_lefts(g, st, err);
-	for (size_t k = 0; k < g->nspec; k++)
+	if (!rc)
+		rc = pseudo_arcs(g, st, err);
+	for (size_t k = 0; k < g->nspec; k++) {
 		free(st[k].buf);
+		free(st[k].lefts);
+	}
 	free(st);
 	for (int t = 0; !rc && t < PLUMB_GP_NTABLES; t++)
 		finalize(&g->tab[t]);

@@ -257,6 +257,16 @@ for opts in "--flat-profile=burn" "--no-flat-profile=burn" "--graph=ping" "--no-
 	same_as_gprof "gpm --brief $opts" --brief $opts gpm gpm.gmon
 done
 
+# -r: the suggested function order (arcs of from/to specs take part, as
+# in gprof).
+for prog in gpm gpc gpmo gpco; do
+	for opts in "-r" "-r -c" "-r -k main/" "-r -k /burn -k ping/" "-r -qping/burn" "-r -Qca/cb"; do
+		# shellcheck disable=SC2086
+		same_as_gprof "$prog -b $opts" -b $opts $prog $prog.gmon
+	done
+done
+[ -f gpms.gmon ] && same_as_gprof "gpms (static) -b -r" -b -r gpms gpms.gmon
+
 # Several gmon files are summed.
 for opts in "" "-p" "-q" "-i" "-C" "-A" "-l -p" "-z"; do
 	# shellcheck disable=SC2086
