@@ -611,7 +611,7 @@ static int report(plumb_gprof *g, const gprof_args *a, unsigned style, plumb_err
 
 static int run(gprof_args *a, const char *exe, char **files, int nfiles)
 {
-	plumb_error err;
+	plumb_error err = { 0 };
 	inputs in = { 0 };
 	plumb_gprof *g = NULL;
 	int rc = EXIT_BAD_INPUT;
@@ -640,10 +640,17 @@ static int run(gprof_args *a, const char *exe, char **files, int nfiles)
 		goto fail;
 	if ((rc = check_inputs(g, style)))
 		goto out;
-	if (report(g, a, style, &err))
+	if (report(g, a, style, &err)) {
+		if (!err.message[0]) /* the printers fail only on memory or writing */
+			plumb_fail(&err, PLUMB_ERR_IO, "cannot write the report: out of memory or a write error");
 		goto fail;
-	fflush(stdout);
-	rc = ferror(stdout) ? EXIT_BAD_INPUT : EXIT_OK;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_error("gprof: cannot write to standard output");
+		rc = EXIT_BAD_INPUT;
+	} else {
+		rc = EXIT_OK;
+	}
 	goto out;
 fail:
 	rc = cli_fail(&err);

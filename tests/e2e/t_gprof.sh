@@ -449,5 +449,8 @@ if [ "$(cat none/rc)" = 1 ] && grep -q "a.out" none/err; then ok "defaults a.out
 mkdir -p dflt && cp gpm dflt/a.out && cp gpm.gmon dflt/gmon.out
 (cd dflt && "$PLUMB" gprof -b > p.out && gprof -b > g.out)
 if cmp -s dflt/p.out dflt/g.out; then ok "a.out and gmon.out read by default"; else fail "a.out and gmon.out read by default"; fi
+if [ -w /dev/full ]; then
+	expect_err "a full disk on stdout is an error" 1 "cannot write" sh -c "'$PLUMB' gprof -b gpm gpm.gmon > /dev/full"
+fi
 expect_status "--help" 0 "$PLUMB" gprof --help
 expect_out "--help names the options" "--flat-profile"
