@@ -387,3 +387,12 @@ int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_tab
 	}
 	return plumb_fail(err, PLUMB_ERR_USAGE, "unknown view");
 }
+
+const char *view_estimate_note(const plumb_profile *p)
+{
+	const char *how = plumb_meta_get(p, "inclusive.estimated");
+	if (how && strcmp(how, "gprof") == 0)
+		return "Inclusive costs are gprof's estimates: a callee's time is shared among its "
+		       "callers in proportion to their calls. Exclusive costs are exact.";
+	return "Inclusive costs are estimates: the call graph has no inclusive cost for some calls.";
+}

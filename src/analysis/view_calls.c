@@ -198,7 +198,7 @@ int view_calls(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 		if (block(&c, o->kind, r.keys[i], i == 0))
 			goto nomem;
 	if (r.m->inclusive_estimated &&
-	    plumb_table_add_note(c.t, "Inclusive and attributed costs are estimates: the call graph has no inclusive cost for some calls."))
+	    plumb_table_add_note(c.t, view_estimate_note(p)))
 		goto nomem;
 	if ((c.tagged && plumb_table_add_note(c.t, VIEW_CYCLE_NOTE)) ||
 	    (c.nested && plumb_table_add_note(c.t, "A recursive call (to itself or within a cycle) shows its count "

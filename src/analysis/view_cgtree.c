@@ -375,7 +375,7 @@ static int add_notes(cgt *g)
 						       "--limit or --select for less."))
 		return -1;
 	if (g->m->inclusive_estimated &&
-	    plumb_table_add_note(g->t, "Inclusive costs are estimates: the call graph has no inclusive cost for some calls."))
+	    plumb_table_add_note(g->t, view_estimate_note(g->p)))
 		return -1;
 	return 0;
 }

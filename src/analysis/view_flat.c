@@ -142,7 +142,7 @@ int view_keyed(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 		tagged |= view_cycle_number(r.m, r.keys[i]) != 0;
 	}
 	if (r.m->inclusive_estimated &&
-	    plumb_table_add_note(t, "Inclusive costs are estimates: the call graph has no inclusive cost for some calls."))
+	    plumb_table_add_note(t, view_estimate_note(p)))
 		goto nomem;
 	if (tagged && plumb_table_add_note(t, VIEW_CYCLE_NOTE))
 		goto nomem;

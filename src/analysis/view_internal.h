@@ -84,6 +84,10 @@ int view_rows_prepare(const plumb_profile *p, const plumb_view_opts *o, plumb_le
 void view_rows_free(view_rows *r);
 
 /* Said under a table that shows cycles. */
+/* The note under a view whose inclusive costs are estimates (m's flag):
+ * why they are, in the words of the profile's source. */
+const char *view_estimate_note(const plumb_profile *p);
+
 #define VIEW_CYCLE_NOTE \
 	"<cycle N>: functions that call each other (mutual recursion), as one row: its own cost " \
 	"is its members', its inclusive cost adds the calls leaving it. A member's inclusive cost " \

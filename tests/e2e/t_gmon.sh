@@ -80,6 +80,24 @@ assert fs["gm_work"]["inclusive_estimated"] is True, fs["gm_work"]
 assert r["events"][0]["name"] == "time" and r["events"][0]["unit"] == "ns", r["events"]
 assert fs["gm_work"]["file"].endswith("gm_second.c"), fs["gm_work"]
 '
+	# the estimate is gprof's: self + children of each call-graph entry
+	gprof -b -q "./prog_$kind" "gmon.$kind.1" > gprof-q.txt 2>&1
+	run "$PLUMB" report --format csv --threshold 0 --exe "./prog_$kind" "gmon.$kind.1"
+	py "$kind: estimated inclusive seconds equal gprof's self + children" '
+import csv, re, sys
+want = {}
+for l in open("gprof-q.txt"):
+    m = re.match(r"\[\d+\]\s+[\d.]+\s+([\d.]+)\s+([\d.]+)\s+(?:[\d+/]+\s+)?(\S+) \[\d+\]$", l)
+    if m:
+        want[m.group(3)] = float(m.group(1)) + float(m.group(2))
+got = {r["function"]: int(r["inclusive.time"]) / 1e9 for r in csv.DictReader(sys.stdin)}
+checked = [f for f in want if f in got and want[f] > 0]
+assert len(checked) >= 3, (want, got)
+for f in checked:
+    assert abs(got[f] - want[f]) <= 0.021, (f, got[f], want[f])
+'
+	run "$PLUMB" report --exe "./prog_$kind" "gmon.$kind.1"
+	expect_out "$kind: the report says whose estimate it is" "gprof's estimates"
 done
 
 # The sum writer: a small program on libplumb, built like the plumb binary.
