@@ -10,7 +10,7 @@
  * caller; nothing here prints elsewhere or exits. Files are read only by
  * the functions that say so: the executable (what BFD tells gprof and
  * plumb/elfsym.h does not: -c's code, -l's inlined names, joined paths,
- * symbol-table order and gprof's static-name test), a gmon file for -i's
+ * symbol-table order), a gmon file for -i's
  * record counts, sources for -A through the caller's callbacks.
  *
  * gprof's inclusive ("children") times are an estimate: a callee's time is
@@ -106,14 +106,6 @@ plumb_gprof_lines *plumb_gprof_lines_new(const char *exe, const struct plumb_lin
 					 plumb_error *err);
 const plumb_gprof_line *plumb_gprof_lines_get(const plumb_gprof_lines *l, size_t *n);
 void plumb_gprof_lines_free(plumb_gprof_lines *l);
-
-/* gprof's function table leaves out static symbols whose clone suffix
- * (".constprop.0", ".clone.3") its name test refuses, and in binutils 2.40
- * that test reads past the name into the next names of .strtab. This
- * removes from syms (sorted, ends set) the static symbols that gprof
- * drops for it, giving their range to the symbol before, and returns the
- * new count. syms untouched when the executable cannot be read. */
-size_t plumb_gprof_static_names(const char *exe, plumb_gprof_symbol *syms, size_t n);
 
 /* A new analysis over a finalized symbol table (copied; the strings must
  * outlive the object). NULL after filling err. */

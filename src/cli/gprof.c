@@ -427,7 +427,7 @@ static int load_symbols(inputs *in, const char *exe, const gprof_args *a, plumb_
 		return plumb_fail_nomem(err);
 	for (size_t i = 0; i < in->st->n; i++)
 		in->fn[i] = func_symbol(&in->st->syms[i], !a->no_demangle);
-	in->nfn = plumb_gprof_static_names(exe, in->fn, in->st->n);
+	in->nfn = in->st->n;
 	if (a->o.line) {
 		if (line_symbols(in, a, err))
 			return -1;

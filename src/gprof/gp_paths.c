@@ -4,10 +4,7 @@
  * compilation unit's directory; libdw leaves it relative. gprof prints the
  * joined path in -C, -A and -L output and opens it for -A.
  * Symbol order: gprof meets source files in ELF symbol-table order, which
- * decides the order of -A's files.
- * Static names: gprof's check of clone suffixes (".constprop.0") runs past
- * the end of the name into the next names of .strtab (binutils 2.40), so
- * whether "f.constprop.0" is kept depends on its neighbours there. */
+ * decides the order of -A's files. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
@@ -137,99 +134,6 @@ static void set_order(const char *exe, plumb_gprof_symbol *syms, size_t n)
 	if (elf)
 		elf_end(elf);
 	close(fd);
-}
-
-/* gprof's test of a static name at strtab[pos], as it runs: a '.' must
- * be followed by digits (after an optional "clone." or "constprop."), '$'
- * is refused, and a name that ends inside such a suffix does not stop the
- * scan, which goes on into the following strings. */
-static bool gprof_keeps(const char *tab, size_t size, size_t pos)
-{
-	static const char clone[] = ".clone.", constprop[] = ".constprop.";
-	size_t i = pos;
-	while (i < size && tab[i]) {
-		if (tab[i] == '$')
-			return false;
-		while (i < size && tab[i] == '.') {
-			bool digit = false;
-			size_t len = strnlen(tab + i, size - i);
-			if (len > sizeof clone - 1 && strncmp(tab + i, clone, sizeof clone - 1) == 0)
-				i += sizeof clone - 2;
-			else if (len > sizeof constprop - 1 && strncmp(tab + i, constprop, sizeof constprop - 1) == 0)
-				i += sizeof constprop - 2;
-			for (i++; i < size && tab[i]; i++) {
-				if (digit && tab[i] == '.')
-					break;
-				if (tab[i] < '0' || tab[i] > '9')
-					return false;
-				digit = true;
-			}
-		}
-		i++;
-	}
-	return true;
-}
-
-typedef struct dropped {
-	uint64_t addr;
-	const char *name;
-} dropped;
-
-/* Local code symbols whose names gprof's test turns down. */
-static dropped *refused(Elf *elf, size_t *n)
-{
-	*n = 0;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		Elf_Data *sd = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
-		size_t count = sh.sh_size / sh.sh_entsize;
-		dropped *v = malloc((count ? count : 1) * sizeof *v);
-		if (!d || !sd || !v) {
-			free(v);
-			return NULL;
-		}
-		for (size_t k = 1; k < count; k++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(d, (int)k, &sym) || GELF_ST_BIND(sym.st_info) != STB_LOCAL ||
-			    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || sym.st_name >= sd->d_size)
-				continue;
-			const char *name = (const char *)sd->d_buf + sym.st_name;
-			if (strchr(name, '.') && !gprof_keeps(sd->d_buf, sd->d_size, sym.st_name))
-				v[(*n)++] = (dropped){ sym.st_value, name };
-		}
-		return v;
-	}
-	return NULL;
-}
-
-size_t plumb_gprof_static_names(const char *exe, plumb_gprof_symbol *syms, size_t n)
-{
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return n;
-	int fd = open(exe, O_RDONLY);
-	if (fd < 0)
-		return n;
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	size_t nd = 0;
-	dropped *d = elf ? refused(elf, &nd) : NULL;
-	size_t out = 0;
-	for (size_t i = 0; i < n; i++) {
-		bool drop = false;
-		for (size_t k = 0; k < nd && syms[i].is_static && !drop; k++)
-			drop = d[k].addr == syms[i].addr && strcmp(d[k].name, syms[i].name) == 0;
-		if (!drop)
-			syms[out++] = syms[i];
-		else if (out > 0)
-			syms[out - 1].end_addr = syms[i].end_addr; /* its range goes to the one before */
-	}
-	free(d);
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return out;
 }
 
 plumb_gprof_paths *plumb_gprof_paths_fix(const char *exe, plumb_gprof_symbol *syms, size_t n)
