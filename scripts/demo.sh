@@ -1,18 +1,22 @@
 #!/bin/sh
-# make demo: show plumb's main job on the bundled example. Until the
-# collector lands, the example is a profile perf recorded of examples/demo.c
-# (folded stacks); plumb stores it as .plumb and reports it.
+# make demo: plumb's main job on the bundled example. examples/demo.c is
+# built with -O2 and no frame pointers, recorded with plumb record (every
+# thread, complete stacks through the CFI), and reported. The folded
+# profile perf once recorded of it (examples/demo.folded) shows the reader.
 set -eu
 plumb=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
-out="$top/build/demo.plumb"
+build=$(dirname "$plumb")
+out="$build/demo.plumb"
 show() {
 	echo "\$ plumb $*"
 	"$plumb" "$@"
 	echo
 }
-show convert "$top/examples/demo.folded" -o "$out"
-show info "$out"
+${CC:-cc} -O2 -g -fomit-frame-pointer -o "$build/demo" "$top/examples/demo.c"
+show record -o "$out" "$build/demo"
 show report "$out" --limit 12
 show report "$out" --butterfly quicksort
 show report "$out" --view tree --threshold 5
+show report "$out" --view lines --limit 8
+show report "$top/examples/demo.folded" --limit 5

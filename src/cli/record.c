@@ -219,7 +219,8 @@ static int command_meta(plumb_profile *p, const record_args *a, plumb_error *err
 	       plumb_meta_set(p, "record.rate", rate, err);
 }
 
-static int save(const record_args *a, const plumb_rec_data *d, const char *sampler, plumb_error *err)
+static int save(const record_args *a, const plumb_rec_data *d, const char *sampler, const char *note,
+		plumb_error *err)
 {
 	plumb_profile *p = plumb_profile_new();
 	if (!p)
@@ -227,7 +228,8 @@ static int save(const record_args *a, const plumb_rec_data *d, const char *sampl
 	plumb_rec_profile_opts po = { NULL, true };
 	int rc = plumb_rec_to_profile(d, &po, p, err);
 	if (rc == 0)
-		rc = command_meta(p, a, err) || plumb_meta_set(p, "record.sampler", sampler, err);
+		rc = command_meta(p, a, err) || plumb_meta_set(p, "record.sampler", sampler, err) ||
+		     (*note && plumb_meta_set(p, "record.note", note, err));
 	if (rc == 0)
 		rc = plumb_store_write(p, a->output, err);
 	if (rc == 0 && !a->quiet) {
@@ -263,7 +265,7 @@ static int command_status(int st)
 static int record(record_args *a)
 {
 	plumb_error err;
-	plumb_record_result res;
+	plumb_record_result res = { 0 };
 	plumb_rec_event_spec *ev = NULL;
 	if (a->events && plumb_rec_parse_events(a->events, &ev, &a->ro.nevents, &err))
 		return cli_fail(&err);
@@ -299,7 +301,7 @@ static int record(record_args *a)
 		status = command_status(res.wait_status);
 		if (a->ro.pid && res.wait_status < 0)
 			status = EXIT_OK;
-		if (save(a, d, sampler, &err))
+		if (save(a, d, sampler, res.note, &err))
 			status = cli_fail(&err);
 	}
 	plumb_rec_data_free(d);
