@@ -6,7 +6,8 @@
 #   sh bench/run.sh callgrind gprof only these
 #
 # Benchmarks: folded (bench/folded.sh), callgrind (bench/callgrind.sh),
-# gprof (bench/gprof.sh), record_signal (bench/record_signal.sh). Environment variables are passed on to each.
+# gprof (bench/gprof.sh), record (bench/record.sh), record_signal
+# (bench/record_signal.sh). Environment variables are passed on to each.
 set -eu
 cd "$(dirname "$0")/.."
 names=${*:-folded callgrind gprof record record_signal}
