@@ -175,6 +175,7 @@ typedef struct plumb_profile {
 	 * and frame -> cg_self id (PLUMB_NONE if none) */
 	plumb_id cg_direct_part1;
 	PLUMB_VEC(plumb_id) cg_direct;
+	bool lookups_dropped;  /* see plumb_profile_drop_lookups */
 	bool costs_started;    /* events are frozen once a cost has been added */
 } plumb_profile;
 
@@ -223,6 +224,16 @@ plumb_id plumb_function_intern(plumb_profile *p, const char *name, const char *m
 /* file PLUMB_NONE means "the function's file". */
 plumb_id plumb_frame_intern(plumb_profile *p, plumb_id function, plumb_id file,
 			    uint32_t line, uint64_t address);
+
+/* Make room for about this many frames and call-graph self entries, so
+ * that a reader that can estimate them (from a file's size) does not grow
+ * the tables step by step. A hint: more may be added. -1 on ENOMEM. */
+int plumb_profile_reserve(plumb_profile *p, size_t frames, size_t cg_self, plumb_error *err);
+
+/* Free the tables that find existing frames, call-graph entries and arcs
+ * (tens of MB on big profiles) when nothing more will be added; an add
+ * after this rebuilds them first. */
+void plumb_profile_drop_lookups(plumb_profile *p);
 
 /* ---- parts ------------------------------------------------------------ */
 

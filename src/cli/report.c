@@ -296,6 +296,7 @@ static int run(report_args *a, char *const *files, int nfiles)
 	plumb_profile *p = cli_load_ex(files, nfiles, true, &fmt, &err);
 	if (!p)
 		return cli_fail(&err);
+	plumb_profile_drop_lookups(p); /* nothing more is added: tens of MB back */
 	int rc = EXIT_OK;
 	if (a->metric && (a->view.metric = plumb_event_find(p, a->metric)) < 0) {
 		char list[512] = "";

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "formats/callgrind_read.h"
 #include "model/index.h"
@@ -821,6 +822,23 @@ static void reader_free(cg_reader *r)
 	free(r->entry_known);
 }
 
+/* Room for the positions a file of this size holds, so that a big file's
+ * tables do not grow (and rehash) step by step. Callgrind files spend about
+ * 20 bytes per instruction position and 60 per source line; a low guess
+ * only means some growing after all. Compressed files are not guessed. */
+static int reserve_for(cg_reader *r, const char *path)
+{
+	struct stat st;
+	if (r->src.comp != PLUMB_COMP_NONE || stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	size_t n = (size_t)st.st_size / (r->lines_only ? 64 : 24);
+	if (n < 4096)
+		return 0;
+	if (n > (1u << 26))
+		n = 1u << 26;
+	return plumb_profile_reserve(r->p, r->p->frames.n + n, r->p->cg_self.n + n, r->err);
+}
+
 int plumb_callgrind_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
 			 plumb_error *err)
 {
@@ -833,6 +851,8 @@ int plumb_callgrind_read(plumb_profile *p, const char *path, const plumb_read_op
 	};
 	cg_reset_names(&r);
 	int rc = plumb_linesrc_open(&r.src, path, r.err);
+	if (rc == 0)
+		rc = reserve_for(&r, path);
 	if (rc == 0)
 		rc = read_lines(&r);
 	if (rc == 0)

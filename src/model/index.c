@@ -29,9 +29,8 @@ static void place(plumb_index_slot *slots, size_t nslots, uint32_t h, uint32_t i
 	slots[i].hash = h;
 }
 
-static int grow(plumb_index *ix)
+static int resize(plumb_index *ix, size_t n)
 {
-	size_t n = ix->nslots ? ix->nslots * 2 : 64;
 	plumb_index_slot *slots = calloc(n, sizeof *slots);
 	if (!slots)
 		return -1;
@@ -42,6 +41,22 @@ static int grow(plumb_index *ix)
 	ix->slots = slots;
 	ix->nslots = n;
 	return 0;
+}
+
+static int grow(plumb_index *ix)
+{
+	return resize(ix, ix->nslots ? ix->nslots * 2 : 64);
+}
+
+int plumb_index_reserve(plumb_index *ix, size_t n)
+{
+	size_t slots = ix->nslots ? ix->nslots : 64;
+	while (n * 4 > slots * 3) {
+		if (slots > SIZE_MAX / 4 / sizeof(plumb_index_slot))
+			return -1;
+		slots *= 2;
+	}
+	return slots > ix->nslots ? resize(ix, slots) : 0;
 }
 
 int plumb_index_insert(plumb_index *ix, uint32_t h, uint32_t id)

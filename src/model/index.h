@@ -17,6 +17,8 @@ uint32_t plumb_index_find(const plumb_index *ix, uint32_t h, plumb_index_eq eq,
 /* Record id under hash h (the caller has checked it is absent). -1 on ENOMEM. */
 int plumb_index_insert(plumb_index *ix, uint32_t h, uint32_t id);
 void plumb_index_free(plumb_index *ix);
+/* Make room for n entries without growing again. -1 on ENOMEM. */
+int plumb_index_reserve(plumb_index *ix, size_t n);
 
 uint64_t plumb_hash_bytes(const void *data, size_t len);
 static inline uint64_t plumb_hash_mix(uint64_t h, uint64_t v)

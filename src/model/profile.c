@@ -152,6 +152,28 @@ static bool frame_eq(const void *ctx, uint32_t id, const void *key)
 	       a->address == b->address;
 }
 
+/* The positions of one function hash to neighbouring slots: readers add
+ * them together, and a big profile's lookups then stay in cache. */
+static uint32_t frame_hash(const plumb_frame *fr)
+{
+	return (uint32_t)(plumb_hash_mix(fr->function, fr->file) + (uint64_t)fr->line * 8 + fr->address);
+}
+
+/* frame ids are dense: consecutive frames take consecutive slots */
+static uint32_t cg_self_hash(plumb_id part, plumb_id frame)
+{
+	return (uint32_t)(frame + part * 0x9E3779B1u);
+}
+
+/* by call site first: frame ids are dense, so a reader adding the calls of
+ * one function in turn touches neighbouring slots */
+static uint32_t arc_hash(plumb_id part, plumb_id caller, plumb_id callee)
+{
+	return (uint32_t)(caller * 8u + (callee & 7u) + part * 0x9E3779B1u);
+}
+
+static int lookups_ready(plumb_profile *p);
+
 plumb_id plumb_frame_intern(plumb_profile *p, plumb_id function, plumb_id file,
 			    uint32_t line, uint64_t address)
 {
@@ -160,9 +182,9 @@ plumb_id plumb_frame_intern(plumb_profile *p, plumb_id function, plumb_id file,
 	if (file == PLUMB_NONE)
 		file = p->functions.v[function].file;
 	plumb_frame fr = { function, file, line, address };
-	/* The positions of one function hash to neighbouring slots: readers add
-	 * them together, and a big profile's lookups then stay in cache. */
-	uint32_t h = (uint32_t)(plumb_hash_mix(function, file) + (uint64_t)line * 8 + address);
+	if (lookups_ready(p))
+		return PLUMB_NONE;
+	uint32_t h = frame_hash(&fr);
 	plumb_id id = plumb_index_find(&p->frame_ix, h, frame_eq, p, &fr);
 	if (id != PLUMB_NONE)
 		return id;
@@ -170,6 +192,14 @@ plumb_id plumb_frame_intern(plumb_profile *p, plumb_id function, plumb_id file,
 	if (plumb_vec_push(p->frames, fr) || plumb_index_insert(&p->frame_ix, h, id))
 		return PLUMB_NONE;
 	return id;
+}
+
+int plumb_profile_reserve(plumb_profile *p, size_t frames, size_t cg_self, plumb_error *err)
+{
+	if (lookups_ready(p) || plumb_vec_reserve(p->frames, frames) || plumb_index_reserve(&p->frame_ix, frames) ||
+	    plumb_vec_reserve(p->cg_self, cg_self) || plumb_vec_reserve(p->cg_direct, frames))
+		return plumb_fail_nomem(err);
+	return 0;
 }
 
 /* ---- parts and the calling context tree -------------------------------- */
@@ -303,12 +333,11 @@ int plumb_cg_add_self(plumb_profile *p, plumb_id part, plumb_id frame, const uin
 	if (part >= p->parts.n || frame >= p->frames.n)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "call graph cost for unknown part or frame");
 	plumb_cg_self k = { part, frame };
-	bool nomem = false;
-	plumb_id *direct = cg_direct_slot(p, part, frame, &nomem);
+	bool nomem = lookups_ready(p) != 0;
+	plumb_id *direct = nomem ? NULL : cg_direct_slot(p, part, frame, &nomem);
 	if (nomem)
 		return plumb_fail_nomem(err);
-	/* frame ids are dense: consecutive frames take consecutive slots */
-	uint32_t h = (uint32_t)(frame + part * 0x9E3779B1u);
+	uint32_t h = cg_self_hash(part, frame);
 	plumb_id id = direct ? *direct : plumb_index_find(&p->cg_self_ix, h, cg_self_eq, p, &k);
 	if (id == PLUMB_NONE) {
 		id = (plumb_id)p->cg_self.n;
@@ -336,9 +365,9 @@ int plumb_arc_add(plumb_profile *p, plumb_id part, plumb_id caller, plumb_id cal
 	if (part >= p->parts.n || caller >= p->frames.n || callee >= p->functions.n)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "call arc with unknown part, frame or function");
 	plumb_arc k = { part, caller, callee, PLUMB_COUNT_UNKNOWN, false };
-	/* by call site first: frame ids are dense, so a reader adding the calls
-	 * of one function in turn touches neighbouring slots */
-	uint32_t h = (uint32_t)(caller * 8u + (callee & 7u) + part * 0x9E3779B1u);
+	if (lookups_ready(p))
+		return plumb_fail_nomem(err);
+	uint32_t h = arc_hash(part, caller, callee);
 	plumb_id id = plumb_index_find(&p->arc_ix, h, arc_eq, p, &k);
 	if (id == PLUMB_NONE) {
 		id = (plumb_id)p->arcs.n;
@@ -422,4 +451,59 @@ const char *plumb_function_module(const plumb_profile *p, plumb_id fn)
 	if (fn >= p->functions.n || p->functions.v[fn].module == PLUMB_NONE)
 		return NULL;
 	return plumb_str(p, p->modules.v[p->functions.v[fn].module].path);
+}
+
+/* ---- lookup tables of big profiles --------------------------------------- */
+
+/* The tables that find frames, call-graph entries and arcs serve only to
+ * add more. A caller done adding (a report, once its files are read) may
+ * free them: on a 100 MB Callgrind file that is 40 MB. The next add
+ * rebuilds them. */
+void plumb_profile_drop_lookups(plumb_profile *p)
+{
+	plumb_index_free(&p->frame_ix);
+	plumb_index_free(&p->cg_self_ix);
+	plumb_index_free(&p->arc_ix);
+	free(p->cg_direct.v);
+	memset(&p->cg_direct, 0, sizeof p->cg_direct);
+	p->lookups_dropped = true;
+}
+
+static int rebuild_lookups(plumb_profile *p)
+{
+	if (plumb_index_reserve(&p->frame_ix, p->frames.n) ||
+	    plumb_index_reserve(&p->arc_ix, p->arcs.n) ||
+	    plumb_vec_reserve(p->cg_direct, p->frames.n))
+		return -1;
+	for (size_t i = 0; i < p->frames.n; i++)
+		if (plumb_index_insert(&p->frame_ix, frame_hash(&p->frames.v[i]), (uint32_t)i))
+			return -1;
+	memset(p->cg_direct.v, 0xff, p->frames.n * sizeof(plumb_id));
+	p->cg_direct.n = p->frames.n;
+	for (size_t i = 0; i < p->cg_self.n; i++) {
+		const plumb_cg_self *c = &p->cg_self.v[i];
+		if (c->part + 1 == p->cg_direct_part1)
+			p->cg_direct.v[c->frame] = (plumb_id)i;
+		else if (plumb_index_insert(&p->cg_self_ix, cg_self_hash(c->part, c->frame), (uint32_t)i))
+			return -1;
+	}
+	for (size_t i = 0; i < p->arcs.n; i++) {
+		const plumb_arc *a = &p->arcs.v[i];
+		if (plumb_index_insert(&p->arc_ix, arc_hash(a->part, a->caller, a->callee), (uint32_t)i))
+			return -1;
+	}
+	return 0;
+}
+
+/* 0 when the lookup tables can be used (rebuilt if they were dropped). */
+static int lookups_ready(plumb_profile *p)
+{
+	if (!p->lookups_dropped)
+		return 0;
+	if (rebuild_lookups(p)) {
+		plumb_profile_drop_lookups(p); /* try again next time, from scratch */
+		return -1;
+	}
+	p->lookups_dropped = false;
+	return 0;
 }

@@ -1,0 +1,72 @@
+/* The model's lookup tables: reserving room and dropping them once a
+ * profile is complete must never change what an add finds. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+
+#include "plumb/profile.h"
+
+static plumb_profile *small_call_graph(plumb_id *fr, plumb_id *fn)
+{
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	cr_assert_geq(plumb_event_add(p, "Ir", NULL, NULL, &err), 0);
+	plumb_id part = plumb_part_default(p);
+	plumb_part_add(p, PLUMB_PART_THREAD, "t2", 1, 2);
+	for (int i = 0; i < 3; i++) {
+		char name[8];
+		snprintf(name, sizeof name, "f%d", i);
+		fn[i] = plumb_function_intern(p, name, NULL, PLUMB_NONE, PLUMB_NONE, 0);
+		fr[i] = plumb_frame_intern(p, fn[i], PLUMB_NONE, 10 + (uint32_t)i, 0x1000 + (uint64_t)i);
+		uint64_t c = 5;
+		cr_assert_eq(plumb_cg_add_self(p, part, fr[i], &c, &err), 0);
+		cr_assert_eq(plumb_cg_add_self(p, 1, fr[i], &c, &err), 0); /* a second part: hashed */
+	}
+	uint64_t incl = 7;
+	cr_assert_geq(plumb_arc_add(p, part, fr[0], fn[1], 2, &incl, &err), 0);
+	return p;
+}
+
+Test(profile, dropped_lookups_find_the_same_entries)
+{
+	plumb_id fr[3], fn[3];
+	plumb_profile *p = small_call_graph(fr, fn);
+	plumb_error err;
+	size_t nframes = p->frames.n, ncg = p->cg_self.n, narcs = p->arcs.n;
+	plumb_profile_drop_lookups(p);
+	cr_expect_eq(p->frame_ix.nslots, 0);
+	/* the same position is the same frame */
+	cr_expect_eq(plumb_frame_intern(p, fn[1], PLUMB_NONE, 11, 0x1001), fr[1]);
+	cr_expect_eq(p->frames.n, nframes);
+	/* costs of both parts land on their entries, not new ones */
+	uint64_t c = 1;
+	cr_assert_eq(plumb_cg_add_self(p, 0, fr[2], &c, &err), 0);
+	cr_assert_eq(plumb_cg_add_self(p, 1, fr[2], &c, &err), 0);
+	cr_expect_eq(p->cg_self.n, ncg);
+	uint64_t tot[1];
+	cr_assert_eq(plumb_profile_totals(p, tot, &err), 0);
+	cr_expect_eq(tot[0], 3 * 5 * 2 + 2);
+	/* the arc too, and new entries still come */
+	uint64_t incl = 1;
+	cr_expect_eq(plumb_arc_add(p, 0, fr[0], fn[1], 1, &incl, &err), 0);
+	cr_expect_eq(p->arcs.n, narcs);
+	cr_expect_eq(p->arcs.v[0].calls, 3);
+	cr_expect_eq(p->arc_incl.v[0], 8);
+	cr_expect_eq(plumb_frame_intern(p, fn[0], PLUMB_NONE, 99, 0), nframes);
+	plumb_profile_drop_lookups(p);
+	plumb_profile_drop_lookups(p); /* twice is harmless */
+	cr_expect_eq(plumb_frame_intern(p, fn[0], PLUMB_NONE, 99, 0), nframes);
+	plumb_profile_free(p);
+}
+
+Test(profile, reserve_keeps_entries)
+{
+	plumb_id fr[3], fn[3];
+	plumb_profile *p = small_call_graph(fr, fn);
+	plumb_error err;
+	cr_assert_eq(plumb_profile_reserve(p, 100000, 100000, &err), 0);
+	cr_expect_geq(p->frames.cap, 100000);
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(plumb_frame_intern(p, fn[i], PLUMB_NONE, 10 + (uint32_t)i, 0x1000 + (uint64_t)i), fr[i]);
+	cr_expect_eq(p->frames.n, 3);
+	plumb_profile_free(p);
+}
