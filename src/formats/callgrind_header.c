@@ -140,7 +140,7 @@ static int set_positions(cg_reader *r, const char *s, const char *e)
 			line = n;
 		else if (!(len == 2 && memcmp(s, "bb", 2) == 0))
 			return cg_bad(r, "expected positions among instr, addr, bb and line, got %s",
-				      cg_quote(q, sizeof q, s, len));
+				      plumb_quote_input(q, sizeof q, s, len));
 		n++;
 		s = t;
 	}
@@ -163,7 +163,7 @@ static int add_eventdef(cg_reader *r, const char *s, const char *e)
 	char q[128];
 	if (t == s)
 		return cg_bad(r, "expected \"event: name [= formula] [: long name]\", got %s",
-			      cg_quote(q, sizeof q, s, (size_t)(e - s)));
+			      plumb_quote_input(q, sizeof q, s, (size_t)(e - s)));
 	cg_eventdef d = { .lineno = r->lineno };
 	const char *u = skip_ws(t, e), *colon = memchr(u, ':', (size_t)(e - u));
 	if (u < e && *u == '=') {
@@ -173,7 +173,7 @@ static int add_eventdef(cg_reader *r, const char *s, const char *e)
 			return plumb_fail_nomem(r->err);
 	} else if (u < e && *u != ':') {
 		return cg_bad(r, "expected \"=\" or \":\" after the event name, got %s",
-			      cg_quote(q, sizeof q, u, (size_t)(e - u)));
+			      plumb_quote_input(q, sizeof q, u, (size_t)(e - u)));
 	}
 	if (colon) {
 		const char *ls = skip_ws(colon + 1, e);
@@ -238,7 +238,7 @@ static int set_version(cg_reader *r, const char *s, const char *e)
 	char q[128];
 	if (!whole_number(s, e, &v))
 		return cg_bad(r, "expected a version number, got %s",
-			      cg_quote(q, sizeof q, s, (size_t)(e - s)));
+			      plumb_quote_input(q, sizeof q, s, (size_t)(e - s)));
 	if (v >= 2)
 		return cg_bad_code(r, PLUMB_ERR_UNSUPPORTED,
 				   "expected Callgrind format version 1, got version %" PRId64, v);
@@ -252,7 +252,7 @@ static int set_number(cg_reader *r, const char *key, const char *s, const char *
 	char q[128];
 	if (!whole_number(s, e, out)) {
 		cg_warn(r, "expected a number after \"%s:\", got %s; ignored", key,
-			cg_quote(q, sizeof q, s, (size_t)(e - s)));
+			plumb_quote_input(q, sizeof q, s, (size_t)(e - s)));
 		*out = -1;
 		return 0;
 	}
@@ -466,7 +466,7 @@ static void check_totals(cg_reader *r)
 		char q[128];
 		if (!ok || i >= r->nevents) {
 			cg_warn(r, "totals: %s is not a number of one of the %zu events; not checked",
-				cg_quote(q, sizeof q, s, (size_t)(t - s)), r->nevents);
+				plumb_quote_input(q, sizeof q, s, (size_t)(t - s)), r->nevents);
 			break;
 		}
 		uint64_t have = r->sum[r->evmap[i]];

@@ -18,34 +18,9 @@
 #include "formats/callgrind_read.h"
 #include "model/index.h"
 
-#define QUOTE_MAX 48
 #define WARN_UNKNOWN 5 /* unknown lines warned about one by one */
 
 /* ---- messages ------------------------------------------------------------ */
-
-const char *cg_quote(char *dst, size_t cap, const char *s, size_t n)
-{
-	size_t take = n > QUOTE_MAX ? QUOTE_MAX : n, o = 0;
-	dst[o++] = '"';
-	for (size_t i = 0; i < take && o + 8 < cap; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\') {
-			dst[o++] = '\\';
-			dst[o++] = (char)c;
-		} else if (c < 0x20 || c == 0x7f) {
-			o += (size_t)snprintf(dst + o, cap - o, "\\x%02x", c);
-		} else {
-			dst[o++] = (char)c;
-		}
-	}
-	if (take < n && o + 4 < cap) {
-		memcpy(dst + o, "...", 3);
-		o += 3;
-	}
-	dst[o++] = '"';
-	dst[o] = '\0';
-	return dst;
-}
 
 static int vbad(cg_reader *r, plumb_status code, const char *fmt, va_list ap)
 {
@@ -93,7 +68,7 @@ void cg_unknown(cg_reader *r, const char *what, const char *s, size_t n)
 {
 	char q[128];
 	if (++r->unknown <= WARN_UNKNOWN)
-		cg_warn(r, "unknown %s %s ignored", what, cg_quote(q, sizeof q, s, n));
+		cg_warn(r, "unknown %s %s ignored", what, plumb_quote_input(q, sizeof q, s, n));
 }
 
 /* ---- numbers and positions ------------------------------------------------- */
@@ -163,9 +138,9 @@ static int bad_number(cg_reader *r, num_status st, const char *what, const char 
 	const char *t = token_end(s, e);
 	if (st == NUM_BIG)
 		return cg_bad_code(r, PLUMB_ERR_OVERFLOW, "expected %s of at most 64 bits, got %s", what,
-				   cg_quote(q, sizeof q, s, (size_t)(t - s)));
+				   plumb_quote_input(q, sizeof q, s, (size_t)(t - s)));
 	return cg_bad(r, "expected %s (a decimal or 0x number), got %s", what,
-		      cg_quote(q, sizeof q, s, (size_t)(t - s)));
+		      plumb_quote_input(q, sizeof q, s, (size_t)(t - s)));
 }
 
 /* One subposition: absolute, +N, -N or * relative to base. */
@@ -259,7 +234,7 @@ static inline int parse_costs(cg_reader *r, const char *s, const char *e, bool *
 		if (i == r->nevents) {
 			char q[128];
 			return cg_bad(r, "expected at most %zu costs (one per event), got more: %s",
-				      r->nevents, cg_quote(q, sizeof q, s, (size_t)(e - s)));
+				      r->nevents, plumb_quote_input(q, sizeof q, s, (size_t)(e - s)));
 		}
 		uint64_t v;
 		num_status st = parse_u64(&s, e, &v);
@@ -406,7 +381,7 @@ static int calls_line(cg_reader *r, const char *s, const char *e)
 	if (skip_ws(s, e) != e) {
 		char q[128];
 		return cg_bad(r, "expected only a count and %d position%s after \"calls=\", got also %s",
-			      r->npos, r->npos > 1 ? "s" : "", cg_quote(q, sizeof q, s, (size_t)(e - s)));
+			      r->npos, r->npos > 1 ? "s" : "", plumb_quote_input(q, sizeof q, s, (size_t)(e - s)));
 	}
 	r->call_pending = true;
 	r->call_lineno = r->lineno;
@@ -439,7 +414,7 @@ static int jump_line(cg_reader *r, bool cond, const char *s, const char *e)
 		char q[128];
 		return cg_bad(r, "expected only counts and %d position%s after \"%s\", got also %s",
 			      r->npos, r->npos > 1 ? "s" : "", cond ? "jcnd=" : "jump=",
-			      cg_quote(q, sizeof q, s, (size_t)(e - s)));
+			      plumb_quote_input(q, sizeof q, s, (size_t)(e - s)));
 	}
 	r->jumps++;
 	return 0;
@@ -472,7 +447,7 @@ static int parse_name(cg_reader *r, const char *s, const char *e, name_ref *nr)
 	char q[128];
 	if (t == e || *t != ')')
 		return cg_bad(r, "expected \"(id)\" or \"(id) name\", got %s",
-			      cg_quote(q, sizeof q, s, (size_t)(e - s)));
+			      plumb_quote_input(q, sizeof q, s, (size_t)(e - s)));
 	nr->has_id = true;
 	nr->id = (uint32_t)id;
 	t = skip_ws(t + 1, e);

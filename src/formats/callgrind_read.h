@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "formats/linesrc.h"
+#include "formats/quote.h"
 #include "plumb/formats.h"
 
 #define CG_MAX_POS 4       /* position columns on a cost line (instr bb line + spare) */
@@ -101,8 +102,6 @@ int cg_bad_code(cg_reader *r, plumb_status code, const char *fmt, ...)
 void cg_warn(cg_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An unknown line: warned about with its number the first few times. */
 void cg_unknown(cg_reader *r, const char *what, const char *s, size_t n);
-/* Quote input text for a message (at most a few dozen bytes). */
-const char *cg_quote(char *dst, size_t cap, const char *s, size_t n);
 
 static inline bool cg_is_space(char c)
 {

@@ -15,6 +15,7 @@
  * sorted byte-wise; reading its output gives the same functions with the
  * same exclusive and inclusive samples.
  */
+#include "formats/quote.h"
 #include "model/index.h"
 #include "plumb/formats.h"
 
@@ -25,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define QUOTE_MAX 48 /* bytes of input quoted in an error message */
 
 /* The only spaces: the line ending is cut off first, and other control
  * bytes are rejected. */
@@ -45,37 +45,6 @@ static bool all_digits(const char *s, size_t n)
 		if (!is_digit((unsigned char)s[i]))
 			return false;
 	return n > 0;
-}
-
-/* Quote n bytes of input for a message: at most QUOTE_MAX of them, control
- * bytes escaped, cut on a UTF-8 character boundary. */
-static const char *quote(char *dst, size_t cap, const char *s, size_t n)
-{
-	size_t take = n, o = 0;
-	if (take > QUOTE_MAX) {
-		take = QUOTE_MAX;
-		while (take > 0 && ((unsigned char)s[take] & 0xC0) == 0x80)
-			take--;
-	}
-	dst[o++] = '"';
-	for (size_t i = 0; i < take && o + 8 < cap; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\') {
-			dst[o++] = '\\';
-			dst[o++] = (char)c;
-		} else if (c < 0x20 || c == 0x7f) {
-			o += (size_t)snprintf(dst + o, cap - o, "\\x%02x", c);
-		} else {
-			dst[o++] = (char)c;
-		}
-	}
-	if (take < n && o + 4 < cap) {
-		memcpy(dst + o, "...", 3);
-		o += 3;
-	}
-	dst[o++] = '"';
-	dst[o] = '\0';
-	return dst;
 }
 
 /* ---- sample counts ------------------------------------------------------ */
@@ -641,11 +610,11 @@ static int stack_frames(folded_reader *r, char *stack, size_t len, plumb_error *
 		while (b > a && is_ws((unsigned char)stack[b - 1]))
 			b--;
 		if (a == b) {
-			char q[QUOTE_MAX * 4 + 8];
+			char q[PLUMB_QUOTE_SIZE];
 			return plumb_fail(err, PLUMB_ERR_FORMAT,
 					  "%s:%lu: expected a function name in frame %zu of the stack, "
 					  "got an empty frame in %s",
-					  r->path, r->lineno, r->depth + 1, quote(q, sizeof q, stack, len));
+					  r->path, r->lineno, r->depth + 1, plumb_quote_input(q, sizeof q, stack, len));
 		}
 		if (path_reserve(r, r->depth, err) < 0)
 			return -1;
@@ -708,8 +677,8 @@ static int add_stack(folded_reader *r, const char *line, char *stack, size_t len
 static int count_error(const folded_reader *r, count_status st, const line_parts *lp,
 		       plumb_error *err)
 {
-	char q[QUOTE_MAX * 4 + 8];
-	quote(q, sizeof q, lp->count, lp->count_len);
+	char q[PLUMB_QUOTE_SIZE];
+	plumb_quote_input(q, sizeof q, lp->count, lp->count_len);
 	switch (st) {
 	case COUNT_NEGATIVE:
 		return plumb_fail(err, PLUMB_ERR_FORMAT,
@@ -730,7 +699,7 @@ static int count_error(const folded_reader *r, count_status st, const line_parts
 static int check_line(const folded_reader *r, char *line, size_t n, line_parts *lp,
 		      uint64_t *count, plumb_error *err)
 {
-	char q[QUOTE_MAX * 4 + 8];
+	char q[PLUMB_QUOTE_SIZE];
 	const char *nul = memchr(line, '\0', n);
 	if (nul)
 		return plumb_fail(err, PLUMB_ERR_FORMAT,
@@ -746,7 +715,7 @@ static int check_line(const folded_reader *r, char *line, size_t n, line_parts *
 	if (sp == SPLIT_BLANK)
 		return 1;
 	if (sp == SPLIT_NO_COUNT) {
-		quote(q, sizeof q, lp->stack, lp->stack_len);
+		plumb_quote_input(q, sizeof q, lp->stack, lp->stack_len);
 		if (all_digits(lp->stack, lp->stack_len))
 			return plumb_fail(err, PLUMB_ERR_FORMAT,
 					  "%s:%lu: expected a stack before the sample count, got only %s",
@@ -762,7 +731,7 @@ static int check_line(const folded_reader *r, char *line, size_t n, line_parts *
 	 * count as part of a frame name would give wrong numbers. */
 	if (all_digits(lp->prev_tok, lp->prev_tok_len)) {
 		size_t len = (size_t)(lp->count + lp->count_len - lp->prev_tok);
-		quote(q, sizeof q, lp->prev_tok, len);
+		plumb_quote_input(q, sizeof q, lp->prev_tok, len);
 		return plumb_fail(err, PLUMB_ERR_FORMAT,
 				  "%s:%lu: expected one sample count at the end of the line, got two (%s); "
 				  "differential folded files are not supported",
