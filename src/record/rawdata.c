@@ -2,25 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/index.h"
 #include "plumb/record.h"
-
-/* Grow v (element size sz) to hold at least need elements. */
-static int grow(void **v, size_t *cap, size_t need, size_t sz)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 16;
-	while (c < need)
-		c *= 2;
-	void *nv = realloc(*v, c * sz);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = c;
-	return 0;
-}
-
-#define GROW(vec, need) grow((void **)&(vec).v, &(vec).cap, (need), sizeof *(vec).v)
 
 /* ---- chains stored once -------------------------------------------------- */
 
@@ -63,7 +46,7 @@ void plumb_rec_data_free(plumb_rec_data *d)
 int plumb_rec_event_add(plumb_rec_data *d, const char *name, plumb_error *err)
 {
 	char *s = strdup(name);
-	if (!s || GROW(d->events, d->events.n + 1)) {
+	if (!s || plumb_vec_reserve(d->events, d->events.n + 1)) {
 		free(s);
 		return plumb_fail_nomem(err);
 	}
@@ -119,7 +102,7 @@ static size_t chain_store(plumb_rec_data *d, int32_t pid, const uint64_t *c, siz
 		    memcmp(d->ips.v + sl->ips, c, n * sizeof *c) == 0)
 			return sl->ips;
 	}
-	if (GROW(d->ips, d->ips.n + n))
+	if (plumb_vec_reserve(d->ips, d->ips.n + n))
 		return (size_t)-1;
 	size_t at = d->ips.n;
 	memcpy(d->ips.v + at, c, n * sizeof *c);
@@ -137,7 +120,7 @@ int plumb_rec_sample_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t t
 		return plumb_fail(err, PLUMB_ERR_USAGE, "sample of event %u: only %zu events", event,
 				  d->events.n);
 	size_t at = n ? chain_store(d, pid, chain, n) : 0;
-	if (at == (size_t)-1 || GROW(d->samples, d->samples.n + 1))
+	if (at == (size_t)-1 || plumb_vec_reserve(d->samples, d->samples.n + 1))
 		return plumb_fail_nomem(err);
 	d->samples.v[d->samples.n++] =
 		(plumb_rec_sample){ pid, tid, time_ns, event, flags, weight, at, (uint32_t)n };
@@ -159,7 +142,7 @@ static void hex(const uint8_t *b, size_t n, char out[41])
 static int map_push(plumb_rec_data *d, const plumb_rec_map *m, plumb_error *err)
 {
 	char *path = strdup(m->path);
-	if (!path || GROW(d->maps, d->maps.n + 1)) {
+	if (!path || plumb_vec_reserve(d->maps, d->maps.n + 1)) {
 		free(path);
 		return plumb_fail_nomem(err);
 	}
@@ -219,7 +202,7 @@ int plumb_rec_thread_set(plumb_rec_data *d, int32_t pid, int32_t tid, const char
 			break;
 		}
 	if (!t) {
-		if (GROW(d->threads, d->threads.n + 1))
+		if (plumb_vec_reserve(d->threads, d->threads.n + 1))
 			return plumb_fail_nomem(err);
 		t = &d->threads.v[d->threads.n++];
 		*t = (plumb_rec_thread){ pid, tid, "", 0 };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/index.h"
 #include "plumb/record.h"
 
 #define MAX_INLINE 16
@@ -43,22 +44,6 @@ typedef struct conv {
 	PLUMB_VEC(plumb_id) path;      /* one sample's frames, root first */
 	uint64_t rooted, total, nostack;
 } conv;
-
-static int vgrow(void **v, size_t *cap, size_t need, size_t sz)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *nv = realloc(*v, c * sz);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = c;
-	return 0;
-}
-#define VGROW(vec, need) vgrow((void **)&(vec).v, &(vec).cap, (need), sizeof *(vec).v)
 
 static uint64_t hash2(int64_t a, uint64_t b)
 {
@@ -109,7 +94,7 @@ static uint8_t function_flags(const char *name)
 
 static int note_function(conv *c, plumb_id fn, const char *name)
 {
-	if (VGROW(c->fn_flags, (size_t)fn + 1))
+	if (plumb_vec_reserve(c->fn_flags, (size_t)fn + 1))
 		return -1;
 	while (c->fn_flags.n <= fn)
 		c->fn_flags.v[c->fn_flags.n++] = 0;
@@ -150,7 +135,7 @@ static int resolve(conv *c, const plumb_rec_map *m, int32_t pid, uint64_t addr, 
 		e->module = plumb_module_intern(c->p, where, NULL);
 	}
 	(void)pid;
-	if (e->module == PLUMB_NONE || VGROW(c->frames, c->frames.n + (size_t)n))
+	if (e->module == PLUMB_NONE || plumb_vec_reserve(c->frames, c->frames.n + (size_t)n))
 		return plumb_fail_nomem(err);
 	e->first = (uint32_t)c->frames.n;
 	e->n = (uint32_t)n;
@@ -202,7 +187,7 @@ static part_key *part_of(conv *c, int32_t pid, int32_t tid, plumb_error *err)
 		if (c->d->threads.v[i].tid == tid && c->d->threads.v[i].pid == pid && c->d->threads.v[i].name[0])
 			name = c->d->threads.v[i].name;
 	plumb_id part = plumb_part_add(c->p, PLUMB_PART_THREAD, name, pid, tid);
-	if (part == PLUMB_NONE || VGROW(c->parts, c->parts.n + 1)) {
+	if (part == PLUMB_NONE || plumb_vec_reserve(c->parts, c->parts.n + 1)) {
 		plumb_fail_nomem(err);
 		return NULL;
 	}
@@ -217,7 +202,7 @@ static int count_module(conv *c, plumb_id module, bool rooted, plumb_error *err)
 		if (c->mods.v[i].module == module)
 			mc = &c->mods.v[i];
 	if (!mc) {
-		if (VGROW(c->mods, c->mods.n + 1))
+		if (plumb_vec_reserve(c->mods, c->mods.n + 1))
 			return plumb_fail_nomem(err);
 		mc = &c->mods.v[c->mods.n++];
 		*mc = (module_count){ module, 0, 0 };
@@ -263,7 +248,7 @@ static int add_sample(conv *c, const plumb_rec_sample *s, uint64_t *costs, bool 
 	for (size_t i = s->nips; i-- > 0;) {
 		uint64_t a = chain[i];
 		addr_entry *e = lookup(c, s, i > 0 && a > 0 ? a - 1 : a, err);
-		if (!e || VGROW(c->path, c->path.n + e->n))
+		if (!e || plumb_vec_reserve(c->path, c->path.n + e->n))
 			return e ? plumb_fail_nomem(err) : -1;
 		for (uint32_t k = 0; k < e->n; k++) {
 			plumb_id fr = c->frames.v[e->first + k];
