@@ -19,16 +19,6 @@ static int parse_line(const char *s, uint32_t *line)
 	return 0;
 }
 
-static char *dup_n(const char *s, size_t n)
-{
-	char *d = malloc(n + 1);
-	if (d) {
-		memcpy(d, s, n);
-		d[n] = '\0';
-	}
-	return d;
-}
-
 /* "rest" is what follows the colon (or the whole spec): a line or a function. */
 static int parse_target(plumb_symspec *s, const char *rest, plumb_error *err)
 {
@@ -70,7 +60,7 @@ int plumb_symspec_parse(plumb_symspec *s, const char *text, plumb_error *err)
 	bool cxx = !colon && strstr(text, "::");
 	int rc;
 	if (colon) {
-		if (colon > text && !(s->file = dup_n(text, (size_t)(colon - text))))
+		if (colon > text && !(s->file = strndup(text, (size_t)(colon - text))))
 			rc = plumb_fail_nomem(err);
 		else
 			rc = parse_target(s, colon + 1, err);

@@ -9,16 +9,6 @@
 #include "formats/callgrind_read.h"
 #include "model/index.h"
 
-static char *dup_n(const char *s, size_t n)
-{
-	char *d = malloc(n + 1);
-	if (d) {
-		memcpy(d, s, n);
-		d[n] = '\0';
-	}
-	return d;
-}
-
 static const char *skip_ws(const char *s, const char *e)
 {
 	while (s < e && cg_is_space(*s))
@@ -35,7 +25,7 @@ static const char *trim_end(const char *s, const char *e)
 
 static int meta_n(cg_reader *r, const char *key, const char *v, size_t n)
 {
-	char *s = dup_n(v, n);
+	char *s = strndup(v, n);
 	if (!s)
 		return plumb_fail_nomem(r->err);
 	int rc = plumb_meta_set(r->p, key, s, r->err);
@@ -106,7 +96,7 @@ static int set_events(cg_reader *r, const char *s, const char *e)
 		if (!ev)
 			return plumb_fail_nomem(r->err);
 		r->events = ev;
-		if (!(ev[r->nevents] = dup_n(s, (size_t)(t - s))))
+		if (!(ev[r->nevents] = strndup(s, (size_t)(t - s))))
 			return plumb_fail_nomem(r->err);
 		r->nevents++;
 		s = t;
@@ -148,7 +138,7 @@ static int set_positions(cg_reader *r, const char *s, const char *e)
 	r->addr_col = addr;
 	r->line_col = line;
 	free(r->positions);
-	if (!(r->positions = dup_n(v, (size_t)(e - v))))
+	if (!(r->positions = strndup(v, (size_t)(e - v))))
 		return plumb_fail_nomem(r->err);
 	return 0;
 }
@@ -169,7 +159,7 @@ static int add_eventdef(cg_reader *r, const char *s, const char *e)
 	if (u < e && *u == '=') {
 		const char *fe = colon ? colon : e;
 		const char *fs = skip_ws(u + 1, fe);
-		if (!(d.formula = dup_n(fs, (size_t)(trim_end(fs, fe) - fs))))
+		if (!(d.formula = strndup(fs, (size_t)(trim_end(fs, fe) - fs))))
 			return plumb_fail_nomem(r->err);
 	} else if (u < e && *u != ':') {
 		return cg_bad(r, "expected \"=\" or \":\" after the event name, got %s",
@@ -177,13 +167,13 @@ static int add_eventdef(cg_reader *r, const char *s, const char *e)
 	}
 	if (colon) {
 		const char *ls = skip_ws(colon + 1, e);
-		if (ls < e && !(d.long_name = dup_n(ls, (size_t)(e - ls)))) {
+		if (ls < e && !(d.long_name = strndup(ls, (size_t)(e - ls)))) {
 			free(d.formula);
 			return plumb_fail_nomem(r->err);
 		}
 	}
 	cg_eventdef *defs = realloc(r->defs, (r->ndefs + 1) * sizeof *defs);
-	if (!defs || !(d.name = dup_n(s, (size_t)(t - s)))) {
+	if (!defs || !(d.name = strndup(s, (size_t)(t - s)))) {
 		if (defs)
 			r->defs = defs;
 		free(d.formula);
@@ -269,7 +259,7 @@ static int set_number(cg_reader *r, const char *key, const char *s, const char *
 static int set_totals(cg_reader *r, const char *s, const char *e)
 {
 	free(r->totals);
-	if (!(r->totals = dup_n(s, (size_t)(e - s))))
+	if (!(r->totals = strndup(s, (size_t)(e - s))))
 		return plumb_fail_nomem(r->err);
 	r->totals_line = r->lineno;
 	return meta_n(r, "callgrind.totals", s, (size_t)(e - s));
