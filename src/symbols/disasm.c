@@ -1,17 +1,15 @@
 /* ELF function symbols, load bias and disassembly: libelf reads the
  * symbols and bytes, capstone decodes them. */
 #include <capstone/capstone.h>
-#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "plumb/symbols.h"
+#include "symbols/elf_file.h"
 
 #define PAGE 4096u
 
@@ -24,40 +22,24 @@ struct plumb_elf {
 
 plumb_elf *plumb_elf_open(const char *path, plumb_error *err)
 {
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
-		return NULL;
-	}
 	plumb_elf *e = calloc(1, sizeof *e);
 	if (!e || !(e->path = strdup(path))) {
 		free(e);
 		plumb_fail_nomem(err);
 		return NULL;
 	}
-	e->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (e->fd < 0) {
-		plumb_fail(err, PLUMB_ERR_IO, "%s: %s", path, strerror(errno));
-		goto fail;
-	}
-	e->elf = elf_begin(e->fd, ELF_C_READ, NULL);
-	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &e->ehdr)) {
-		plumb_fail(err, PLUMB_ERR_FORMAT, "%s: not an ELF object", path);
-		goto fail;
+	if (plumb_elf_file_open(path, "object", &e->fd, &e->elf, &e->ehdr, err)) {
+		plumb_elf_close(e);
+		return NULL;
 	}
 	return e;
-fail:
-	plumb_elf_close(e);
-	return NULL;
 }
 
 void plumb_elf_close(plumb_elf *e)
 {
 	if (!e)
 		return;
-	if (e->elf)
-		elf_end(e->elf);
-	if (e->fd >= 0)
-		close(e->fd);
+	plumb_elf_file_close(e->fd, e->elf);
 	free(e->path);
 	free(e);
 }

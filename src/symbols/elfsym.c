@@ -1,15 +1,13 @@
 /* An executable's function symbols as GNU gprof builds them (its
  * corefile.c core_sym_class and symtab.c symtab_finalize; the rules are
  * listed in plumb/elfsym.h and docs/gmon.md), read with libelf. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <libiberty/demangle.h>
 
+#include "symbols/elf_file.h"
 #include "symbols/elfsym_internal.h"
 
 /* ---- opening ---------------------------------------------------------- */
@@ -50,32 +48,18 @@ static void fill_info(plumb_exe *e)
 
 plumb_exe *plumb_exe_open(const char *path, plumb_error *err)
 {
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
-		return NULL;
-	}
 	plumb_exe *e = calloc(1, sizeof *e);
 	if (!e || !(e->path = strdup(path))) {
 		free(e);
 		plumb_fail_nomem(err);
 		return NULL;
 	}
-	e->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (e->fd < 0) {
-		plumb_fail(err, PLUMB_ERR_IO, "%s: cannot open the executable: %s", path,
-			   strerror(errno));
-		goto fail;
-	}
-	e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
-	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &e->ehdr)) {
-		plumb_fail(err, PLUMB_ERR_FORMAT, "%s: not an ELF executable", path);
-		goto fail;
+	if (plumb_elf_file_open(path, "executable", &e->fd, &e->elf, &e->ehdr, err)) {
+		plumb_exe_close(e);
+		return NULL;
 	}
 	fill_info(e);
 	return e;
-fail:
-	plumb_exe_close(e);
-	return NULL;
 }
 
 void plumb_exe_close(plumb_exe *e)
@@ -83,10 +67,7 @@ void plumb_exe_close(plumb_exe *e)
 	if (!e)
 		return;
 	plumb_exe_free_dwarf(e);
-	if (e->elf)
-		elf_end(e->elf);
-	if (e->fd >= 0)
-		close(e->fd);
+	plumb_elf_file_close(e->fd, e->elf);
 	free(e->path);
 	free(e);
 }
