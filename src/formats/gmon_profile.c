@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/index.h"
 #include "plumb/elfsym.h"
 #include "plumb/formats.h"
 #include "plumb/gmon.h"
@@ -212,17 +213,8 @@ static int gprof_estimates(const plumb_gmon *g, const plumb_symtab *st, arc_esti
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && plumb_gprof_arc_estimate_at(gp, i, &a) == 0; i++) {
 		arc_estimate e = { a.parent, a.child, a.time + a.child_time };
-		if (v.n == v.cap) {
-			size_t cap = v.cap ? v.cap * 2 : 64;
-			arc_estimate *nv = realloc(v.v, cap * sizeof *nv);
-			if (!nv) {
-				rc = plumb_fail_nomem(err);
-				break;
-			}
-			v.v = nv;
-			v.cap = cap;
-		}
-		v.v[v.n++] = e;
+		if (plumb_vec_push(v, e))
+			rc = plumb_fail_nomem(err);
 	}
 	plumb_gprof_free(gp);
 	if (rc) {
