@@ -173,16 +173,23 @@ typedef struct sort_ctx {
 	int ev;
 } sort_ctx;
 
-static int cmp_str(const char *a, const char *b)
+int view_cmp_str(const char *a, const char *b)
 {
 	if (!a || !b)
 		return (a == NULL) - (b == NULL); /* unknowns last */
 	return strcmp(a, b);
 }
 
-static int cmp_u64_desc(uint64_t a, uint64_t b)
+int view_cmp_desc(uint64_t a, uint64_t b)
 {
 	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+int view_cmp_calls(uint64_t a, uint64_t b)
+{
+	/* Unknown counts sort after every known one. */
+	return a == b ? 0 : a == PLUMB_COUNT_UNKNOWN ? 1 : b == PLUMB_COUNT_UNKNOWN ? -1
+										: view_cmp_desc(a, b);
 }
 
 /* A row's name for ordering: the function's, or "<cycle n>". */
@@ -209,39 +216,35 @@ static int key_cmp(const void *va, const void *vb, void *ctx)
 	switch (c->by) {
 	case PLUMB_SORT_DEFAULT:
 	case PLUMB_SORT_EXCLUSIVE:
-		r = cmp_u64_desc(xa, xb);
+		r = view_cmp_desc(xa, xb);
 		if (!r)
-			r = cmp_u64_desc(ia, ib);
+			r = view_cmp_desc(ia, ib);
 		break;
 	case PLUMB_SORT_INCLUSIVE:
-		r = cmp_u64_desc(ia, ib);
+		r = view_cmp_desc(ia, ib);
 		if (!r)
-			r = cmp_u64_desc(xa, xb);
+			r = view_cmp_desc(xa, xb);
 		break;
-	case PLUMB_SORT_CALLS: {
-		/* Unknown counts sort after every known one. */
-		uint64_t ca = view_row_calls(c->m, a), cb = view_row_calls(c->m, b);
-		r = ca == cb ? 0 : ca == PLUMB_COUNT_UNKNOWN ? 1 : cb == PLUMB_COUNT_UNKNOWN ? -1
-										   : cmp_u64_desc(ca, cb);
+	case PLUMB_SORT_CALLS:
+		r = view_cmp_calls(view_row_calls(c->m, a), view_row_calls(c->m, b));
 		break;
-	}
 	case PLUMB_SORT_NAME:
 		break;
 	case PLUMB_SORT_FILE:
-		r = cmp_str(view_key_file(c->p, ka), view_key_file(c->p, kb));
+		r = view_cmp_str(view_key_file(c->p, ka), view_key_file(c->p, kb));
 		break;
 	case PLUMB_SORT_MODULE:
-		r = cmp_str(view_key_module(c->p, ka), view_key_module(c->p, kb));
+		r = view_cmp_str(view_key_module(c->p, ka), view_key_module(c->p, kb));
 		break;
 	}
 	if (!r)
-		r = cmp_str(sort_name(c, a, bufa, sizeof bufa), sort_name(c, b, bufb, sizeof bufb));
+		r = view_cmp_str(sort_name(c, a, bufa, sizeof bufa), sort_name(c, b, bufb, sizeof bufb));
 	if (!r)
-		r = cmp_str(view_key_file(c->p, ka), view_key_file(c->p, kb));
+		r = view_cmp_str(view_key_file(c->p, ka), view_key_file(c->p, kb));
 	if (!r)
 		r = ka->line < kb->line ? -1 : ka->line > kb->line;
 	if (!r)
-		r = cmp_str(view_key_module(c->p, ka), view_key_module(c->p, kb));
+		r = view_cmp_str(view_key_module(c->p, ka), view_key_module(c->p, kb));
 	if (!r)
 		r = a < b ? -1 : a > b;
 	return r;

@@ -157,17 +157,45 @@ static bool passes(const cgt *g, uint64_t eff)
 	       view_pct(eff, g->m->totals[g->ve->primary]) >= g->o->threshold;
 }
 
+static uint64_t item_calls(const cgt *g, const item *it)
+{
+	return it->arc == PLUMB_NONE ? PLUMB_COUNT_UNKNOWN : g->m->arcs[it->arc].calls;
+}
+
+/* Siblings in --sort order (recursive calls last); by default, and on
+ * ties, the heaviest row first. */
 static int item_cmp(const void *va, const void *vb, void *ctx)
 {
 	const cgt *g = ctx;
 	const item *a = va, *b = vb;
 	if (a->nested != b->nested)
 		return a->nested ? 1 : -1;
-	if (a->eff != b->eff)
-		return a->eff < b->eff ? 1 : -1;
-	const char *na = view_key_name(g->p, &g->m->keys[a->key]);
-	const char *nb = view_key_name(g->p, &g->m->keys[b->key]);
-	int r = strcmp(na ? na : "", nb ? nb : "");
+	const plumb_key *ka = &g->m->keys[a->key], *kb = &g->m->keys[b->key];
+	int ev = g->ve->primary, r = 0;
+	switch (g->o->sort) {
+	case PLUMB_SORT_EXCLUSIVE:
+		r = view_cmp_desc(plumb_metrics_excl(g->m, a->key)[ev], plumb_metrics_excl(g->m, b->key)[ev]);
+		break;
+	case PLUMB_SORT_CALLS:
+		r = view_cmp_calls(item_calls(g, a), item_calls(g, b));
+		break;
+	case PLUMB_SORT_NAME:
+		r = view_cmp_str(view_key_name(g->p, ka), view_key_name(g->p, kb));
+		break;
+	case PLUMB_SORT_FILE:
+		r = view_cmp_str(view_key_file(g->p, ka), view_key_file(g->p, kb));
+		break;
+	case PLUMB_SORT_MODULE:
+		r = view_cmp_str(view_key_module(g->p, ka), view_key_module(g->p, kb));
+		break;
+	case PLUMB_SORT_DEFAULT:
+	case PLUMB_SORT_INCLUSIVE:
+		break;
+	}
+	if (!r)
+		r = view_cmp_desc(a->eff, b->eff);
+	if (!r)
+		r = view_cmp_str(view_key_name(g->p, ka), view_key_name(g->p, kb));
 	return r ? r : (a->key < b->key ? -1 : a->key > b->key);
 }
 

@@ -49,6 +49,12 @@ int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plum
 
 double view_pct(uint64_t part, uint64_t whole);
 
+/* Orderings every view uses: strings with unknowns (NULL) last, costs
+ * heaviest first, call counts heaviest first with unknown counts last. */
+int view_cmp_str(const char *a, const char *b);
+int view_cmp_desc(uint64_t a, uint64_t b);
+int view_cmp_calls(uint64_t a, uint64_t b);
+
 /* A copy of arcs[0..n) sorted heaviest first by the attributed cost of
  * event ev (caller attribution when callers, callee attribution otherwise);
  * ties by arc index. NULL on ENOMEM. */

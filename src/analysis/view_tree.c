@@ -159,16 +159,6 @@ typedef struct emit {
 	uint8_t *sel, *hide;   /* per function: --select / --hide match (NULL: none) */
 } emit;
 
-static int cmp_desc(uint64_t x, uint64_t y)
-{
-	return x == y ? 0 : x < y ? 1 : -1;
-}
-
-static int cmp_name(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
 /* Siblings in --sort order; by default heaviest inclusive first. */
 static int child_cmp(const void *va, const void *vb, void *ctx)
 {
@@ -180,30 +170,28 @@ static int child_cmp(const void *va, const void *vb, void *ctx)
 	int r = 0;
 	switch (em->o->sort) {
 	case PLUMB_SORT_EXCLUSIVE:
-		r = em->bottom_up ? 0 : cmp_desc(t->self.v[ia], t->self.v[ib]);
+		r = em->bottom_up ? 0 : view_cmp_desc(t->self.v[ia], t->self.v[ib]);
 		break;
-	case PLUMB_SORT_CALLS: {
-		uint64_t ca = t->nodes.v[a].calls, cb = t->nodes.v[b].calls;
-		r = ca == cb ? 0 : ca == PLUMB_COUNT_UNKNOWN ? 1 : cb == PLUMB_COUNT_UNKNOWN ? -1 : cmp_desc(ca, cb);
+	case PLUMB_SORT_CALLS:
+		r = view_cmp_calls(t->nodes.v[a].calls, t->nodes.v[b].calls);
 		break;
-	}
 	case PLUMB_SORT_NAME:
-		r = cmp_name(plumb_function_name(t->p, fa), plumb_function_name(t->p, fb));
+		r = view_cmp_str(plumb_function_name(t->p, fa), plumb_function_name(t->p, fb));
 		break;
 	case PLUMB_SORT_FILE:
-		r = cmp_name(plumb_function_file(t->p, fa), plumb_function_file(t->p, fb));
+		r = view_cmp_str(plumb_function_file(t->p, fa), plumb_function_file(t->p, fb));
 		break;
 	case PLUMB_SORT_MODULE:
-		r = cmp_name(plumb_function_module(t->p, fa), plumb_function_module(t->p, fb));
+		r = view_cmp_str(plumb_function_module(t->p, fa), plumb_function_module(t->p, fb));
 		break;
 	case PLUMB_SORT_DEFAULT:
 	case PLUMB_SORT_INCLUSIVE:
 		break;
 	}
 	if (!r)
-		r = cmp_desc(t->incl.v[ia], t->incl.v[ib]);
+		r = view_cmp_desc(t->incl.v[ia], t->incl.v[ib]);
 	if (!r)
-		r = cmp_name(plumb_function_name(t->p, fa), plumb_function_name(t->p, fb));
+		r = view_cmp_str(plumb_function_name(t->p, fa), plumb_function_name(t->p, fb));
 	return r ? r : (a < b ? -1 : a > b);
 }
 

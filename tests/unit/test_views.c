@@ -379,3 +379,41 @@ Test(views, tree_of_a_cycle_entered_from_nowhere)
 	plumb_table_free(t);
 	plumb_profile_free(p);
 }
+
+/* --sort orders the siblings of a call-graph tree: main calls zeta (20,
+ * once) and alpha (10, five times). */
+Test(views, tree_of_a_call_graph_follows_sort)
+{
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	cr_assert_geq(plumb_event_add(p, "Ir", NULL, NULL, &err), 0);
+	plumb_id part = plumb_part_default(p);
+	const char *names[] = { "main", "zeta", "alpha" };
+	uint64_t self[] = { 1, 20, 10 }, calls[] = { 0, 1, 5 };
+	plumb_id fn[3], fr[3];
+	for (int i = 0; i < 3; i++) {
+		fn[i] = plumb_function_intern(p, names[i], NULL, PLUMB_NONE, PLUMB_NONE, 0);
+		fr[i] = plumb_frame_intern(p, fn[i], PLUMB_NONE, 0, 0);
+		cr_assert_eq(plumb_cg_add_self(p, part, fr[i], &self[i], &err), 0);
+		if (i > 0)
+			cr_assert_geq(plumb_arc_add(p, part, fr[0], fn[i], calls[i], &self[i], &err), 0);
+	}
+	struct { plumb_sort_key sort; const char *first; } cases[] = {
+		{ PLUMB_SORT_DEFAULT, "zeta" }, { PLUMB_SORT_INCLUSIVE, "zeta" },
+		{ PLUMB_SORT_NAME, "alpha" }, { PLUMB_SORT_CALLS, "alpha" },
+		{ PLUMB_SORT_EXCLUSIVE, "zeta" },
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		plumb_view_opts o;
+		plumb_view_opts_init(&o);
+		o.kind = PLUMB_VIEW_TREE;
+		o.sort = cases[c].sort;
+		plumb_table *t = NULL;
+		cr_assert_eq(plumb_view_build(p, &o, &t, &err), 0, "%s", err.message);
+		cr_assert_eq(t->nrows, 3);
+		cr_expect_str_eq(cell_s(t, 0, "function"), "main");
+		cr_expect_str_eq(cell_s(t, 1, "function"), cases[c].first, "sort %d", (int)cases[c].sort);
+		plumb_table_free(t);
+	}
+	plumb_profile_free(p);
+}
