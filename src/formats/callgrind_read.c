@@ -801,10 +801,10 @@ static void reader_free(cg_reader *r)
  * tables do not grow (and rehash) step by step. Callgrind files spend about
  * 20 bytes per instruction position and 60 per source line; a low guess
  * only means some growing after all. Compressed files are not guessed. */
-static int reserve_for(cg_reader *r, const char *path)
+static int reserve_for(cg_reader *r)
 {
 	struct stat st;
-	if (r->src.comp != PLUMB_COMP_NONE || stat(path, &st) || !S_ISREG(st.st_mode))
+	if (r->src.comp != PLUMB_COMP_NONE || fstat(r->src.fd, &st) || !S_ISREG(st.st_mode))
 		return 0;
 	size_t n = (size_t)st.st_size / (r->lines_only ? 64 : 24);
 	if (n < 4096)
@@ -827,7 +827,7 @@ int plumb_callgrind_read(plumb_profile *p, const char *path, const plumb_read_op
 	cg_reset_names(&r);
 	int rc = plumb_linesrc_open(&r.src, path, r.err);
 	if (rc == 0)
-		rc = reserve_for(&r, path);
+		rc = reserve_for(&r);
 	if (rc == 0)
 		rc = read_lines(&r);
 	if (rc == 0)
