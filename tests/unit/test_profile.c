@@ -13,7 +13,7 @@ static plumb_profile *small_call_graph(plumb_id *fr, plumb_id *fn)
 	plumb_id part = plumb_part_default(p);
 	plumb_part_add(p, PLUMB_PART_THREAD, "t2", 1, 2);
 	for (int i = 0; i < 3; i++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof name, "f%d", i);
 		fn[i] = plumb_function_intern(p, name, NULL, PLUMB_NONE, PLUMB_NONE, 0);
 		fr[i] = plumb_frame_intern(p, fn[i], PLUMB_NONE, 10 + (uint32_t)i, 0x1000 + (uint64_t)i);
