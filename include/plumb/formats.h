@@ -1,8 +1,9 @@
 /* plumb: input and output formats.
  *
- * Formats are detected by content, never by file name. Each format lives in
- * one file under src/formats/ (or src/store/ for .plumb) and registers a
- * plumb_format_ops entry in src/formats/registry.c.
+ * Inputs are recognised by their content, never by their name; an output's
+ * name picks the format it is written in. Each format lives in one file
+ * under src/formats/ (or src/store/ for .plumb) and has one plumb_format_ops
+ * row in src/formats/registry.c.
  */
 #ifndef PLUMB_FORMATS_H
 #define PLUMB_FORMATS_H
@@ -34,24 +35,48 @@ typedef struct plumb_read_opts {
 	const char *executable;
 } plumb_read_opts;
 
-/* One entry per format. detect() looks at the first bytes of a file (up to
- * 64 KiB, fewer for short files) and says whether they are this format;
- * read() adds the file's contents to p; write() stores p at path (NULL when
- * the format cannot be written). */
+/* One row per format (src/formats/registry.c): everything plumb knows about
+ * it. detect() looks at the first bytes of a file (up to 64 KiB, fewer for
+ * short files; decompressed when the file is compressed) and says whether
+ * they are this format; read() adds the file's contents to p; write()
+ * stores p at path and write_stream() writes it to an open stream (either
+ * NULL when the format cannot be written that way). Adding a format is one
+ * file and one row: the messages, convert's choice of output format and the
+ * detection order all come from the table. */
 typedef struct plumb_format_ops {
 	plumb_format id;
-	const char *name;          /* "plumb", "folded" */
-	const char *description;
+	const char *name;          /* "plumb", "folded": what --to takes */
+	const char *description;   /* for lists: "folded stacks (\"a;b;c 123\" per line)" */
+	/* Output names this format owns, for convert -o: name endings
+	 * (".folded") and basename prefixes ("callgrind.out"); NULL-ended. */
+	const char *const *extensions;
+	const char *const *prefixes;
+	bool compressed_input;     /* gzip- or zstd-compressed files are read */
 	bool (*detect)(const unsigned char *head, size_t len);
 	int (*read)(plumb_profile *p, const char *path, const plumb_read_opts *opts,
 		    plumb_error *err);
 	int (*write)(const plumb_profile *p, const char *path, plumb_error *err);
+	int (*write_stream)(const plumb_profile *p, FILE *out, plumb_error *err);
+	/* An empty file that stands for other files (Callgrind's
+	 * --separate-threads=yes leaves the base file empty beside its thread
+	 * files): their paths, malloc'd, in *out (NULL, 0 when path is not such
+	 * a file). NULL for formats without the notion. */
+	int (*part_files)(const char *path, char ***out, size_t *n, plumb_error *err);
 } plumb_format_ops;
 
+/* The rows, in detection order; *n gets their count. */
+const plumb_format_ops *plumb_formats(size_t *n);
 const plumb_format_ops *plumb_format_get(plumb_format fmt);
 /* By name ("plumb", "folded"); NULL if unknown. */
 const plumb_format_ops *plumb_format_by_name(const char *name);
 const char *plumb_format_name(plumb_format fmt);
+/* The format an output file name asks for (its extension or basename
+ * prefix, from the table); PLUMB_FMT_UNKNOWN when no writable format owns
+ * the name. */
+plumb_format plumb_format_for_output(const char *path);
+/* "plumb (.plumb), callgrind (.callgrind, callgrind.out*), folded (.folded,
+ * .txt)": the writable formats and the names they own, for messages. */
+const char *plumb_format_writers_list(void);
 
 /* Open a file for reading with a clear error for a missing file, a
  * directory or an unreadable file. */
@@ -71,6 +96,11 @@ int plumb_read_file(plumb_profile *p, const char *path, const plumb_read_opts *o
  * directory and renames it over path only when it is complete. */
 int plumb_write_file(const plumb_profile *p, const char *path, plumb_format fmt,
 		     plumb_error *err);
+/* Write p to an open stream in fmt (PLUMB_ERR_USAGE when fmt has no stream
+ * writer). The stream is flushed and checked, not closed; out_name names it
+ * in messages ("standard output"). */
+int plumb_write_stream(const plumb_profile *p, FILE *out, const char *out_name, plumb_format fmt,
+		       plumb_error *err);
 
 /* ---- helpers for writers: atomic output ------------------------------ */
 
@@ -110,6 +140,9 @@ int plumb_callgrind_read(plumb_profile *p, const char *path, const plumb_read_op
 			 plumb_error *err);
 int plumb_callgrind_write(const plumb_profile *p, const char *path, plumb_error *err);
 int plumb_callgrind_write_stream(const plumb_profile *p, FILE *out, plumb_error *err);
+/* The thread and dump files an empty Callgrind file stands for: PATH-NN,
+ * PATH.N and PATH.N-NN that are Callgrind files (the registry's part_files). */
+int plumb_callgrind_part_files(const char *path, char ***out, size_t *n, plumb_error *err);
 
 /* gmon.out (src/formats/gmon_profile.c): the histogram becomes exclusive
  * "time" (nanoseconds) per function, and per source line when the

@@ -42,44 +42,47 @@ static void print_warning(void *ctx, const char *message)
 	fprintf(stderr, "plumb: warning: %s\n", message);
 }
 
-/* Callgrind with --separate-threads=yes leaves the base file empty beside
- * its thread files: an empty PATH stands for PATH-* and PATH.* (those not
- * named on the command line). NULL when PATH is not such a file. */
-static char **siblings(const char *path, char *const *paths, int n, size_t *count)
+/* An empty file that stands for other files (Callgrind's thread files):
+ * those of them not named on the command line; NULL when path is not such a
+ * file. The registry row of each format says what its own names are. */
+static char **part_files(const char *path, char *const *paths, int n, size_t *count,
+			 plumb_error *err)
 {
-	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0)
-		return NULL;
-	glob_t g = { 0 };
-	size_t len = strlen(path);
-	char *pat = malloc(len + 3);
-	if (!pat)
-		return NULL;
-	memcpy(pat, path, len);
-	memcpy(pat + len, "-*", 3);
-	int rc = glob(pat, 0, NULL, &g);
-	pat[len] = '.';
-	rc = glob(pat, rc == 0 ? GLOB_APPEND : 0, NULL, &g);
-	free(pat);
-	char **out = calloc(g.gl_pathc + 1, sizeof *out);
+	size_t nf;
+	const plumb_format_ops *f = plumb_formats(&nf);
 	*count = 0;
-	for (size_t i = 0; out && i < g.gl_pathc; i++) {
-		bool given = false;
-		for (int j = 0; j < n; j++)
-			given |= strcmp(paths[j], g.gl_pathv[i]) == 0;
-		plumb_format fmt;
-		plumb_error e;
-		if (given || plumb_detect_file(g.gl_pathv[i], &fmt, &e) || fmt != PLUMB_FMT_CALLGRIND)
-			continue; /* only Callgrind files stand in for an empty one */
-		if ((out[*count] = strdup(g.gl_pathv[i])))
-			(*count)++;
+	for (size_t i = 0; i < nf; i++) {
+		char **v = NULL;
+		size_t nv = 0;
+		if (!f[i].part_files || f[i].part_files(path, &v, &nv, err) || nv == 0)
+			continue;
+		size_t kept = 0;
+		for (size_t k = 0; k < nv; k++) {
+			bool given = false;
+			for (int j = 0; j < n; j++)
+				given |= strcmp(paths[j], v[k]) == 0;
+			if (given)
+				free(v[k]);
+			else
+				v[kept++] = v[k];
+		}
+		if (kept) {
+			*count = kept;
+			return v;
+		}
+		free(v);
 	}
-	globfree(&g);
-	if (out && *count == 0) {
-		free(out);
-		out = NULL;
-	}
-	return out;
+	return NULL;
+}
+
+/* "a, b and c" of the part files, for the warning. */
+static void print_part_files(const char *path, char **v, size_t n)
+{
+	fprintf(stderr, "plumb: warning: %s is empty (callgrind --separate-threads=yes leaves it "
+		"so): reading its %zu part file%s instead:", path, n, n > 1 ? "s" : "");
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s %s", i ? (i + 1 == n ? " and" : ",") : "", v[i]);
+	fputc('\n', stderr);
 }
 
 static void free_list(char **v, size_t n)
@@ -130,11 +133,9 @@ plumb_profile *cli_load_ex(char *const *paths, int n, bool lines_only, plumb_for
 	for (int i = 0; i < n; i++) {
 		plumb_format fmt = PLUMB_FMT_UNKNOWN;
 		size_t ns = 0;
-		char **sib = siblings(paths[i], paths, n, &ns);
+		char **sib = part_files(paths[i], paths, n, &ns, err);
 		if (sib)
-			fprintf(stderr, "plumb: warning: %s is empty (callgrind --separate-threads=yes "
-				"leaves it so): reading its %zu sibling file%s %s%s instead\n", paths[i], ns,
-				ns > 1 ? "s" : "", sib[0], ns > 1 ? " ..." : "");
+			print_part_files(paths[i], sib, ns);
 		int rc = 0;
 		for (size_t k = 0; rc == 0 && k < ns; k++)
 			rc = load_one(&all, sib[k], &ro, &fmt, err);

@@ -16,8 +16,8 @@ static const char convert_help[] =
 	"  -o, --output OUT   the file to write (required); '-' writes to standard\n"
 	"                     output (folded stacks, or Callgrind with --to callgrind)\n"
 	"  -t, --to FORMAT    plumb (the .plumb store), callgrind or folded; default:\n"
-	"                     from OUT's name (.folded or .txt: folded; .callgrind or\n"
-	"                     callgrind.out*: callgrind), else plumb\n"
+	"                     from OUT's name: .plumb; .callgrind, .cg or callgrind.out*;\n"
+	"                     .folded or .txt. Any other name needs --to\n"
 	"      --exe FILE     the executable a gmon.out belongs to (default: a.out in\n"
 	"                     the gmon file's directory)\n"
 	"  -h, --help         this help\n"
@@ -53,18 +53,6 @@ static int note_source(plumb_profile *p, char *const *paths, int n, plumb_error 
 	int rc = plumb_meta_set(p, "source", s, err);
 	free(s);
 	return rc;
-}
-
-static plumb_format format_for_output(const char *path)
-{
-	const char *dot = strrchr(path, '.');
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	if (dot && (strcmp(dot, ".folded") == 0 || strcmp(dot, ".txt") == 0))
-		return PLUMB_FMT_FOLDED;
-	if ((dot && strcmp(dot, ".callgrind") == 0) || strncmp(base, "callgrind.out", 13) == 0)
-		return PLUMB_FMT_CALLGRIND;
-	return PLUMB_FMT_PLUMB;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -104,12 +92,18 @@ int cmd_convert(int argc, char **argv)
 		return cli_usage_error("convert", "no input file");
 	if (!out)
 		return cli_usage_error("convert", "no output file: give -o OUT");
-	plumb_format fmt = strcmp(out, "-") == 0 ? PLUMB_FMT_FOLDED : format_for_output(out);
+	bool to_stdout = strcmp(out, "-") == 0;
+	plumb_format fmt = to_stdout ? PLUMB_FMT_FOLDED : plumb_format_for_output(out);
 	if (to) {
 		const plumb_format_ops *ops = plumb_format_by_name(to);
 		if (!ops || !ops->write)
-			return cli_usage_error("convert", "cannot write format '%s' (plumb, callgrind, folded)", to);
+			return cli_usage_error("convert", "cannot write format '%s' (known: %s)", to,
+					       plumb_format_writers_list());
 		fmt = ops->id;
+	} else if (fmt == PLUMB_FMT_UNKNOWN) {
+		return cli_usage_error("convert", "no known format has names like '%s': name the output "
+				       "after one (%s) or give --to FORMAT", out,
+				       plumb_format_writers_list());
 	}
 	plumb_error err;
 	plumb_profile *p = cli_load(argv + optind, argc - optind, NULL, &err);
@@ -123,14 +117,8 @@ int cmd_convert(int argc, char **argv)
 		fprintf(stderr, "plumb: warning: folded stacks hold one event: writing '%s' only, "
 			"of %zu\n", plumb_str(p, p->events.v[0].name), p->events.n);
 	int rc;
-	if (strcmp(out, "-") == 0 && (fmt == PLUMB_FMT_FOLDED || fmt == PLUMB_FMT_CALLGRIND))
-		rc = (fmt == PLUMB_FMT_FOLDED ? plumb_folded_write_stream(p, stdout, &err)
-					      : plumb_callgrind_write_stream(p, stdout, &err))
-			     ? cli_fail(&err)
-			     : fflush(stdout) || ferror(stdout) ? (cli_error("cannot write to standard output"), EXIT_BAD_INPUT)
-								 : EXIT_OK;
-	else if (strcmp(out, "-") == 0)
-		rc = cli_usage_error("convert", "a .plumb store cannot go to standard output: give a file");
+	if (to_stdout)
+		rc = plumb_write_stream(p, stdout, "standard output", fmt, &err) ? cli_fail(&err) : EXIT_OK;
 	else
 		rc = plumb_write_file(p, out, fmt, &err) ? cli_fail(&err) : EXIT_OK;
 	plumb_profile_free(p);

@@ -1,4 +1,7 @@
-/* The formats plumb knows, detection by content, and read/write dispatch. */
+/* The formats plumb knows, one row each: detection by content, read/write
+ * dispatch, the output names each owns and the messages that list them. */
+#include <assert.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,18 +9,39 @@
 #include "plumb/formats.h"
 #include "plumb/store.h"
 
+static const char *const plumb_ext[] = { ".plumb", NULL };
+static const char *const callgrind_ext[] = { ".callgrind", ".cg", NULL };
+static const char *const callgrind_prefix[] = { "callgrind.out", NULL };
+static const char *const gmon_prefix[] = { "gmon.out", NULL };
+static const char *const folded_ext[] = { ".folded", ".txt", NULL };
+
 /* Detection order matters: the most specific signatures come first. */
 static const plumb_format_ops formats[] = {
-	{ PLUMB_FMT_PLUMB, "plumb", "plumb profile store (SQLite)", plumb_store_detect,
-	  plumb_store_read, plumb_store_write },
-	{ PLUMB_FMT_CALLGRIND, "callgrind", "Callgrind profile (callgrind.out.*)",
-	  plumb_callgrind_detect, plumb_callgrind_read, plumb_callgrind_write },
-	{ PLUMB_FMT_GMON, "gmon", "gmon.out of a gcc -pg program (needs its executable)",
-	  plumb_gmon_format_detect, plumb_gmon_profile_read, NULL },
-	{ PLUMB_FMT_FOLDED, "folded", "folded stacks (\"a;b;c 123\" per line)",
-	  plumb_folded_detect, plumb_folded_read, plumb_folded_write },
+	{ .id = PLUMB_FMT_PLUMB, .name = "plumb", .description = "plumb profile store (SQLite)",
+	  .extensions = plumb_ext, .detect = plumb_store_detect, .read = plumb_store_read,
+	  .write = plumb_store_write },
+	{ .id = PLUMB_FMT_CALLGRIND, .name = "callgrind",
+	  .description = "Callgrind profile (callgrind.out.*)", .extensions = callgrind_ext,
+	  .prefixes = callgrind_prefix, .compressed_input = true, .detect = plumb_callgrind_detect,
+	  .read = plumb_callgrind_read, .write = plumb_callgrind_write,
+	  .write_stream = plumb_callgrind_write_stream, .part_files = plumb_callgrind_part_files },
+	{ .id = PLUMB_FMT_GMON, .name = "gmon",
+	  .description = "GNU gmon.out of a gcc -pg program (a BSD one with --exe)",
+	  .prefixes = gmon_prefix, .detect = plumb_gmon_format_detect,
+	  .read = plumb_gmon_profile_read },
+	{ .id = PLUMB_FMT_FOLDED, .name = "folded",
+	  .description = "folded stacks (\"a;b;c 123\" per line)", .extensions = folded_ext,
+	  .detect = plumb_folded_detect, .read = plumb_folded_read, .write = plumb_folded_write,
+	  .write_stream = plumb_folded_write_stream },
 };
 #define NFORMATS (sizeof formats / sizeof *formats)
+_Static_assert(NFORMATS == PLUMB_FMT_COUNT - 1, "one registry row per plumb_format");
+
+const plumb_format_ops *plumb_formats(size_t *n)
+{
+	*n = NFORMATS;
+	return formats;
+}
 
 const plumb_format_ops *plumb_format_get(plumb_format fmt)
 {
@@ -41,12 +65,81 @@ const char *plumb_format_name(plumb_format fmt)
 	return f ? f->name : "unknown";
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+static bool owns_name(const plumb_format_ops *f, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (const char *const *e = f->extensions; e && *e; e++)
+		if (ends_with(base, *e))
+			return true;
+	for (const char *const *q = f->prefixes; q && *q; q++)
+		if (strncmp(base, *q, strlen(*q)) == 0)
+			return true;
+	return false;
+}
+
+plumb_format plumb_format_for_output(const char *path)
+{
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (formats[i].write && owns_name(&formats[i], path))
+			return formats[i].id;
+	return PLUMB_FMT_UNKNOWN;
+}
+
+/* Appends "name (.ext, prefix*)" for each row that want() keeps. */
+static void list_formats(char *buf, size_t size, bool writers)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < NFORMATS && len < size; i++) {
+		const plumb_format_ops *f = &formats[i];
+		if (writers && !f->write)
+			continue;
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+					writers ? f->name : f->description);
+		if (!writers)
+			continue;
+		const char *sep = " (";
+		for (const char *const *e = f->extensions; e && *e && len < size; e++, sep = ", ")
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", sep, *e);
+		for (const char *const *q = f->prefixes; q && *q && len < size; q++, sep = ", ")
+			len += (size_t)snprintf(buf + len, size - len, "%s%s*", sep, *q);
+		if (*sep == ',' && len < size)
+			len += (size_t)snprintf(buf + len, size - len, ")");
+	}
+}
+
+const char *plumb_format_writers_list(void)
+{
+	static char buf[512];
+	if (!buf[0])
+		list_formats(buf, sizeof buf, true);
+	return buf;
+}
+
 plumb_format plumb_detect_buffer(const unsigned char *head, size_t len)
 {
 	for (size_t i = 0; i < NFORMATS; i++)
 		if (formats[i].detect(head, len))
 			return formats[i].id;
 	return PLUMB_FMT_UNKNOWN;
+}
+
+/* The compressed formats' names, for the message that refuses the others. */
+static void list_compressed(char *buf, size_t size)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < NFORMATS && len < size; i++)
+		if (formats[i].compressed_input)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+						formats[i].name);
 }
 
 int plumb_detect_file(const char *path, plumb_format *out, plumb_error *err)
@@ -67,15 +160,20 @@ int plumb_detect_file(const char *path, plumb_format *out, plumb_error *err)
 	if (*out == PLUMB_FMT_UNKNOWN) {
 		if (n == 0)
 			return plumb_fail(err, PLUMB_ERR_FORMAT, "%s: empty file, expected a profile", path);
-		return plumb_fail(err, PLUMB_ERR_FORMAT,
-				  "%s: unknown format: expected a .plumb profile, a Callgrind file, "
-				  "a GNU gmon.out (a BSD one with --exe) or folded stacks "
-				  "(\"a;b;c 123\" per line)", path);
+		char known[512];
+		list_formats(known, sizeof known, false);
+		return plumb_fail(err, PLUMB_ERR_FORMAT, "%s: unknown format: expected one of: %s",
+				  path, known);
 	}
-	if (comp != PLUMB_COMP_NONE && *out != PLUMB_FMT_CALLGRIND)
+	const plumb_format_ops *f = plumb_format_get(*out);
+	assert(f);
+	if (comp != PLUMB_COMP_NONE && !f->compressed_input) {
+		char which[128];
+		list_compressed(which, sizeof which);
 		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
-				  "%s: compressed %s input is not supported (only Callgrind files are "
-				  "read compressed): decompress it first", path, plumb_format_name(*out));
+				  "%s: compressed %s input is not supported (only %s files are "
+				  "read compressed): decompress it first", path, f->name, which);
+	}
 	return 0;
 }
 
@@ -106,12 +204,36 @@ int plumb_read_file(plumb_profile *p, const char *path, const plumb_read_opts *o
 	return plumb_format_get(fmt)->read(p, path, opts ? opts : &none, err);
 }
 
+static const plumb_format_ops *writer_of(plumb_format fmt, bool stream, const char *out_name,
+					 plumb_error *err)
+{
+	const plumb_format_ops *f = plumb_format_get(fmt);
+	if (f && (stream ? f->write_stream != NULL : f->write != NULL))
+		return f;
+	if (f && f->write)
+		plumb_fail(err, PLUMB_ERR_USAGE, "a %s file cannot go to %s: give a file name",
+			   f->name, out_name);
+	else
+		plumb_fail(err, PLUMB_ERR_USAGE, "cannot write format '%s' (known: %s)",
+			   plumb_format_name(fmt), plumb_format_writers_list());
+	return NULL;
+}
+
 int plumb_write_file(const plumb_profile *p, const char *path, plumb_format fmt,
 		     plumb_error *err)
 {
-	const plumb_format_ops *f = plumb_format_get(fmt);
-	if (!f || !f->write)
-		return plumb_fail(err, PLUMB_ERR_USAGE, "cannot write format '%s'",
-				  plumb_format_name(fmt));
-	return f->write(p, path, err);
+	const plumb_format_ops *f = writer_of(fmt, false, path, err);
+	return f ? f->write(p, path, err) : -1;
+}
+
+int plumb_write_stream(const plumb_profile *p, FILE *out, const char *out_name, plumb_format fmt,
+		       plumb_error *err)
+{
+	const plumb_format_ops *f = writer_of(fmt, true, out_name, err);
+	if (!f || f->write_stream(p, out, err))
+		return -1;
+	if (fflush(out) || ferror(out))
+		return plumb_fail(err, PLUMB_ERR_IO, "cannot write to %s: %s", out_name,
+				  strerror(errno));
+	return 0;
 }

@@ -145,8 +145,18 @@ PY
 	done
 	same "empty base file reads its thread files" "$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"][0])')" "$sum"
 	case "$err" in
-	*"th.out is empty"*"3 sibling files"*) ok "empty base file: warning names it" ;;
-	*) fail "empty base file: warning names it" "stderr: $err" ;;
+	*"th.out is empty"*"3 part files"*"th.out-01, th.out-02 and th.out-03"*) ok "empty base file: warning names every part file" ;;
+	*) fail "empty base file: warning names every part file" "stderr: $err" ;;
+	esac
+	# Only Callgrind's own names (-NN, .N, .N-NN) are parts: a converted copy
+	# beside them is not read a second time.
+	"$PLUMB" convert th.out-01 --to callgrind -o th.out-01.rt
+	cp th.out-02 th.out-02~
+	run "$PLUMB" report --format json th.out
+	same "empty base file: th.out-01.rt and th.out-02~ are not parts" "$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"][0])')" "$sum"
+	case "$err" in
+	*".rt"*|*"~"*) fail "empty base file: the warning lists no foreign file" "stderr: $err" ;;
+	*) ok "empty base file: the warning lists no foreign file" ;;
 	esac
 	run "$PLUMB" report --view parts --format csv th.out-01 th.out-02 th.out-03
 	same "thread files: three thread parts" "$(printf '%s\n' "$out" | tail -n +2 | wc -l)" 3

@@ -67,6 +67,16 @@ expect_err "bad threshold" 2 "--threshold expects" "$PLUMB" report --threshold 1
 expect_err "bad symspec line" 2 "symspec 'a.c:12x'" "$PLUMB" report --select a.c:12x x
 expect_err "convert without -o" 2 "no output file" "$PLUMB" convert x
 expect_err "convert to an unknown format" 2 "cannot write format 'pdf'" "$PLUMB" convert x -o y --to pdf
+# An output name no format owns is an error, never a .plumb store by default.
+for name in out.speedscope.json profile out.pb.gz; do
+	expect_err "convert -o $name: no format owns the name" 2 "no known format has names like '$name'" \
+		"$PLUMB" convert "$DATA/fig21.folded" -o "$name"
+	same "convert -o $name: nothing written" "$(ls "$name" 2>&1 >/dev/null | grep -c 'No such')" 1
+done
+expect_status "convert -o out.cg writes Callgrind" 0 "$PLUMB" convert "$DATA/fig21.folded" -o out.cg
+same "out.cg is a Callgrind file" "$(head -1 out.cg)" "# callgrind format"
+expect_status "--to names the format of any name" 0 "$PLUMB" convert "$DATA/fig21.folded" --to folded -o stacks.out
+same "--to folded wrote folded stacks" "$(sort stacks.out)" "$(sort "$DATA/fig21.folded")"
 expect_err "option without its value" 2 "needs a value" "$PLUMB" report --view
 expect_status "no command" 2 "$PLUMB"
 
