@@ -200,6 +200,9 @@ typedef struct plumb_view_opts {
 	const plumb_symspec_list *focus;  /* keep only stacks through these */
 	plumb_id part;              /* only this part; PLUMB_NONE (default) = all summed */
 	bool no_cycles;             /* call graphs: no <cycle N> rows or tags */
+	/* also build the table's function summary (what JSON writes): the
+	 * selected functions with callers and callees, whatever the view */
+	bool summary;
 } plumb_view_opts;
 
 void plumb_view_opts_init(plumb_view_opts *o);
@@ -211,11 +214,5 @@ int plumb_sort_by_name(const char *name);
 /* Compute a view of p as a table. */
 int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
 		     plumb_error *err);
-
-/* The plumb-report JSON contract (docs/report-json.md): the functions the
- * options select (all of them without a limit), each with its callers and
- * callees. Written by src/output/report_json.c from metrics computed here. */
-int plumb_report_write_json(const plumb_profile *p, const plumb_view_opts *o, FILE *out,
-			    plumb_error *err);
 
 #endif

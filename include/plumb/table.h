@@ -1,8 +1,9 @@
 /* plumb: a view's result, a table of typed cells.
  *
- * Views (src/analysis/view_*.c) compute tables; writers (src/output/) print
- * them as text, CSV or JSON. A writer never computes a metric: every number
- * it prints is a cell here.
+ * Views (src/analysis/view_*.c) compute tables and build them with the
+ * functions below (src/analysis/table.c); writers (src/output/,
+ * plumb/output.h) print them as text, CSV or JSON. A writer never computes
+ * a metric: every number it prints is a cell or a summary value here.
  */
 #ifndef PLUMB_TABLE_H
 #define PLUMB_TABLE_H
@@ -10,8 +11,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-
 #include "plumb/error.h"
 
 typedef enum plumb_cell_type {
@@ -54,6 +53,60 @@ typedef struct plumb_row {
 	plumb_cell *cells;    /* ncols cells */
 } plumb_row;
 
+/* ---- the function summary ----------------------------------------------
+ * What every `--format json` document carries beside its rows, whatever the
+ * view (docs/report-json.md): the events shown, their totals, and each
+ * selected function with its callers and callees. Cost vectors have one
+ * value per event of `events`, in that order. Unknown counts are
+ * PLUMB_COUNT_UNKNOWN, unknown strings NULL, "no cycle" 0. */
+
+typedef struct plumb_table_event {
+	const char *name, *description;
+	const char *unit;     /* NULL: not known */
+	const char *formula;  /* NULL: not derived */
+} plumb_table_event;
+
+/* A function as other entries name it. */
+typedef struct plumb_table_ref {
+	const char *name, *file, *module;
+	uint32_t cycle;       /* its <cycle N>, 0: none */
+} plumb_table_ref;
+
+typedef struct plumb_table_arc {
+	plumb_table_ref other;   /* the caller (in callers) or the callee (in callees) */
+	uint64_t calls;
+	bool recursive;          /* inside one cycle, or a self call, of a call graph */
+	const uint64_t *attributed;
+} plumb_table_arc;
+
+typedef struct plumb_table_function {
+	plumb_table_ref ref;
+	uint32_t line;           /* 0: not known */
+	const uint64_t *exclusive, *inclusive;
+	uint64_t calls;
+	size_t ncallers, ncallees;
+	const plumb_table_arc *callers, *callees;  /* heaviest first */
+} plumb_table_function;
+
+typedef struct plumb_table_cycle {
+	uint32_t number;
+	const uint64_t *exclusive, *inclusive;
+	uint64_t calls;
+	size_t nmembers;
+	const plumb_table_ref *members;
+} plumb_table_cycle;
+
+typedef struct plumb_table_summary {
+	size_t nevents;
+	const plumb_table_event *events;
+	const uint64_t *totals;
+	bool inclusive_estimated;
+	size_t nfunctions;
+	const plumb_table_function *functions;
+	size_t ncycles;
+	const plumb_table_cycle *cycles;
+} plumb_table_summary;
+
 typedef struct plumb_table {
 	char *view;           /* "flat", "tree", ... */
 	char *title;          /* one-line description printed above the table */
@@ -64,8 +117,10 @@ typedef struct plumb_table {
 	/* notes printed under the table ("inclusive times are estimates") */
 	char **notes;
 	size_t nnotes;
-	/* private: string arena */
-	char **strs;
+	/* the function summary (plumb_view_opts.summary); NULL when not built */
+	const plumb_table_summary *summary;
+	/* private: the arena of every string and block the table points to */
+	void **strs;
 	size_t nstrs, strs_cap;
 } plumb_table;
 
@@ -80,6 +135,8 @@ plumb_row *plumb_table_add_row(plumb_table *t, plumb_row_kind kind, uint32_t dep
 /* Copy s into the table's arena; NULL on ENOMEM. */
 const char *plumb_table_strdup(plumb_table *t, const char *s);
 int plumb_table_add_note(plumb_table *t, const char *note);
+/* n zeroed bytes in the table's arena (freed with it); NULL on ENOMEM. */
+void *plumb_table_alloc(plumb_table *t, size_t n);
 
 static inline void plumb_cell_u64(plumb_cell *c, uint64_t v) { c->type = PLUMB_CELL_U64; c->u = v; }
 static inline void plumb_cell_int(plumb_cell *c, int64_t v) { c->type = PLUMB_CELL_INT; c->i = v; }
@@ -90,35 +147,5 @@ static inline void plumb_cell_str(plumb_cell *c, const char *s)
 	c->type = s ? PLUMB_CELL_STR : PLUMB_CELL_NULL;
 	c->s = s;
 }
-
-/* ---- writers (src/output/) ------------------------------------------- */
-
-typedef struct plumb_text_opts {
-	unsigned width;       /* terminal width; 0 = do not fit */
-	bool color;           /* ANSI colour (the caller decides: tty and no NO_COLOR) */
-	bool header;          /* print the column titles (default true via init) */
-} plumb_text_opts;
-
-void plumb_text_opts_init(plumb_text_opts *o);
-
-/* Format v with thousands separators: 1234567 -> "1,234,567". buf >= 32. */
-const char *plumb_format_u64(uint64_t v, char *buf, size_t size);
-/* Format v with `decimals` digits after a '.' whatever the locale
- * (12.345, 1 -> "12.3"); |v| >= 1e18 uses exponent form. Returns buf, or
- * NULL when v is NaN or infinite (each writer prints its own "unknown").
- * buf >= 32. */
-const char *plumb_format_fixed(double v, int decimals, char *buf, size_t size);
-
-/* Aligned columns; the name column is shrunk (middle-elided) to fit width. */
-int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opts *o,
-			   plumb_error *err);
-/* RFC 4180 CSV with a header row; tree depth as a "depth" column when > 0. */
-/* Lines end in "\n", not RFC 4180's "\r\n": common tools accept both. */
-int plumb_table_write_csv(const plumb_table *t, FILE *out, plumb_error *err);
-/* {"format":"plumb-view","version":1,"view":..,"columns":[..],"rows":[{..}]} */
-int plumb_table_write_json(const plumb_table *t, FILE *out, plumb_error *err);
-
-/* JSON string literal for s (quotes, escapes, control chars as \u00XX). */
-void plumb_json_write_string(FILE *out, const char *s);
 
 #endif

@@ -366,10 +366,9 @@ void view_rows_free(view_rows *r)
 
 /* ---- dispatch ------------------------------------------------------------ */
 
-int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
-		     plumb_error *err)
+static int build_rows(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
+		      plumb_error *err)
 {
-	*out = NULL;
 	switch (o->kind) {
 	case PLUMB_VIEW_FLAT:
 	case PLUMB_VIEW_LINES:
@@ -389,6 +388,20 @@ int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_tab
 		break;
 	}
 	return plumb_fail(err, PLUMB_ERR_USAGE, "unknown view");
+}
+
+int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
+		     plumb_error *err)
+{
+	*out = NULL;
+	if (build_rows(p, o, out, err))
+		return -1;
+	if (o->summary && view_add_summary(p, o, *out, err)) {
+		plumb_table_free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 const char *view_estimate_note(const plumb_profile *p)

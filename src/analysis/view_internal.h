@@ -1,4 +1,4 @@
-/* Private to libplumb: what the views (and the report JSON writer) share. */
+/* Private to the views (src/analysis/view*.c): what they share. */
 #ifndef PLUMB_VIEW_INTERNAL_H
 #define PLUMB_VIEW_INTERNAL_H
 
@@ -110,5 +110,8 @@ int view_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **ou
 /* tree and bottom-up unfolded from a call graph's arcs (view_cgtree.c) */
 int view_cg_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
+/* Attach the function summary (plumb/table.h) of o's selection to t. */
+int view_add_summary(const plumb_profile *p, const plumb_view_opts *o, plumb_table *t,
+		     plumb_error *err);
 
 #endif

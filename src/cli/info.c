@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "plumb/table.h"
+#include "plumb/output.h"
 
 static const char info_help[] =
 	"usage: plumb info [options] FILE...\n"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "plumb/table.h"
+#include "plumb/output.h"
 
 static const char report_help[] =
 	"usage: plumb report [options] [FILE...]\n"
@@ -69,7 +69,8 @@ enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR, OPT_CYCLES, OPT
 typedef struct report_args {
 	plumb_view_opts view;
 	plumb_symspec_list select, hide, focus;
-	const char *metric, *format, *color;
+	const char *metric, *color;
+	const plumb_view_writer *writer;
 	bool threshold_set;
 	long width;              /* -1: the terminal's */
 	size_t part;             /* --part N (1-based); 0: all parts */
@@ -162,9 +163,9 @@ static int parse_args(int argc, char **argv, report_args *a)
 				return EXIT_USAGE;
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "csv"))
-				return cli_usage_error("report", "unknown format '%s' (text, json, csv)", optarg);
-			a->format = optarg;
+			if (!(a->writer = plumb_view_writer_by_name(optarg)))
+				return cli_usage_error("report", "unknown format '%s' (%s)", optarg,
+						       plumb_view_writers_list());
 			break;
 		case 'w':
 			if (cli_parse_size(optarg, &n) || n > 100000)
@@ -318,30 +319,20 @@ static int run(report_args *a, char *const *files, int nfiles)
 		}
 		a->view.part = (plumb_id)(a->part - 1);
 	}
-	bool function_view = a->view.kind <= PLUMB_VIEW_BUTTERFLY;
-	if (strcmp(a->format, "json") == 0 && function_view) {
-		if (plumb_report_write_json(p, &a->view, stdout, &err))
-			rc = cli_fail(&err);
-		plumb_profile_free(p);
-		return rc;
-	}
+	a->view.summary = a->writer->needs_summary;
 	plumb_table *t = NULL;
 	if (plumb_view_build(p, &a->view, &t, &err)) {
 		plumb_profile_free(p);
 		return cli_fail(&err);
 	}
-	if (strcmp(a->format, "json") == 0) {
-		rc = plumb_table_write_json(t, stdout, &err);
-	} else if (strcmp(a->format, "csv") == 0) {
-		rc = plumb_table_write_csv(t, stdout, &err);
-	} else {
-		plumb_text_opts to;
-		plumb_text_opts_init(&to);
+	plumb_text_opts to;
+	plumb_text_opts_init(&to);
+	if (a->writer->for_terminal) {
 		to.width = a->width >= 0 ? (unsigned)a->width : cli_terminal_width();
 		to.color = cli_use_color(a->color);
 		print_header(p, files, nfiles, fmt, &a->view);
-		rc = plumb_table_write_text(t, stdout, &to, &err);
 	}
+	rc = a->writer->write(t, stdout, &to, &err);
 	if (rc)
 		rc = cli_fail(&err);
 	plumb_table_free(t);
@@ -351,7 +342,7 @@ static int run(report_args *a, char *const *files, int nfiles)
 
 int cmd_report(int argc, char **argv)
 {
-	report_args a = { .format = "text", .color = "auto", .width = -1 };
+	report_args a = { .writer = plumb_view_writer_by_name("text"), .color = "auto", .width = -1 };
 	plumb_view_opts_init(&a.view);
 	int rc = parse_args(argc, argv, &a);
 	if (rc == 0) {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "output/annotate_internal.h"
-#include "plumb/table.h"
+#include "plumb/output.h"
 
 void plumb_annotate_opts_init(plumb_annotate_opts *o)
 {

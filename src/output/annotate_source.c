@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "output/annotate_internal.h"
-#include "plumb/table.h"
+#include "plumb/output.h"
 
 /* One line key of the line-level metrics, with its file's shown name. */
 typedef struct line_ent {

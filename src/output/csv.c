@@ -8,7 +8,7 @@
  * carry no data and are left out.
  */
 #include "output/output_internal.h"
-#include "plumb/table.h"
+#include "plumb/output.h"
 
 #include <errno.h>
 #include <inttypes.h>

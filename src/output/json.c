@@ -1,21 +1,25 @@
-/* plumb: a table as JSON ("plumb-view", version 1).
+/* plumb: a view as its one JSON document ("plumb-report", version 2;
+ * docs/report-json.md is the contract and docs/report.schema.json its schema).
  *
- *   {"format": "plumb-view", "version": 1, "view": .., "title": ..,
+ *   {"format": "plumb-report", "version": 2, "view": .., "title": ..,
+ *    "events": [..], "totals": [..],
  *    "columns": [{"key", "title", "type", "event"}],
- *    "rows": [{"depth", "kind", "cells": {key: value|null}}], "notes": [..]}
+ *    "rows": [{"depth", "kind", "cells": {key: value|null}}], "notes": [..],
+ *    "functions": [..], "cycles": [..]}
  *
- * One column or row per line, so the output diffs and greps well. Counts
- * are exact JSON integers, percentages carry up to four decimals, unknown
- * cells are null, separator rows are left out. Every string is valid UTF-8
- * JSON whatever bytes the profile held.
+ * One column, row or function per line or few, so the output diffs and
+ * greps well. Counts are exact JSON integers, percentages carry up to four
+ * decimals, unknown values are null, separator rows are left out. Every
+ * string is valid UTF-8 JSON whatever bytes the profile held.
  */
-#include "plumb/table.h"
+#include "plumb/output.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include "output/output_internal.h"
+#include "plumb/profile.h"
 
 void plumb_json_write_string(FILE *out, const char *s)
 {
@@ -150,21 +154,157 @@ static void write_notes(const plumb_table *t, FILE *out)
 		fputs(i ? ",\n    " : "\n    ", out);
 		plumb_json_write_string(out, t->notes[i]);
 	}
-	fputs(t->nnotes ? "\n  ]\n" : "]\n", out);
+	fputs(t->nnotes ? "\n  ],\n" : "],\n", out);
+}
+
+/* ---- the function summary ---------------------------------------------- */
+
+static void write_costs(FILE *out, const uint64_t *v, size_t n)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%" PRIu64, i ? ", " : "", v[i]);
+	fputc(']', out);
+}
+
+static void write_count(FILE *out, uint64_t v)
+{
+	if (v == PLUMB_COUNT_UNKNOWN)
+		fputs("null", out);
+	else
+		fprintf(out, "%" PRIu64, v);
+}
+
+static void write_nonzero(FILE *out, uint32_t v)
+{
+	if (v)
+		fprintf(out, "%" PRIu32, v);
+	else
+		fputs("null", out);
+}
+
+static void write_ref(FILE *out, const plumb_table_ref *r)
+{
+	fputs("\"name\": ", out);
+	plumb_json_write_string(out, r->name);
+	fputs(", \"file\": ", out);
+	plumb_json_write_string(out, r->file);
+	fputs(", \"module\": ", out);
+	plumb_json_write_string(out, r->module);
+}
+
+static void write_events(FILE *out, const plumb_table_summary *s)
+{
+	fputs("  \"events\": [", out);
+	for (size_t i = 0; i < s->nevents; i++) {
+		const plumb_table_event *e = &s->events[i];
+		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
+		plumb_json_write_string(out, e->name);
+		fputs(", \"description\": ", out);
+		plumb_json_write_string(out, e->description);
+		fputs(", \"unit\": ", out);
+		plumb_json_write_string(out, e->unit);
+		if (e->formula) {
+			fputs(", \"formula\": ", out);
+			plumb_json_write_string(out, e->formula);
+		}
+		fputc('}', out);
+	}
+	fputs(s->nevents ? "\n  ],\n  \"totals\": " : "],\n  \"totals\": ", out);
+	write_costs(out, s->totals, s->nevents);
+	fputs(",\n", out);
+}
+
+static void write_arcs(FILE *out, const plumb_table_arc *v, size_t n, size_t nev)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ",\n      {" : "\n      {", out);
+		write_ref(out, &v[i].other);
+		fputs(", \"cycle\": ", out);
+		write_nonzero(out, v[i].other.cycle);
+		fputs(", \"calls\": ", out);
+		write_count(out, v[i].calls);
+		fprintf(out, ", \"recursive\": %s, \"attributed\": ", v[i].recursive ? "true" : "false");
+		write_costs(out, v[i].attributed, nev);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+static void write_functions(FILE *out, const plumb_table_summary *s)
+{
+	size_t nev = s->nevents;
+	fputs("  \"functions\": [", out);
+	for (size_t i = 0; i < s->nfunctions; i++) {
+		const plumb_table_function *f = &s->functions[i];
+		fputs(i ? ",\n    {" : "\n    {", out);
+		write_ref(out, &f->ref);
+		fputs(", \"line\": ", out);
+		write_nonzero(out, f->line);
+		fputs(",\n     \"exclusive\": ", out);
+		write_costs(out, f->exclusive, nev);
+		fputs(", \"inclusive\": ", out);
+		write_costs(out, f->inclusive, nev);
+		fputs(", \"calls\": ", out);
+		write_count(out, f->calls);
+		fprintf(out, ", \"inclusive_estimated\": %s, \"cycle\": ",
+			s->inclusive_estimated ? "true" : "false");
+		write_nonzero(out, f->ref.cycle);
+		fputs(",\n     \"callers\": ", out);
+		write_arcs(out, f->callers, f->ncallers, nev);
+		fputs(",\n     \"callees\": ", out);
+		write_arcs(out, f->callees, f->ncallees, nev);
+		fputc('}', out);
+	}
+	fputs(s->nfunctions ? "\n  ],\n" : "],\n", out);
+}
+
+static void write_cycles(FILE *out, const plumb_table_summary *s)
+{
+	fputs("  \"cycles\": [", out);
+	for (size_t c = 0; c < s->ncycles; c++) {
+		const plumb_table_cycle *cy = &s->cycles[c];
+		fprintf(out, "%s    {\"cycle\": %" PRIu32 ", \"name\": \"<cycle %" PRIu32 ">\",\n     \"exclusive\": ",
+			c ? ",\n" : "\n", cy->number, cy->number);
+		write_costs(out, cy->exclusive, s->nevents);
+		fputs(", \"inclusive\": ", out);
+		write_costs(out, cy->inclusive, s->nevents);
+		fputs(", \"calls\": ", out);
+		write_count(out, cy->calls);
+		fputs(",\n     \"members\": [", out);
+		for (size_t i = 0; i < cy->nmembers; i++) {
+			fputs(i ? ",\n      {" : "\n      {", out);
+			write_ref(out, &cy->members[i]);
+			fputc('}', out);
+		}
+		fputs("]}", out);
+	}
+	fputs(s->ncycles ? "\n  ]\n" : "]\n", out);
 }
 
 int plumb_table_write_json(const plumb_table *t, FILE *out, plumb_error *err)
 {
 	if (!t || !out)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "no table or no output stream");
-	fputs("{\n  \"format\": \"plumb-view\",\n  \"version\": 1,\n  \"view\": ", out);
+	fputs("{\n  \"format\": \"plumb-report\",\n  \"version\": 2,\n  \"view\": ", out);
 	plumb_json_write_string(out, t->view);
 	fputs(",\n  \"title\": ", out);
 	plumb_json_write_string(out, t->title);
 	fputs(",\n", out);
+	if (t->summary)
+		write_events(out, t->summary);
+	else
+		fputs("  \"events\": null,\n  \"totals\": null,\n", out);
 	write_columns(t, out);
 	write_rows(t, out);
 	write_notes(t, out);
+	if (t->summary) {
+		write_functions(out, t->summary);
+		write_cycles(out, t->summary);
+	} else {
+		fputs("  \"functions\": null,\n  \"cycles\": null\n", out);
+	}
 	fputs("}\n", out);
-	return plumb_output_flush(out, "JSON table", err);
+	return plumb_output_flush(out, "JSON report", err);
 }

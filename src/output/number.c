@@ -1,6 +1,6 @@
 /* plumb: number formatting shared by the writers. Nothing here depends on
  * the C locale, so JSON and CSV stay parseable after setlocale(). */
-#include "plumb/table.h"
+#include "plumb/output.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "plumb/error.h"
-#include "plumb/table.h"
+#include "plumb/output.h"
 
 /* Length of the well-formed UTF-8 sequence at s, or 0 if there is none
  * (overlong forms, surrogates and code points past U+10FFFF included). */

@@ -10,7 +10,7 @@
  * too with colour), so the focus stays visible without colour; SEPARATOR
  * rows are empty lines. The view sets each row's depth.
  */
-#include "plumb/table.h"
+#include "plumb/output.h"
 
 #include <errno.h>
 #include <inttypes.h>

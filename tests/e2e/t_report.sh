@@ -6,7 +6,7 @@ same "report json exits 0" "$rc" 0
 py "figure 2-1 numbers in the JSON contract" '
 import json, sys
 r = json.load(sys.stdin)
-assert r["format"] == "plumb-report" and r["version"] == 1, r["format"]
+assert r["format"] == "plumb-report" and r["version"] == 2, (r["format"], r["version"])
 assert r["events"][0]["name"] == "samples"
 assert r["totals"] == [32], r["totals"]
 f = {x["name"]: x for x in r["functions"]}

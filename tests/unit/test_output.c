@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plumb/table.h"
+#include "plumb/output.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -481,10 +481,12 @@ Test(output, json_flat_exact)
 	char *got = render(t, 2, NULL);
 	cr_expect_str_eq(got,
 		"{\n"
-		"  \"format\": \"plumb-view\",\n"
-		"  \"version\": 1,\n"
+		"  \"format\": \"plumb-report\",\n"
+		"  \"version\": 2,\n"
 		"  \"view\": \"flat\",\n"
 		"  \"title\": null,\n"
+		"  \"events\": null,\n"
+		"  \"totals\": null,\n"
 		"  \"columns\": [\n"
 		"    {\"key\": \"calls\", \"title\": \"Calls\", \"type\": \"count\", \"event\": 0},\n"
 		"    {\"key\": \"excl_pct\", \"title\": \"Excl. %\", \"type\": \"percent\", \"event\": 0},\n"
@@ -498,7 +500,9 @@ Test(output, json_flat_exact)
 		"  ],\n"
 		"  \"notes\": [\n"
 		"    \"estimates\"\n"
-		"  ]\n"
+		"  ],\n"
+		"  \"functions\": null,\n"
+		"  \"cycles\": null\n"
 		"}\n");
 	cr_expect_eq(python_check(got, "d['rows'][3]['cells']['calls'] == 18446744073709551615"
 				  " and d['notes'] == ['estimates']"), 0);
@@ -512,8 +516,10 @@ Test(output, json_empty_table)
 	cr_assert_not_null(t);
 	char *got = render(t, 2, NULL);
 	cr_expect_str_eq(got,
-			 "{\n  \"format\": \"plumb-view\",\n  \"version\": 1,\n  \"view\": \"flat\",\n"
-			 "  \"title\": \"T\",\n  \"columns\": [],\n  \"rows\": [],\n  \"notes\": []\n}\n");
+			 "{\n  \"format\": \"plumb-report\",\n  \"version\": 2,\n  \"view\": \"flat\",\n"
+			 "  \"title\": \"T\",\n  \"events\": null,\n  \"totals\": null,\n"
+			 "  \"columns\": [],\n  \"rows\": [],\n  \"notes\": [],\n"
+			 "  \"functions\": null,\n  \"cycles\": null\n}\n");
 	cr_expect_eq(python_check(got, "d['rows'] == [] and d['title'] == 'T'"), 0);
 	free(got);
 	plumb_table_free(t);

@@ -2,17 +2,18 @@
  * its arena (t->strs), so freeing the table frees them all at once. */
 #include "plumb/table.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Keep p in the arena; on failure p is freed and NULL returned. */
-static char *arena_keep(plumb_table *t, char *p)
+static void *arena_keep(plumb_table *t, void *p)
 {
 	if (!p)
 		return NULL;
 	if (t->nstrs == t->strs_cap) {
 		size_t cap = t->strs_cap ? t->strs_cap * 2 : 16;
-		char **n;
+		void **n;
 		if (cap > SIZE_MAX / sizeof *n || !(n = realloc(t->strs, cap * sizeof *n))) {
 			free(p);
 			return NULL;
@@ -22,6 +23,11 @@ static char *arena_keep(plumb_table *t, char *p)
 	}
 	t->strs[t->nstrs++] = p;
 	return p;
+}
+
+void *plumb_table_alloc(plumb_table *t, size_t n)
+{
+	return t ? arena_keep(t, calloc(1, n ? n : 1)) : NULL;
 }
 
 const char *plumb_table_strdup(plumb_table *t, const char *s)

@@ -1,0 +1,67 @@
+/* plumb: writers of views (src/output/), one table of them.
+ *
+ * A writer prints a view's table (plumb/table.h) and only reads it: it
+ * never computes a metric. `plumb report --format NAME` picks a row of the
+ * writer table; a new writer (svg, html) is one file and one row.
+ */
+#ifndef PLUMB_OUTPUT_H
+#define PLUMB_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "plumb/error.h"
+#include "plumb/table.h"
+
+typedef struct plumb_text_opts {
+	unsigned width;       /* terminal width; 0 = do not fit */
+	bool color;           /* ANSI colour (the caller decides: tty and no NO_COLOR) */
+	bool header;          /* print the column titles (default true via init) */
+} plumb_text_opts;
+
+void plumb_text_opts_init(plumb_text_opts *o);
+
+/* Format v with thousands separators: 1234567 -> "1,234,567". buf >= 32. */
+const char *plumb_format_u64(uint64_t v, char *buf, size_t size);
+/* Format v with `decimals` digits after a '.' whatever the locale
+ * (12.345, 1 -> "12.3"); |v| >= 1e18 uses exponent form. Returns buf, or
+ * NULL when v is NaN or infinite (each writer prints its own "unknown").
+ * buf >= 32. */
+const char *plumb_format_fixed(double v, int decimals, char *buf, size_t size);
+
+/* Aligned columns; the name column is shrunk (middle-elided) to fit width. */
+int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opts *o,
+			   plumb_error *err);
+/* RFC 4180 CSV with a header row; tree depth as a "depth" column when > 0. */
+/* Lines end in "\n", not RFC 4180's "\r\n": common tools accept both. */
+int plumb_table_write_csv(const plumb_table *t, FILE *out, plumb_error *err);
+/* The one JSON document of every view (docs/report-json.md): format
+ * "plumb-report", version 2, the view's columns and rows and, when the table
+ * has one, its function summary (null members otherwise). */
+int plumb_table_write_json(const plumb_table *t, FILE *out, plumb_error *err);
+
+/* JSON string literal for s (quotes, escapes, control chars as \u00XX). */
+void plumb_json_write_string(FILE *out, const char *s);
+
+
+/* ---- the writer table ------------------------------------------------- */
+
+typedef struct plumb_view_writer {
+	const char *name;          /* what --format takes: "text", "json", "csv" */
+	const char *description;
+	/* the view must be built with its function summary (plumb_view_opts.summary) */
+	bool needs_summary;
+	/* for people at a terminal: the caller may print a header above it and
+	 * fit it to the width and colours of o */
+	bool for_terminal;
+	int (*write)(const plumb_table *t, FILE *out, const plumb_text_opts *o, plumb_error *err);
+} plumb_view_writer;
+
+/* By name; NULL if unknown. */
+const plumb_view_writer *plumb_view_writer_by_name(const char *name);
+/* "text, json, csv": the names, for messages. */
+const char *plumb_view_writers_list(void);
+
+#endif
