@@ -145,6 +145,46 @@ typedef struct plumb_meta {
 	plumb_id key, value;   /* string ids */
 } plumb_meta;
 
+/* A performance point (aprof, input-sensitive profiles): the activations of
+ * one routine, or of one calling context, with one input size. Costs are
+ * the profile's first event (the cost metric). Which fields the source had
+ * is in `has`: a field it lacked is 0 and its bit clear. Sums of squares
+ * are long double: they hold every uint64 exactly, and the values past
+ * 2^64 that tools write as "%.0f" doubles. */
+enum {
+	PLUMB_PT_MIN_MAX = 1u << 0,      /* min, max */
+	PLUMB_PT_SUM = 1u << 1,          /* sum exact (else avg x calls: v0) */
+	PLUMB_PT_SQR = 1u << 2,
+	PLUMB_PT_REAL = 1u << 3,         /* real_sum: recursion counted once */
+	PLUMB_PT_SELF = 1u << 4,         /* self_sum */
+	PLUMB_PT_SELF_MIN_MAX = 1u << 5,
+	PLUMB_PT_SELF_SQR = 1u << 6,
+	PLUMB_PT_INPUT_STATS = 1u << 7,  /* the four drms counts */
+	PLUMB_PT_ALL = (1u << 8) - 1
+};
+
+typedef struct plumb_point {
+	plumb_id part;
+	plumb_id function;     /* the routine */
+	plumb_id context;      /* CCT node whose path is the context; PLUMB_NONE:
+				  a point of the routine as a whole */
+	uint32_t has;          /* PLUMB_PT_* */
+	uint64_t input;        /* input size (rms or drms), in memory granules */
+	uint64_t calls, min, max, sum;
+	uint64_t real_sum, self_sum, self_min, self_max;
+	uint64_t syscall_cumul, thread_cumul, syscall_self, thread_self;
+	long double sqr_sum, self_sqr_sum;
+} plumb_point;
+
+/* What a profile of points was measured with (aprof's header lines). */
+typedef struct plumb_points_info {
+	plumb_id input_metric; /* "rms" or "drms" (string id); PLUMB_NONE: not said */
+	uint32_t memres;       /* bytes per memory granule; 0: not said */
+	uint64_t total_cost;   /* aprof's k: the run's whole cost, summed over files */
+	int64_t exe_mtime;     /* the executable's mtime (s); -1: not known */
+	int version;           /* the report version read (lowest of several); -1: none */
+} plumb_points_info;
+
 typedef struct plumb_profile {
 	plumb_strtab strings;
 
@@ -168,8 +208,12 @@ typedef struct plumb_profile {
 
 	PLUMB_VEC(plumb_meta) meta;
 
+	PLUMB_VEC(plumb_point) points;
+	plumb_points_info points_info;
+
 	/* private lookup tables */
 	plumb_index module_ix, file_ix, function_ix, frame_ix, cct_ix, cg_self_ix, arc_ix;
+	plumb_index point_ix;
 	/* the first part given call-graph costs (usually the only one) finds
 	 * its cg_self entries by frame id, without hashing: part + 1 (0 unset)
 	 * and frame -> cg_self id (PLUMB_NONE if none) */
@@ -274,6 +318,20 @@ int plumb_sample_add(plumb_profile *p, uint64_t time_ns, plumb_id part, plumb_id
 /* Set (replace) a metadata value. */
 int plumb_meta_set(plumb_profile *p, const char *key, const char *value, plumb_error *err);
 const char *plumb_meta_get(const plumb_profile *p, const char *key);
+
+/* ---- performance points ----------------------------------------------- */
+
+/* Add a point: one of the same part, routine, context and input size takes
+ * it in (sums, counts and sums of squares add, min and max combine, fields
+ * known only on one side are dropped from `has`). Checked: -1 with
+ * PLUMB_ERR_OVERFLOW when a sum would wrap. */
+int plumb_point_add(plumb_profile *p, const plumb_point *pt, plumb_error *err);
+/* Record what a file of points was measured with, checking that it agrees
+ * with the files already read (aprof refuses to merge reports of different
+ * input metrics or memory resolutions; so does plumb). total_cost adds. */
+int plumb_points_info_add(plumb_profile *p, const plumb_points_info *info, plumb_error *err);
+/* A points_info that says nothing yet (version -1, mtime -1). */
+void plumb_points_info_init(plumb_points_info *info);
 
 /* ---- costs ------------------------------------------------------------ */
 

@@ -50,6 +50,32 @@ static int check_events(const plumb_profile *dst, const plumb_profile *src, plum
 }
 
 
+/* Performance points, with ids mapped into dst: points of the same routine
+ * (or context path) and input size combine, as aprof merges reports. */
+static int merge_points(plumb_profile *dst, const plumb_profile *src, const plumb_id *part,
+			const plumb_id *fn, const plumb_id *node, plumb_error *err)
+{
+	const plumb_points_info *si = &src->points_info;
+	if (si->version < 0 && src->points.n == 0)
+		return 0;
+	plumb_points_info info = *si;
+	if (si->input_metric != PLUMB_NONE &&
+	    (info.input_metric = plumb_intern(dst, plumb_str(src, si->input_metric))) == PLUMB_NONE)
+		return plumb_fail_nomem(err);
+	if (plumb_points_info_add(dst, &info, err))
+		return -1;
+	for (size_t i = 0; i < src->points.n; i++) {
+		plumb_point pt = src->points.v[i];
+		pt.part = part[pt.part];
+		pt.function = fn[pt.function];
+		if (pt.context != PLUMB_NONE)
+			pt.context = node[pt.context];
+		if (plumb_point_add(dst, &pt, err))
+			return -1;
+	}
+	return 0;
+}
+
 int plumb_profile_merge(plumb_profile *dst, const plumb_profile *src, plumb_error *err)
 {
 	if (dst->events.n == 0 && !dst->costs_started) {
@@ -129,6 +155,8 @@ int plumb_profile_merge(plumb_profile *dst, const plumb_profile *src, plumb_erro
 				     src->sample_weights.v + i * nev, err))
 			goto out;
 	}
+	if (merge_points(dst, src, part, fn, node, err))
+		goto out;
 	for (size_t i = 0; i < src->meta.n; i++) {
 		const char *k = plumb_str(src, src->meta.v[i].key);
 		if (!plumb_meta_get(dst, k) &&

@@ -6,7 +6,10 @@
 
 plumb_profile *plumb_profile_new(void)
 {
-	return calloc(1, sizeof(plumb_profile));
+	plumb_profile *p = calloc(1, sizeof(plumb_profile));
+	if (p)
+		plumb_points_info_init(&p->points_info);
+	return p;
 }
 
 void plumb_profile_free(plumb_profile *p)
@@ -35,8 +38,9 @@ void plumb_profile_free(plumb_profile *p)
 	free(p->samples.v);
 	free(p->sample_weights.v);
 	free(p->meta.v);
+	free(p->points.v);
 	plumb_index *ixs[] = { &p->module_ix, &p->function_ix, &p->file_ix, &p->frame_ix,
-			       &p->cct_ix, &p->cg_self_ix, &p->arc_ix };
+			       &p->cct_ix, &p->cg_self_ix, &p->arc_ix, &p->point_ix };
 	for (size_t i = 0; i < sizeof ixs / sizeof *ixs; i++)
 		plumb_index_free(ixs[i]);
 	free(p);
