@@ -120,30 +120,21 @@ static int build_segs(const plumb_symtab *st, const plumb_line_run *runs, size_t
 	return 0;
 }
 
-/* gprof's credit of every bin to the segments it overlaps, in 2-byte units
- * with truncated edges (see plumb_gmon_hist_assign). */
-static void credit_hist(const plumb_gmon_hist *h, const segs *s, double *credit)
+static void add_credit(void *ctx, size_t seg, double samples)
 {
-	double scale = plumb_gmon_hist_scale(h);
-	uint64_t low = h->low_pc / 2;
-	size_t j = 0;
-	for (uint32_t i = 0; i < h->nbins; i++) {
-		if (!h->bins[i])
-			continue;
-		uint64_t blo = low + (uint64_t)(scale * i), bhi = low + (uint64_t)(scale * (i + 1));
-		while (j > 0 && s->start[j] / 2 > blo)
-			j--;
-		for (; j < s->n; j++) {
-			uint64_t slo = s->start[j] / 2, shi = s->start[j + 1] / 2;
-			if (slo >= bhi)
-				break;
-			uint64_t lo = blo > slo ? blo : slo, hi = bhi < shi ? bhi : shi;
-			if (hi > lo)
-				credit[j] += (double)(hi - lo) * (double)h->bins[i] / scale;
-			if (shi >= bhi)
-				break;
-		}
-	}
+	((double *)ctx)[seg] += samples;
+}
+
+/* gprof's credit of every bin to the segments it overlaps (plumb/gmon.h),
+ * at the bin width of the first histogram that has bins, as gprof. */
+static void credit_hists(const plumb_gmon *g, const segs *s, double *credit)
+{
+	plumb_gmon_credit c = { .start = s->start, .stride = sizeof *s->start, .n = s->n,
+				.add = add_credit, .ctx = credit };
+	for (size_t i = 0; i < g->nhists && !c.scale; i++)
+		c.scale = plumb_gmon_hist_scale(&g->hists[i]);
+	for (size_t i = 0; i < g->nhists; i++)
+		plumb_gmon_credit_hist(&c, &g->hists[i]);
 }
 
 /* ---- into the profile -------------------------------------------------- */
@@ -288,9 +279,7 @@ static int histogram(conv *c, plumb_exe *e, const plumb_gmon *g, plumb_error *er
 	if (rc) {
 		rc = plumb_fail_nomem(err);
 	} else {
-		for (size_t i = 0; i < g->nhists; i++)
-			if (g->hists[i].nbins)
-				credit_hist(&g->hists[i], &s, credit);
+		credit_hists(g, &s, credit);
 		rc = add_self(c, &s, credit, g->hz ? g->hz : HOST_HZ, err);
 	}
 	free(credit);
