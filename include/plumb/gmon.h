@@ -177,6 +177,39 @@ int plumb_gmon_write_stream(const plumb_gmon *g, FILE *out, plumb_error *err);
  * a double (its "hist_scale"); 0 for an empty record. */
 double plumb_gmon_hist_scale(const plumb_gmon_hist *h);
 
+/* gprof's credit of histogram samples to address ranges (functions, or
+ * the lines inside them): the one copy, used by the gmon.out reader and by
+ * the gprof engine (tested byte for byte against GNU gprof).
+ *
+ * gprof works in 2-byte units with truncated edges: bin i covers
+ * [low_pc / 2 + (uint64_t)(scale * i), low_pc / 2 + (uint64_t)(scale * (i + 1)))
+ * and range j covers [start_j / 2, start_(j+1) / 2); the bin's count goes to
+ * the ranges it overlaps in proportion to the overlap, count * overlap /
+ * scale samples each, so a bin that straddles two ranges is split and a
+ * part outside every range is credited to none. Ranges are given by their
+ * starts, ascending; range j ends where range j + 1 starts, so n ranges
+ * read n + 1 starts (gprof itself passes its symbols' addresses and n =
+ * nsym - 1: its last symbol gets no time). */
+typedef struct plumb_gmon_credit {
+	const uint64_t *start; /* start of range 0 */
+	size_t stride;         /* bytes from one start to the next (sizeof(uint64_t) for an
+				* array; the size of a struct to read a field of each) */
+	size_t n;              /* number of ranges */
+	uint64_t low_pc;       /* of the histogram being credited */
+	double scale;          /* bin width in 2-byte units: gprof takes the first
+				* histogram's (plumb_gmon_hist_scale) for all */
+	/* called for every range a bin overlaps, in ascending range order */
+	void (*add)(void *ctx, size_t range, double samples);
+	void *ctx;
+	size_t cursor;         /* private: where the previous bin's walk ended; 0 to start */
+} plumb_gmon_credit;
+
+/* Credit count samples of bin i of the histogram at c->low_pc. Bins given
+ * in ascending order take linear time in all. */
+void plumb_gmon_credit_bin(plumb_gmon_credit *c, uint32_t i, uint64_t count);
+/* Every bin of h, in order (sets c->low_pc and restarts the walk). */
+void plumb_gmon_credit_hist(plumb_gmon_credit *c, const plumb_gmon_hist *h);
+
 /* Sum of all histogram bins (gprof's total_time in samples). */
 uint64_t plumb_gmon_total_samples(const plumb_gmon *g);
 

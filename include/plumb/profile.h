@@ -101,12 +101,24 @@ typedef enum plumb_part_kind {
 	PLUMB_PART_DUMP
 } plumb_part_kind;
 
+/* What a part's call-graph arcs say of their inclusive costs. */
+typedef enum plumb_arc_costs {
+	PLUMB_ARC_COSTS_GIVEN = 0, /* as each arc says: has_inclusive, cost in arc_incl
+				    * (Callgrind's calls= lines are measured) */
+	PLUMB_ARC_COSTS_GPROF      /* none measured (gmon.out: call counts only; the arcs
+				    * carry no inclusive cost). Metrics estimate them with
+				    * gprof's propagation of this part's self costs along its
+				    * call counts, and mark them estimated; writers that
+				    * cannot say "estimated" write no cost */
+} plumb_arc_costs;
+
 typedef struct plumb_part {
 	plumb_part_kind kind;
 	plumb_id name;        /* label: thread name, "part 2", ...; PLUMB_NONE */
 	int64_t pid, tid;     /* -1 if unknown */
 	plumb_id start_function; /* the routine a thread started with, or PLUMB_NONE */
 	plumb_id root;        /* its CCT root node (frame PLUMB_NONE) */
+	plumb_arc_costs arc_costs; /* GIVEN when added; a reader sets it */
 } plumb_part;
 
 /* Calling context tree node. The root of each part has frame PLUMB_NONE. */

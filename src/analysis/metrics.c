@@ -378,10 +378,6 @@ int plumb_metrics_compute(const plumb_profile *p, const plumb_metrics_opts *o,
 		goto nomem;
 	if (!(b.seen = calloc(b.keys.n ? b.keys.n : 1, sizeof *b.seen)))
 		goto nomem;
-	/* A reader whose arc costs are themselves estimates (gprof's
-	 * propagation) says so in the profile. */
-	if (plumb_meta_get(p, "inclusive.estimated"))
-		m->inclusive_estimated = true;
 	if (from_cct(&b, o, err) || metrics_from_call_graph(&b, o, err) || metrics_scc_stage(&b, o, err))
 		goto fail;
 	for (size_t k = 0; k < b.keys.n; k++)

@@ -1,17 +1,21 @@
 /* Metrics of a call graph (Callgrind, gmon.out): self costs and arcs
  * without contexts. Recursion is found as strongly connected components of
  * each level's key graph, so that no cost is counted twice; SCCs of two or
- * more functions are shown as cycles (docs/metrics.md). */
+ * more functions are shown as cycles (docs/metrics.md). Arcs whose costs
+ * were not measured (gmon.out) get gprof's estimate (propagate.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/metrics_internal.h"
+#include "analysis/propagate.h"
 
 /* A call graph (Callgrind, gmon.out): self costs per frame and arcs. Here
  * only the self costs and the arcs are gathered; inclusive cost needs the
  * recursion structure (scc_stage). A key's call count is the calls from
- * other keys: a recursive call (a self arc) is not a new entry into it. */
-int metrics_from_call_graph(builder *b, const plumb_metrics_opts *o, plumb_error *err)
+ * other keys: a recursive call (a self arc) is not a new entry into it.
+ * est holds gprof's estimate of arc costs where the profile wants one. */
+static int gather_call_graph(builder *b, const plumb_metrics_opts *o, const uint64_t *est,
+			     plumb_error *err)
 {
 	const plumb_profile *p = b->p;
 	for (size_t i = 0; i < p->cg_self.n; i++) {
@@ -62,16 +66,26 @@ int metrics_from_call_graph(builder *b, const plumb_metrics_opts *o, plumb_error
 			if (from != to)
 				b->calls.v[to] += pa->calls;
 		}
-		if (!pa->has_inclusive) {
+		if (!pa->has_inclusive)
 			b->m->inclusive_estimated = true;
-			continue;
-		}
-		const uint64_t *m = p->arc_incl.v + i * b->nev;
-		if (metrics_add(b, b->callee_attr.v, a, m, err) || metrics_add(b, b->caller_attr.v, a, m, err) ||
-		    metrics_add(b, b->cg_cost.v, a, m, err))
+		const uint64_t *m = pa->has_inclusive ? p->arc_incl.v + i * b->nev
+			: est && p->parts.v[pa->part].arc_costs == PLUMB_ARC_COSTS_GPROF ? est + i * b->nev
+			: NULL;
+		if (m && (metrics_add(b, b->callee_attr.v, a, m, err) ||
+			  metrics_add(b, b->caller_attr.v, a, m, err) || metrics_add(b, b->cg_cost.v, a, m, err)))
 			return -1;
 	}
 	return 0;
+}
+
+int metrics_from_call_graph(builder *b, const plumb_metrics_opts *o, plumb_error *err)
+{
+	uint64_t *est = NULL;
+	if (propagate_wanted(b->p) && propagate_gprof(b->p, &est, err))
+		return -1;
+	int rc = gather_call_graph(b, o, est, err);
+	free(est);
+	return rc;
 }
 
 /* ---- recursion: SCCs of the key graph ------------------------------------ */

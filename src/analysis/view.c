@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/propagate.h"
 #include "analysis/view_internal.h"
 
 static const char *const view_names[PLUMB_VIEW_COUNT] = {
@@ -406,8 +407,7 @@ int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_tab
 
 const char *view_estimate_note(const plumb_profile *p)
 {
-	const char *how = plumb_meta_get(p, "inclusive.estimated");
-	if (how && strcmp(how, "gprof") == 0)
+	if (propagate_wanted(p))
 		return "Inclusive costs are gprof's estimates: a callee's time is shared among its "
 		       "callers in proportion to their calls. Exclusive costs are exact.";
 	return "Inclusive costs are estimates: the call graph has no inclusive cost for some calls.";

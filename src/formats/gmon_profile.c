@@ -3,8 +3,8 @@
  * with gprof's bin-overlap arithmetic to functions, or to the source lines
  * inside them when the executable has DWARF lines (the lines of a function
  * add up to the function's gprof self time); arcs become call-graph arcs
- * with their call counts and no inclusive cost, so inclusive metrics are
- * marked as estimates.
+ * with their call counts and no inclusive cost, in a part whose arc costs
+ * are gprof's estimate (computed by analysis/propagate.c, marked estimated).
  *
  * Event "time" is in nanoseconds: samples / hz, rounded per line.
  */
@@ -18,7 +18,6 @@
 #include "plumb/elfsym.h"
 #include "plumb/formats.h"
 #include "plumb/gmon.h"
-#include "plumb/gprof.h"
 
 #define HOST_HZ 100 /* old BSD files carry no rate: gprof takes the host's */
 
@@ -120,30 +119,21 @@ static int build_segs(const plumb_symtab *st, const plumb_line_run *runs, size_t
 	return 0;
 }
 
-/* gprof's credit of every bin to the segments it overlaps, in 2-byte units
- * with truncated edges (see plumb_gmon_hist_assign). */
-static void credit_hist(const plumb_gmon_hist *h, const segs *s, double *credit)
+static void add_credit(void *ctx, size_t seg, double samples)
 {
-	double scale = plumb_gmon_hist_scale(h);
-	uint64_t low = h->low_pc / 2;
-	size_t j = 0;
-	for (uint32_t i = 0; i < h->nbins; i++) {
-		if (!h->bins[i])
-			continue;
-		uint64_t blo = low + (uint64_t)(scale * i), bhi = low + (uint64_t)(scale * (i + 1));
-		while (j > 0 && s->start[j] / 2 > blo)
-			j--;
-		for (; j < s->n; j++) {
-			uint64_t slo = s->start[j] / 2, shi = s->start[j + 1] / 2;
-			if (slo >= bhi)
-				break;
-			uint64_t lo = blo > slo ? blo : slo, hi = bhi < shi ? bhi : shi;
-			if (hi > lo)
-				credit[j] += (double)(hi - lo) * (double)h->bins[i] / scale;
-			if (shi >= bhi)
-				break;
-		}
-	}
+	((double *)ctx)[seg] += samples;
+}
+
+/* gprof's credit of every bin to the segments it overlaps (plumb/gmon.h),
+ * at the bin width of the first histogram that has bins, as gprof. */
+static void credit_hists(const plumb_gmon *g, const segs *s, double *credit)
+{
+	plumb_gmon_credit c = { .start = s->start, .stride = sizeof *s->start, .n = s->n,
+				.add = add_credit, .ctx = credit };
+	for (size_t i = 0; i < g->nhists && !c.scale; i++)
+		c.scale = plumb_gmon_hist_scale(&g->hists[i]);
+	for (size_t i = 0; i < g->nhists; i++)
+		plumb_gmon_credit_hist(&c, &g->hists[i]);
 }
 
 /* ---- into the profile -------------------------------------------------- */
@@ -187,77 +177,27 @@ static int add_self(conv *c, const segs *s, const double *credit, double hz, plu
 	return 0;
 }
 
-/* gprof's estimate for each (caller, callee) symbol pair, sorted for lookup:
- * the callee's self and children time it credits to that caller. */
-typedef struct arc_estimate {
-	size_t parent, child;
-	double samples;
-} arc_estimate;
-
-static int estimate_cmp(const void *a, const void *b)
-{
-	const arc_estimate *x = a, *y = b;
-	if (x->parent != y->parent)
-		return x->parent < y->parent ? -1 : 1;
-	return x->child < y->child ? -1 : x->child > y->child;
-}
-
-static int gprof_estimates(const plumb_gmon *g, const plumb_symtab *st, arc_estimate **out,
-			   size_t *nout, plumb_error *err)
-{
-	plumb_gprof *gp = plumb_gprof_from_gmon(st, g, err);
-	if (!gp)
-		return -1;
-	PLUMB_VEC(arc_estimate) v = { 0 };
-	plumb_gprof_arc_estimate a;
-	int rc = 0;
-	for (size_t i = 0; rc == 0 && plumb_gprof_arc_estimate_at(gp, i, &a) == 0; i++) {
-		arc_estimate e = { a.parent, a.child, a.time + a.child_time };
-		if (plumb_vec_push(v, e))
-			rc = plumb_fail_nomem(err);
-	}
-	plumb_gprof_free(gp);
-	if (rc) {
-		free(v.v);
-		return -1;
-	}
-	if (v.n)
-		qsort(v.v, v.n, sizeof *v.v, estimate_cmp);
-	*out = v.v;
-	*nout = v.n;
-	return 0;
-}
-
-/* Arcs with their call counts and, as their inclusive cost, gprof's
- * estimate of the time spent in the callee for this caller (in the event's
- * nanoseconds). The profile says these costs are estimates. */
-static int add_arcs(conv *c, const plumb_gmon *g, double hz, plumb_error *err)
+/* Arcs with their call counts and no cost: a gmon file does not say what a
+ * call cost. The part says so (PLUMB_ARC_COSTS_GPROF): analysis estimates
+ * the costs with gprof's propagation and marks them estimated. */
+static int add_arcs(conv *c, const plumb_gmon *g, plumb_error *err)
 {
 	plumb_sym_arc *arcs;
-	size_t n, nest = 0;
-	arc_estimate *est = NULL;
+	size_t n;
 	if (plumb_gmon_sym_arcs(g, c->st, &arcs, &n, err))
 		return -1;
-	if (n && gprof_estimates(g, c->st, &est, &nest, err)) {
-		free(arcs);
-		return -1;
-	}
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		plumb_id from = sym_function(c, arcs[i].parent), to = sym_function(c, arcs[i].child);
 		plumb_id site = from == PLUMB_NONE ? PLUMB_NONE : plumb_frame_intern(c->p, from, PLUMB_NONE, 0, 0);
-		arc_estimate key = { arcs[i].parent, arcs[i].child, 0 };
-		const arc_estimate *e = nest ? bsearch(&key, est, nest, sizeof *est, estimate_cmp) : NULL;
-		uint64_t incl = e && e->samples > 0 ? (uint64_t)llround(e->samples / hz * 1e9) : 0;
 		if (site == PLUMB_NONE || to == PLUMB_NONE)
 			rc = plumb_fail_nomem(err);
-		else if (plumb_arc_add(c->p, c->part, site, to, arcs[i].count, &incl, err) < 0)
+		else if (plumb_arc_add(c->p, c->part, site, to, arcs[i].count, NULL, err) < 0)
 			rc = -1;
 	}
 	free(arcs);
-	free(est);
 	if (rc == 0 && n)
-		rc = plumb_meta_set(c->p, "inclusive.estimated", "gprof", err);
+		c->p->parts.v[c->part].arc_costs = PLUMB_ARC_COSTS_GPROF;
 	return rc;
 }
 
@@ -288,9 +228,7 @@ static int histogram(conv *c, plumb_exe *e, const plumb_gmon *g, plumb_error *er
 	if (rc) {
 		rc = plumb_fail_nomem(err);
 	} else {
-		for (size_t i = 0; i < g->nhists; i++)
-			if (g->hists[i].nbins)
-				credit_hist(&g->hists[i], &s, credit);
+		credit_hists(g, &s, credit);
 		rc = add_self(c, &s, credit, g->hz ? g->hz : HOST_HZ, err);
 	}
 	free(credit);
@@ -368,7 +306,7 @@ static int convert(plumb_profile *p, plumb_exe *e, const plumb_gmon *g, const ch
 	check_ranges(g, st, path, exe, opts);
 	rc = histogram(&c, e, g, err);
 	if (rc == 0)
-		rc = add_arcs(&c, g, g->hz ? g->hz : HOST_HZ, err);
+		rc = add_arcs(&c, g, err);
 	if (rc == 0)
 		rc = meta(p, g, exe, err);
 out:

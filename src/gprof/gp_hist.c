@@ -5,51 +5,41 @@
 #include <string.h>
 
 #include "gprof/gp_internal.h"
+#include "plumb/gmon.h"
 
 enum { UNIT = 2 };
 
-/* Credit one histogram's bins to the symbols they overlap. A symbol left
- * out of the flat profile (-p/-P specs) gives its share back: the total
- * shrinks instead. */
-static void assign_one(plumb_gprof *g, const gp_hist *h)
+/* A symbol's credit (plumb_gmon_credit_bin). A symbol left out of the
+ * flat profile (-p/-P specs) gives its share back: the total shrinks
+ * instead. */
+static void credit_symbol(void *ctx, size_t j, double credit)
 {
-	uint64_t low = h->low / UNIT;
-	size_t k = 1;
-	for (uint32_t i = 0; i < h->nbins; i++) {
-		uint64_t count = h->bins[i];
-		if (!count)
-			continue;
-		uint64_t bin_lo = low + (uint64_t)(g->hist_scale * i);
-		uint64_t bin_hi = low + (uint64_t)(g->hist_scale * (i + 1));
-		g->total_time += (double)count;
-		for (size_t j = k - 1; j < g->nsym; k = ++j) {
-			uint64_t sym_lo = g->sym[j].scaled;
-			uint64_t sym_hi = g->sym[j + 1].scaled;
-			if (bin_hi < sym_lo)
-				break;
-			if (bin_lo >= sym_hi)
-				continue;
-			uint64_t top = bin_hi < sym_hi ? bin_hi : sym_hi;
-			uint64_t bottom = bin_lo > sym_lo ? bin_lo : sym_lo;
-			if (top <= bottom)
-				continue;
-			double credit = (double)(top - bottom) * (double)count / g->hist_scale;
-			if (gp_selected(g, PLUMB_GP_INCL_FLAT, g->sym[j].s.addr))
-				g->sym[j].time += credit;
-			else
-				g->total_time -= credit;
-		}
-	}
+	plumb_gprof *g = ctx;
+	if (gp_selected(g, PLUMB_GP_INCL_FLAT, g->sym[j].s.addr))
+		g->sym[j].time += credit;
+	else
+		g->total_time -= credit;
 }
 
+/* Every bin counts in the total, then goes to the symbols it overlaps with
+ * the gmon decoder's credit (gprof's arithmetic). Range j is symbol j up to
+ * symbol j + 1: gprof's last symbol gets no time. */
 void gp_hist_assign(plumb_gprof *g)
 {
-	for (size_t i = 0; i < g->nsym; i++)
-		g->sym[i].scaled = g->sym[i].s.addr / UNIT;
-	/* the entry past the last symbol: gprof's table has a zeroed one */
-	g->sym[g->nsym].scaled = 0;
-	for (size_t i = 0; i < g->nhist; i++)
-		assign_one(g, &g->hist[i]);
+	plumb_gmon_credit c = { .start = &g->sym[0].s.addr, .stride = sizeof *g->sym,
+				.n = g->nsym ? g->nsym - 1 : 0, .scale = g->hist_scale,
+				.add = credit_symbol, .ctx = g };
+	for (size_t k = 0; k < g->nhist; k++) {
+		const gp_hist *h = &g->hist[k];
+		c.low_pc = h->low;
+		c.cursor = 0;
+		for (uint32_t i = 0; i < h->nbins; i++) {
+			if (!h->bins[i])
+				continue;
+			g->total_time += (double)h->bins[i];
+			plumb_gmon_credit_bin(&c, i, h->bins[i]);
+		}
+	}
 }
 
 static const struct {

@@ -125,6 +125,7 @@ int plumb_profile_merge(plumb_profile *dst, const plumb_profile *src, plumb_erro
 			goto nomem;
 		if (sp->start_function != PLUMB_NONE)
 			dst->parts.v[part[i]].start_function = fn[sp->start_function];
+		dst->parts.v[part[i]].arc_costs = sp->arc_costs;
 	}
 	/* Parents precede children, so one forward pass maps every node. */
 	for (size_t i = 0; i < src->cct.n; i++) {

@@ -50,7 +50,8 @@ static const char schema_sql[] =
 	" pid INTEGER NOT NULL,"
 	" tid INTEGER NOT NULL,"
 	" start_function INTEGER REFERENCES functions(id),"
-	" root INTEGER NOT NULL REFERENCES cct_nodes(id));\n"
+	" root INTEGER NOT NULL REFERENCES cct_nodes(id),"
+	" arc_costs INTEGER NOT NULL);\n"
 	"CREATE TABLE cct_nodes (id INTEGER PRIMARY KEY,"
 	" part INTEGER NOT NULL REFERENCES parts(id),"
 	" parent INTEGER REFERENCES cct_nodes(id),"
@@ -303,7 +304,7 @@ static const char *const insert_sql[S_COUNT] = {
 	[S_FILE] = "INSERT INTO files VALUES (?1, ?2)",
 	[S_FUNCTION] = "INSERT INTO functions VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[S_FRAME] = "INSERT INTO frames VALUES (?1, ?2, ?3, ?4, ?5)",
-	[S_PART] = "INSERT INTO parts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[S_PART] = "INSERT INTO parts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[S_NODE] = "INSERT INTO cct_nodes VALUES (?1, ?2, ?3, ?4, ?5)",
 	[S_NODE_COST] = "INSERT INTO cct_costs VALUES (?1, ?2, ?3)",
 	[S_CG] = "INSERT INTO cg_self VALUES (?1, ?2, ?3)",
@@ -364,7 +365,8 @@ static int wr_entities(wr *w, sqlite3_stmt **st)
 	for (size_t i = 0; i < p->parts.n; i++) {
 		const plumb_part *t = &p->parts.v[i];
 		if (WR_ROW(w, st[S_PART], v_int((int64_t)i), v_int(t->kind), v_id(t->name),
-			   v_int(t->pid), v_int(t->tid), v_id(t->start_function), v_id(t->root)))
+			   v_int(t->pid), v_int(t->tid), v_id(t->start_function), v_id(t->root),
+			   v_int(t->arc_costs)))
 			return -1;
 	}
 	for (size_t i = 0; i < p->meta.n; i++)

@@ -27,6 +27,7 @@ typedef struct file_part {
 	plumb_id name;        /* the profile's string id */
 	int64_t pid, tid, root;
 	plumb_id start_function;
+	plumb_arc_costs arc_costs;
 } file_part;
 
 typedef struct rd {
@@ -38,6 +39,9 @@ typedef struct rd {
 	file_part *parts;
 	size_t nparts;
 	uint64_t *vec;         /* scratch cost vector, one slot per event */
+	int64_t version;       /* the file's schema version */
+	bool gprof_v1;         /* version 1 with meta inclusive.estimated = gprof (see
+				* read_legacy_estimate) */
 } rd;
 
 /* The current row of a table, for messages and column checks. */
@@ -493,8 +497,13 @@ out:
 static int read_parts(rd *r)
 {
 	row w = { r, "parts", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, kind, name, pid, tid, start_function, root FROM parts "
-			  "ORDER BY id", &w.st))
+	/* version 1 has no arc_costs column: its arcs' costs are as each says,
+	 * unless read_legacy_estimate found gprof's estimates */
+	const char *sql = r->version >= 2 ? "SELECT id, kind, name, pid, tid, start_function, root, "
+					    "arc_costs FROM parts ORDER BY id"
+					  : "SELECT id, kind, name, pid, tid, start_function, root, "
+					    "0 FROM parts ORDER BY id";
+	if (rd_prepare(r, sql, &w.st))
 		return -1;
 	int more, ret = -1;
 	size_t cap = 0;
@@ -509,17 +518,24 @@ static int read_parts(rd *r)
 			r->parts = v;
 		}
 		file_part *fp = &r->parts[i];
-		int64_t kind;
+		int64_t kind, arc_costs;
 		if (col_int(&w, 1, "kind", &kind, NULL) || col_sid(&w, 2, "name", true, &fp->name) ||
 		    col_int(&w, 3, "pid", &fp->pid, NULL) || col_int(&w, 4, "tid", &fp->tid, NULL) ||
 		    col_ref(&w, 5, "start_function", &r->fn, true, &fp->start_function) ||
-		    col_int(&w, 6, "root", &fp->root, NULL))
+		    col_int(&w, 6, "root", &fp->root, NULL) ||
+		    col_int(&w, 7, "arc_costs", &arc_costs, NULL))
 			goto out;
 		if (kind < PLUMB_PART_WHOLE || kind > PLUMB_PART_DUMP) {
 			row_fail(&w, "kind: %lld is not a part kind (0 to 3)", (long long)kind);
 			goto out;
 		}
+		if (arc_costs < PLUMB_ARC_COSTS_GIVEN || arc_costs > PLUMB_ARC_COSTS_GPROF) {
+			row_fail(&w, "arc_costs: expected 0 (given) or 1 (gprof's estimate), found %lld",
+				 (long long)arc_costs);
+			goto out;
+		}
 		fp->kind = (plumb_part_kind)kind;
+		fp->arc_costs = r->gprof_v1 ? PLUMB_ARC_COSTS_GPROF : (plumb_arc_costs)arc_costs;
 		r->nparts = i + 1;
 	}
 	ret = more;
@@ -544,6 +560,7 @@ static int cct_root(rd *r, const row *w, int64_t part, bool has_frame)
 	if (map_push(r, &r->part, id))
 		return -1;
 	r->p->parts.v[id].start_function = fp->start_function;
+	r->p->parts.v[id].arc_costs = fp->arc_costs;
 	return map_push(r, &r->node, r->p->parts.v[id].root);
 }
 
@@ -653,7 +670,10 @@ static int arc_row(rd *r, row *w, costs *c)
 		return row_fail(w, "has_inclusive: expected 0 or 1, found %lld", (long long)has_incl);
 	if (any && !has_incl)
 		return row_fail(w, "arc_costs rows for an arc without inclusive cost");
-	if (plumb_arc_add(r->p, part, caller, callee, calls, has_incl ? r->vec : NULL, r->err) < 0)
+	/* a version-1 gmon.out profile's arc costs were gprof's estimates:
+	 * analysis computes them now, from the counts */
+	const uint64_t *incl = has_incl && !r->gprof_v1 ? r->vec : NULL;
+	if (plumb_arc_add(r->p, part, caller, callee, calls, incl, r->err) < 0)
 		return row_model_fail(w);
 	return 0;
 }
@@ -705,6 +725,28 @@ out:
 	return costs_close(&c, more == 0) || more ? -1 : 0;
 }
 
+/* Version 1 said "the arc costs are gprof's estimates" (gmon.out) with
+ * this metadata key; version 2 says it per part (arc_costs), and the arcs
+ * carry no cost. */
+#define LEGACY_ESTIMATE_KEY "inclusive.estimated"
+
+static int read_legacy_estimate(rd *r)
+{
+	if (r->version >= 2)
+		return 0;
+	sqlite3_stmt *st;
+	if (rd_prepare(r, "SELECT 1 FROM meta m JOIN strings k ON k.id = m.name JOIN strings v "
+			  "ON v.id = m.value WHERE k.text = '" LEGACY_ESTIMATE_KEY "' AND "
+			  "v.text = 'gprof'", &st))
+		return -1;
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return rd_sqlite_fail(r, rc);
+	r->gprof_v1 = rc == SQLITE_ROW;
+	return 0;
+}
+
 static int read_meta(rd *r)
 {
 	row w = { r, "meta", NULL, 0 };
@@ -715,6 +757,8 @@ static int read_meta(rd *r)
 		plumb_id name, value;
 		if (col_sid(&w, 1, "name", false, &name) || col_sid(&w, 2, "value", false, &value))
 			goto out;
+		if (r->gprof_v1 && strcmp(S(r, name), LEGACY_ESTIMATE_KEY) == 0)
+			continue; /* now the parts' arc_costs */
 		if (plumb_meta_set(r->p, S(r, name), S(r, value), r->err)) {
 			row_model_fail(&w);
 			goto out;
@@ -806,6 +850,7 @@ static int check_version(rd *r)
 		return plumb_fail(r->err, PLUMB_ERR_FORMAT,
 				  "%s: damaged .plumb file (schema version %lld, expected 1 to %d)",
 				  r->path, (long long)version, PLUMB_STORE_VERSION);
+	r->version = version;
 	return 0;
 }
 
@@ -833,8 +878,8 @@ static int read_all(rd *r)
 	/* One read transaction: a consistent snapshot of the whole file. */
 	if (check_version(r) || rd_exec(r, "BEGIN"))
 		return -1;
-	if (read_strings(r) || read_events(r) || read_modules(r) || read_files(r) ||
-	    read_functions(r) || read_frames(r) || read_parts(r) || read_cct(r) ||
+	if (read_legacy_estimate(r) || read_strings(r) || read_events(r) || read_modules(r) ||
+	    read_files(r) || read_functions(r) || read_frames(r) || read_parts(r) || read_cct(r) ||
 	    read_cg_self(r) || read_arcs(r) || read_samples(r) || read_meta(r))
 		return -1;
 	return rd_exec(r, "COMMIT");

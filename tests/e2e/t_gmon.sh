@@ -144,6 +144,36 @@ same "convert gmon.out -> .plumb" "$rc" 0
 a=$(plumb_flat g.plumb)
 b=$(plumb_flat --exe prog_pie gmon.pie.1)
 same "the .plumb copy reports the same" "$a" "$b"
+# ... and the same estimated inclusive times: the part says its arc costs
+# are gprof's estimate, and the estimate is made again from the copy
+a=$("$PLUMB" report --format csv --threshold 0 g.plumb)
+b=$("$PLUMB" report --format csv --threshold 0 --exe prog_pie gmon.pie.1)
+same "the .plumb copy reports the same estimated inclusive times" "$a" "$b"
+run "$PLUMB" report --format json g.plumb
+py "the .plumb copy's inclusive times are flagged as estimates" '
+import json, sys
+fs = {f["name"]: f for f in json.load(sys.stdin)["functions"]}
+assert fs["gm_work"]["inclusive_estimated"] is True, fs["gm_work"]
+assert fs["main"]["inclusive"][0] > fs["main"]["exclusive"][0], fs["main"]
+'
+run "$PLUMB" report g.plumb
+expect_out "the .plumb copy's report says whose estimate it is" "gprof's estimates"
+
+# gprof's estimates are not measurements: the Callgrind copy keeps each
+# call's count with cost 0 and says so in its header
+run "$PLUMB" convert --exe prog_pie gmon.pie.1 --to callgrind -o g.callgrind
+same "convert gmon.out -> callgrind" "$rc" 0
+out=$(cat g.callgrind)
+py "the Callgrind copy's calls have their counts and cost 0, with the header note" '
+import sys
+lines = sys.stdin.read().split("\n")
+assert "# calls with cost 0: the profile has their count but not their inclusive cost." in lines
+calls = [(l, lines[i + 1]) for i, l in enumerate(lines) if l.startswith("calls=")]
+assert len(calls) >= 3, calls
+for c, cost in calls:
+    assert int(c.split("=")[1].split()[0]) > 0, c
+    assert all(v == "0" for v in cost.split()[1:]), (c, cost)
+'
 
 # Damaged and BSD files
 printf 'gmon\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\007' > bad.gmon

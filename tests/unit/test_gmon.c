@@ -618,3 +618,76 @@ Test(gmon, missing_file)
 	cr_assert(strstr(err.message, "/nonexistent/gmon.out") != NULL);
 	plumb_gmon_free(g);
 }
+
+/* ---- gprof's credit of bins to ranges ------------------------------------ */
+
+typedef struct credits {
+	double v[4];
+	size_t calls, last; /* calls, and the range of the last call */
+} credits;
+
+static void take_credit(void *ctx, size_t range, double samples)
+{
+	credits *c = ctx;
+	cr_assert_lt(range, 4);
+	c->v[range] += samples;
+	c->calls++;
+	c->last = range;
+}
+
+/* 4 bins of 8 bytes (4 units of 2) over 0x1000-0x1020 and the ranges
+ * [0x1000, 0x100c) and [0x100c, 0x1020): bin 1 (0x1008-0x1010) straddles
+ * both, 2 units each. */
+Test(gmon, credit_splits_a_straddling_bin)
+{
+	uint64_t bins[4] = { 8, 10, 0, 4 };
+	plumb_gmon_hist h = { .low_pc = 0x1000, .high_pc = 0x1020, .nbins = 4, .bins = bins };
+	uint64_t start[3] = { 0x1000, 0x100c, 0x1020 };
+	credits got = { 0 };
+	plumb_gmon_credit c = { .start = start, .stride = sizeof *start, .n = 2,
+				.scale = plumb_gmon_hist_scale(&h), .add = take_credit, .ctx = &got };
+	cr_assert_float_eq(c.scale, 4.0, 1e-12);
+	plumb_gmon_credit_hist(&c, &h);
+	cr_expect_float_eq(got.v[0], 8 + 10 * 2 / 4.0, 1e-12);
+	cr_expect_float_eq(got.v[1], 10 * 2 / 4.0 + 4, 1e-12);
+	cr_expect_eq(got.calls, 4, "bin 0 once, bin 1 twice, bin 2 (empty) never, bin 3 once");
+}
+
+/* Edges are truncated to 2-byte units: a range starting at 0x100b starts at
+ * unit 0x805 (byte 0x100a), so bin 1 gives it 3 of its 4 units. */
+Test(gmon, credit_truncates_edges_to_units)
+{
+	uint64_t bins[4] = { 0, 8, 0, 0 };
+	plumb_gmon_hist h = { .low_pc = 0x1000, .high_pc = 0x1020, .nbins = 4, .bins = bins };
+	uint64_t start[3] = { 0x1000, 0x100b, 0x1020 };
+	credits got = { 0 };
+	plumb_gmon_credit c = { .start = start, .stride = sizeof *start, .n = 2, .scale = 4.0,
+				.add = take_credit, .ctx = &got };
+	plumb_gmon_credit_hist(&c, &h);
+	cr_expect_float_eq(got.v[0], 8 * 1 / 4.0, 1e-12);
+	cr_expect_float_eq(got.v[1], 8 * 3 / 4.0, 1e-12);
+}
+
+/* Samples outside every range go nowhere; starts read through a stride
+ * (a field of a struct array); bins out of order still find their ranges. */
+typedef struct sym_like {
+	const char *name;
+	uint64_t addr;
+} sym_like;
+
+Test(gmon, credit_outside_ranges_strided_and_unordered)
+{
+	sym_like syms[3] = { { "a", 0x1008 }, { "b", 0x1010 }, { "end", 0x1018 } };
+	credits got = { 0 };
+	plumb_gmon_credit c = { .start = &syms[0].addr, .stride = sizeof *syms, .n = 2,
+				.scale = 4.0, .low_pc = 0x1000, .add = take_credit, .ctx = &got };
+	plumb_gmon_credit_bin(&c, 3, 5); /* 0x1018-0x1020: past "end" */
+	cr_expect_eq(got.calls, 0);
+	plumb_gmon_credit_bin(&c, 2, 6); /* b */
+	plumb_gmon_credit_bin(&c, 0, 7); /* before a */
+	plumb_gmon_credit_bin(&c, 1, 3); /* a */
+	cr_expect_float_eq(got.v[0], 3, 1e-12);
+	cr_expect_float_eq(got.v[1], 6, 1e-12);
+	cr_expect_eq(got.calls, 2);
+	cr_expect_eq(got.last, 0);
+}

@@ -93,6 +93,7 @@ static plumb_profile *build(void)
 	plumb_id n_copy2 = node_with(p, n_main, fr_copy);
 	/* The second part comes after nodes of the first: its root id is not 1. */
 	plumb_id b = plumb_part_add(p, PLUMB_PART_DUMP, NULL, -1, -1);
+	p->parts.v[b].arc_costs = PLUMB_ARC_COSTS_GPROF;
 	plumb_id n_lost = node_with(p, p->parts.v[b].root, fr_lost);
 	plumb_id n_b = node_with(p, n_lost, fr_main);
 
@@ -159,7 +160,7 @@ static void same_parts_and_tree(const plumb_profile *a, const plumb_profile *b)
 		const plumb_part *x = &a->parts.v[i], *y = &b->parts.v[i];
 		cr_assert(x->kind == y->kind && x->name == y->name && x->pid == y->pid &&
 			  x->tid == y->tid && x->start_function == y->start_function &&
-			  x->root == y->root, "part %zu differs", i);
+			  x->root == y->root && x->arc_costs == y->arc_costs, "part %zu differs", i);
 	}
 	cr_assert_eq(a->cct.n, b->cct.n);
 	for (size_t i = 0; i < a->cct.n; i++) {
@@ -482,8 +483,61 @@ Test(store, foreign_sqlite_database)
 Test(store, newer_schema_version)
 {
 	write_built();
-	edit("PRAGMA user_version = 2");
-	read_fails(PLUMB_ERR_UNSUPPORTED, "schema version 2 is newer");
+	char sql[64], want[64];
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", PLUMB_STORE_VERSION + 1);
+	snprintf(want, sizeof want, "schema version %d is newer", PLUMB_STORE_VERSION + 1);
+	edit(sql);
+	read_fails(PLUMB_ERR_UNSUPPORTED, want);
+}
+
+/* Version 1 had no parts.arc_costs: every arc cost is as the arc says. */
+static const char to_version_1[] = "ALTER TABLE parts DROP COLUMN arc_costs; PRAGMA user_version = 1;";
+
+Test(store, version_1_reads_with_given_arc_costs)
+{
+	plumb_profile *p = build();
+	p->parts.v[1].arc_costs = PLUMB_ARC_COSTS_GIVEN;
+	write_ok(p, path);
+	edit(to_version_1);
+	plumb_profile *q = read_ok(path);
+	same_profile(p, q);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+}
+
+/* Version 1 said "gprof's estimates" (gmon.out) in the metadata and stored
+ * the estimates as arc costs: it reads as parts whose arc costs are gprof's,
+ * arcs without costs, and no such metadata. */
+Test(store, version_1_gprof_estimates_read_as_the_parts_arc_costs)
+{
+	write_built();
+	edit(to_version_1);
+	edit("INSERT INTO strings SELECT count(*), 'inclusive.estimated' FROM strings;"
+	     "INSERT INTO strings SELECT count(*), 'gprof' FROM strings;"
+	     "INSERT INTO meta SELECT (SELECT count(*) FROM meta), (SELECT count(*) - 2 FROM strings),"
+	     " (SELECT count(*) - 1 FROM strings);");
+	plumb_profile *q = read_ok(path);
+	for (size_t i = 0; i < q->parts.n; i++)
+		cr_expect_eq(q->parts.v[i].arc_costs, PLUMB_ARC_COSTS_GPROF, "part %zu", i);
+	cr_assert_gt(q->arcs.n, 0);
+	for (size_t i = 0; i < q->arcs.n; i++)
+		cr_expect_not(q->arcs.v[i].has_inclusive, "arc %zu", i);
+	cr_expect_null(plumb_meta_get(q, "inclusive.estimated"));
+	cr_expect_str_eq(plumb_meta_get(q, "creator"), "plumb test");
+	plumb_profile_free(q);
+}
+
+Test(store, merge_keeps_the_parts_arc_costs)
+{
+	plumb_profile *p = build(), *q = plumb_profile_new();
+	plumb_error err;
+	plumb_error_clear(&err);
+	ok(plumb_profile_merge(q, p, &err), &err);
+	cr_assert_eq(q->parts.n, p->parts.n);
+	for (size_t i = 0; i < p->parts.n; i++)
+		cr_expect_eq(q->parts.v[i].arc_costs, p->parts.v[i].arc_costs, "part %zu", i);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
 }
 
 Test(store, truncated_file)
@@ -641,6 +695,12 @@ Test(store, bad_has_inclusive)
 		     "table arcs, row 0: has_inclusive: expected 0 or 1");
 }
 
+Test(store, bad_arc_costs)
+{
+	edited_fails("UPDATE parts SET arc_costs = 2 WHERE id = 0",
+		     "table parts, row 0: arc_costs: expected 0 (given) or 1 (gprof's estimate), found 2");
+}
+
 Test(store, sample_node_out_of_range)
 {
 	edited_fails("UPDATE samples SET node = 1000000 WHERE id = 1",
@@ -685,6 +745,7 @@ Test(store, two_stores_merge_into_one_profile)
 		cr_assert_eq(y->root, x->root + p->cct.n);
 		cr_assert_eq(y->start_function, x->start_function);
 		cr_assert_eq(y->name, x->name);
+		cr_assert_eq(y->arc_costs, x->arc_costs);
 	}
 	for (size_t i = 0; i < p->cct.n; i++) {
 		const plumb_cct_node *x = &p->cct.v[i], *y = &q->cct.v[p->cct.n + i];
