@@ -44,4 +44,16 @@ typedef struct plumb_insn {
 int plumb_elf_disasm(plumb_elf *e, uint64_t address, uint64_t size, plumb_insn **out, size_t *n,
 		     plumb_error *err);
 
+/* ---- address-sorted tables ---------------------------------------------- */
+
+/* The one "what is at this address" search of libplumb: in n entries
+ * sorted by start address, the index of the last one starting at or
+ * before addr, or -1 when none does (the caller checks the entry's end).
+ * Entries are stride bytes apart from base, each one's start a uint64_t
+ * at byte offset start_off (offsetof). PLUMB_ADDR_SEARCH(v, n, field, addr)
+ * does it on an array v. */
+ptrdiff_t plumb_addr_search(const void *base, size_t n, size_t stride, size_t start_off, uint64_t addr);
+#define PLUMB_ADDR_SEARCH(v, n, field, addr) \
+	plumb_addr_search((v), (n), sizeof *(v), offsetof(__typeof__(*(v)), field), (addr))
+
 #endif

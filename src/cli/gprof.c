@@ -9,6 +9,7 @@
 #include "plumb/elfsym.h"
 #include "plumb/gmon.h"
 #include "plumb/gprof.h"
+#include "plumb/symbols.h"
 
 static const char gprof_help[] =
 	"usage: plumb gprof [options] [EXECUTABLE [GMON...]]\n"
@@ -340,15 +341,8 @@ static plumb_gprof_symbol func_symbol(const plumb_exe_sym *s, bool demangle)
 /* The function symbol holding addr, or NULL. */
 static const plumb_gprof_symbol *fn_at(const inputs *in, uint64_t addr)
 {
-	size_t lo = 0, hi = in->nfn;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (in->fn[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && addr <= in->fn[lo - 1].end_addr ? &in->fn[lo - 1] : NULL;
+	ptrdiff_t i = PLUMB_ADDR_SEARCH(in->fn, in->nfn, addr, addr);
+	return i >= 0 && addr <= in->fn[i].end_addr ? &in->fn[i] : NULL;
 }
 
 /* A line symbol's name as printed: its function's demangled name, or the

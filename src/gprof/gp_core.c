@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gprof/gp_internal.h"
+#include "plumb/symbols.h"
 
 void plumb_gprof_opts_init(plumb_gprof_opts *o)
 {
@@ -351,18 +352,8 @@ int plumb_gprof_analyze(plumb_gprof *g, plumb_error *err)
 /* gprof's lookup: the symbol whose [addr, end_addr] holds the address. */
 uint32_t gp_sym_at(const plumb_gprof *g, uint64_t addr)
 {
-	size_t lo = 0, hi = g->nsym;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (g->sym[mid].s.addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return GP_NONE;
-	const gp_sym *s = &g->sym[lo - 1];
-	return addr <= s->s.end_addr ? (uint32_t)(lo - 1) : GP_NONE;
+	ptrdiff_t i = PLUMB_ADDR_SEARCH(g->sym, g->nsym, s.addr, addr);
+	return i >= 0 && addr <= g->sym[i].s.end_addr ? (uint32_t)i : GP_NONE;
 }
 
 const char *gp_name(const gp_sym *s)

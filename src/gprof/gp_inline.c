@@ -20,6 +20,7 @@
 
 #include "plumb/elfsym.h"
 #include "plumb/gprof.h"
+#include "plumb/symbols.h"
 
 typedef struct fn_range {
 	uint64_t lo, hi; /* [lo, hi) */
@@ -281,15 +282,8 @@ static int push(plumb_gprof_lines *L, uint64_t addr, const plumb_line_run *r, co
  * answers (sizes do not bound it: alignment padding counts). */
 static const char *elf_at(const plumb_gprof_lines *L, uint64_t addr)
 {
-	size_t lo = 0, hi = L->nef;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (L->ef[mid].value <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? L->ef[lo - 1].name : NULL;
+	ptrdiff_t i = PLUMB_ADDR_SEARCH(L->ef, L->nef, value, addr);
+	return i >= 0 ? L->ef[i].name : NULL;
 }
 
 /* Cut each run where a function range starts or ends inside it. */
