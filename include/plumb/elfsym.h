@@ -104,8 +104,6 @@ void plumb_symtab_free(plumb_symtab *st);
 
 /* Index of the symbol with addr <= a <= end_addr, or -1. O(log n). */
 ptrdiff_t plumb_symtab_lookup(const plumb_symtab *st, uint64_t a);
-/* Index of the symbol with this raw name (the first by address), or -1. */
-ptrdiff_t plumb_symtab_find(const plumb_symtab *st, const char *name);
 
 /* Demangle a C++ (or other libiberty-known) linkage name with gprof's
  * options (DMGL_PARAMS | DMGL_ANSI); NULL if it is not mangled. malloc'd. */

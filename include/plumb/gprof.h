@@ -15,8 +15,7 @@
  *
  * gprof's inclusive ("children") times are an estimate: a callee's time is
  * shared among its callers in proportion to the calls each made. Anything
- * built on plumb_gprof_symbol_estimate() or plumb_gprof_arc_estimate_at()
- * must say so (inclusive_estimated).
+ * built on plumb_gprof_arc_estimate_at() must say so (inclusive_estimated).
  */
 #ifndef PLUMB_GPROF_H
 #define PLUMB_GPROF_H
@@ -150,7 +149,6 @@ int plumb_gprof_analyze(plumb_gprof *g, plumb_error *err);
 
 bool plumb_gprof_has_hist(const plumb_gprof *g);
 bool plumb_gprof_has_arcs(const plumb_gprof *g);
-bool plumb_gprof_has_bb(const plumb_gprof *g);
 
 /* Reports (after analyze). Each begins with a form feed line unless it is
  * the first thing written by this object, as gprof separates sections. */
@@ -191,28 +189,11 @@ int plumb_gprof_add_default_specs(plumb_gprof *g, plumb_error *err);
 /* Everything at once for other views (plumb report on a gmon.out): gprof's
  * function symbols from st, the histograms and arcs of gm, gprof's default
  * options (-b, mcount family left out of propagation), analyzed. Symbol
- * index i of the result is st->syms[i]. Use plumb_gprof_symbol_estimate
- * and plumb_gprof_arc_estimate_at on it, then plumb_gprof_free. NULL
- * after filling err. */
+ * index i of the result is st->syms[i]. Use plumb_gprof_arc_estimate_at
+ * on it, then plumb_gprof_free. NULL after filling err. */
 struct plumb_symtab;
 plumb_gprof *plumb_gprof_from_gmon(const struct plumb_symtab *st, const struct plumb_gmon *gm,
 				   plumb_error *err);
-
-/* The estimate for plumb report: after analyze, for every symbol index i
- * (as given to plumb_gprof_new), its exact self time in samples and
- * gprof's estimated children time (time propagated up from callees, in
- * samples; divide by hz for seconds). Cycle members each receive the time
- * of callees outside their cycle only, as gprof computes it. */
-typedef struct plumb_gprof_estimate {
-	double self;       /* samples credited by the histogram (exact up to bin overlap;
-			    * as in gprof, the last symbol of the table gets none) */
-	double children;   /* gprof's estimated children time: an estimate */
-	uint64_t calls;    /* calls from other functions */
-	uint64_t self_calls; /* recursive calls */
-	int cycle;         /* cycle number, 0 when none */
-} plumb_gprof_estimate;
-size_t plumb_gprof_nsymbols(const plumb_gprof *g);
-int plumb_gprof_symbol_estimate(const plumb_gprof *g, size_t i, plumb_gprof_estimate *out);
 
 /* Per arc: the callee's self time and children time gprof credits to this
  * caller (estimates, in samples). Iterate i from 0 while it returns 0. */
@@ -242,8 +223,5 @@ int plumb_gprof_sum_blocks(const plumb_gprof *g, plumb_gprof_sum_arc **out, size
  * accepted; the walk stops at anything short. */
 int plumb_gprof_gnu_record_counts(const char *path, unsigned addr_size, bool big_endian, size_t counts[3],
 				  plumb_error *err);
-
-/* Samples per second of the first histogram (0 without one). */
-double plumb_gprof_hz(const plumb_gprof *g);
 
 #endif

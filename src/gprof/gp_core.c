@@ -291,9 +291,6 @@ int plumb_gprof_add_spec(plumb_gprof *g, plumb_gprof_table t, const char *spec, 
 
 bool plumb_gprof_has_hist(const plumb_gprof *g) { return g->nhist > 0; }
 bool plumb_gprof_has_arcs(const plumb_gprof *g) { return g->nraw > 0; }
-bool plumb_gprof_has_bb(const plumb_gprof *g) { return g->nbb > 0; }
-double plumb_gprof_hz(const plumb_gprof *g) { return g->hz; }
-size_t plumb_gprof_nsymbols(const plumb_gprof *g) { return g->nsym; }
 
 /* gprof -l: each block on the symbol holding its address, in the first
  * free or equal slot of ten (a block beyond them is lost, as in gprof;

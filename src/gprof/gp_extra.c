@@ -45,16 +45,6 @@ int plumb_gprof_sum_blocks(const plumb_gprof *g, plumb_gprof_sum_arc **out, size
 	return 0;
 }
 
-int plumb_gprof_symbol_estimate(const plumb_gprof *g, size_t i, plumb_gprof_estimate *out)
-{
-	if (i >= g->nsym)
-		return -1;
-	const gp_sym *s = &g->sym[i];
-	*out = (plumb_gprof_estimate){ .self = s->time, .children = s->child_time, .calls = s->ncalls,
-				       .self_calls = s->self_calls, .cycle = s->cyc_num };
-	return 0;
-}
-
 /* Arc times are stored scaled by the caller's propagation fraction, which
  * is 1 unless -n/-N/-F/-E say otherwise: what the call graph prints. */
 int plumb_gprof_arc_estimate_at(const plumb_gprof *g, size_t i, plumb_gprof_arc_estimate *out)

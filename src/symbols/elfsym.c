@@ -385,11 +385,3 @@ ptrdiff_t plumb_symtab_lookup(const plumb_symtab *st, uint64_t a)
 	ptrdiff_t i = PLUMB_ADDR_SEARCH(st->syms, st->n, addr, a);
 	return i >= 0 && a <= st->syms[i].end_addr ? i : -1;
 }
-
-ptrdiff_t plumb_symtab_find(const plumb_symtab *st, const char *name)
-{
-	for (size_t i = 0; i < st->n; i++)
-		if (strcmp(st->syms[i].name, name) == 0)
-			return (ptrdiff_t)i;
-	return -1;
-}
