@@ -213,10 +213,12 @@ typedef struct plumb_gprof_sum_arc {
 	uint64_t from_pc, self_pc, count;
 } plumb_gprof_sum_arc;
 int plumb_gprof_sum_arcs(const plumb_gprof *g, plumb_gprof_sum_arc **out, size_t *n, plumb_error *err);
-/* The same for the basic-block counts gprof writes (-l; with -s): address
- * in from_pc, count in count, symbols in address order, each one's blocks
- * in the order first read. */
-int plumb_gprof_sum_blocks(const plumb_gprof *g, plumb_gprof_sum_arc **out, size_t *n, plumb_error *err);
+/* The same for the basic-block counts gprof writes (-l; with -s): symbols
+ * in address order, each one's blocks in the order first read. */
+typedef struct plumb_gprof_sum_block {
+	uint64_t addr, count;
+} plumb_gprof_sum_block;
+int plumb_gprof_sum_blocks(const plumb_gprof *g, plumb_gprof_sum_block **out, size_t *n, plumb_error *err);
 
 /* -i: the histogram, arc and block records of a GNU gmon file, counted as
  * they stand in it (counts[0], [1], [2]). For a file the gmon reader has

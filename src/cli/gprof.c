@@ -487,7 +487,8 @@ static int add_specs(plumb_gprof *g, const gprof_args *a, plumb_error *err)
  * per symbol pair, at the symbols' addresses). */
 static int write_sum(plumb_gprof *g, const plumb_gmon *gm, plumb_error *err)
 {
-	plumb_gprof_sum_arc *arcs = NULL, *blocks = NULL;
+	plumb_gprof_sum_arc *arcs = NULL;
+	plumb_gprof_sum_block *blocks = NULL;
 	size_t n = 0, nb = 0;
 	if (plumb_gprof_sum_arcs(g, &arcs, &n, err))
 		return -1;
@@ -502,7 +503,7 @@ static int write_sum(plumb_gprof *g, const plumb_gmon *gm, plumb_error *err)
 	for (size_t i = 0; !rc && i < n; i++)
 		ga[i] = (plumb_gmon_arc){ arcs[i].from_pc, arcs[i].self_pc, arcs[i].count };
 	for (size_t i = 0; !rc && i < nb; i++)
-		gb[i] = (plumb_gmon_bb){ blocks[i].from_pc, blocks[i].count };
+		gb[i] = (plumb_gmon_bb){ blocks[i].addr, blocks[i].count };
 	free(arcs);
 	free(blocks);
 	copy.arcs = ga;

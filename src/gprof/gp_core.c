@@ -233,36 +233,42 @@ int plumb_gprof_add_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint
 	return 0;
 }
 
-static bool push(gp_rawarc **v, size_t *n, size_t *cap, uint64_t a, uint64_t b, uint64_t c)
+/* Room for one more of n elements of size elem in *v (capacity *cap). */
+static bool room(void **v, size_t n, size_t *cap, size_t elem)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		gp_rawarc *nv = realloc(*v, nc * sizeof *nv);
-		if (!nv)
-			return false;
-		*v = nv;
-		*cap = nc;
-	}
-	(*v)[(*n)++] = (gp_rawarc){ a, b, c };
+	if (n < *cap)
+		return true;
+	size_t nc = *cap ? *cap * 2 : 64;
+	void *nv = realloc(*v, nc * elem);
+	if (!nv)
+		return false;
+	*v = nv;
+	*cap = nc;
 	return true;
 }
 
 /* Out of memory here only loses data; analyze reports it. */
 void plumb_gprof_add_arc(plumb_gprof *g, uint64_t from_pc, uint64_t self_pc, uint64_t count)
 {
-	if (!push(&g->raw, &g->nraw, &g->raw_cap, from_pc, self_pc, count))
+	if (room((void **)&g->raw, g->nraw, &g->raw_cap, sizeof *g->raw))
+		g->raw[g->nraw++] = (gp_rawarc){ from_pc, self_pc, count };
+	else
 		g->lost = true;
 }
 
 void plumb_gprof_add_bb(plumb_gprof *g, uint64_t addr, uint64_t count)
 {
-	if (!push(&g->bb, &g->nbb, &g->bb_cap, addr, 0, count))
+	if (room((void **)&g->bb, g->nbb, &g->bb_cap, sizeof *g->bb))
+		g->bb[g->nbb++] = (gp_bb_count){ addr, count };
+	else
 		g->lost = true;
 }
 
 void plumb_gprof_add_static_call(plumb_gprof *g, uint64_t from, uint64_t to)
 {
-	if (!push(&g->statics, &g->nstatic, &g->static_cap, from, to, 0))
+	if (room((void **)&g->statics, g->nstatic, &g->static_cap, sizeof *g->statics))
+		g->statics[g->nstatic++] = (gp_static_call){ from, to };
+	else
 		g->lost = true;
 }
 
@@ -302,7 +308,7 @@ static int place_blocks(plumb_gprof *g)
 	if (!(g->blocks = malloc(g->nbb * sizeof *g->blocks)))
 		return -1;
 	for (size_t i = 0; i < g->nbb; i++) {
-		uint64_t addr = g->bb[i].from;
+		uint64_t addr = g->bb[i].addr;
 		uint32_t si = gp_sym_at(g, addr);
 		if (si == GP_NONE || addr == 0)
 			continue;

@@ -29,17 +29,17 @@ int plumb_gprof_sum_arcs(const plumb_gprof *g, plumb_gprof_sum_arc **out, size_t
 	return 0;
 }
 
-int plumb_gprof_sum_blocks(const plumb_gprof *g, plumb_gprof_sum_arc **out, size_t *n, plumb_error *err)
+int plumb_gprof_sum_blocks(const plumb_gprof *g, plumb_gprof_sum_block **out, size_t *n, plumb_error *err)
 {
 	*out = NULL;
 	*n = 0;
-	plumb_gprof_sum_arc *v = malloc((g->nblocks ? g->nblocks : 1) * sizeof *v);
+	plumb_gprof_sum_block *v = malloc((g->nblocks ? g->nblocks : 1) * sizeof *v);
 	if (!v)
 		return plumb_fail_nomem(err);
 	size_t k = 0;
 	for (size_t i = 0; i < g->nsym; i++)
 		for (uint32_t b = g->sym[i].bb_first; b != GP_NONE; b = g->blocks[b].next)
-			v[k++] = (plumb_gprof_sum_arc){ g->blocks[b].addr, 0, g->blocks[b].count };
+			v[k++] = (plumb_gprof_sum_block){ g->blocks[b].addr, g->blocks[b].count };
 	*out = v;
 	*n = k;
 	return 0;

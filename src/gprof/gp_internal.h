@@ -55,9 +55,21 @@ typedef struct gp_hist {
 	uint32_t *bins;                  /* 32 bits as gprof's int; saturating */
 } gp_hist;
 
+/* An arc record as read: from_pc in the caller, self_pc in the callee. */
 typedef struct gp_rawarc {
 	uint64_t from, self, count;
 } gp_rawarc;
+
+/* A basic-block count record as read (-l places it on its symbol). */
+typedef struct gp_bb_count {
+	uint64_t addr, count;
+} gp_bb_count;
+
+/* -c: a direct call found in the code, from an address in the caller to
+ * the callee's first byte. */
+typedef struct gp_static_call {
+	uint64_t from, to;
+} gp_static_call;
 
 /* A basic block counted in a gmon file, kept on its symbol (-l only). */
 typedef struct gp_bb {
@@ -87,11 +99,11 @@ struct plumb_gprof {
 	char abbrev;
 	gp_rawarc *raw;
 	size_t nraw, raw_cap;
-	gp_rawarc *bb;                   /* addr in from, count */
+	gp_bb_count *bb;
 	size_t nbb, bb_cap;
 	gp_bb *blocks;                   /* bb records on their symbols */
 	size_t nblocks;
-	gp_rawarc *statics;              /* -c calls: from, to */
+	gp_static_call *statics;
 	size_t nstatic, static_cap;
 	gp_spec_text *spec;
 	size_t nspec;
