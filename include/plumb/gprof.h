@@ -10,8 +10,7 @@
  * caller; nothing here prints elsewhere or exits. Files are read only by
  * the functions that say so: the executable (what BFD tells gprof and
  * plumb/elfsym.h does not: -c's code, -l's inlined names, joined paths,
- * symbol-table order), a gmon file for -i's
- * record counts, sources for -A through the caller's callbacks.
+ * symbol-table order), sources for -A through the caller's callbacks.
  *
  * gprof's inclusive ("children") times are an estimate: a callee's time is
  * shared among its callers in proportion to the calls each made. Anything
@@ -219,11 +218,5 @@ typedef struct plumb_gprof_sum_block {
 	uint64_t addr, count;
 } plumb_gprof_sum_block;
 int plumb_gprof_sum_blocks(const plumb_gprof *g, plumb_gprof_sum_block **out, size_t *n, plumb_error *err);
-
-/* -i: the histogram, arc and block records of a GNU gmon file, counted as
- * they stand in it (counts[0], [1], [2]). For a file the gmon reader has
- * accepted; the walk stops at anything short. */
-int plumb_gprof_gnu_record_counts(const char *path, unsigned addr_size, bool big_endian, size_t counts[3],
-				  plumb_error *err);
 
 #endif

@@ -459,13 +459,10 @@ static int file_info(plumb_exe *exe, char **files, int nfiles, const gprof_args 
 			plumb_gmon_free(g);
 			return -1;
 		}
-		unsigned version = g->format == PLUMB_GMON_GNU ? g->version : 0;
-		size_t c[3] = { g->nhists, g->narcs, g->nbbs };
-		if (g->format == PLUMB_GMON_GNU &&
-		    plumb_gprof_gnu_record_counts(files[i], g->addr_size, g->big_endian, c, err)) {
-			plumb_gmon_free(g);
-			return -1;
-		}
+		bool gnu = g->format == PLUMB_GMON_GNU;
+		unsigned version = gnu ? g->version : 0;
+		/* GNU files: the records as they stand (two equal arcs are two) */
+		const size_t *c = gnu ? g->nrecords : (const size_t[3]){ g->nhists, g->narcs, g->nbbs };
 		printf("File `%s' (version %u) contains:\n", files[i], version);
 		printf("\t%zu histogram record%s\n", c[0], c[0] == 1 ? "" : "s");
 		printf("\t%zu call-graph record%s\n", c[1], c[1] == 1 ? "" : "s");
