@@ -161,4 +161,39 @@ typedef struct plumb_line_run {
  * *out is malloc'd (free it); strings live as long as e. */
 int plumb_exe_line_runs(plumb_exe *e, plumb_line_run **out, size_t *n, plumb_error *err);
 
+/* ---- what BFD answers beyond gprof's table ---------------------------- */
+
+/* Every .symtab entry as it stands (none without a .symtab), in table
+ * order, entry 0 left out. *out is malloc'd; names live as long as e. */
+typedef struct plumb_exe_elf_sym {
+	uint64_t value;         /* st_value */
+	const char *name;       /* "" when it has none */
+	uint32_t index;         /* position in .symtab */
+	uint32_t shndx;         /* st_shndx: SHN_UNDEF, SHN_ABS, a section index */
+	uint8_t type;           /* STT_FUNC, STT_NOTYPE, ... */
+	bool in_text;           /* defined in .text */
+} plumb_exe_elf_sym;
+int plumb_exe_elf_symbols(plumb_exe *e, plumb_exe_elf_sym **out, size_t *n, plumb_error *err);
+
+/* The bytes of .text at its address; *len 0 when there is none. They live
+ * as long as e. */
+int plumb_exe_text(plumb_exe *e, uint64_t *addr, const unsigned char **bytes, size_t *len,
+		   plumb_error *err);
+
+/* One address range of a DWARF function or inlined instance. A scope with
+ * several ranges gives one entry each; the innermost scope at an address
+ * is the shortest range holding it. */
+typedef struct plumb_exe_scope {
+	uint64_t lo, hi;        /* [lo, hi) */
+	uint64_t entry;         /* lowest address of the scope (all its ranges) */
+	const char *name;       /* linkage name, else the DWARF name; lives as long as e */
+	bool linkage;           /* a linkage name, or a language that does not mangle */
+} plumb_exe_scope;
+/* Every function and inlined instance with code, in DWARF order (units,
+ * then depth first). *out is malloc'd; none without DWARF. */
+int plumb_exe_scopes(plumb_exe *e, plumb_exe_scope **out, size_t *n, plumb_error *err);
+
+/* DW_AT_comp_dir of the compilation unit holding addr, or NULL. */
+const char *plumb_exe_comp_dir_at(plumb_exe *e, uint64_t addr);
+
 #endif

@@ -76,34 +76,25 @@ void plumb_gprof_opts_init(plumb_gprof_opts *o);
  * text_end - 1 for the last. Returns the new count. */
 size_t plumb_gprof_finalize_symbols(plumb_gprof_symbol *syms, size_t n, uint64_t text_end);
 
-/* What BFD gives gprof and plumb/elfsym.h does not: relative source paths
- * of syms (DWARF 5 line tables keep "../src/x.c") joined to their
- * compilation unit's directory, as gprof shows them, and each function
- * symbol's elf_index (the first ELF symbol at its address). The new
- * strings belong to the returned object: free it after the analysis.
- * Never fails on bad input: what it cannot find stays as it was (NULL
- * only when out of memory). */
-typedef struct plumb_gprof_paths plumb_gprof_paths;
-plumb_gprof_paths *plumb_gprof_paths_fix(const char *exe, plumb_gprof_symbol *syms, size_t n);
-void plumb_gprof_paths_free(plumb_gprof_paths *p);
-
-/* -l's line symbols as gprof makes them: the line runs of plumb/elfsym.h
- * cut and named after the innermost function at each address, inlined
- * ones included, by its linkage name (what BFD answers gprof). Each piece
- * starts at addr and lasts until the next; a caller makes one symbol per
- * piece whose (file, line, function) differs from the last one made. */
-typedef struct plumb_gprof_line {
-	uint64_t addr;
-	const char *file;
-	uint32_t line;
-	const char *function;
-} plumb_gprof_line;
-typedef struct plumb_gprof_lines plumb_gprof_lines;
-struct plumb_line_run;
-plumb_gprof_lines *plumb_gprof_lines_new(const char *exe, const struct plumb_line_run *runs, size_t nruns,
-					 plumb_error *err);
-const plumb_gprof_line *plumb_gprof_lines_get(const plumb_gprof_lines *l, size_t *n);
-void plumb_gprof_lines_free(plumb_gprof_lines *l);
+/* gprof's symbol table of an executable, as its options make it: the
+ * function symbols of plumb/elfsym.h (demangled for printing unless
+ * no_demangle), with -l the line symbols too, finalized, source paths
+ * joined as BFD joins them and ELF order set (what -A's order follows).
+ * The executable stays open with the table (the gmon layout and -c read
+ * it); symbols and their strings live until plumb_gprof_symtab_free. */
+typedef struct plumb_gprof_symtab_opts {
+	bool no_static;      /* -a: drop local symbols */
+	bool funcs_only;     /* -D: only symbols typed as functions */
+	bool no_demangle;    /* --no-demangle */
+	bool line;           /* -l: line symbols too */
+} plumb_gprof_symtab_opts;
+typedef struct plumb_gprof_symtab plumb_gprof_symtab;
+struct plumb_exe;
+plumb_gprof_symtab *plumb_gprof_symtab_load(const char *exe, const plumb_gprof_symtab_opts *o,
+					    plumb_error *err);
+const plumb_gprof_symbol *plumb_gprof_symtab_symbols(const plumb_gprof_symtab *t, size_t *n);
+struct plumb_exe *plumb_gprof_symtab_exe(const plumb_gprof_symtab *t);
+void plumb_gprof_symtab_free(plumb_gprof_symtab *t);
 
 /* A new analysis over a finalized symbol table (copied; the strings must
  * outlive the object). NULL after filling err. */
@@ -135,7 +126,8 @@ void plumb_gprof_add_static_call(plumb_gprof *g, uint64_t from, uint64_t to);
  * histograms must have been added. _elf reads .text of the executable;
  * other machines than x86 fail with PLUMB_ERR_UNSUPPORTED. */
 int plumb_gprof_scan_calls(plumb_gprof *g, uint64_t vma, const unsigned char *text, size_t len);
-int plumb_gprof_scan_calls_elf(plumb_gprof *g, const char *path, plumb_error *err);
+struct plumb_exe;
+int plumb_gprof_scan_calls_elf(plumb_gprof *g, struct plumb_exe *exe, plumb_error *err);
 
 /* A symspec ("file.c", "func", "12", "file.c:func", "from/to") for a table.
  * Specs are resolved against the table when analyzing; one that matches

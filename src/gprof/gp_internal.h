@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "plumb/elfsym.h"
 #include "plumb/gprof.h"
 
 #define GP_NONE UINT32_MAX
@@ -125,6 +126,35 @@ struct plumb_gprof {
 	bool lost;                       /* an input was dropped for want of memory */
 	bool printed;                    /* a section was written: next ones start with \f */
 };
+
+/* gp_paths.c: what BFD gives gprof beyond plumb/elfsym.h's table: relative source paths
+ * of syms (DWARF 5 line tables keep "../src/x.c") joined to their
+ * compilation unit's directory, as gprof shows them, and each function
+ * symbol's elf_index (the first ELF symbol at its address). The new
+ * strings belong to the returned object: free it after the analysis.
+ * Never fails on bad input: what it cannot find stays as it was (NULL
+ * only when out of memory). */
+typedef struct gp_paths gp_paths;
+gp_paths *gp_paths_fix(plumb_exe *exe, plumb_gprof_symbol *syms, size_t n);
+void gp_paths_free(gp_paths *p);
+
+/* gp_inline.c: -l's line symbols as gprof makes them: the line runs of plumb/elfsym.h
+ * cut and named after the innermost function at each address, inlined
+ * ones included, by its linkage name (what BFD answers gprof). Each piece
+ * starts at addr and lasts until the next; a caller makes one symbol per
+ * piece whose (file, line, function) differs from the last one made.
+ * Names live as long as exe. */
+typedef struct gp_line {
+	uint64_t addr;
+	const char *file;
+	uint32_t line;
+	const char *function;
+} gp_line;
+typedef struct gp_lines gp_lines;
+gp_lines *gp_lines_new(plumb_exe *exe, const plumb_line_run *runs, size_t nruns,
+					 plumb_error *err);
+const gp_line *gp_lines_get(const gp_lines *l, size_t *n);
+void gp_lines_free(gp_lines *l);
 
 /* gp_core.c */
 const char *gp_name(const gp_sym *s);             /* name to print */
