@@ -156,14 +156,15 @@ gp_lines *gp_lines_new(plumb_exe *exe, const plumb_line_run *runs, size_t nruns,
 const gp_line *gp_lines_get(const gp_lines *l, size_t *n);
 void gp_lines_free(gp_lines *l);
 
-/* gp_core.c */
-const char *gp_name(const gp_sym *s);             /* name to print */
-const char *gp_basename(const char *path);
+/* gp_inputs.c */
+bool gp_in_hist(const plumb_gprof *g, uint64_t pc);     /* inside a histogram record */
+
+/* gp_symtab.c */
+uint32_t gp_sym_at(const plumb_gprof *g, uint64_t addr); /* symbol holding addr or GP_NONE */
+
+/* gp_sort.c */
 void gp_stable_sort(uint32_t *v, size_t n, int (*cmp)(const void *ctx, uint32_t a, uint32_t b),
 		    const void *ctx);
-void gp_section_start(plumb_gprof *g, FILE *out);
-uint32_t gp_sym_at(const plumb_gprof *g, uint64_t addr); /* symbol holding addr or GP_NONE */
-bool gp_in_hist(const plumb_gprof *g, uint64_t pc);     /* inside a histogram record */
 int gp_cmp_creation(const void *ctx, uint32_t x, uint32_t y);
 
 /* gp_spec.c */
@@ -182,6 +183,9 @@ double gp_si_scale(int i);
 int gp_graph_build(plumb_gprof *g, plumb_error *err);
 
 /* gp_print.c */
+const char *gp_name(const gp_sym *s);             /* name to print */
+const char *gp_basename(const char *path);
+void gp_section_start(plumb_gprof *g, FILE *out);
 void gp_print_name(const plumb_gprof *g, const gp_sym *s, FILE *out);
 int gp_print_name_only(const plumb_gprof *g, const gp_sym *s, FILE *out);
 

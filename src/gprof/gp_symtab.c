@@ -99,6 +99,13 @@ size_t plumb_gprof_finalize_symbols(plumb_gprof_symbol *syms, size_t n, uint64_t
 	return dst;
 }
 
+/* gprof's lookup: the symbol whose [addr, end_addr] holds the address. */
+uint32_t gp_sym_at(const plumb_gprof *g, uint64_t addr)
+{
+	ptrdiff_t i = PLUMB_ADDR_SEARCH(g->sym, g->nsym, s.addr, addr);
+	return i >= 0 && addr <= g->sym[i].s.end_addr ? (uint32_t)i : GP_NONE;
+}
+
 /* ---- loading --------------------------------------------------------------- */
 
 void plumb_gprof_symtab_free(plumb_gprof_symtab *t)
