@@ -196,19 +196,13 @@ typedef struct plumb_gprof_arc_estimate {
 } plumb_gprof_arc_estimate;
 int plumb_gprof_arc_estimate_at(const plumb_gprof *g, size_t i, plumb_gprof_arc_estimate *out);
 
-/* -s: the arcs as gprof writes them into gmon.sum: one per symbol pair
- * (from the caller's symbol address to the callee's), symbols in address
- * order, each one's callees newest first; arcs from -c are left out.
- * After analyze and before any printing. *out is malloc'd. */
-typedef struct plumb_gprof_sum_arc {
-	uint64_t from_pc, self_pc, count;
-} plumb_gprof_sum_arc;
-int plumb_gprof_sum_arcs(const plumb_gprof *g, plumb_gprof_sum_arc **out, size_t *n, plumb_error *err);
-/* The same for the basic-block counts gprof writes (-l; with -s): symbols
- * in address order, each one's blocks in the order first read. */
-typedef struct plumb_gprof_sum_block {
-	uint64_t addr, count;
-} plumb_gprof_sum_block;
-int plumb_gprof_sum_blocks(const plumb_gprof *g, plumb_gprof_sum_block **out, size_t *n, plumb_error *err);
+/* -s: write gm (the files read, as plumb/gmon.h sums them) to path in the
+ * GNU format, version 1, with the arcs and block counts as gprof writes
+ * them into gmon.sum: one arc per symbol pair (from the caller's symbol
+ * address to the callee's; symbols in address order, each one's callees
+ * newest first; arcs from -c left out) and, with -l, the block counts kept
+ * on the symbols. After analyze and before any printing. */
+int plumb_gprof_write_sum(const plumb_gprof *g, const struct plumb_gmon *gm, const char *path,
+			  plumb_error *err);
 
 #endif

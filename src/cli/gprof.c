@@ -363,42 +363,6 @@ static int add_specs(plumb_gprof *g, const gprof_args *a, plumb_error *err)
 	return plumb_gprof_add_default_specs(g, err);
 }
 
-/* -s: gmon.sum in the GNU format, with the arcs as gprof writes them (one
- * per symbol pair, at the symbols' addresses). */
-static int write_sum(plumb_gprof *g, const plumb_gmon *gm, plumb_error *err)
-{
-	plumb_gprof_sum_arc *arcs = NULL;
-	plumb_gprof_sum_block *blocks = NULL;
-	size_t n = 0, nb = 0;
-	if (plumb_gprof_sum_arcs(g, &arcs, &n, err))
-		return -1;
-	if (plumb_gprof_sum_blocks(g, &blocks, &nb, err)) {
-		free(arcs);
-		return -1;
-	}
-	plumb_gmon copy = *gm;
-	plumb_gmon_arc *ga = malloc((n ? n : 1) * sizeof *ga);
-	plumb_gmon_bb *gb = malloc((nb ? nb : 1) * sizeof *gb);
-	int rc = ga && gb ? 0 : plumb_fail_nomem(err);
-	for (size_t i = 0; !rc && i < n; i++)
-		ga[i] = (plumb_gmon_arc){ arcs[i].from_pc, arcs[i].self_pc, arcs[i].count };
-	for (size_t i = 0; !rc && i < nb; i++)
-		gb[i] = (plumb_gmon_bb){ blocks[i].addr, blocks[i].count };
-	free(arcs);
-	free(blocks);
-	copy.arcs = ga;
-	copy.narcs = n;
-	copy.bbs = gb;
-	copy.nbbs = nb;
-	copy.format = PLUMB_GMON_GNU;
-	copy.version = 1;
-	if (!rc)
-		rc = plumb_gmon_write(&copy, "gmon.sum", err);
-	free(ga);
-	free(gb);
-	return rc;
-}
-
 /* ---- -A sources ----------------------------------------------------------- */
 
 typedef struct source_ctx {
@@ -514,7 +478,7 @@ static int run(gprof_args *a, const char *exe, char **files, int nfiles)
 		cli_error("gprof: warning: ignoring basic-block exec counts (use -l or --line)");
 	if (style & STYLE_INFO)
 		plumb_gprof_after_output(g);
-	if ((style & STYLE_SUM) && write_sum(g, in.gmon, &err))
+	if ((style & STYLE_SUM) && plumb_gprof_write_sum(g, in.gmon, "gmon.sum", &err))
 		goto fail;
 	if ((rc = check_inputs(g, style)))
 		goto out;
