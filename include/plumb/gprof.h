@@ -27,6 +27,9 @@
 #include "plumb/error.h"
 
 typedef struct plumb_gprof plumb_gprof;
+struct plumb_exe;
+struct plumb_gmon;
+struct plumb_symtab;
 
 /* One entry of gprof's symbol table. */
 typedef struct plumb_gprof_symbol {
@@ -89,7 +92,6 @@ typedef struct plumb_gprof_symtab_opts {
 	bool line;           /* -l: line symbols too */
 } plumb_gprof_symtab_opts;
 typedef struct plumb_gprof_symtab plumb_gprof_symtab;
-struct plumb_exe;
 plumb_gprof_symtab *plumb_gprof_symtab_load(const char *exe, const plumb_gprof_symtab_opts *o,
 					    plumb_error *err);
 const plumb_gprof_symbol *plumb_gprof_symtab_symbols(const plumb_gprof_symtab *t, size_t *n);
@@ -126,7 +128,6 @@ void plumb_gprof_add_static_call(plumb_gprof *g, uint64_t from, uint64_t to);
  * histograms must have been added. _elf reads .text of the executable;
  * other machines than x86 fail with PLUMB_ERR_UNSUPPORTED. */
 int plumb_gprof_scan_calls(plumb_gprof *g, uint64_t vma, const unsigned char *text, size_t len);
-struct plumb_exe;
 int plumb_gprof_scan_calls_elf(plumb_gprof *g, struct plumb_exe *exe, plumb_error *err);
 
 /* A symspec ("file.c", "func", "12", "file.c:func", "from/to") for a table.
@@ -165,10 +166,13 @@ typedef struct plumb_gprof_source_io {
 int plumb_gprof_print_annotated(plumb_gprof *g, FILE *out, const plumb_gprof_source_io *io,
 				plumb_error *err);
 
+/* -i: what the gmon file name holds (g, read from it alone): its version
+ * and its histogram, arc and block records as they stand in the file. */
+int plumb_gprof_print_file_info(const char *name, const struct plumb_gmon *g, FILE *out);
+
 /* Every histogram, arc and block count of a gmon reading (plumb/gmon.h)
  * with plumb_gprof_add_hist/_arc/_bb. Old BSD files carry no clock rate:
  * 100 Hz is taken, as gprof takes the host's. */
-struct plumb_gmon;
 int plumb_gprof_add_gmon(plumb_gprof *g, const struct plumb_gmon *gm, plumb_error *err);
 
 /* gprof's default specs: the mcount family (mcount, _mcount, __mcleanup,
@@ -182,7 +186,6 @@ int plumb_gprof_add_default_specs(plumb_gprof *g, plumb_error *err);
  * options (-b, mcount family left out of propagation), analyzed. Symbol
  * index i of the result is st->syms[i]. Use plumb_gprof_arc_estimate_at
  * on it, then plumb_gprof_free. NULL after filling err. */
-struct plumb_symtab;
 plumb_gprof *plumb_gprof_from_gmon(const struct plumb_symtab *st, const struct plumb_gmon *gm,
 				   plumb_error *err);
 

@@ -342,14 +342,7 @@ static int file_info(plumb_exe *exe, char **files, int nfiles, const gprof_args 
 			plumb_gmon_free(g);
 			return -1;
 		}
-		bool gnu = g->format == PLUMB_GMON_GNU;
-		unsigned version = gnu ? g->version : 0;
-		/* GNU files: the records as they stand (two equal arcs are two) */
-		const size_t *c = gnu ? g->nrecords : (const size_t[3]){ g->nhists, g->narcs, g->nbbs };
-		printf("File `%s' (version %u) contains:\n", files[i], version);
-		printf("\t%zu histogram record%s\n", c[0], c[0] == 1 ? "" : "s");
-		printf("\t%zu call-graph record%s\n", c[1], c[1] == 1 ? "" : "s");
-		printf("\t%zu basic-block count record%s\n", c[2], c[2] == 1 ? "" : "s");
+		plumb_gprof_print_file_info(files[i], g, stdout);
 		plumb_gmon_free(g);
 	}
 	return 0;
