@@ -7,10 +7,11 @@
  * symbols by bin overlap, arcs mapped to symbols and filtered, cycles found
  * and numbered, time propagated from callees to callers in proportion to
  * call counts. The printers write gprof's reports to a FILE* given by the
- * caller; nothing here prints elsewhere or exits. Files are read only by
- * the functions that say so: the executable (what BFD tells gprof and
- * plumb/elfsym.h does not: -c's code, -l's inlined names, joined paths,
- * symbol-table order), sources for -A through the caller's callbacks.
+ * caller; nothing here prints elsewhere or exits. Files are touched only
+ * by the functions that say so: the executable by plumb_gprof_symtab_load
+ * (through plumb/elfsym.h: src/gprof opens no ELF or DWARF itself),
+ * gmon.sum by plumb_gprof_write_sum, sources for -A through the caller's
+ * callbacks. The gmon files are read by plumb/gmon.h.
  *
  * gprof's inclusive ("children") times are an estimate: a callee's time is
  * shared among its callers in proportion to the calls each made. Anything

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "plumb/elfsym.h"
+#include "plumb/symbols.h"
 
 static char dir[] = "/tmp/plumb-elfsym-XXXXXX";
 static char src[sizeof dir + 16], pie[sizeof dir + 16], nopie[sizeof dir + 16];
@@ -333,4 +334,22 @@ Test(elfsym, stripped_and_without_dwarf)
 	free(runs);
 	plumb_exe_close(e);
 	unlink(stripped);
+}
+
+/* The one address search: the last entry starting at or below the
+ * address, whatever the entry's layout; -1 before the first or when empty. */
+Test(addr_search, last_start_at_or_below)
+{
+	struct row {
+		char tag;
+		uint64_t start;
+	} v[] = { { 'a', 0x10 }, { 'b', 0x20 }, { 'c', 0x20 }, { 'd', 0x40 } };
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 0, start, 0x30), -1);
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 4, start, 0x0f), -1);
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 4, start, 0x10), 0);
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 4, start, 0x1f), 0);
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 4, start, 0x20), 2, "equal starts: the last");
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 4, start, 0x3f), 2);
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 4, start, UINT64_MAX), 3);
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 3, start, UINT64_MAX), 2, "n bounds the search");
 }
