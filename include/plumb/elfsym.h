@@ -1,5 +1,7 @@
-/* plumb: an executable's function symbols, as GNU gprof sees them, and its
- * DWARF line table (libelf, libdw, libiberty's demangler).
+/* plumb: an executable's function symbols, as GNU gprof sees them, its
+ * DWARF line table and scopes, its raw .symtab and .text (libelf, libdw,
+ * libiberty's demangler). The executable is opened once (plumb_exe) and
+ * every reading goes through that handle.
  *
  * gprof's symbol table (binutils 2.40, docs/gmon.md):
  *  - kept: defined symbols in a code section (.text, .init, .fini, .plt)

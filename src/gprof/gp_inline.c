@@ -6,9 +6,9 @@
  * ELF function symbol that starts where the DWARF function starts, else
  * the DWARF name. Where no DWARF function holds the address, BFD names the
  * ELF function symbol there (an outlined "ca.part.0" past its DWARF
- * ranges). The line
- * runs of plumb/elfsym.h name the enclosing subprogram, so here the runs
- * are cut where the innermost function changes and renamed after it. */
+ * ranges). The line runs of plumb/elfsym.h name the enclosing subprogram,
+ * so here the runs are cut where the innermost scope (plumb_exe_scopes)
+ * changes and renamed after it. */
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
-/* Facts gprof gets from BFD that plumb/elfsym.h does not give.
+/* Facts gprof gets from BFD beyond plumb/elfsym.h's symbol table, built
+ * from what plumb/elfsym.h reads (comp dirs, raw .symtab entries).
  * Source paths: BFD joins a relative path of the line table (DWARF 5
  * keeps "../../src/x.c" when the compiler was given that) to the
  * compilation unit's directory; libdw leaves it relative. gprof prints the
