@@ -70,7 +70,13 @@ gcc -O2 -g "$P/rec_inline.c" -o inl
 run "$PLUMB" report --view lines --format csv inl.plumb
 py "inlined frames: inner_step in outer_step (line 13) in hot (line 20)" '
 import csv, sys
-rows = {r["function"]: r for r in csv.DictReader(sys.stdin)}
+rows = {}
+for r in csv.DictReader(sys.stdin):  # a function on several lines: summed, at its biggest line
+	if r["function"] not in rows:
+		rows[r["function"]] = r
+		continue
+	for k in ("exclusive.cpu-clock", "inclusive.cpu-clock"):
+		rows[r["function"]][k] = str(int(rows[r["function"]][k]) + int(r[k]))
 assert int(rows["inner_step"]["exclusive.cpu-clock"]) > 100, rows
 assert rows["outer_step"]["line"] == "13" and rows["hot"]["line"] == "20", rows
 incl = {f: int(rows[f]["inclusive.cpu-clock"]) for f in ("inner_step", "outer_step", "hot")}
