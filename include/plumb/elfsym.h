@@ -1,5 +1,7 @@
-/* plumb: an executable's function symbols, as GNU gprof sees them, and its
- * DWARF line table (libelf, libdw, libiberty's demangler).
+/* plumb: an executable's function symbols, as GNU gprof sees them, its
+ * DWARF line table and scopes, its raw .symtab and .text (libelf, libdw,
+ * libiberty's demangler). The executable is opened once (plumb_exe) and
+ * every reading goes through that handle.
  *
  * gprof's symbol table (binutils 2.40, docs/gmon.md):
  *  - kept: defined symbols in a code section (.text, .init, .fini, .plt)
@@ -104,8 +106,6 @@ void plumb_symtab_free(plumb_symtab *st);
 
 /* Index of the symbol with addr <= a <= end_addr, or -1. O(log n). */
 ptrdiff_t plumb_symtab_lookup(const plumb_symtab *st, uint64_t a);
-/* Index of the symbol with this raw name (the first by address), or -1. */
-ptrdiff_t plumb_symtab_find(const plumb_symtab *st, const char *name);
 
 /* Demangle a C++ (or other libiberty-known) linkage name with gprof's
  * options (DMGL_PARAMS | DMGL_ANSI); NULL if it is not mangled. malloc'd. */
@@ -162,5 +162,40 @@ typedef struct plumb_line_run {
 /* The runs covering .text, sorted by address (gaps where no row applies).
  * *out is malloc'd (free it); strings live as long as e. */
 int plumb_exe_line_runs(plumb_exe *e, plumb_line_run **out, size_t *n, plumb_error *err);
+
+/* ---- what BFD answers beyond gprof's table ---------------------------- */
+
+/* Every .symtab entry as it stands (none without a .symtab), in table
+ * order, entry 0 left out. *out is malloc'd; names live as long as e. */
+typedef struct plumb_exe_elf_sym {
+	uint64_t value;         /* st_value */
+	const char *name;       /* "" when it has none */
+	uint32_t index;         /* position in .symtab */
+	uint32_t shndx;         /* st_shndx: SHN_UNDEF, SHN_ABS, a section index */
+	uint8_t type;           /* STT_FUNC, STT_NOTYPE, ... */
+	bool in_text;           /* defined in .text */
+} plumb_exe_elf_sym;
+int plumb_exe_elf_symbols(plumb_exe *e, plumb_exe_elf_sym **out, size_t *n, plumb_error *err);
+
+/* The bytes of .text at its address; *len 0 when there is none. They live
+ * as long as e. */
+int plumb_exe_text(plumb_exe *e, uint64_t *addr, const unsigned char **bytes, size_t *len,
+		   plumb_error *err);
+
+/* One address range of a DWARF function or inlined instance. A scope with
+ * several ranges gives one entry each; the innermost scope at an address
+ * is the shortest range holding it. */
+typedef struct plumb_exe_scope {
+	uint64_t lo, hi;        /* [lo, hi) */
+	uint64_t entry;         /* lowest address of the scope (all its ranges) */
+	const char *name;       /* linkage name, else the DWARF name; lives as long as e */
+	bool linkage;           /* a linkage name, or a language that does not mangle */
+} plumb_exe_scope;
+/* Every function and inlined instance with code, in DWARF order (units,
+ * then depth first). *out is malloc'd; none without DWARF. */
+int plumb_exe_scopes(plumb_exe *e, plumb_exe_scope **out, size_t *n, plumb_error *err);
+
+/* DW_AT_comp_dir of the compilation unit holding addr, or NULL. */
+const char *plumb_exe_comp_dir_at(plumb_exe *e, uint64_t addr);
 
 #endif

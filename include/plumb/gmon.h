@@ -109,6 +109,9 @@ typedef struct plumb_gmon {
 	plumb_gmon_bb *bbs;
 	size_t nbbs;
 	size_t nfiles;            /* files summed into this */
+	size_t nrecords[3];       /* GNU files: records by tag (0 histogram, 1 arc, 2 block
+				   * counts) as they stand in the files, before any summing
+				   * (gprof -i's counts); BSD files add nothing */
 	/* private: hash indexes for summing arcs and bb records */
 	uint32_t *arc_ix, *bb_ix;
 	size_t arc_ix_cap, bb_ix_cap, arcs_cap, bbs_cap;

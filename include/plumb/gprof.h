@@ -7,16 +7,15 @@
  * symbols by bin overlap, arcs mapped to symbols and filtered, cycles found
  * and numbered, time propagated from callees to callers in proportion to
  * call counts. The printers write gprof's reports to a FILE* given by the
- * caller; nothing here prints elsewhere or exits. Files are read only by
- * the functions that say so: the executable (what BFD tells gprof and
- * plumb/elfsym.h does not: -c's code, -l's inlined names, joined paths,
- * symbol-table order), a gmon file for -i's
- * record counts, sources for -A through the caller's callbacks.
+ * caller; nothing here prints elsewhere or exits. Files are touched only
+ * by the functions that say so: the executable by plumb_gprof_symtab_load
+ * (through plumb/elfsym.h: src/gprof opens no ELF or DWARF itself),
+ * gmon.sum by plumb_gprof_write_sum, sources for -A through the caller's
+ * callbacks. The gmon files are read by plumb/gmon.h.
  *
  * gprof's inclusive ("children") times are an estimate: a callee's time is
  * shared among its callers in proportion to the calls each made. Anything
- * built on plumb_gprof_symbol_estimate() or plumb_gprof_arc_estimate_at()
- * must say so (inclusive_estimated).
+ * built on plumb_gprof_arc_estimate_at() must say so (inclusive_estimated).
  */
 #ifndef PLUMB_GPROF_H
 #define PLUMB_GPROF_H
@@ -29,6 +28,9 @@
 #include "plumb/error.h"
 
 typedef struct plumb_gprof plumb_gprof;
+struct plumb_exe;
+struct plumb_gmon;
+struct plumb_symtab;
 
 /* One entry of gprof's symbol table. */
 typedef struct plumb_gprof_symbol {
@@ -78,34 +80,24 @@ void plumb_gprof_opts_init(plumb_gprof_opts *o);
  * text_end - 1 for the last. Returns the new count. */
 size_t plumb_gprof_finalize_symbols(plumb_gprof_symbol *syms, size_t n, uint64_t text_end);
 
-/* What BFD gives gprof and plumb/elfsym.h does not: relative source paths
- * of syms (DWARF 5 line tables keep "../src/x.c") joined to their
- * compilation unit's directory, as gprof shows them, and each function
- * symbol's elf_index (the first ELF symbol at its address). The new
- * strings belong to the returned object: free it after the analysis.
- * Never fails on bad input: what it cannot find stays as it was (NULL
- * only when out of memory). */
-typedef struct plumb_gprof_paths plumb_gprof_paths;
-plumb_gprof_paths *plumb_gprof_paths_fix(const char *exe, plumb_gprof_symbol *syms, size_t n);
-void plumb_gprof_paths_free(plumb_gprof_paths *p);
-
-/* -l's line symbols as gprof makes them: the line runs of plumb/elfsym.h
- * cut and named after the innermost function at each address, inlined
- * ones included, by its linkage name (what BFD answers gprof). Each piece
- * starts at addr and lasts until the next; a caller makes one symbol per
- * piece whose (file, line, function) differs from the last one made. */
-typedef struct plumb_gprof_line {
-	uint64_t addr;
-	const char *file;
-	uint32_t line;
-	const char *function;
-} plumb_gprof_line;
-typedef struct plumb_gprof_lines plumb_gprof_lines;
-struct plumb_line_run;
-plumb_gprof_lines *plumb_gprof_lines_new(const char *exe, const struct plumb_line_run *runs, size_t nruns,
-					 plumb_error *err);
-const plumb_gprof_line *plumb_gprof_lines_get(const plumb_gprof_lines *l, size_t *n);
-void plumb_gprof_lines_free(plumb_gprof_lines *l);
+/* gprof's symbol table of an executable, as its options make it: the
+ * function symbols of plumb/elfsym.h (demangled for printing unless
+ * no_demangle), with -l the line symbols too, finalized, source paths
+ * joined as BFD joins them and ELF order set (what -A's order follows).
+ * The executable stays open with the table (the gmon layout and -c read
+ * it); symbols and their strings live until plumb_gprof_symtab_free. */
+typedef struct plumb_gprof_symtab_opts {
+	bool no_static;      /* -a: drop local symbols */
+	bool funcs_only;     /* -D: only symbols typed as functions */
+	bool no_demangle;    /* --no-demangle */
+	bool line;           /* -l: line symbols too */
+} plumb_gprof_symtab_opts;
+typedef struct plumb_gprof_symtab plumb_gprof_symtab;
+plumb_gprof_symtab *plumb_gprof_symtab_load(const char *exe, const plumb_gprof_symtab_opts *o,
+					    plumb_error *err);
+const plumb_gprof_symbol *plumb_gprof_symtab_symbols(const plumb_gprof_symtab *t, size_t *n);
+struct plumb_exe *plumb_gprof_symtab_exe(const plumb_gprof_symtab *t);
+void plumb_gprof_symtab_free(plumb_gprof_symtab *t);
 
 /* A new analysis over a finalized symbol table (copied; the strings must
  * outlive the object). NULL after filling err. */
@@ -137,7 +129,7 @@ void plumb_gprof_add_static_call(plumb_gprof *g, uint64_t from, uint64_t to);
  * histograms must have been added. _elf reads .text of the executable;
  * other machines than x86 fail with PLUMB_ERR_UNSUPPORTED. */
 int plumb_gprof_scan_calls(plumb_gprof *g, uint64_t vma, const unsigned char *text, size_t len);
-int plumb_gprof_scan_calls_elf(plumb_gprof *g, const char *path, plumb_error *err);
+int plumb_gprof_scan_calls_elf(plumb_gprof *g, struct plumb_exe *exe, plumb_error *err);
 
 /* A symspec ("file.c", "func", "12", "file.c:func", "from/to") for a table.
  * Specs are resolved against the table when analyzing; one that matches
@@ -150,7 +142,6 @@ int plumb_gprof_analyze(plumb_gprof *g, plumb_error *err);
 
 bool plumb_gprof_has_hist(const plumb_gprof *g);
 bool plumb_gprof_has_arcs(const plumb_gprof *g);
-bool plumb_gprof_has_bb(const plumb_gprof *g);
 
 /* Reports (after analyze). Each begins with a form feed line unless it is
  * the first thing written by this object, as gprof separates sections. */
@@ -176,10 +167,13 @@ typedef struct plumb_gprof_source_io {
 int plumb_gprof_print_annotated(plumb_gprof *g, FILE *out, const plumb_gprof_source_io *io,
 				plumb_error *err);
 
+/* -i: what the gmon file name holds (g, read from it alone): its version
+ * and its histogram, arc and block records as they stand in the file. */
+int plumb_gprof_print_file_info(const char *name, const struct plumb_gmon *g, FILE *out);
+
 /* Every histogram, arc and block count of a gmon reading (plumb/gmon.h)
  * with plumb_gprof_add_hist/_arc/_bb. Old BSD files carry no clock rate:
  * 100 Hz is taken, as gprof takes the host's. */
-struct plumb_gmon;
 int plumb_gprof_add_gmon(plumb_gprof *g, const struct plumb_gmon *gm, plumb_error *err);
 
 /* gprof's default specs: the mcount family (mcount, _mcount, __mcleanup,
@@ -191,28 +185,10 @@ int plumb_gprof_add_default_specs(plumb_gprof *g, plumb_error *err);
 /* Everything at once for other views (plumb report on a gmon.out): gprof's
  * function symbols from st, the histograms and arcs of gm, gprof's default
  * options (-b, mcount family left out of propagation), analyzed. Symbol
- * index i of the result is st->syms[i]. Use plumb_gprof_symbol_estimate
- * and plumb_gprof_arc_estimate_at on it, then plumb_gprof_free. NULL
- * after filling err. */
-struct plumb_symtab;
+ * index i of the result is st->syms[i]. Use plumb_gprof_arc_estimate_at
+ * on it, then plumb_gprof_free. NULL after filling err. */
 plumb_gprof *plumb_gprof_from_gmon(const struct plumb_symtab *st, const struct plumb_gmon *gm,
 				   plumb_error *err);
-
-/* The estimate for plumb report: after analyze, for every symbol index i
- * (as given to plumb_gprof_new), its exact self time in samples and
- * gprof's estimated children time (time propagated up from callees, in
- * samples; divide by hz for seconds). Cycle members each receive the time
- * of callees outside their cycle only, as gprof computes it. */
-typedef struct plumb_gprof_estimate {
-	double self;       /* samples credited by the histogram (exact up to bin overlap;
-			    * as in gprof, the last symbol of the table gets none) */
-	double children;   /* gprof's estimated children time: an estimate */
-	uint64_t calls;    /* calls from other functions */
-	uint64_t self_calls; /* recursive calls */
-	int cycle;         /* cycle number, 0 when none */
-} plumb_gprof_estimate;
-size_t plumb_gprof_nsymbols(const plumb_gprof *g);
-int plumb_gprof_symbol_estimate(const plumb_gprof *g, size_t i, plumb_gprof_estimate *out);
 
 /* Per arc: the callee's self time and children time gprof credits to this
  * caller (estimates, in samples). Iterate i from 0 while it returns 0. */
@@ -224,26 +200,13 @@ typedef struct plumb_gprof_arc_estimate {
 } plumb_gprof_arc_estimate;
 int plumb_gprof_arc_estimate_at(const plumb_gprof *g, size_t i, plumb_gprof_arc_estimate *out);
 
-/* -s: the arcs as gprof writes them into gmon.sum: one per symbol pair
- * (from the caller's symbol address to the callee's), symbols in address
- * order, each one's callees newest first; arcs from -c are left out.
- * After analyze and before any printing. *out is malloc'd. */
-typedef struct plumb_gprof_sum_arc {
-	uint64_t from_pc, self_pc, count;
-} plumb_gprof_sum_arc;
-int plumb_gprof_sum_arcs(const plumb_gprof *g, plumb_gprof_sum_arc **out, size_t *n, plumb_error *err);
-/* The same for the basic-block counts gprof writes (-l; with -s): address
- * in from_pc, count in count, symbols in address order, each one's blocks
- * in the order first read. */
-int plumb_gprof_sum_blocks(const plumb_gprof *g, plumb_gprof_sum_arc **out, size_t *n, plumb_error *err);
-
-/* -i: the histogram, arc and block records of a GNU gmon file, counted as
- * they stand in it (counts[0], [1], [2]). For a file the gmon reader has
- * accepted; the walk stops at anything short. */
-int plumb_gprof_gnu_record_counts(const char *path, unsigned addr_size, bool big_endian, size_t counts[3],
-				  plumb_error *err);
-
-/* Samples per second of the first histogram (0 without one). */
-double plumb_gprof_hz(const plumb_gprof *g);
+/* -s: write gm (the files read, as plumb/gmon.h sums them) to path in the
+ * GNU format, version 1, with the arcs and block counts as gprof writes
+ * them into gmon.sum: one arc per symbol pair (from the caller's symbol
+ * address to the callee's; symbols in address order, each one's callees
+ * newest first; arcs from -c left out) and, with -l, the block counts kept
+ * on the symbols. After analyze and before any printing. */
+int plumb_gprof_write_sum(const plumb_gprof *g, const struct plumb_gmon *gm, const char *path,
+			  plumb_error *err);
 
 #endif

@@ -20,6 +20,7 @@
 
 #include "plumb/error.h"
 #include "plumb/profile.h"
+#include "plumb/symbols.h"
 
 /* ---- raw data ---------------------------------------------------------- */
 
@@ -92,32 +93,7 @@ int plumb_rec_thread_set(plumb_rec_data *d, int32_t pid, int32_t tid, const char
 const plumb_rec_map *plumb_rec_map_find(const plumb_rec_data *d, int32_t pid, uint64_t addr,
 					uint64_t t);
 
-/* ---- symbols ------------------------------------------------------------ */
-
-/* One frame of an address: an inlined call gives several, innermost first;
- * the outer ones carry the line of the inlined call site. */
-typedef struct plumb_sym_frame {
-	const char *function;      /* demangled; "module+0x1234" when unknown */
-	const char *mangled;       /* linkage name or NULL */
-	const char *file;          /* source file or NULL */
-	uint32_t line;             /* 0 if unknown */
-	const char *decl_file;     /* the function's own file and line, or NULL/0 */
-	uint32_t decl_line;
-	uint64_t address;          /* the ELF address (as objdump shows it) */
-} plumb_sym_frame;
-
-typedef struct plumb_symbolizer plumb_symbolizer;
-
-/* debug_path: where separate debug files live (NULL: /usr/lib/debug). */
-plumb_symbolizer *plumb_symbolizer_new(const char *debug_path, plumb_error *err);
-void plumb_symbolizer_free(plumb_symbolizer *s);
-/* The frames of file offset off in the object at path. Up to max frames go
- * to out; the count is returned (at least 1, the fallback name when nothing
- * resolves; -1 with err on a bad argument). Strings live as long as s. */
-int plumb_symbolize(plumb_symbolizer *s, const char *path, uint64_t off,
-		    plumb_sym_frame *out, size_t max, plumb_error *err);
-/* The build-id of the object at path as hex into out[41]; "" if none. */
-void plumb_symbolizer_build_id(plumb_symbolizer *s, const char *path, char out[41]);
+/* ---- symbols: plumb/symbols.h (plumb_symbolizer) ------------------------ */
 
 /* ---- raw data -> profile ----------------------------------------------- */
 

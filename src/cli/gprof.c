@@ -300,151 +300,28 @@ static int parse_args(int argc, char **argv, gprof_args *a)
 /* ---- inputs ------------------------------------------------------------- */
 
 typedef struct inputs {
-	plumb_exe *exe;
-	plumb_symtab *st;
-	plumb_gprof_symbol *sym;
-	size_t nsym;
-	plumb_gprof_symbol *fn;  /* gprof's function table */
-	size_t nfn;
-	plumb_line_run *runs;
+	plumb_gprof_symtab *symtab;
 	plumb_gmon *gmon;
-	plumb_gprof_paths *paths;
-	plumb_gprof_lines *lines;
-	char **owned;            /* demangled names of line symbols */
-	size_t nowned;
 } inputs;
 
 static void inputs_free(inputs *in)
 {
-	if (in->fn != in->sym)
-		free(in->fn);
-	plumb_gprof_paths_free(in->paths);
-	plumb_gprof_lines_free(in->lines);
-	for (size_t i = 0; i < in->nowned; i++)
-		free(in->owned[i]);
-	free(in->owned);
-	free(in->sym);
-	free(in->runs);
-	plumb_symtab_free(in->st);
+	plumb_gprof_symtab_free(in->symtab);
 	plumb_gmon_free(in->gmon);
-	plumb_exe_close(in->exe);
-}
-
-static plumb_gprof_symbol func_symbol(const plumb_exe_sym *s, bool demangle)
-{
-	return (plumb_gprof_symbol){ .addr = s->addr, .end_addr = s->end_addr, .name = s->name,
-				     .display = demangle ? s->demangled : NULL, .file = s->file,
-				     .line = s->line, .is_static = s->is_static, .is_func = s->is_func };
-}
-
-/* The function symbol holding addr, or NULL. */
-static const plumb_gprof_symbol *fn_at(const inputs *in, uint64_t addr)
-{
-	size_t lo = 0, hi = in->nfn;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (in->fn[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && addr <= in->fn[lo - 1].end_addr ? &in->fn[lo - 1] : NULL;
-}
-
-/* A line symbol's name as printed: its function's demangled name, or the
- * name demangled here (kept until inputs_free). NULL: print it raw. */
-static const char *line_display(inputs *in, const char *name, const plumb_gprof_symbol *f, bool demangle)
-{
-	if (!demangle)
-		return NULL;
-	if (f && strcmp(f->name, name) == 0)
-		return f->display;
-	char *d = plumb_demangle(name);
-	if (!d)
-		return NULL;
-	char **n = realloc(in->owned, (in->nowned + 1) * sizeof *n);
-	if (!n) {
-		free(d);
-		return NULL;
-	}
-	in->owned = n;
-	n[in->nowned++] = d;
-	return d;
-}
-
-static bool same_run(const plumb_gprof_symbol *prev, const plumb_gprof_line *r)
-{
-	return prev && prev->line == r->line && strcmp(prev->name, r->function) == 0 &&
-	       strcmp(prev->file, r->file) == 0;
-}
-
-/* -l: one symbol per run of (file, line, function), gprof's way: a run
- * equal to the last one made adds nothing; its static flag is that of the
- * function holding it. Function symbols join and win at equal addresses. */
-static int line_symbols(inputs *in, const gprof_args *a, plumb_error *err)
-{
-	size_t nruns = 0, npieces = 0;
-	if (plumb_exe_line_runs(in->exe, &in->runs, &nruns, err) ||
-	    !(in->lines = plumb_gprof_lines_new(plumb_exe_get_info(in->exe)->path, in->runs, nruns, err)))
-		return -1;
-	const plumb_gprof_line *piece = plumb_gprof_lines_get(in->lines, &npieces);
-	in->sym = calloc(npieces + in->nfn + 1, sizeof *in->sym);
-	if (!in->sym)
-		return plumb_fail_nomem(err);
-	const plumb_gprof_symbol *prev = NULL;
-	for (size_t i = 0; i < npieces; i++) {
-		const plumb_gprof_line *r = &piece[i];
-		if (!r->file || !r->function || !r->line || same_run(prev, r))
-			continue;
-		const plumb_gprof_symbol *f = fn_at(in, r->addr);
-		bool is_static = prev && strcmp(prev->name, r->function) == 0 && strcmp(prev->file, r->file) == 0
-				 ? prev->is_static : f && f->is_static;
-		plumb_gprof_symbol *s = &in->sym[in->nsym++];
-		*s = (plumb_gprof_symbol){ .addr = r->addr, .name = r->function, .file = r->file,
-					   .line = r->line, .is_static = is_static,
-					   .display = line_display(in, r->function, f, !a->no_demangle) };
-		prev = s;
-	}
-	const plumb_exe_info *info = plumb_exe_get_info(in->exe);
-	memcpy(in->sym + in->nsym, in->fn, in->nfn * sizeof *in->fn);
-	in->nsym += in->nfn;
-	/* gprof ended the last function symbol at the end of .text; one that
-	 * starts beyond it (a weak data symbol) has an empty range and goes */
-	if (in->nfn && info->text_hi)
-		in->sym[in->nsym - 1].end_addr = info->text_hi - 1;
-	in->nsym = plumb_gprof_finalize_symbols(in->sym, in->nsym, info->text_hi);
-	return 0;
 }
 
 static int load_symbols(inputs *in, const char *exe, const gprof_args *a, plumb_error *err)
 {
-	if (!(in->exe = plumb_exe_open(exe, err)))
-		return -1;
-	unsigned flags = (a->no_static ? PLUMB_SYMTAB_NO_STATIC : 0) | (a->funcs_only ? PLUMB_SYMTAB_FUNCS_ONLY : 0);
-	if (plumb_symtab_build(in->exe, flags, &in->st, err))
-		return -1;
-	if (!(in->fn = calloc(in->st->n + 1, sizeof *in->fn)))
-		return plumb_fail_nomem(err);
-	for (size_t i = 0; i < in->st->n; i++)
-		in->fn[i] = func_symbol(&in->st->syms[i], !a->no_demangle);
-	in->nfn = in->st->n;
-	if (a->o.line) {
-		if (line_symbols(in, a, err))
-			return -1;
-	} else {
-		in->sym = in->fn;
-		in->nsym = in->nfn;
-	}
-	if (!(in->paths = plumb_gprof_paths_fix(exe, in->sym, in->nsym)))
-		return plumb_fail_nomem(err);
-	return 0;
+	plumb_gprof_symtab_opts o = { .no_static = a->no_static, .funcs_only = a->funcs_only,
+				      .no_demangle = a->no_demangle, .line = a->o.line };
+	return (in->symtab = plumb_gprof_symtab_load(exe, &o, err)) ? 0 : -1;
 }
 
 static int load_gmon(inputs *in, char **files, int nfiles, const gprof_args *a, plumb_error *err)
 {
 	if (!(in->gmon = plumb_gmon_new()))
 		return plumb_fail_nomem(err);
-	plumb_gmon_layout lay = plumb_exe_gmon_layout(in->exe);
+	plumb_gmon_layout lay = plumb_exe_gmon_layout(plumb_gprof_symtab_exe(in->symtab));
 	lay.format = a->format;
 	for (int i = 0; i < nfiles; i++)
 		if (plumb_gmon_read(in->gmon, files[i], &lay, err))
@@ -465,17 +342,7 @@ static int file_info(plumb_exe *exe, char **files, int nfiles, const gprof_args 
 			plumb_gmon_free(g);
 			return -1;
 		}
-		unsigned version = g->format == PLUMB_GMON_GNU ? g->version : 0;
-		size_t c[3] = { g->nhists, g->narcs, g->nbbs };
-		if (g->format == PLUMB_GMON_GNU &&
-		    plumb_gprof_gnu_record_counts(files[i], g->addr_size, g->big_endian, c, err)) {
-			plumb_gmon_free(g);
-			return -1;
-		}
-		printf("File `%s' (version %u) contains:\n", files[i], version);
-		printf("\t%zu histogram record%s\n", c[0], c[0] == 1 ? "" : "s");
-		printf("\t%zu call-graph record%s\n", c[1], c[1] == 1 ? "" : "s");
-		printf("\t%zu basic-block count record%s\n", c[2], c[2] == 1 ? "" : "s");
+		plumb_gprof_print_file_info(files[i], g, stdout);
 		plumb_gmon_free(g);
 	}
 	return 0;
@@ -487,41 +354,6 @@ static int add_specs(plumb_gprof *g, const gprof_args *a, plumb_error *err)
 		if (plumb_gprof_add_spec(g, a->spec[i].table, a->spec[i].text, err))
 			return -1;
 	return plumb_gprof_add_default_specs(g, err);
-}
-
-/* -s: gmon.sum in the GNU format, with the arcs as gprof writes them (one
- * per symbol pair, at the symbols' addresses). */
-static int write_sum(plumb_gprof *g, const plumb_gmon *gm, plumb_error *err)
-{
-	plumb_gprof_sum_arc *arcs = NULL, *blocks = NULL;
-	size_t n = 0, nb = 0;
-	if (plumb_gprof_sum_arcs(g, &arcs, &n, err))
-		return -1;
-	if (plumb_gprof_sum_blocks(g, &blocks, &nb, err)) {
-		free(arcs);
-		return -1;
-	}
-	plumb_gmon copy = *gm;
-	plumb_gmon_arc *ga = malloc((n ? n : 1) * sizeof *ga);
-	plumb_gmon_bb *gb = malloc((nb ? nb : 1) * sizeof *gb);
-	int rc = ga && gb ? 0 : plumb_fail_nomem(err);
-	for (size_t i = 0; !rc && i < n; i++)
-		ga[i] = (plumb_gmon_arc){ arcs[i].from_pc, arcs[i].self_pc, arcs[i].count };
-	for (size_t i = 0; !rc && i < nb; i++)
-		gb[i] = (plumb_gmon_bb){ blocks[i].from_pc, blocks[i].count };
-	free(arcs);
-	free(blocks);
-	copy.arcs = ga;
-	copy.narcs = n;
-	copy.bbs = gb;
-	copy.nbbs = nb;
-	copy.format = PLUMB_GMON_GNU;
-	copy.version = 1;
-	if (!rc)
-		rc = plumb_gmon_write(&copy, "gmon.sum", err);
-	free(ga);
-	free(gb);
-	return rc;
 }
 
 /* ---- -A sources ----------------------------------------------------------- */
@@ -619,7 +451,7 @@ static int run(gprof_args *a, const char *exe, char **files, int nfiles)
 		a->o.line = true; /* gprof: --sum implies --line, to keep block counts */
 	if (load_symbols(&in, exe, a, &err))
 		goto fail;
-	if (a->style & STYLE_INFO && file_info(in.exe, files, nfiles, a, &err))
+	if (a->style & STYLE_INFO && file_info(plumb_gprof_symtab_exe(in.symtab), files, nfiles, a, &err))
 		goto fail;
 	if (load_gmon(&in, files, nfiles, a, &err))
 		goto fail;
@@ -628,15 +460,18 @@ static int run(gprof_args *a, const char *exe, char **files, int nfiles)
 		style = ((in.gmon->nhists ? STYLE_FLAT : 0) | (in.gmon->narcs ? STYLE_GRAPH : 0)) & ~a->user;
 	if (style == 0 && !in.gmon->nhists && !in.gmon->narcs)
 		style = STYLE_EXEC;
-	if (!(g = plumb_gprof_new(in.sym, in.nsym, &a->o, &err)) || add_specs(g, a, &err) ||
+	size_t nsym;
+	const plumb_gprof_symbol *sym = plumb_gprof_symtab_symbols(in.symtab, &nsym);
+	if (!(g = plumb_gprof_new(sym, nsym, &a->o, &err)) || add_specs(g, a, &err) ||
 	    plumb_gprof_add_gmon(g, in.gmon, &err) ||
-	    (a->o.static_calls && plumb_gprof_scan_calls_elf(g, exe, &err)) || plumb_gprof_analyze(g, &err))
+	    (a->o.static_calls && plumb_gprof_scan_calls_elf(g, plumb_gprof_symtab_exe(in.symtab), &err)) ||
+	    plumb_gprof_analyze(g, &err))
 		goto fail;
 	if (in.gmon->nbbs && !a->o.line)
 		cli_error("gprof: warning: ignoring basic-block exec counts (use -l or --line)");
 	if (style & STYLE_INFO)
 		plumb_gprof_after_output(g);
-	if ((style & STYLE_SUM) && write_sum(g, in.gmon, &err))
+	if ((style & STYLE_SUM) && plumb_gprof_write_sum(g, in.gmon, "gmon.sum", &err))
 		goto fail;
 	if ((rc = check_inputs(g, style)))
 		goto out;

@@ -247,6 +247,7 @@ static int copy_gmon(plumb_gmon *dst, const plumb_gmon *src, plumb_error *err)
 	dst->big_endian = src->big_endian;
 	dst->version = src->version;
 	dst->nfiles = src->nfiles;
+	memcpy(dst->nrecords, src->nrecords, sizeof dst->nrecords);
 	if (merge_into(dst, src, "(copy)", err)) {
 		plumb_gmon_clear(dst);
 		return -1;
@@ -283,6 +284,8 @@ int plumb_gmon_merge(plumb_gmon *dst, const plumb_gmon *src, const char *src_nam
 	if (work.hz == 0)
 		work.hz = src->hz;
 	work.nfiles += src->nfiles;
+	for (int t = 0; t < 3; t++)
+		work.nrecords[t] += src->nrecords[t];
 	plumb_gmon_clear(dst);
 	*dst = work;
 	return 0;

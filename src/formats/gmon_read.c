@@ -196,6 +196,7 @@ static int gnu_records(cursor *c, plumb_gmon *g, uint32_t version, plumb_error *
 					c->name, c->rec, tag);
 		if (rc)
 			return -1;
+		g->nrecords[tag]++;
 	}
 	return 0;
 }

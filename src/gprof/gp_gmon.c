@@ -64,3 +64,15 @@ plumb_gprof *plumb_gprof_from_gmon(const struct plumb_symtab *st, const struct p
 	}
 	return g;
 }
+
+/* Arc times are stored scaled by the caller's propagation fraction, which
+ * is 1 unless -n/-N/-F/-E say otherwise: what the call graph prints. */
+int plumb_gprof_arc_estimate_at(const plumb_gprof *g, size_t i, plumb_gprof_arc_estimate *out)
+{
+	if (i >= g->narc)
+		return -1;
+	const gp_arc *a = &g->arc[i];
+	*out = (plumb_gprof_arc_estimate){ .parent = a->parent, .child = a->child, .count = a->count,
+					   .time = a->time, .child_time = a->child_time };
+	return 0;
+}

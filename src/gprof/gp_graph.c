@@ -102,12 +102,12 @@ static int tally(plumb_gprof *g, arc_map *m, const gp_rawarc *r, plumb_error *er
 static int static_calls(plumb_gprof *g, arc_map *m, uint32_t i, size_t *next, plumb_error *err)
 {
 	for (; *next < g->nstatic; (*next)++) {
-		const gp_rawarc *r = &g->statics[*next];
+		const gp_static_call *r = &g->statics[*next];
 		uint32_t from = gp_sym_at(g, r->from);
 		if (from != GP_NONE && from > i)
 			return 0;
-		uint32_t to = gp_sym_at(g, r->self);
-		if (from != i || !gp_in_hist(g, r->self) || to == GP_NONE || g->sym[to].s.addr != r->self)
+		uint32_t to = gp_sym_at(g, r->to);
+		if (from != i || !gp_in_hist(g, r->to) || to == GP_NONE || g->sym[to].s.addr != r->to)
 			continue;
 		if (arc_add(g, m, i, to, 0, err))
 			return -1;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "plumb/elfsym.h"
 #include "plumb/gprof.h"
 
 #define GP_NONE UINT32_MAX
@@ -55,9 +56,21 @@ typedef struct gp_hist {
 	uint32_t *bins;                  /* 32 bits as gprof's int; saturating */
 } gp_hist;
 
+/* An arc record as read: from_pc in the caller, self_pc in the callee. */
 typedef struct gp_rawarc {
 	uint64_t from, self, count;
 } gp_rawarc;
+
+/* A basic-block count record as read (-l places it on its symbol). */
+typedef struct gp_bb_count {
+	uint64_t addr, count;
+} gp_bb_count;
+
+/* -c: a direct call found in the code, from an address in the caller to
+ * the callee's first byte. */
+typedef struct gp_static_call {
+	uint64_t from, to;
+} gp_static_call;
 
 /* A basic block counted in a gmon file, kept on its symbol (-l only). */
 typedef struct gp_bb {
@@ -87,11 +100,11 @@ struct plumb_gprof {
 	char abbrev;
 	gp_rawarc *raw;
 	size_t nraw, raw_cap;
-	gp_rawarc *bb;                   /* addr in from, count */
+	gp_bb_count *bb;
 	size_t nbb, bb_cap;
 	gp_bb *blocks;                   /* bb records on their symbols */
 	size_t nblocks;
-	gp_rawarc *statics;              /* -c calls: from, to */
+	gp_static_call *statics;
 	size_t nstatic, static_cap;
 	gp_spec_text *spec;
 	size_t nspec;
@@ -114,14 +127,44 @@ struct plumb_gprof {
 	bool printed;                    /* a section was written: next ones start with \f */
 };
 
-/* gp_core.c */
-const char *gp_name(const gp_sym *s);             /* name to print */
-const char *gp_basename(const char *path);
+/* gp_paths.c: what BFD gives gprof beyond plumb/elfsym.h's table: relative source paths
+ * of syms (DWARF 5 line tables keep "../src/x.c") joined to their
+ * compilation unit's directory, as gprof shows them, and each function
+ * symbol's elf_index (the first ELF symbol at its address). The new
+ * strings belong to the returned object: free it after the analysis.
+ * Never fails on bad input: what it cannot find stays as it was (NULL
+ * only when out of memory). */
+typedef struct gp_paths gp_paths;
+gp_paths *gp_paths_fix(plumb_exe *exe, plumb_gprof_symbol *syms, size_t n);
+void gp_paths_free(gp_paths *p);
+
+/* gp_inline.c: -l's line symbols as gprof makes them: the line runs of plumb/elfsym.h
+ * cut and named after the innermost function at each address, inlined
+ * ones included, by its linkage name (what BFD answers gprof). Each piece
+ * starts at addr and lasts until the next; a caller makes one symbol per
+ * piece whose (file, line, function) differs from the last one made.
+ * Names live as long as exe. */
+typedef struct gp_line {
+	uint64_t addr;
+	const char *file;
+	uint32_t line;
+	const char *function;
+} gp_line;
+typedef struct gp_lines gp_lines;
+gp_lines *gp_lines_new(plumb_exe *exe, const plumb_line_run *runs, size_t nruns,
+					 plumb_error *err);
+const gp_line *gp_lines_get(const gp_lines *l, size_t *n);
+void gp_lines_free(gp_lines *l);
+
+/* gp_inputs.c */
+bool gp_in_hist(const plumb_gprof *g, uint64_t pc);     /* inside a histogram record */
+
+/* gp_symtab.c */
+uint32_t gp_sym_at(const plumb_gprof *g, uint64_t addr); /* symbol holding addr or GP_NONE */
+
+/* gp_sort.c */
 void gp_stable_sort(uint32_t *v, size_t n, int (*cmp)(const void *ctx, uint32_t a, uint32_t b),
 		    const void *ctx);
-void gp_section_start(plumb_gprof *g, FILE *out);
-uint32_t gp_sym_at(const plumb_gprof *g, uint64_t addr); /* symbol holding addr or GP_NONE */
-bool gp_in_hist(const plumb_gprof *g, uint64_t pc);     /* inside a histogram record */
 int gp_cmp_creation(const void *ctx, uint32_t x, uint32_t y);
 
 /* gp_spec.c */
@@ -140,6 +183,9 @@ double gp_si_scale(int i);
 int gp_graph_build(plumb_gprof *g, plumb_error *err);
 
 /* gp_print.c */
+const char *gp_name(const gp_sym *s);             /* name to print */
+const char *gp_basename(const char *path);
+void gp_section_start(plumb_gprof *g, FILE *out);
 void gp_print_name(const plumb_gprof *g, const gp_sym *s, FILE *out);
 int gp_print_name_only(const plumb_gprof *g, const gp_sym *s, FILE *out);
 

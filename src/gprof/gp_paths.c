@@ -1,37 +1,26 @@
-/* Facts gprof gets from BFD that plumb/elfsym.h does not give.
+/* Facts gprof gets from BFD beyond plumb/elfsym.h's symbol table, built
+ * from what plumb/elfsym.h reads (comp dirs, raw .symtab entries).
  * Source paths: BFD joins a relative path of the line table (DWARF 5
  * keeps "../../src/x.c" when the compiler was given that) to the
  * compilation unit's directory; libdw leaves it relative. gprof prints the
  * joined path in -C, -A and -L output and opens it for -A.
  * Symbol order: gprof meets source files in ELF symbol-table order, which
  * decides the order of -A's files. */
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "plumb/gprof.h"
+#include "gprof/gp_internal.h"
+#include "plumb/elfsym.h"
 
-struct plumb_gprof_paths {
+struct gp_paths {
 	char **joined;      /* made here; freed with the object */
 	size_t n;
 };
 
-static const char *comp_dir_at(Dwarf *dw, uint64_t addr)
-{
-	Dwarf_Die cu;
-	if (!dwarf_addrdie(dw, addr, &cu))
-		return NULL;
-	Dwarf_Attribute at;
-	return dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
-}
-
 /* The joined path for (dir, file), made once. */
-static const char *joined(plumb_gprof_paths *p, const char *dir, const char *file)
+static const char *joined(gp_paths *p, const char *dir, const char *file)
 {
 	size_t len = strlen(dir) + strlen(file) + 2;
 	char *s = malloc(len);
@@ -53,13 +42,13 @@ static const char *joined(plumb_gprof_paths *p, const char *dir, const char *fil
 	return s;
 }
 
-static void fix_all(plumb_gprof_paths *p, Dwarf *dw, plumb_gprof_symbol *syms, size_t n)
+static void fix_all(gp_paths *p, plumb_exe *exe, plumb_gprof_symbol *syms, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *f = syms[i].file;
 		if (!f || f[0] == '/')
 			continue;
-		const char *dir = comp_dir_at(dw, syms[i].addr);
+		const char *dir = plumb_exe_comp_dir_at(exe, syms[i].addr);
 		const char *j = dir ? joined(p, dir, f) : NULL;
 		if (j)
 			syms[i].file = j;
@@ -80,42 +69,28 @@ static int cmp_ai(const void *pa, const void *pb)
 }
 
 /* Defined symbols of .symtab by address, each with its position. */
-static addr_index *symtab_order(Elf *elf, size_t *n)
+static addr_index *symtab_order(plumb_exe *exe, size_t *n)
 {
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t count = sh.sh_size / sh.sh_entsize;
-		addr_index *v = malloc((count ? count : 1) * sizeof *v);
-		if (!d || !v) {
-			free(v);
-			return NULL;
-		}
-		*n = 0;
-		for (size_t k = 1; k < count; k++) {
-			GElf_Sym sym;
-			if (gelf_getsym(d, (int)k, &sym) && sym.st_shndx != SHN_UNDEF && sym.st_shndx != SHN_ABS &&
-			    GELF_ST_TYPE(sym.st_info) != STT_SECTION && GELF_ST_TYPE(sym.st_info) != STT_FILE)
-				v[(*n)++] = (addr_index){ sym.st_value, (uint32_t)k };
-		}
+	plumb_exe_elf_sym *all;
+	size_t count;
+	*n = 0;
+	if (plumb_exe_elf_symbols(exe, &all, &count, NULL) || !all)
+		return NULL;
+	addr_index *v = malloc((count ? count : 1) * sizeof *v);
+	for (size_t k = 0; v && k < count; k++)
+		if (all[k].shndx != SHN_UNDEF && all[k].shndx != SHN_ABS && all[k].type != STT_SECTION &&
+		    all[k].type != STT_FILE)
+			v[(*n)++] = (addr_index){ all[k].value, all[k].index };
+	free(all);
+	if (v)
 		qsort(v, *n, sizeof *v, cmp_ai);
-		return v;
-	}
-	return NULL;
+	return v;
 }
 
-static void set_order(const char *exe, plumb_gprof_symbol *syms, size_t n)
+static void set_order(plumb_exe *exe, plumb_gprof_symbol *syms, size_t n)
 {
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return;
-	int fd = open(exe, O_RDONLY);
-	if (fd < 0)
-		return;
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	size_t m = 0;
-	addr_index *v = elf ? symtab_order(elf, &m) : NULL;
+	addr_index *v = symtab_order(exe, &m);
 	for (size_t i = 0; v && i < n; i++) {
 		if (!syms[i].is_func)
 			continue;
@@ -131,32 +106,19 @@ static void set_order(const char *exe, plumb_gprof_symbol *syms, size_t n)
 			syms[i].elf_index = v[lo].index;
 	}
 	free(v);
-	if (elf)
-		elf_end(elf);
-	close(fd);
 }
 
-plumb_gprof_paths *plumb_gprof_paths_fix(const char *exe, plumb_gprof_symbol *syms, size_t n)
+gp_paths *gp_paths_fix(plumb_exe *exe, plumb_gprof_symbol *syms, size_t n)
 {
-	plumb_gprof_paths *p = calloc(1, sizeof *p);
+	gp_paths *p = calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
-	bool relative = false; /* DWARF is read only when some path needs it */
-	for (size_t i = 0; i < n && !relative; i++)
-		relative = syms[i].file && syms[i].file[0] != '/';
-	int fd = relative ? open(exe, O_RDONLY) : -1;
-	Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
-	if (dw) {
-		fix_all(p, dw, syms, n);
-		dwarf_end(dw);
-	}
-	if (fd >= 0)
-		close(fd);
+	fix_all(p, exe, syms, n);
 	set_order(exe, syms, n);
 	return p;
 }
 
-void plumb_gprof_paths_free(plumb_gprof_paths *p)
+void gp_paths_free(gp_paths *p)
 {
 	if (!p)
 		return;

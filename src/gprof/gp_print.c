@@ -375,3 +375,26 @@ int plumb_gprof_print_index(plumb_gprof *g, FILE *out)
 	free(v);
 	return ferror(out) ? -1 : 0;
 }
+
+const char *gp_name(const gp_sym *s)
+{
+	return s->s.display ? s->s.display : s->s.name;
+}
+
+const char *gp_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+void plumb_gprof_after_output(plumb_gprof *g)
+{
+	g->printed = true;
+}
+
+void gp_section_start(plumb_gprof *g, FILE *out)
+{
+	if (g->printed)
+		fputs("\f\n", out);
+	g->printed = true;
+}

@@ -3,13 +3,11 @@
  * lands exactly on a symbol's start becomes an arc with no count. Like
  * gprof 2.40, the displacement is not sign-extended, so calls to lower
  * addresses are never found: the same arcs as gprof, bug included. */
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gprof/gp_internal.h"
+#include "plumb/elfsym.h"
 
 /* The part of [lo, hi) inside a histogram record (gprof clips a symbol's
  * range this way); empty when none holds it. */
@@ -58,41 +56,16 @@ int plumb_gprof_scan_calls(plumb_gprof *g, uint64_t vma, const unsigned char *te
 	return 0;
 }
 
-static int scan_elf(plumb_gprof *g, Elf *elf, const char *path, plumb_error *err)
+int plumb_gprof_scan_calls_elf(plumb_gprof *g, plumb_exe *exe, plumb_error *err)
 {
-	GElf_Ehdr eh;
-	size_t shstrndx;
-	if (!gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx))
-		return plumb_fail(err, PLUMB_ERR_FORMAT, "%s: not an ELF file", path);
-	if (eh.e_machine != EM_X86_64 && eh.e_machine != EM_386)
+	const plumb_exe_info *info = plumb_exe_get_info(exe);
+	if (info->machine != EM_X86_64 && info->machine != EM_386)
 		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "%s: -c is not supported on this architecture "
-				  "(only x86 direct calls are scanned)", path);
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    strcmp(name, ".text") != 0 || sh.sh_type != SHT_PROGBITS)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			return plumb_fail(err, PLUMB_ERR_FORMAT, "%s: cannot read .text", path);
-		return plumb_gprof_scan_calls(g, sh.sh_addr, d->d_buf, d->d_size);
-	}
-	return 0; /* no .text: nothing to scan */
-}
-
-int plumb_gprof_scan_calls_elf(plumb_gprof *g, const char *path, plumb_error *err)
-{
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return plumb_fail(err, PLUMB_ERR_IO, "%s: cannot open", path);
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	int rc = elf ? scan_elf(g, elf, path, err)
-		     : plumb_fail(err, PLUMB_ERR_FORMAT, "%s: not an ELF file", path);
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return rc;
+				  "(only x86 direct calls are scanned)", info->path);
+	uint64_t vma;
+	const unsigned char *text;
+	size_t len;
+	if (plumb_exe_text(exe, &vma, &text, &len, err))
+		return -1;
+	return len ? plumb_gprof_scan_calls(g, vma, text, len) : 0; /* no .text: nothing to scan */
 }

@@ -74,18 +74,6 @@ void plumb_index_free(plumb_index *ix)
 	memset(ix, 0, sizeof *ix);
 }
 
-uint64_t plumb_hash_bytes(const void *data, size_t len)
-{
-	/* FNV-1a, finished with a mixer so that the low bits are usable. */
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return plumb_hash_mix(h, len);
-}
-
 int plumb_vec_reserve_(void **v, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)

@@ -1,4 +1,5 @@
-/* Private to the model: an open-addressing hash index of ids and helpers. */
+/* Private to the model: an open-addressing hash index of ids and helpers
+ * (hashes: model/hash.h). */
 #ifndef PLUMB_MODEL_INDEX_H
 #define PLUMB_MODEL_INDEX_H
 
@@ -6,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "model/hash.h"
 #include "plumb/profile.h"
 
 /* Equality of the entry `id` with the key being looked up. */
@@ -19,16 +21,6 @@ int plumb_index_insert(plumb_index *ix, uint32_t h, uint32_t id);
 void plumb_index_free(plumb_index *ix);
 /* Make room for n entries without growing again. -1 on ENOMEM. */
 int plumb_index_reserve(plumb_index *ix, size_t n);
-
-uint64_t plumb_hash_bytes(const void *data, size_t len);
-static inline uint64_t plumb_hash_mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	h ^= h >> 29;
-	return h;
-}
 
 /* Grow a PLUMB_VEC to hold at least need elements. -1 on ENOMEM. */
 int plumb_vec_reserve_(void **v, size_t *cap, size_t need, size_t elem);

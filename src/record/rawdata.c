@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/hash.h"
 #include "model/index.h"
 #include "plumb/record.h"
 
@@ -54,14 +55,10 @@ int plumb_rec_event_add(plumb_rec_data *d, const char *name, plumb_error *err)
 	return (int)d->events.n++;
 }
 
+/* 0 marks an empty slot, so no chain hashes to it. */
 static uint64_t chain_hash(int32_t pid, const uint64_t *c, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325u ^ (uint64_t)(uint32_t)pid;
-	for (size_t i = 0; i < n; i++) {
-		h ^= c[i];
-		h *= 0x100000001b3u;
-		h ^= h >> 29;
-	}
+	uint64_t h = plumb_hash_mix(plumb_hash_bytes(c, n * sizeof *c), (uint32_t)pid);
 	return h ? h : 1;
 }
 

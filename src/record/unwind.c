@@ -1,16 +1,18 @@
 /* DWARF CFI unwinding of sampled user stacks with libdwfl, while recording:
  * each process gets a Dwfl holding the modules of its mmap records at their
  * run-time addresses; memory reads are served from the sample's stack copy,
- * then from the mapped files. Only the resulting address chains are kept. */
+ * then from the mapped files. Only the resulting address chains are kept.
+ * libdwfl is needed here for its CFI unwinder over a process's modules at
+ * their run-time addresses; the modules are opened through symbols/ like
+ * every object file (symbols/dwfl_open.h). */
 #include <dwarf.h>
-#include <elfutils/libdwfl.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "record/record_internal.h"
+#include "symbols/dwfl_open.h"
 
 typedef struct proc {
 	int32_t pid;
@@ -47,8 +49,6 @@ unwinder *unwinder_new(const plumb_rec_data *d, plumb_error *err)
 		return NULL;
 	}
 	u->d = d;
-	u->cb.find_elf = dwfl_build_id_find_elf;
-	u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
 	return u;
 }
 
@@ -135,26 +135,7 @@ static int file_fd(unwinder *u, const char *path)
 static bool map_bias(unwinder *u, const plumb_rec_map *m, uint64_t *bias)
 {
 	int fd = file_fd(u, m->path);
-	if (fd < 0)
-		return false;
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	size_t n;
-	bool ok = false;
-	if (elf && elf_getphdrnum(elf, &n) == 0) {
-		for (size_t i = 0; i < n && !ok; i++) {
-			GElf_Phdr ph;
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-				continue;
-			uint64_t lo = ph.p_offset & ~(uint64_t)4095;
-			if (m->pgoff >= lo && m->pgoff < ph.p_offset + ph.p_filesz) {
-				*bias = m->start - (m->pgoff - ph.p_offset + ph.p_vaddr);
-				ok = true;
-			}
-		}
-	}
-	if (elf)
-		elf_end(elf);
-	return ok;
+	return fd >= 0 && plumb_elf_map_bias(fd, m->start, m->pgoff, bias);
 }
 
 /* Report pid's live maps that appeared since the last look. */
@@ -163,9 +144,8 @@ static void proc_sync(proc *p)
 	const plumb_rec_data *d = p->u->d;
 	if (p->scanned == d->maps.n && p->dwfl)
 		return;
-	if (!p->dwfl && !(p->dwfl = dwfl_begin(&p->u->cb)))
+	if (!p->dwfl && !(p->dwfl = plumb_dwfl_open(&p->u->cb, NULL)))
 		return;
-	dwfl_report_begin_add(p->dwfl);
 	for (size_t i = p->scanned; i < d->maps.n; i++) {
 		const plumb_rec_map *m = &d->maps.v[i];
 		uint64_t bias;
@@ -174,9 +154,8 @@ static void proc_sync(proc *p)
 		if (dwfl_addrmodule(p->dwfl, m->start))
 			continue; /* this object's other segment */
 		if (map_bias(p->u, m, &bias))
-			dwfl_report_elf(p->dwfl, m->path, m->path, -1, bias, true);
+			plumb_dwfl_add_object(p->dwfl, m->path, -1, bias);
 	}
-	dwfl_report_end(p->dwfl, NULL, NULL);
 	p->scanned = d->maps.n;
 }
 

@@ -9,6 +9,7 @@
 
 #include "symbols/elf_file.h"
 #include "symbols/elfsym_internal.h"
+#include "plumb/symbols.h"
 
 /* ---- opening ---------------------------------------------------------- */
 
@@ -381,24 +382,6 @@ void plumb_symtab_free(plumb_symtab *st)
 
 ptrdiff_t plumb_symtab_lookup(const plumb_symtab *st, uint64_t a)
 {
-	size_t lo = 0, hi = st->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (st->syms[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return -1;
-	const plumb_exe_sym *s = &st->syms[lo - 1];
-	return a <= s->end_addr ? (ptrdiff_t)(lo - 1) : -1;
-}
-
-ptrdiff_t plumb_symtab_find(const plumb_symtab *st, const char *name)
-{
-	for (size_t i = 0; i < st->n; i++)
-		if (strcmp(st->syms[i].name, name) == 0)
-			return (ptrdiff_t)i;
-	return -1;
+	ptrdiff_t i = PLUMB_ADDR_SEARCH(st->syms, st->n, addr, a);
+	return i >= 0 && a <= st->syms[i].end_addr ? i : -1;
 }

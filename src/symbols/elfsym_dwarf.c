@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "symbols/elfsym_internal.h"
+#include "plumb/symbols.h"
 
 typedef struct loader {
 	exe_row *rows;
@@ -175,28 +176,12 @@ void plumb_exe_free_dwarf(plumb_exe *e)
 /* Index of the last row / function starting at or before a, or -1. */
 static ptrdiff_t last_row(const plumb_exe *e, uint64_t a)
 {
-	size_t lo = 0, hi = e->nrows;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (e->rows[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (ptrdiff_t)lo - 1;
+	return PLUMB_ADDR_SEARCH(e->rows, e->nrows, addr, a);
 }
 
 static ptrdiff_t last_func(const plumb_exe *e, uint64_t a)
 {
-	size_t lo = 0, hi = e->nfuncs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (e->funcs[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (ptrdiff_t)lo - 1;
+	return PLUMB_ADDR_SEARCH(e->funcs, e->nfuncs, lo, a);
 }
 
 /* The innermost (shortest) subprogram range holding a. */

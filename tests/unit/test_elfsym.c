@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "plumb/elfsym.h"
+#include "plumb/symbols.h"
 
 static char dir[] = "/tmp/plumb-elfsym-XXXXXX";
 static char src[sizeof dir + 16], pie[sizeof dir + 16], nopie[sizeof dir + 16];
@@ -86,9 +87,18 @@ static plumb_symtab *symtab_ok(plumb_exe *e, unsigned flags)
 	return st;
 }
 
+/* Index of the symbol with this raw name, or -1. */
+static ptrdiff_t symtab_find(const plumb_symtab *st, const char *name)
+{
+	for (size_t i = 0; i < st->n; i++)
+		if (strcmp(st->syms[i].name, name) == 0)
+			return (ptrdiff_t)i;
+	return -1;
+}
+
 static const plumb_exe_sym *sym(const plumb_symtab *st, const char *name)
 {
-	ptrdiff_t i = plumb_symtab_find(st, name);
+	ptrdiff_t i = symtab_find(st, name);
 	cr_assert(i >= 0, "symbol %s not kept", name);
 	return &st->syms[i];
 }
@@ -142,12 +152,12 @@ Test(elfsym, symbols_as_gprof_keeps_them)
 		/* aliases: the function symbol wins over the NOTYPE and local ones */
 		const plumb_exe_sym *a = sym(st, "asm_entry");
 		cr_assert_eq(a->naliases, 2);
-		cr_assert(plumb_symtab_find(st, "_asm_entry") < 0);
-		cr_assert(plumb_symtab_find(st, "local_label") < 0);
+		cr_assert(symtab_find(st, "_asm_entry") < 0);
+		cr_assert(symtab_find(st, "local_label") < 0);
 		/* a zero-sized label owns the bytes up to the next kept symbol:
 		 * its own 5 and the 2 of each dropped local after it */
 		const plumb_exe_sym *z = sym(st, "zlabel");
-		ptrdiff_t zi = plumb_symtab_find(st, "zlabel");
+		ptrdiff_t zi = symtab_find(st, "zlabel");
 		cr_assert_eq(z->size, 0);
 		cr_assert_eq(z->end_addr, st->syms[zi + 1].addr - 1);
 		cr_assert(z->end_addr >= z->addr + 10, "past bad.part.0, good.constprop.0, with$dollar");
@@ -156,14 +166,14 @@ Test(elfsym, symbols_as_gprof_keeps_them)
 		 * '$', is refused; gprof 2.40's test of "good.constprop.0" runs
 		 * on past its end into the next name, "with$dollar", and refuses
 		 * it too (GNU gprof -z lists neither) */
-		cr_assert(plumb_symtab_find(st, "bad.part.0") < 0);
-		cr_assert(plumb_symtab_find(st, "with$dollar") < 0);
-		cr_assert(plumb_symtab_find(st, "good.constprop.0") < 0);
+		cr_assert(symtab_find(st, "bad.part.0") < 0);
+		cr_assert(symtab_find(st, "with$dollar") < 0);
+		cr_assert(symtab_find(st, "good.constprop.0") < 0);
 		/* what gprof -a leaves */
 		plumb_symtab *ns = symtab_ok(e, PLUMB_SYMTAB_NO_STATIC | PLUMB_SYMTAB_NO_DWARF);
-		cr_assert(plumb_symtab_find(ns, "helper") < 0);
-		cr_assert(plumb_symtab_find(ns, "visible") >= 0);
-		cr_assert_null(ns->syms[plumb_symtab_find(ns, "visible")].file);
+		cr_assert(symtab_find(ns, "helper") < 0);
+		cr_assert(symtab_find(ns, "visible") >= 0);
+		cr_assert_null(ns->syms[symtab_find(ns, "visible")].file);
 		plumb_symtab_free(ns);
 		plumb_symtab_free(st);
 		plumb_exe_close(e);
@@ -174,7 +184,7 @@ Test(elfsym, lookup)
 {
 	plumb_exe *e = open_ok(pie);
 	plumb_symtab *st = symtab_ok(e, 0);
-	ptrdiff_t v = plumb_symtab_find(st, "visible");
+	ptrdiff_t v = symtab_find(st, "visible");
 	cr_assert_eq(plumb_symtab_lookup(st, st->syms[v].addr), v);
 	cr_assert_eq(plumb_symtab_lookup(st, st->syms[v].addr + 3), v);
 	cr_assert_eq(plumb_symtab_lookup(st, st->syms[v].end_addr), v);
@@ -224,7 +234,7 @@ Test(elfsym, histogram_and_arcs_on_symbols)
 {
 	plumb_exe *e = open_ok(nopie);
 	plumb_symtab *st = symtab_ok(e, PLUMB_SYMTAB_NO_DWARF);
-	ptrdiff_t h = plumb_symtab_find(st, "helper"), v = plumb_symtab_find(st, "visible");
+	ptrdiff_t h = symtab_find(st, "helper"), v = symtab_find(st, "visible");
 	cr_assert_eq(v, h + 1, "helper comes right before visible");
 	plumb_gmon *g = plumb_gmon_new();
 	/* one bin of 2 bytes per 2 bytes, over helper..visible */
@@ -324,4 +334,22 @@ Test(elfsym, stripped_and_without_dwarf)
 	free(runs);
 	plumb_exe_close(e);
 	unlink(stripped);
+}
+
+/* The one address search: the last entry starting at or below the
+ * address, whatever the entry's layout; -1 before the first or when empty. */
+Test(addr_search, last_start_at_or_below)
+{
+	struct row {
+		char tag;
+		uint64_t start;
+	} v[] = { { 'a', 0x10 }, { 'b', 0x20 }, { 'c', 0x20 }, { 'd', 0x40 } };
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 0, start, 0x30), -1);
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 4, start, 0x0f), -1);
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 4, start, 0x10), 0);
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 4, start, 0x1f), 0);
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 4, start, 0x20), 2, "equal starts: the last");
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 4, start, 0x3f), 2);
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 4, start, UINT64_MAX), 3);
+	cr_assert_eq(PLUMB_ADDR_SEARCH(v, 3, start, UINT64_MAX), 2, "n bounds the search");
 }

@@ -210,6 +210,46 @@ Test(gmon, records_in_any_order)
 	plumb_gmon_free(g);
 }
 
+/* gprof -i counts records as they stand: equal arcs summed into one are
+ * still two records, a block record of any length is one; summing files
+ * adds their counts, and a BSD file (untagged) counts none. */
+Test(gmon, records_counted_as_they_stand)
+{
+	bld b = { .asz = 8 };
+	uint16_t a[] = { 5, 6 };
+	uint64_t pairs[] = { 0x2002, 1, 0x2004, 2 };
+	gnu_header(&b, 1);
+	arc_rec(&b, 0x10, 0x20, 1);
+	hist_rec(&b, 0x2000, 0x2008, 2, 100, "seconds", 's', a);
+	arc_rec(&b, 0x10, 0x20, 4);
+	arc_rec(&b, 0x30, 0x40, 3);
+	bb_rec(&b, 2, pairs);
+	plumb_gmon_layout l = layout(8, false);
+	plumb_gmon *g = read_ok(&b, &l);
+	cr_assert_eq(g->narcs, 2);
+	cr_assert_eq(g->nrecords[0], 1);
+	cr_assert_eq(g->nrecords[1], 3);
+	cr_assert_eq(g->nrecords[2], 1);
+	plumb_error err = { 0 };
+	cr_assert_eq(plumb_gmon_read_buffer(g, "again.gmon", b.d, b.n, &l, &err), 0, "%s", err.message);
+	cr_assert_eq(g->nrecords[0], 2);
+	cr_assert_eq(g->nrecords[1], 6);
+	cr_assert_eq(g->nrecords[2], 2);
+	plumb_gmon_free(g);
+	/* no address size given: the first try (8 bytes) fails on a 4-byte
+	 * file, and its counts must not stay */
+	bld s = { .asz = 4 };
+	gnu_header(&s, 1);
+	arc_rec(&s, 0x10, 0x20, 1);
+	arc_rec(&s, 0x10, 0x24, 1);
+	arc_rec(&s, 0x10, 0x28, 1);
+	plumb_gmon_layout none = { 0 };
+	g = read_ok(&s, &none);
+	cr_assert_eq(g->addr_size, 4);
+	cr_assert_eq(g->nrecords[1], 3);
+	plumb_gmon_free(g);
+}
+
 Test(gmon, empty_histogram_and_arcs_only)
 {
 	bld b = { .asz = 8 };

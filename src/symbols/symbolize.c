@@ -1,7 +1,8 @@
-/* Addresses -> functions, files, lines and inline chains, with libdwfl.
- * One Dwfl per object file, the object reported at its own ELF addresses
- * (bias 0), so that a file offset maps to an address through the program
- * headers whatever address the object was loaded at. */
+/* Addresses of a recording -> functions, files, lines and inline chains,
+ * with libdwfl (which finds separate debug files). One Dwfl per object
+ * file, the object reported at its own ELF addresses (bias 0), so that a
+ * file offset maps to an address through the program headers whatever
+ * address the object was loaded at. */
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -15,6 +16,8 @@
 #include <unistd.h>
 
 #include "plumb/record.h"
+#include "plumb/symbols.h"
+#include "symbols/dwfl_open.h"
 
 typedef struct sym_object {
 	char *path;
@@ -42,10 +45,6 @@ plumb_symbolizer *plumb_symbolizer_new(const char *debug_path, plumb_error *err)
 		plumb_fail_nomem(err);
 		return NULL;
 	}
-	s->cb.find_elf = dwfl_build_id_find_elf;
-	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
-	s->cb.section_address = dwfl_offline_section_address;
-	s->cb.debuginfo_path = &s->debuginfo_path; /* NULL inside: /usr/lib/debug */
 	return s;
 }
 
@@ -145,13 +144,11 @@ static sym_object *object(plumb_symbolizer *s, const char *path)
 		return o;
 	else if (path[0] != '/' && fd < 0)
 		return o; /* [anon], [heap]...: no file to read */
-	o->dwfl = dwfl_begin(&s->cb);
+	o->dwfl = plumb_dwfl_open(&s->cb, &s->debuginfo_path); /* NULL inside: /usr/lib/debug */
 	if (!o->dwfl && fd >= 0)
 		close(fd);
 	if (o->dwfl) {
-		dwfl_report_begin(o->dwfl);
-		o->mod = dwfl_report_elf(o->dwfl, path, path, fd, 0, true); /* consumes fd */
-		dwfl_report_end(o->dwfl, NULL, NULL);
+		o->mod = plumb_dwfl_add_object(o->dwfl, path, fd, 0); /* consumes fd */
 		if (!o->mod) {
 			dwfl_end(o->dwfl);
 			o->dwfl = NULL;

@@ -1,5 +1,6 @@
-/* The gprof analysis object: its inputs, the symbol table and helpers the
- * other files share. */
+/* The gprof analysis object: its options, its inputs (histograms, arcs,
+ * basic-block counts, -c's calls, symspecs) and analyze(), which runs the
+ * other files' steps in gprof's order. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,82 +12,6 @@ void plumb_gprof_opts_init(plumb_gprof_opts *o)
 	o->width = 80;
 	o->min_count = 1;
 	o->table_length = 10;
-}
-
-/* gprof's order for one address: functions before line symbols, globals
- * before statics. */
-static int cmp_addr(const void *pa, const void *pb)
-{
-	const plumb_gprof_symbol *a = pa, *b = pb;
-	if (a->addr != b->addr)
-		return a->addr < b->addr ? -1 : 1;
-	if (a->is_func != b->is_func)
-		return (int)b->is_func - (int)a->is_func;
-	return (int)a->is_static - (int)b->is_static;
-}
-
-/* Whether src should replace the kept symbol at the same address. */
-static bool better_twin(const plumb_gprof_symbol *src, const plumb_gprof_symbol *kept)
-{
-	if (!src->is_static && kept->is_static)
-		return true;
-	if (src->is_static != kept->is_static)
-		return false;
-	if (src->is_func && !kept->is_func)
-		return true;
-	if (src->is_func != kept->is_func)
-		return false;
-	if (src->name[0] != '_' && kept->name[0] == '_')
-		return true;
-	return src->name[0] == '_' && kept->name[0] == '_' && src->name[1] != '_' && kept->name[1] == '_';
-}
-
-static void merge_sort_syms(plumb_gprof_symbol *v, plumb_gprof_symbol *tmp, size_t n)
-{
-	if (n < 2)
-		return;
-	size_t h = n / 2;
-	merge_sort_syms(v, tmp, h);
-	merge_sort_syms(v + h, tmp, n - h);
-	size_t i = 0, j = h, k = 0;
-	while (i < h && j < n)
-		tmp[k++] = cmp_addr(&v[i], &v[j]) <= 0 ? v[i++] : v[j++];
-	while (i < h)
-		tmp[k++] = v[i++];
-	while (j < n)
-		tmp[k++] = v[j++];
-	memcpy(v, tmp, n * sizeof *v);
-}
-
-size_t plumb_gprof_finalize_symbols(plumb_gprof_symbol *syms, size_t n, uint64_t text_end)
-{
-	if (n == 0)
-		return 0;
-	plumb_gprof_symbol *tmp = malloc(n * sizeof *tmp);
-	if (tmp) { /* stable, as glibc's qsort is for this size */
-		merge_sort_syms(syms, tmp, n);
-		free(tmp);
-	} else {
-		qsort(syms, n, sizeof *syms, cmp_addr);
-	}
-	size_t dst = 0;
-	uint64_t prev = syms[0].addr - 1;
-	for (size_t src = 0; src < n; src++) {
-		if (syms[src].addr == prev) {
-			if (better_twin(&syms[src], &syms[dst - 1]))
-				syms[dst - 1] = syms[src];
-			continue;
-		}
-		if (dst > 0 && syms[dst - 1].end_addr == 0)
-			syms[dst - 1].end_addr = syms[src].addr - 1;
-		if (!syms[src].end_addr || syms[src].addr <= syms[src].end_addr) {
-			syms[dst++] = syms[src];
-			prev = syms[src].addr;
-		}
-	}
-	if (dst > 0 && syms[dst - 1].end_addr == 0)
-		syms[dst - 1].end_addr = text_end - 1;
-	return dst;
 }
 
 plumb_gprof *plumb_gprof_new(const plumb_gprof_symbol *syms, size_t n, const plumb_gprof_opts *o,
@@ -232,36 +157,42 @@ int plumb_gprof_add_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint
 	return 0;
 }
 
-static bool push(gp_rawarc **v, size_t *n, size_t *cap, uint64_t a, uint64_t b, uint64_t c)
+/* Room for one more of n elements of size elem in *v (capacity *cap). */
+static bool room(void **v, size_t n, size_t *cap, size_t elem)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		gp_rawarc *nv = realloc(*v, nc * sizeof *nv);
-		if (!nv)
-			return false;
-		*v = nv;
-		*cap = nc;
-	}
-	(*v)[(*n)++] = (gp_rawarc){ a, b, c };
+	if (n < *cap)
+		return true;
+	size_t nc = *cap ? *cap * 2 : 64;
+	void *nv = realloc(*v, nc * elem);
+	if (!nv)
+		return false;
+	*v = nv;
+	*cap = nc;
 	return true;
 }
 
 /* Out of memory here only loses data; analyze reports it. */
 void plumb_gprof_add_arc(plumb_gprof *g, uint64_t from_pc, uint64_t self_pc, uint64_t count)
 {
-	if (!push(&g->raw, &g->nraw, &g->raw_cap, from_pc, self_pc, count))
+	if (room((void **)&g->raw, g->nraw, &g->raw_cap, sizeof *g->raw))
+		g->raw[g->nraw++] = (gp_rawarc){ from_pc, self_pc, count };
+	else
 		g->lost = true;
 }
 
 void plumb_gprof_add_bb(plumb_gprof *g, uint64_t addr, uint64_t count)
 {
-	if (!push(&g->bb, &g->nbb, &g->bb_cap, addr, 0, count))
+	if (room((void **)&g->bb, g->nbb, &g->bb_cap, sizeof *g->bb))
+		g->bb[g->nbb++] = (gp_bb_count){ addr, count };
+	else
 		g->lost = true;
 }
 
 void plumb_gprof_add_static_call(plumb_gprof *g, uint64_t from, uint64_t to)
 {
-	if (!push(&g->statics, &g->nstatic, &g->static_cap, from, to, 0))
+	if (room((void **)&g->statics, g->nstatic, &g->static_cap, sizeof *g->statics))
+		g->statics[g->nstatic++] = (gp_static_call){ from, to };
+	else
 		g->lost = true;
 }
 
@@ -290,9 +221,6 @@ int plumb_gprof_add_spec(plumb_gprof *g, plumb_gprof_table t, const char *spec, 
 
 bool plumb_gprof_has_hist(const plumb_gprof *g) { return g->nhist > 0; }
 bool plumb_gprof_has_arcs(const plumb_gprof *g) { return g->nraw > 0; }
-bool plumb_gprof_has_bb(const plumb_gprof *g) { return g->nbb > 0; }
-double plumb_gprof_hz(const plumb_gprof *g) { return g->hz; }
-size_t plumb_gprof_nsymbols(const plumb_gprof *g) { return g->nsym; }
 
 /* gprof -l: each block on the symbol holding its address, in the first
  * free or equal slot of ten (a block beyond them is lost, as in gprof;
@@ -304,7 +232,7 @@ static int place_blocks(plumb_gprof *g)
 	if (!(g->blocks = malloc(g->nbb * sizeof *g->blocks)))
 		return -1;
 	for (size_t i = 0; i < g->nbb; i++) {
-		uint64_t addr = g->bb[i].from;
+		uint64_t addr = g->bb[i].addr;
 		uint32_t si = gp_sym_at(g, addr);
 		if (si == GP_NONE || addr == 0)
 			continue;
@@ -346,98 +274,4 @@ int plumb_gprof_analyze(plumb_gprof *g, plumb_error *err)
 	if (g->nraw)
 		return gp_graph_build(g, err);
 	return 0;
-}
-
-/* gprof's lookup: the symbol whose [addr, end_addr] holds the address. */
-uint32_t gp_sym_at(const plumb_gprof *g, uint64_t addr)
-{
-	size_t lo = 0, hi = g->nsym;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (g->sym[mid].s.addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return GP_NONE;
-	const gp_sym *s = &g->sym[lo - 1];
-	return addr <= s->s.end_addr ? (uint32_t)(lo - 1) : GP_NONE;
-}
-
-const char *gp_name(const gp_sym *s)
-{
-	return s->s.display ? s->s.display : s->s.name;
-}
-
-const char *gp_basename(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
-void plumb_gprof_after_output(plumb_gprof *g)
-{
-	g->printed = true;
-}
-
-void gp_section_start(plumb_gprof *g, FILE *out)
-{
-	if (g->printed)
-		fputs("\f\n", out);
-	g->printed = true;
-}
-
-/* The order in which gprof creates its symbols, and so meets source files. */
-int gp_cmp_creation(const void *ctx, uint32_t x, uint32_t y)
-{
-	const plumb_gprof *g = ctx;
-	const plumb_gprof_symbol *l = &g->sym[x].s, *r = &g->sym[y].s;
-	/* function symbols in ELF order (unknown ones last, by address), then
-	 * the line symbols of -l by address */
-	if (l->is_func != r->is_func)
-		return l->is_func ? -1 : 1;
-	if (l->is_func && l->elf_index != r->elf_index) {
-		if (!l->elf_index || !r->elf_index)
-			return l->elf_index ? -1 : 1;
-		return l->elf_index < r->elf_index ? -1 : 1;
-	}
-	return l->addr < r->addr ? -1 : l->addr > r->addr;
-}
-
-/* A stable merge sort of indexes: glibc's qsort is a merge sort for the
- * sizes gprof sorts, and equal keys must keep their order to match it. */
-static void msort(uint32_t *v, uint32_t *tmp, size_t n,
-		  int (*cmp)(const void *ctx, uint32_t a, uint32_t b), const void *ctx)
-{
-	if (n < 2)
-		return;
-	size_t h = n / 2;
-	msort(v, tmp, h, cmp, ctx);
-	msort(v + h, tmp, n - h, cmp, ctx);
-	size_t i = 0, j = h, k = 0;
-	while (i < h && j < n)
-		tmp[k++] = cmp(ctx, v[i], v[j]) <= 0 ? v[i++] : v[j++];
-	while (i < h)
-		tmp[k++] = v[i++];
-	while (j < n)
-		tmp[k++] = v[j++];
-	memcpy(v, tmp, n * sizeof *v);
-}
-
-void gp_stable_sort(uint32_t *v, size_t n, int (*cmp)(const void *ctx, uint32_t a, uint32_t b),
-		    const void *ctx)
-{
-	uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
-	if (!tmp) { /* insertion sort: slow but stable and needs no memory */
-		for (size_t i = 1; i < n; i++)
-			for (size_t j = i; j > 0 && cmp(ctx, v[j - 1], v[j]) > 0; j--) {
-				uint32_t t = v[j];
-				v[j] = v[j - 1];
-				v[j - 1] = t;
-			}
-		return;
-	}
-	msort(v, tmp, n, cmp, ctx);
-	free(tmp);
 }
