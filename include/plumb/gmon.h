@@ -220,4 +220,9 @@ uint64_t plumb_gmon_total_samples(const plumb_gmon *g);
  * version of 0 or 1 in either byte order). */
 bool plumb_gmon_detect(const unsigned char *head, size_t len);
 
+/* The profiling runtime's own functions (the mcount family), NULL-ended:
+ * gprof 2.40 keeps them out of time propagation, the call graph and the
+ * flat profile (its default_excluded_list), and so does plumb's estimate. */
+extern const char *const plumb_gmon_mcount_family[];
+
 #endif

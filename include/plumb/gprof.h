@@ -14,8 +14,9 @@
  * callbacks. The gmon files are read by plumb/gmon.h.
  *
  * gprof's inclusive ("children") times are an estimate: a callee's time is
- * shared among its callers in proportion to the calls each made. Anything
- * built on plumb_gprof_arc_estimate_at() must say so (inclusive_estimated).
+ * shared among its callers in proportion to the calls each made. plumb
+ * report computes its own (src/analysis/propagate.c); this engine serves
+ * the gprof front end only.
  */
 #ifndef PLUMB_GPROF_H
 #define PLUMB_GPROF_H
@@ -181,24 +182,6 @@ int plumb_gprof_add_gmon(plumb_gprof *g, const struct plumb_gmon *gm, plumb_erro
  * the flat profile (their samples leave the total). No effect on
  * executables without them. */
 int plumb_gprof_add_default_specs(plumb_gprof *g, plumb_error *err);
-
-/* Everything at once for other views (plumb report on a gmon.out): gprof's
- * function symbols from st, the histograms and arcs of gm, gprof's default
- * options (-b, mcount family left out of propagation), analyzed. Symbol
- * index i of the result is st->syms[i]. Use plumb_gprof_arc_estimate_at
- * on it, then plumb_gprof_free. NULL after filling err. */
-plumb_gprof *plumb_gprof_from_gmon(const struct plumb_symtab *st, const struct plumb_gmon *gm,
-				   plumb_error *err);
-
-/* Per arc: the callee's self time and children time gprof credits to this
- * caller (estimates, in samples). Iterate i from 0 while it returns 0. */
-typedef struct plumb_gprof_arc_estimate {
-	size_t parent, child; /* symbol indexes */
-	uint64_t count;
-	double time;          /* callee self time credited to this call site: estimate */
-	double child_time;    /* callee children time credited to it: estimate */
-} plumb_gprof_arc_estimate;
-int plumb_gprof_arc_estimate_at(const plumb_gprof *g, size_t i, plumb_gprof_arc_estimate *out);
 
 /* -s: write gm (the files read, as plumb/gmon.h sums them) to path in the
  * GNU format, version 1, with the arcs and block counts as gprof writes

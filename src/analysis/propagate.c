@@ -21,11 +21,7 @@
 
 #include "analysis/cycles.h"
 #include "analysis/propagate.h"
-
-/* gprof 2.40's default exclusions (its gprof.c default_excluded_list): the
- * profiling runtime's own functions take no part in propagation. */
-static const char *const pg_runtime[] = { "_gprof_mcount", "mcount", "_mcount", "__mcount",
-					  "__mcount_internal", "__mcleanup", NULL };
+#include "plumb/gmon.h"
 
 bool propagate_wanted(const plumb_profile *p)
 {
@@ -35,11 +31,13 @@ bool propagate_wanted(const plumb_profile *p)
 	return false;
 }
 
-static bool is_pg_runtime(const plumb_profile *p, plumb_id fn)
+/* gprof's default exclusions: the profiling runtime's own functions take
+ * no part in propagation. */
+static bool is_mcount_family(const plumb_profile *p, plumb_id fn)
 {
 	const plumb_function *f = &p->functions.v[fn];
 	const char *name = plumb_str(p, f->mangled != PLUMB_NONE ? f->mangled : f->name);
-	for (const char *const *r = pg_runtime; name && *r; r++)
+	for (const char *const *r = plumb_gmon_mcount_family; name && *r; r++)
 		if (strcmp(name, *r) == 0)
 			return true;
 	return false;
@@ -161,7 +159,7 @@ static int fractions(prop *g)
 		double f = g->inherit[c] != 0.0 ? g->inherit[c] : 1.0;
 		for (uint32_t i = g->cstart[c]; i < g->cstart[c + 1]; i++) {
 			uint32_t m = g->member[i];
-			g->fract[m] = is_pg_runtime(g->p, m) ? 0.0 : f;
+			g->fract[m] = is_mcount_family(g->p, m) ? 0.0 : f;
 		}
 		for (uint32_t i = g->cstart[c]; i < g->cstart[c + 1]; i++) {
 			uint32_t m = g->member[i];

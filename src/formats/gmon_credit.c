@@ -40,3 +40,6 @@ void plumb_gmon_credit_hist(plumb_gmon_credit *c, const plumb_gmon_hist *h)
 	for (uint32_t i = 0; i < h->nbins; i++)
 		plumb_gmon_credit_bin(c, i, h->bins[i]);
 }
+
+const char *const plumb_gmon_mcount_family[] = { "_gprof_mcount", "mcount", "_mcount", "__mcount",
+						 "__mcount_internal", "__mcleanup", NULL };

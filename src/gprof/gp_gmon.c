@@ -1,19 +1,14 @@
-/* The gprof core fed from libplumb's gmon reader and ELF symbol table, for
- * callers that want gprof's estimate without its options. */
+/* The gprof engine fed from libplumb's gmon reader: histograms, arcs and
+ * block counts, and the default options that keep the mcount family out. */
 #include <stdlib.h>
 
 #include "gprof/gp_internal.h"
 #include "plumb/elfsym.h"
 #include "plumb/gmon.h"
 
-/* gprof 2.40 keeps these out of time propagation, the call graph and the
- * flat profile (older versions kept them in the flat profile without -l). */
-static const char *const mcount_family[] = { "_gprof_mcount", "mcount", "_mcount", "__mcount",
-					     "__mcount_internal", "__mcleanup", NULL };
-
 int plumb_gprof_add_default_specs(plumb_gprof *g, plumb_error *err)
 {
-	for (const char *const *m = mcount_family; *m; m++)
+	for (const char *const *m = plumb_gmon_mcount_family; *m; m++)
 		if (plumb_gprof_add_spec(g, PLUMB_GP_EXCL_TIME, *m, err) ||
 		    plumb_gprof_add_spec(g, PLUMB_GP_EXCL_GRAPH, *m, err) ||
 		    plumb_gprof_add_spec(g, PLUMB_GP_EXCL_FLAT, *m, err))
@@ -37,6 +32,8 @@ int plumb_gprof_add_gmon(plumb_gprof *g, const struct plumb_gmon *gm, plumb_erro
 		plumb_gprof_add_bb(g, gm->bbs[i].addr, gm->bbs[i].count);
 	return 0;
 }
+
+/* ---- for the unit tests (gp_internal.h) ---------------------------------- */
 
 plumb_gprof *plumb_gprof_from_gmon(const struct plumb_symtab *st, const struct plumb_gmon *gm,
 				   plumb_error *err)

@@ -21,7 +21,6 @@ typedef struct gp_arc {
 
 typedef struct gp_sym {
 	plumb_gprof_symbol s;
-	uint64_t scaled;                 /* addr / 2: gprof's UNIT space */
 	uint64_t ncalls, self_calls;
 	uint32_t bb_first, bb_last;      /* its basic blocks (-l), GP_NONE when none */
 	uint32_t nbb;
@@ -188,5 +187,20 @@ const char *gp_basename(const char *path);
 void gp_section_start(plumb_gprof *g, FILE *out);
 void gp_print_name(const plumb_gprof *g, const gp_sym *s, FILE *out);
 int gp_print_name_only(const plumb_gprof *g, const gp_sym *s, FILE *out);
+
+/* For the unit tests, which check the engine's arithmetic: gprof's symbols
+ * from st and the histograms and arcs of gm, with the default options
+ * (-b, the mcount family left out), analyzed; then each arc's shares. */
+struct plumb_symtab;
+plumb_gprof *plumb_gprof_from_gmon(const struct plumb_symtab *st, const struct plumb_gmon *gm,
+				   plumb_error *err);
+typedef struct plumb_gprof_arc_estimate {
+	size_t parent, child; /* symbol indexes */
+	uint64_t count;
+	double time;          /* callee self time credited to this call site: estimate */
+	double child_time;    /* callee children time credited to it: estimate */
+} plumb_gprof_arc_estimate;
+/* Iterate i from 0 while it returns 0. */
+int plumb_gprof_arc_estimate_at(const plumb_gprof *g, size_t i, plumb_gprof_arc_estimate *out);
 
 #endif
