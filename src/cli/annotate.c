@@ -235,7 +235,10 @@ static int run(annotate_args *a, char **profiles, int nprof)
 	a->o.profile_path = nprof == 1 ? profiles[0] : shown;
 	a->o.strip_prefix = prefix;
 	a->o.warn = print_warning;
-	int rc = plumb_annotate_write(p, &a->o, stdout, &err) ? cli_fail(&err) : EXIT_OK;
+	plumb_annotation *ann = NULL;
+	int rc = plumb_annotate(p, &a->o, &ann, &err) || plumb_annotation_write(ann, stdout, &err)
+			 ? cli_fail(&err) : EXIT_OK;
+	plumb_annotation_free(ann);
 	free(shown);
 	free(prefix);
 	plumb_profile_free(p);

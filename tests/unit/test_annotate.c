@@ -14,6 +14,18 @@
 
 /* ---- helpers ---------------------------------------------------------- */
 
+/* The view, then the writer, as plumb annotate runs them. */
+static int annotate_to(const plumb_profile *p, const plumb_annotate_opts *o, FILE *f,
+		       plumb_error *err)
+{
+	plumb_annotation *a = NULL;
+	int rc = plumb_annotate(p, o, &a, err);
+	if (rc == 0)
+		rc = plumb_annotation_write(a, f, err);
+	plumb_annotation_free(a);
+	return rc;
+}
+
 static char *cell(uint64_t v, uint64_t total, bool percs, size_t width)
 {
 	char *buf = NULL;
@@ -119,7 +131,7 @@ static char *annotate(const plumb_profile *p, const plumb_annotate_opts *o)
 	FILE *f = open_memstream(&buf, &len);
 	cr_assert_not_null(f);
 	plumb_error err = { 0 };
-	int rc = plumb_annotate_write(p, o, f, &err);
+	int rc = annotate_to(p, o, f, &err);
 	fclose(f);
 	cr_assert_eq(rc, 0, "annotate failed: %s", err.message);
 	return buf;
@@ -172,15 +184,15 @@ Test(annotate, cell_commas_and_percentages)
 	expect_cell(1234567, 10, false, 12, "   1,234,567 ");
 }
 
-Test(annotate, zero_is_a_dot_without_percentage)
+Test(annotate, no_value_is_a_dot_without_percentage)
 {
-	expect_cell(0, 100, true, 12, "  .          ");
-	expect_cell(0, 100, false, 3, "  . ");
+	expect_cell(PLUMB_ANN_NONE, 100, true, 12, "  .          ");
+	expect_cell(PLUMB_ANN_NONE, 100, false, 3, "  . ");
 }
 
 Test(annotate, cell_widths)
 {
-	cr_expect_eq(plumb_ann_cell_width(0, true), 0);
+	cr_expect_eq(plumb_ann_cell_width(PLUMB_ANN_NONE, true), 0);
 	cr_expect_eq(plumb_ann_cell_width(7, false), 1);
 	cr_expect_eq(plumb_ann_cell_width(999, false), 3);
 	cr_expect_eq(plumb_ann_cell_width(1000, false), 5);
@@ -336,18 +348,18 @@ Test(annotate, show_sort_and_unknown_events, .init = setup, .fini = teardown)
 	plumb_error err = { 0 };
 	FILE *f = fopen("/dev/null", "w");
 	o.show = "Dr";
-	cr_expect_eq(plumb_annotate_write(p, &o, f, &err), -1);
+	cr_expect_eq(annotate_to(p, &o, f, &err), -1);
 	cr_expect_eq(err.code, PLUMB_ERR_USAGE);
 	cr_expect(strstr(err.message, "'Dr'") != NULL, "%s", err.message);
 	o.show = NULL;
 	o.sort = "Ir:150";
-	cr_expect_eq(plumb_annotate_write(p, &o, f, &err), -1);
+	cr_expect_eq(annotate_to(p, &o, f, &err), -1);
 	cr_expect_eq(err.code, PLUMB_ERR_USAGE);
 	o.sort = NULL;
 	const char *missing[] = { "no-such-file.c" };
 	o.user_files = missing;
 	o.n_user = 1;
-	cr_expect_eq(plumb_annotate_write(p, &o, f, &err), -1);
+	cr_expect_eq(annotate_to(p, &o, f, &err), -1);
 	cr_expect_eq(err.code, PLUMB_ERR_IO);
 	fclose(f);
 	plumb_profile_free(p);
