@@ -1,11 +1,14 @@
 /* plumb annotate --disasm, the view: the cost of each instruction of the
  * listed functions, with the source lines they come from. Needs a profile
- * with instruction addresses (callgrind --dump-instr=yes) and the objects;
- * symbols/ finds the functions' symbols and decodes them. */
+ * with instruction addresses and the objects named by its modules: a
+ * Callgrind file of --dump-instr=yes (call-graph self costs, run-time
+ * addresses) or a recording (CCT self costs at the objects' own ELF
+ * addresses). symbols/ finds the functions' symbols and decodes them. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/annotate_view.h"
+#include "plumb/elfsym.h"
 #include "plumb/symbols.h"
 
 /* One address of a listed function that has a self cost. */
@@ -30,6 +33,9 @@ typedef struct dis_state {
 	uint64_t *entry;   /* function id -> lowest address seen (its entry) */
 	src_cache src;
 	plumb_ann_disasm *out;
+	plumb_exe **exes;     /* module id -> the object, when its symbols were read */
+	plumb_symtab **tabs;  /* module id -> its symbols */
+	bool *tab_tried;
 } dis_state;
 
 static int cmp_addr(const void *a, const void *b)
@@ -79,13 +85,21 @@ static const char *source_line(dis_state *d, plumb_id file, uint32_t n)
 	return n >= 1 && n <= d->src.n ? d->src.lines[n - 1] : NULL;
 }
 
+static bool is_zero(const uint64_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i])
+			return false;
+	return true;
+}
+
 /* Every self cost at an address in a listed function, by function and
- * address, and each function's entry (its lowest address, call targets
- * included). */
+ * address (the call graph's, and the CCT's where it has any), and each
+ * function's entry (its lowest address, call targets included). */
 static int collect(dis_state *d)
 {
 	const plumb_profile *p = d->v->p;
-	d->c = calloc(p->cg_self.n + 1, sizeof *d->c);
+	d->c = calloc(p->cg_self.n + p->cct.n + 1, sizeof *d->c);
 	d->entry = malloc((p->functions.n + 1) * sizeof *d->entry);
 	if (!d->c || !d->entry)
 		return -1;
@@ -101,6 +115,14 @@ static int collect(dis_state *d)
 		if (fr->address && fr->function != PLUMB_NONE && d->v->listed[fr->function])
 			d->c[d->n++] = (addr_cost){ fr->function, fr->address, p->cg_self.v[i].frame,
 						    p->cg_self_cost.v + i * d->v->nev };
+	}
+	for (size_t i = 0; i < p->cct.n; i++) {
+		plumb_id f = p->cct.v[i].frame;
+		const plumb_frame *fr = f == PLUMB_NONE ? NULL : &p->frames.v[f];
+		const uint64_t *self = plumb_cct_self(p, (plumb_id)i);
+		if (fr && fr->address && fr->function != PLUMB_NONE && d->v->listed[fr->function] &&
+		    !is_zero(self, d->v->nev))
+			d->c[d->n++] = (addr_cost){ fr->function, fr->address, f, self };
 	}
 	qsort(d->c, d->n, sizeof *d->c, cmp_addr);
 	return 0;
@@ -215,10 +237,46 @@ static int add_rows(dis_state *d, plumb_ann_disasm *sec, size_t lo, size_t hi,
 	return 0;
 }
 
+/* The symbols of a module, read once (NULL: none). */
+static const plumb_symtab *symtab_of(dis_state *d, plumb_id module)
+{
+	if (!d->tab_tried[module]) {
+		plumb_error err;
+		d->tab_tried[module] = true;
+		/* the table's names live in the open object */
+		plumb_exe *e = plumb_exe_open(plumb_str(d->v->p, d->v->p->modules.v[module].path), &err);
+		d->exes[module] = e;
+		if (e && plumb_symtab_build(e, PLUMB_SYMTAB_FUNCS_ONLY | PLUMB_SYMTAB_NO_DWARF,
+					    &d->tabs[module], &err))
+			d->tabs[module] = NULL;
+	}
+	return d->tabs[module];
+}
+
+/* A profile whose addresses are the object's own (a recording: the
+ * symbolizer maps file offsets to ELF addresses) need not show a function's
+ * entry: the symbol of that name that holds its lowest costed address, with
+ * no bias. 0 found, -1 not. */
+static int symbol_at(dis_state *d, plumb_id fn, const char *name, plumb_id module,
+		     const plumb_elf *elf, plumb_elf_function *out)
+{
+	const plumb_symtab *st = symtab_of(d, module);
+	ptrdiff_t i = st ? plumb_symtab_lookup(st, d->entry[fn]) : -1;
+	if (i < 0)
+		return -1;
+	const plumb_exe_sym *s = &st->syms[i];
+	plumb_id mangled = d->v->p->functions.v[fn].mangled;
+	const char *mname = mangled == PLUMB_NONE ? NULL : plumb_str(d->v->p, mangled);
+	if (strcmp(s->name, name) && strcmp(s->demangled, name) && !(mname && !strcmp(s->name, mname)))
+		return -1;
+	plumb_error err;
+	return plumb_elf_find_function(elf, s->name, s->addr, out, &err) || out->bias ? -1 : 0;
+}
+
 /* One function: find its symbol and bias, decode it, cost each
  * instruction. */
 static int disasm_function(dis_state *d, plumb_ann_disasm *sec, plumb_id fn, size_t lo, size_t hi,
-			   plumb_elf *elf)
+			   plumb_id module, plumb_elf *elf)
 {
 	ann_view *v = d->v;
 	plumb_error err;
@@ -227,6 +285,8 @@ static int disasm_function(dis_state *d, plumb_ann_disasm *sec, plumb_id fn, siz
 	if (!name)
 		return -1;
 	int found = plumb_elf_find_function(elf, name, d->entry[fn], &sym, &err);
+	if (found)
+		found = symbol_at(d, fn, name, module, elf, &sym);
 	free(name);
 	if (found) {
 		/* A stripped object (ld.so): Callgrind's addresses are relative to
@@ -309,7 +369,7 @@ static int disasm_all(dis_state *d)
 				goto out;
 			continue;
 		}
-		if (disasm_function(d, sec, fn, lo, hi, elf))
+		if (disasm_function(d, sec, fn, lo, hi, module, elf))
 			goto out;
 	}
 	rc = 0;
@@ -324,7 +384,18 @@ out:
 int ann_view_disasm(ann_view *v, plumb_error *err)
 {
 	dis_state d = { .v = v, .src = { PLUMB_NONE, NULL, 0 } };
-	int rc = collect(&d) || disasm_all(&d) ? plumb_fail_nomem(err) : 0;
+	size_t nmod = v->p->modules.n + 1;
+	d.tabs = calloc(nmod, sizeof *d.tabs);
+	d.tab_tried = calloc(nmod, sizeof *d.tab_tried);
+	d.exes = calloc(nmod, sizeof *d.exes);
+	int rc = !d.tabs || !d.tab_tried || !d.exes || collect(&d) || disasm_all(&d) ? plumb_fail_nomem(err) : 0;
+	for (size_t i = 0; d.tabs && d.exes && i < nmod; i++) {
+		plumb_symtab_free(d.tabs[i]);
+		plumb_exe_close(d.exes[i]);
+	}
+	free(d.tabs);
+	free(d.exes);
+	free(d.tab_tried);
 	src_free(&d.src);
 	free(d.c);
 	free(d.entry);
