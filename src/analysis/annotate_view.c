@@ -356,21 +356,52 @@ static bool parse_summary(const ann_view *v, const char *text, uint64_t *out)
 	return any;
 }
 
-/* The 100%: a one-part Callgrind file's own summary, which also counts
- * what no cost line holds (the exit system call); otherwise (several
- * parts, other formats) the sum of every self cost. */
-static void choose_totals(ann_view *v)
+/* "Ir 1,234, Dr 5" for the events where the file's line differs from the
+ * cost lines; empty when none does. */
+static void list_differences(const ann_view *v, const uint64_t *said, char *buf, size_t size)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < v->a->nrecorded && len < size; i++) {
+		size_t e = v->a->recorded[i];
+		if (said[e] == v->total[e])
+			continue;
+		char num[32];
+		snprintf(num, sizeof num, "%llu", (unsigned long long)said[e]);
+		len += (size_t)snprintf(buf + len, size - len, "%s%s %s", len ? ", " : "",
+					v->a->event_names[e], num);
+	}
+}
+
+/* The 100% is the sum of every cost line, as in plumb report, whatever the
+ * file's summary: (or totals:) line says; when a one-part file's line says
+ * otherwise (Callgrind's summary also counts the program's last system
+ * call, which no cost line holds), a note says what it says. Several parts
+ * have a summary each and the profile keeps the last: not compared. */
+static int choose_totals(ann_view *v, plumb_error *err)
 {
 	const char *sum = plumb_meta_get(v->p, "callgrind.summary");
 	const char *tot = plumb_meta_get(v->p, "callgrind.totals");
 	memcpy(v->total, v->fm->totals, v->nev * sizeof *v->total);
 	v->a->total_calculated = !sum && !tot;
 	if (v->p->parts.n != 1)
-		return;
-	uint64_t t[v->nev];
-	memcpy(t, v->total, sizeof t);
-	if (parse_summary(v, sum, t) || parse_summary(v, tot, t))
-		memcpy(v->total, t, sizeof t);
+		return 0;
+	uint64_t said[v->nev];
+	memcpy(said, v->total, sizeof said);
+	const char *label = "summary:";
+	if (!parse_summary(v, sum, said)) {
+		label = "totals:";
+		memcpy(said, v->total, sizeof said);
+		if (!parse_summary(v, tot, said))
+			return 0;
+	}
+	char diff[400], note[512];
+	list_differences(v, said, diff, sizeof diff);
+	if (!diff[0])
+		return 0;
+	snprintf(note, sizeof note, "(the file's %s line says %s; the totals are its cost lines' sum)",
+		 label, diff);
+	return (v->a->total_note = ann_strdup(v->a, note)) ? 0 : plumb_fail_nomem(err);
 }
 
 static int compute_metrics(ann_view *v, plumb_error *err)
@@ -387,8 +418,7 @@ static int compute_metrics(ann_view *v, plumb_error *err)
 	for (size_t k = 0; k < v->fm->nkeys; k++)
 		if (v->fm->keys[k].function != PLUMB_NONE)
 			v->fn_key[v->fm->keys[k].function] = (uint32_t)k;
-	choose_totals(v);
-	return 0;
+	return choose_totals(v, err);
 }
 
 /* ---- the function table ----------------------------------------------- */
