@@ -63,7 +63,8 @@ void plumb_annotate_opts_init(plumb_annotate_opts *o);
 
 /* A cost vector holds one value per event of the profile (nevents), in the
  * profile's event order; the shown columns are show[0 .. nshow). An event
- * with no value there (callgrind_annotate's ".") is PLUMB_ANN_NONE. */
+ * with no value there (callgrind_annotate's "."; no cost line wrote it) is
+ * PLUMB_ANN_NONE; 0 is a 0 that a cost line wrote. */
 #define PLUMB_ANN_NONE UINT64_MAX
 
 /* A "<" (caller), ">" (callee) or "=>" (call from a source line) line. */
@@ -211,8 +212,8 @@ int plumb_annotation_write(const plumb_annotation *a, FILE *out, plumb_error *er
  * "." and needs no width (it never widens a column). */
 size_t plumb_ann_cell_width(uint64_t v, bool percs);
 
-/* One cell: "1,234 (12.34%)" (or "." and 9 spaces for PLUMB_ANN_NONE)
- * right-aligned to width, then one space. The percentage is of total (0
+/* One cell: "1,234 (12.34%)" (or "." for PLUMB_ANN_NONE, "0" for 0, and 9
+ * spaces) right-aligned to width, then one space. The percentage is of total (0
  * when total is 0): two decimals, one when it would not fit in five
  * characters. */
 void plumb_ann_write_cell(FILE *out, uint64_t v, uint64_t total, bool percs, size_t width);

@@ -17,6 +17,7 @@ typedef struct addr_cost {
 	uint64_t address;
 	plumb_id frame;
 	const uint64_t *cost; /* nev values in the profile */
+	uint64_t zeros;       /* events written as 0 there (profile.h's cg_self_zero) */
 } addr_cost;
 
 /* The lines of the source file last shown. */
@@ -114,7 +115,8 @@ static int collect(dis_state *d)
 		const plumb_frame *fr = &p->frames.v[p->cg_self.v[i].frame];
 		if (fr->address && fr->function != PLUMB_NONE && d->v->listed[fr->function])
 			d->c[d->n++] = (addr_cost){ fr->function, fr->address, p->cg_self.v[i].frame,
-						    p->cg_self_cost.v + i * d->v->nev };
+						    p->cg_self_cost.v + i * d->v->nev,
+						    i < p->cg_self_zero.n ? p->cg_self_zero.v[i] : 0 };
 	}
 	for (size_t i = 0; i < p->cct.n; i++) {
 		plumb_id f = p->cct.v[i].frame;
@@ -122,7 +124,7 @@ static int collect(dis_state *d)
 		const uint64_t *self = plumb_cct_self(p, (plumb_id)i);
 		if (fr && fr->address && fr->function != PLUMB_NONE && d->v->listed[fr->function] &&
 		    !is_zero(self, d->v->nev))
-			d->c[d->n++] = (addr_cost){ fr->function, fr->address, f, self };
+			d->c[d->n++] = (addr_cost){ fr->function, fr->address, f, self, 0 };
 	}
 	qsort(d->c, d->n, sizeof *d->c, cmp_addr);
 	return 0;
@@ -156,9 +158,11 @@ static int set_problem(dis_state *d, plumb_ann_disasm *sec, const char *text)
 }
 
 /* The costs of [lo, hi) summed per instruction (costs: n_insn * nev), and
- * those at no instruction's first byte (rest: room for hi - lo rows). */
+ * those at no instruction's first byte (rest: room for hi - lo rows, right
+ * after the instructions' rows); zeros, of the same shape, gets 1 where a
+ * cost line wrote a 0. */
 static size_t spread_costs(const dis_state *d, size_t lo, size_t hi, const plumb_insn *insn,
-			   size_t ninsn, uint64_t bias, uint64_t *costs, uint64_t *rest,
+			   size_t ninsn, uint64_t bias, uint64_t *costs, uint64_t *zeros,
 			   uint64_t *rest_addr)
 {
 	const ann_view *v = d->v;
@@ -168,16 +172,18 @@ static size_t spread_costs(const dis_state *d, size_t lo, size_t hi, const plumb
 		while (j < ninsn && insn[j].address < elf_addr)
 			j++;
 		const uint64_t *self = d->c[i].cost;
-		uint64_t *to;
+		size_t row;
 		if (j < ninsn && insn[j].address == elf_addr)
-			to = costs + j * v->nev;
+			row = j;
 		else {
 			if (!nrest || rest_addr[nrest - 1] != elf_addr)
 				rest_addr[nrest++] = elf_addr;
-			to = rest + (nrest - 1) * v->nev;
+			row = ninsn + nrest - 1;
 		}
-		for (size_t e = 0; e < v->nev; e++)
-			to[e] += self[e];
+		for (size_t e = 0; e < v->nev; e++) {
+			costs[row * v->nev + e] += self[e];
+			zeros[row * v->nev + e] |= e < 64 && (d->c[i].zeros >> e & 1);
+		}
 	}
 	return nrest;
 }
@@ -197,7 +203,7 @@ static const plumb_frame *frame_at(const dis_state *d, size_t *j, size_t hi, uin
  * changes), then the costed addresses that start no instruction. */
 static int add_rows(dis_state *d, plumb_ann_disasm *sec, size_t lo, size_t hi,
 		    const plumb_insn *insn, size_t ninsn, uint64_t bias, const uint64_t *costs,
-		    const uint64_t *rest, const uint64_t *rest_addr, size_t nrest)
+		    const uint64_t *zeros, const uint64_t *rest_addr, size_t nrest)
 {
 	ann_view *v = d->v;
 	const plumb_profile *p = v->p;
@@ -223,13 +229,14 @@ static int add_rows(dis_state *d, plumb_ann_disasm *sec, size_t lo, size_t hi,
 			last_line = fr->line;
 		}
 		rows[n] = (plumb_ann_insn){ PLUMB_ANN_INSN, insn[i].address, ann_strdup(v->a, insn[i].text) };
-		if (!rows[n].text || !(rows[n].cost = ann_cost(v, costs + i * v->nev)))
+		if (!rows[n].text || !(rows[n].cost = ann_cost(v, costs + i * v->nev, zeros + i * v->nev)))
 			return -1;
 		n++;
 	}
 	for (size_t i = 0; i < nrest; i++) {
 		rows[n] = (plumb_ann_insn){ PLUMB_ANN_INSN_STRAY, rest_addr[i] };
-		if (!(rows[n].cost = ann_cost(v, rest + i * v->nev)))
+		size_t row = ninsn + i;
+		if (!(rows[n].cost = ann_cost(v, costs + row * v->nev, zeros + row * v->nev)))
 			return -1;
 		n++;
 	}
@@ -306,15 +313,16 @@ static int disasm_function(dis_state *d, plumb_ann_disasm *sec, plumb_id fn, siz
 		ninsn--;
 	size_t rows = ninsn + (hi - lo);
 	uint64_t *costs = calloc(rows * v->nev + 1, sizeof *costs);
+	uint64_t *zeros = calloc(rows * v->nev + 1, sizeof *zeros);
 	uint64_t *rest_addr = calloc(hi - lo + 1, sizeof *rest_addr);
 	int rc = -1;
-	if (costs && rest_addr) {
-		uint64_t *rest = costs + ninsn * v->nev;
-		size_t nrest = spread_costs(d, lo, hi, insn, ninsn, sym.bias, costs, rest, rest_addr);
-		rc = add_rows(d, sec, lo, hi, insn, ninsn, sym.bias, costs, rest, rest_addr, nrest);
+	if (costs && zeros && rest_addr) {
+		size_t nrest = spread_costs(d, lo, hi, insn, ninsn, sym.bias, costs, zeros, rest_addr);
+		rc = add_rows(d, sec, lo, hi, insn, ninsn, sym.bias, costs, zeros, rest_addr, nrest);
 	}
 	free(insn);
 	free(costs);
+	free(zeros);
 	free(rest_addr);
 	return rc;
 }

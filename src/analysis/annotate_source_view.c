@@ -26,6 +26,7 @@ typedef struct call_ent {
 	const char *name;
 	uint64_t calls;
 	uint64_t *v;          /* cost of the calls from this line */
+	uint64_t *z;          /* the zeros written there (zl's callee_attr) */
 	uint64_t *order;      /* the whole function's calls to the callee: the sort key */
 	bool recursive;       /* some of the calls are recursive */
 } call_ent;
@@ -35,6 +36,7 @@ typedef struct src_state {
 	line_ent *ents;        /* every line key, by file name then line */
 	size_t nents;
 	uint64_t *printed;     /* the cost of the lines shown, per event */
+	uint64_t *printed_zeros; /* and the zeros written there */
 	bool did_annotate;
 	plumb_ann_file *files;
 	const char **unfound;
@@ -201,15 +203,27 @@ static FILE *open_source(const ann_view *v, const char *name, char **path, char 
 typedef struct file_lines {
 	uint32_t *lines;       /* costed lines, ascending, without 0 */
 	uint64_t *costs;       /* per line: nev values */
+	uint64_t *zeros;       /* per line: the zeros written (zl), or NULL */
 	size_t n;
 	uint64_t *unknown;     /* line 0, or NULL */
+	uint64_t *unknown_zeros;
 } file_lines;
 
 static void file_lines_free(file_lines *fl)
 {
 	free(fl->lines);
 	free(fl->costs);
+	free(fl->zeros);
 	free(fl->unknown);
+	free(fl->unknown_zeros);
+}
+
+static bool is_zero(const uint64_t *v, size_t n);
+
+/* A line is costed when it has a cost or a zero written. */
+static bool costed(const uint64_t *sum, const uint64_t *zsum, size_t n)
+{
+	return !is_zero(sum, n) || !is_zero(zsum, n);
 }
 
 /* Sum the line keys of entries [lo, hi) per line. */
@@ -220,26 +234,37 @@ static int collect_lines(const src_state *s, size_t lo, size_t hi, file_lines *f
 	*fl = (file_lines){ 0 };
 	fl->lines = calloc(cap, sizeof *fl->lines);
 	fl->costs = calloc(cap * nev, sizeof *fl->costs);
-	if (!fl->lines || !fl->costs)
+	fl->zeros = v->zl ? calloc(cap * nev, sizeof *fl->zeros) : NULL;
+	if (!fl->lines || !fl->costs || (v->zl && !fl->zeros))
 		return -1;
 	for (size_t i = lo; i < hi;) {
 		uint32_t line = s->ents[i].line;
 		size_t j = i;
-		uint64_t sum[nev];
+		uint64_t sum[nev], zsum[nev];
 		memset(sum, 0, sizeof sum);
+		memset(zsum, 0, sizeof zsum);
 		for (; j < hi && s->ents[j].line == line; j++) {
 			const uint64_t *e = plumb_metrics_excl(v->lm, s->ents[j].key);
-			for (size_t k = 0; k < nev; k++)
+			const uint64_t *z = ann_zeros(v->zl, ANN_EXCL, s->ents[j].key);
+			for (size_t k = 0; k < nev; k++) {
 				sum[k] += e[k];
+				zsum[k] += z ? z[k] : 0;
+			}
+		}
+		if (!costed(sum, zsum, nev)) {
+			i = j;
+			continue;
 		}
 		if (line == 0) {
-			if (!is_zero(sum, nev) && !(fl->unknown = malloc(sizeof sum)))
+			if (!(fl->unknown = malloc(sizeof sum)) || !(fl->unknown_zeros = malloc(sizeof zsum)))
 				return -1;
-			if (fl->unknown)
-				memcpy(fl->unknown, sum, sizeof sum);
-		} else if (!is_zero(sum, nev)) {
+			memcpy(fl->unknown, sum, sizeof sum);
+			memcpy(fl->unknown_zeros, zsum, sizeof zsum);
+		} else {
 			fl->lines[fl->n] = line;
 			memcpy(fl->costs + fl->n * nev, sum, sizeof sum);
+			if (fl->zeros)
+				memcpy(fl->zeros + fl->n * nev, zsum, sizeof zsum);
 			fl->n++;
 		}
 		i = j;
@@ -289,7 +314,7 @@ static bool arc_recursive(const ann_view *v, uint32_t a)
  * entry in e[0 .. *n), creating it; each arc is capped on its own, as its
  * function-level arc is. */
 static int add_line_arc(src_state *s, plumb_id from, uint32_t a, call_ent *e, size_t *n,
-			uint64_t *costs)
+			uint64_t *costs, uint64_t *zeros)
 {
 	ann_view *v = s->v;
 	const plumb_metrics *m = v->lm;
@@ -299,7 +324,7 @@ static int add_line_arc(src_state *s, plumb_id from, uint32_t a, call_ent *e, si
 		x++;
 	if (x == *n) {
 		e[x] = (call_ent){ callee, ann_fn_name(v, callee), 0, costs + 2 * x * v->nev,
-				   costs + (2 * x + 1) * v->nev, false };
+				   zeros + x * v->nev, costs + (2 * x + 1) * v->nev, false };
 		if (!e[x].name)
 			return -1;
 		(*n)++;
@@ -310,8 +335,11 @@ static int add_line_arc(src_state *s, plumb_id from, uint32_t a, call_ent *e, si
 	uint32_t fa = fn_arc(v, from, callee);
 	uint64_t capped[v->nev];
 	ann_arc_costs(v, fa, m->callee_attr + (size_t)a * m->nevents, capped);
-	for (size_t i = 0; i < v->nev; i++)
+	const uint64_t *z = ann_zeros(v->zl, ANN_CALLEE_ATTR, a);
+	for (size_t i = 0; i < v->nev; i++) {
 		e[x].v[i] += capped[i];
+		e[x].z[i] += z ? z[i] : 0;
+	}
 	e[x].recursive |= arc_recursive(v, fa);
 	return 0;
 }
@@ -342,14 +370,15 @@ static int line_calls(src_state *s, size_t lo, size_t hi, plumb_ann_line *line)
 		return 0;
 	call_ent *e = calloc(cap, sizeof *e);
 	uint64_t *costs = calloc(2 * cap * v->nev, sizeof *costs);
+	uint64_t *zeros = calloc(cap * v->nev, sizeof *zeros);
 	plumb_ann_call *calls = ann_alloc(v->a, cap, sizeof *calls);
 	int rc = -1;
-	if (!e || !costs || !calls)
+	if (!e || !costs || !zeros || !calls)
 		goto out;
 	for (size_t i = lo; i < hi; i++) {
 		uint32_t k = s->ents[i].key;
 		for (uint32_t j = m->out_start[k]; j < m->out_start[k + 1]; j++)
-			if (add_line_arc(s, m->keys[k].function, m->out_arcs[j], e, &n, costs))
+			if (add_line_arc(s, m->keys[k].function, m->out_arcs[j], e, &n, costs, zeros))
 				goto out;
 	}
 	const plumb_metrics *fm = v->fm;
@@ -362,7 +391,8 @@ static int line_calls(src_state *s, size_t lo, size_t hi, plumb_ann_line *line)
 	}
 	qsort_r(e, n, sizeof *e, cmp_calls, v);
 	for (size_t x = 0; x < n; x++) {
-		calls[x] = (plumb_ann_call){ e[x].name, NULL, e[x].calls, ann_cost(v, e[x].v) };
+		calls[x] = (plumb_ann_call){ e[x].name, NULL, e[x].calls,
+					     ann_cost(v, e[x].v, v->zl ? e[x].z : NULL) };
 		if (!calls[x].cost)
 			goto out;
 	}
@@ -372,6 +402,7 @@ static int line_calls(src_state *s, size_t lo, size_t hi, plumb_ann_line *line)
 out:
 	free(e);
 	free(costs);
+	free(zeros);
 	return rc;
 }
 
@@ -412,9 +443,12 @@ static int add_line(src_state *s, reader *r, const file_lines *fl, size_t *next,
 		return -1;
 	if (*next < fl->n && fl->lines[*next] == r->lineno) {
 		const uint64_t *c = fl->costs + *next * v->nev;
-		for (size_t e = 0; e < v->nev; e++)
+		const uint64_t *z = fl->zeros ? fl->zeros + *next * v->nev : NULL;
+		for (size_t e = 0; e < v->nev; e++) {
 			s->printed[e] += c[e];
-		if (!(line->cost = ann_cost(v, c)))
+			s->printed_zeros[e] += z ? z[e] : 0;
+		}
+		if (!(line->cost = ann_cost(v, c, z)))
 			return -1;
 		(*next)++;
 	}
@@ -497,7 +531,8 @@ static int past_end(src_state *s, const file_lines *fl, size_t from, plumb_ann_f
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		lines[i] = fl->lines[from + i];
-		if (!(costs[i] = ann_cost(v, fl->costs + (from + i) * v->nev)))
+		if (!(costs[i] = ann_cost(v, fl->costs + (from + i) * v->nev,
+					  fl->zeros ? fl->zeros + (from + i) * v->nev : NULL)))
 			return -1;
 	}
 	file->past_end = lines;
@@ -529,7 +564,7 @@ static int read_file(src_state *s, FILE *f, const char *path, size_t lo, size_t 
 		goto out;
 	if (shown < fl.n && past_end(s, &fl, shown, file, path))
 		goto out;
-	if (fl.unknown && !(file->unknown = ann_cost(v, fl.unknown)))
+	if (fl.unknown && !(file->unknown = ann_cost(v, fl.unknown, fl.unknown_zeros)))
 		goto out;
 	rc = 0;
 out:
@@ -583,10 +618,10 @@ static int annotated_total(src_state *s)
 		for (size_t e = 0; e < v->nev; e++)
 			if (late[e] == 0 || s->printed[e] > late[e])
 				late[e] = s->printed[e];
-		if (!(v->a->annotated = ann_cost(v, s->printed)))
+		if (!(v->a->annotated = ann_cost(v, s->printed, s->printed_zeros)))
 			return -1;
 	}
-	return (v->a->late_total = ann_cost(v, late)) ? 0 : -1;
+	return (v->a->late_total = ann_cost(v, late, NULL)) ? 0 : -1;
 }
 
 static int build_index(src_state *s)
@@ -595,7 +630,8 @@ static int build_index(src_state *s)
 	const plumb_metrics *lm = v->lm;
 	s->ents = calloc(lm->nkeys + 1, sizeof *s->ents);
 	s->printed = calloc(v->nev, sizeof *s->printed);
-	if (!s->ents || !s->printed)
+	s->printed_zeros = calloc(v->nev, sizeof *s->printed_zeros);
+	if (!s->ents || !s->printed || !s->printed_zeros)
 		return -1;
 	for (size_t k = 0; k < lm->nkeys; k++) {
 		const plumb_key *key = &lm->keys[k];
@@ -650,6 +686,7 @@ out:
 	free(files);
 	free(s.ents);
 	free(s.printed);
+	free(s.printed_zeros);
 	return rc;
 }
 

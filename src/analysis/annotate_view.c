@@ -51,11 +51,11 @@ char *ann_strdup(plumb_annotation *a, const char *s)
 	return s ? ann_strndup(a, s, strlen(s)) : NULL;
 }
 
-uint64_t *ann_cost(ann_view *v, const uint64_t *values)
+uint64_t *ann_cost(ann_view *v, const uint64_t *values, const uint64_t *zeros)
 {
 	uint64_t *c = ann_alloc(v->a, v->nev + 1, sizeof *c);
 	for (size_t e = 0; c && e < v->nev; e++)
-		c[e] = values[e] ? values[e] : PLUMB_ANN_NONE;
+		c[e] = values[e] || (zeros && zeros[e]) ? values[e] : PLUMB_ANN_NONE;
 	return c;
 }
 
@@ -74,10 +74,20 @@ void plumb_annotation_free(plumb_annotation *a)
 
 int ann_cmp_costs(const ann_view *v, const uint64_t *a, const uint64_t *b)
 {
+	return ann_cmp_costs_z(v, a, NULL, b, NULL);
+}
+
+int ann_cmp_costs_z(const ann_view *v, const uint64_t *a, const uint64_t *za, const uint64_t *b,
+		    const uint64_t *zb)
+{
 	for (size_t i = 0; i < v->a->nsort; i++) {
 		size_t e = v->a->sort[i];
 		if (a[e] != b[e])
 			return a[e] > b[e] ? -1 : 1;
+		/* callgrind_annotate sorts no value below a written 0 */
+		bool wa = za && za[e], wb = zb && zb[e];
+		if (!a[e] && wa != wb)
+			return wa ? -1 : 1;
 	}
 	return 0;
 }
@@ -404,6 +414,64 @@ static int choose_totals(ann_view *v, plumb_error *err)
 	return (v->a->total_note = ann_strdup(v->a, note)) ? 0 : plumb_fail_nomem(err);
 }
 
+/* 1 where bit e of zero[i] is set, per entry i < n and event e (< 64). */
+static uint64_t *zero_costs(const uint64_t *zero, size_t nzero, size_t n, size_t nev)
+{
+	uint64_t *c = calloc(n * nev + 1, sizeof *c);
+	for (size_t i = 0; c && i < nzero && i < n; i++)
+		for (size_t e = 0; e < nev && e < 64; e++)
+			c[i * nev + e] = zero[i] >> e & 1;
+	return c;
+}
+
+/* zf and zl: the metrics of a copy of the profile whose costs are 1 where a
+ * cost line wrote a 0 and 0 elsewhere. Keys and arcs come from frames and
+ * arcs, not costs, so they are fm's and lm's (checked). */
+static int zero_metrics(ann_view *v, plumb_metrics_opts *mo, plumb_error *err)
+{
+	const plumb_profile *p = v->p;
+	if (!p->cg_self_zero.n && !p->arc_zero.n)
+		return 0;
+	plumb_profile shadow = *p;
+	uint64_t *self = zero_costs(p->cg_self_zero.v, p->cg_self_zero.n, p->cg_self.n, v->nev);
+	uint64_t *arcs = zero_costs(p->arc_zero.v, p->arc_zero.n, p->arcs.n, v->nev);
+	uint64_t *cct = calloc(p->cct.n * v->nev + 1, sizeof *cct);
+	int rc = -1;
+	if (!self || !arcs || !cct) {
+		plumb_fail_nomem(err);
+		goto out;
+	}
+	shadow.cg_self_cost.v = self;
+	shadow.arc_incl.v = arcs;
+	shadow.cct_self.v = cct;
+	mo->level = PLUMB_LEVEL_FUNCTION;
+	if (plumb_metrics_compute(&shadow, mo, &v->zf, err))
+		goto out;
+	mo->level = PLUMB_LEVEL_LINE;
+	if (plumb_metrics_compute(&shadow, mo, &v->zl, err))
+		goto out;
+	assert(v->zf->nkeys == v->fm->nkeys && v->zf->narcs == v->fm->narcs);
+	assert(v->zl->nkeys == v->lm->nkeys && v->zl->narcs == v->lm->narcs);
+	const plumb_metrics *z = v->zf;
+	if (!(v->zincl = calloc(z->nkeys * v->nev + 1, sizeof *v->zincl))) {
+		plumb_fail_nomem(err);
+		goto out;
+	}
+	for (size_t k = 0; k < z->nkeys; k++) {
+		uint64_t *to = v->zincl + k * v->nev;
+		memcpy(to, plumb_metrics_incl(z, k), v->nev * sizeof *to);
+		for (uint32_t i = z->in_start[k]; i < z->in_start[k + 1]; i++)
+			for (size_t e = 0; e < v->nev; e++)
+				to[e] += z->caller_attr[(size_t)z->in_arcs[i] * v->nev + e];
+	}
+	rc = 0;
+out:
+	free(self);
+	free(arcs);
+	free(cct);
+	return rc;
+}
+
 static int compute_metrics(ann_view *v, plumb_error *err)
 {
 	plumb_metrics_opts mo;
@@ -413,7 +481,7 @@ static int compute_metrics(ann_view *v, plumb_error *err)
 	if (plumb_metrics_compute(v->p, &mo, &v->fm, err))
 		return -1;
 	mo.level = PLUMB_LEVEL_LINE;
-	if (plumb_metrics_compute(v->p, &mo, &v->lm, err))
+	if (plumb_metrics_compute(v->p, &mo, &v->lm, err) || zero_metrics(v, &mo, err))
 		return -1;
 	for (size_t k = 0; k < v->fm->nkeys; k++)
 		if (v->fm->keys[k].function != PLUMB_NONE)
@@ -426,13 +494,14 @@ static int compute_metrics(ann_view *v, plumb_error *err)
 typedef struct row {
 	uint32_t key;
 	const uint64_t *cost;
+	const uint64_t *zeros;  /* zf's at the key, or NULL */
 	const char *name;
 } row;
 
 static int cmp_rows(const void *x, const void *y, void *ctx)
 {
 	const row *a = x, *b = y;
-	int r = ann_cmp_costs(ctx, a->cost, b->cost);
+	int r = ann_cmp_costs_z(ctx, a->cost, a->zeros, b->cost, b->zeros);
 	return r ? r : strcmp(a->name, b->name);
 }
 
@@ -450,7 +519,9 @@ static row *function_rows(ann_view *v, size_t *n, plumb_error *err)
 		if (m->keys[k].function == PLUMB_NONE)
 			continue;
 		const uint64_t *cost = v->o->inclusive ? plumb_metrics_incl(m, k) : plumb_metrics_excl(m, k);
-		row r = { (uint32_t)k, cost, ann_fn_name(v, m->keys[k].function) };
+		const uint64_t *zeros = !v->o->inclusive ? ann_zeros(v->zf, ANN_EXCL, k)
+				      : v->zincl ? v->zincl + k * v->nev : NULL;
+		row r = { (uint32_t)k, cost, zeros, ann_fn_name(v, m->keys[k].function) };
 		if (!r.name) {
 			free(rows);
 			plumb_fail_nomem(err);
@@ -479,13 +550,14 @@ static bool thresholds_reached(const ann_view *v, const uint64_t *done)
 typedef struct tree_arc {
 	uint32_t arc;
 	uint64_t *cost;
+	const uint64_t *zeros;
 	plumb_ann_call call;
 } tree_arc;
 
 static int cmp_tree_arcs(const void *x, const void *y, void *ctx)
 {
 	const tree_arc *a = x, *b = y;
-	int r = ann_cmp_costs(ctx, a->cost, b->cost);
+	int r = ann_cmp_costs_z(ctx, a->cost, a->zeros, b->cost, b->zeros);
 	return r ? r : strcmp(a->call.name, b->call.name);
 }
 
@@ -513,6 +585,7 @@ static int tree_side(ann_view *v, uint32_t key, bool callers, const plumb_ann_ca
 		t[i].arc = a;
 		t[i].cost = capped + i * v->nev;
 		ann_arc_costs(v, a, costs, t[i].cost);
+		t[i].zeros = ann_zeros(v->zf, callers ? ANN_CALLER_ATTR : ANN_CALLEE_ATTR, a);
 		t[i].call = (plumb_ann_call){ fn == PLUMB_NONE ? "???" : ann_fn_name(v, fn),
 					      fn == PLUMB_NONE ? NULL : ann_fn_object(v, fn),
 					      m->arcs[a].calls, NULL };
@@ -523,7 +596,7 @@ static int tree_side(ann_view *v, uint32_t key, bool callers, const plumb_ann_ca
 	for (size_t i = 0; i < n; i++) {
 		calls[i] = t[i].call;
 		calls[i].object = ann_strdup(v->a, calls[i].object);
-		if (!(calls[i].cost = ann_cost(v, t[i].cost)) || (t[i].call.object && !calls[i].object))
+		if (!(calls[i].cost = ann_cost(v, t[i].cost, t[i].zeros)) || (t[i].call.object && !calls[i].object))
 			goto out;
 	}
 	*out = calls;
@@ -539,7 +612,7 @@ static int add_function(ann_view *v, const row *r, plumb_ann_function *f, plumb_
 {
 	plumb_id fn = v->fm->keys[r->key].function;
 	const char *object = ann_fn_object(v, fn);
-	*f = (plumb_ann_function){ r->name, ann_strdup(v->a, object), ann_cost(v, r->cost) };
+	*f = (plumb_ann_function){ r->name, ann_strdup(v->a, object), ann_cost(v, r->cost, r->zeros) };
 	if ((object && !f->object) || !f->cost)
 		return plumb_fail_nomem(err);
 	/* callgrind_annotate draws no tree for the unknown function */
@@ -557,12 +630,15 @@ static int add_function(ann_view *v, const row *r, plumb_ann_function *f, plumb_
 /* The largest cost of each event over all rows, listed or not. */
 static int table_max(ann_view *v, const row *rows, size_t n)
 {
-	uint64_t max[v->nev];
+	uint64_t max[v->nev], zeros[v->nev];
 	memset(max, 0, sizeof max);
+	memset(zeros, 0, sizeof zeros);
 	for (size_t i = 0; i < n; i++)
-		for (size_t e = 0; e < v->nev; e++)
+		for (size_t e = 0; e < v->nev; e++) {
 			max[e] = rows[i].cost[e] > max[e] ? rows[i].cost[e] : max[e];
-	return (v->a->table_max = ann_cost(v, max)) ? 0 : -1;
+			zeros[e] |= rows[i].zeros && rows[i].zeros[e];
+		}
+	return (v->a->table_max = ann_cost(v, max, zeros)) ? 0 : -1;
 }
 
 static int list_functions(ann_view *v, plumb_error *err)
@@ -626,7 +702,7 @@ static int annotate(ann_view *v, plumb_error *err)
 	if (describe(v, err) || resolve_events(v, err) || ann_check_user_files(v, err) ||
 	    compute_metrics(v, err))
 		return -1;
-	if (!(a->total = ann_cost(v, v->total)))
+	if (!(a->total = ann_cost(v, v->total, v->zf ? v->zf->totals : NULL)))
 		return plumb_fail_nomem(err);
 	if (list_functions(v, err) || ann_view_sources(v, err))
 		return -1;
@@ -649,6 +725,9 @@ int plumb_annotate(const plumb_profile *p, const plumb_annotate_opts *o, plumb_a
 	free(v.order);
 	plumb_metrics_free(v.fm);
 	plumb_metrics_free(v.lm);
+	plumb_metrics_free(v.zf);
+	plumb_metrics_free(v.zl);
+	free(v.zincl);
 	if (rc) {
 		plumb_annotation_free(v.a);
 		return -1;

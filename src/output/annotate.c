@@ -33,8 +33,9 @@ static void format_pct(uint64_t v, uint64_t total, char *buf, size_t size)
 void plumb_ann_write_cell(FILE *out, uint64_t v, uint64_t total, bool percs, size_t width)
 {
 	char text[128], num[32];
-	if (v == PLUMB_ANN_NONE)
-		snprintf(text, sizeof text, ".%s", percs ? "         " : "");
+	/* no percentage for "." and "0", as callgrind_annotate */
+	if (v == PLUMB_ANN_NONE || v == 0)
+		snprintf(text, sizeof text, "%s%s", v ? "." : "0", percs ? "         " : "");
 	else {
 		char pct[64] = "";
 		if (percs)

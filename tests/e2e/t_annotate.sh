@@ -122,6 +122,26 @@ expect_out "annotate: calls=0 is no self cost of the caller" "100 (10.00%)  q.c:
 run sh -c "cd hand && '$ann_plumb' annotate --auto=no quirks.cg q.c"
 expect_out "annotate: a source that looks like a profile is a source" "-- User-annotated source: q.c"
 
+# A 0 written on a cost line is "0", a value not written (a short line) is
+# ".", in every part of the output, as callgrind_annotate prints them; a
+# line of zeros is kept; a written 0 sorts above no value.
+if command -v callgrind_annotate > /dev/null 2>&1; then
+	mkdir -p zeros
+	printf 'a\nb\nc\n' > zeros/z.c
+	touch -d '2000-01-01' zeros/z.c
+	printf '%s\n' 'events: Ir Dr Dw' 'summary: 1200 5 0' 'ob=/bin/z' "fl=$ann_dir/zeros/z.c" 'fn=main' '1 600 0' \
+		'2 300 5 0' 'cob=/bin/z' 'cfn=other' 'calls=2 3' '2 100 0' 'fn=other' '3 100' 'fn=idle' \
+		'3 0 0 0' 'fn=peer' '1 100' 'fn=twin' '1 100 0' > zeros/z.cg
+	for opts in "" "--threshold=100 --tree=both" "--inclusive=yes --tree=both" "--show-percs=no --tree=caller" \
+		"--inclusive=yes --show-percs=no --threshold=100" "--sort=Dr,Ir --threshold=100"; do
+		# shellcheck disable=SC2086
+		ann_same "annotate = callgrind_annotate: written zeros and missing values ${opts:-(defaults)}" \
+			no $opts "$ann_dir/zeros/z.cg"
+	done
+else
+	skip "annotate: written zeros against callgrind_annotate" "callgrind_annotate not installed"
+fi
+
 if ! command -v valgrind > /dev/null 2>&1 || ! command -v callgrind_annotate > /dev/null 2>&1; then
 	skip "annotate against callgrind_annotate" "valgrind or callgrind_annotate not installed"
 elif ! cc -O0 -g -static -o ann_plain "$ann_progs/ann_plain.c" 2> cc.err; then
