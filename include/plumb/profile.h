@@ -214,6 +214,12 @@ typedef struct plumb_profile {
 	PLUMB_VEC(uint64_t) cg_self_cost; /* cg_self.n * n_events */
 	PLUMB_VEC(plumb_arc) arcs;
 	PLUMB_VEC(uint64_t) arc_incl;     /* arcs.n * n_events (zero if !has_inclusive) */
+	/* Values written as 0, which callgrind_annotate shows as "0" where a
+	 * value never written is ".": bit e (e < 64) of cg_self_zero.v[id] or
+	 * arc_zero.v[id] is set when a cost line of that entry wrote event e
+	 * as 0. Short or empty: no bits past the end (most formats write none). */
+	PLUMB_VEC(uint64_t) cg_self_zero;
+	PLUMB_VEC(uint64_t) arc_zero;
 
 	PLUMB_VEC(plumb_sample) samples;
 	PLUMB_VEC(uint64_t) sample_weights; /* samples.n * n_events */
@@ -318,6 +324,11 @@ static inline const uint64_t *plumb_cct_self(const plumb_profile *p, plumb_id no
 
 int plumb_cg_add_self(plumb_profile *p, plumb_id part, plumb_id frame, const uint64_t *costs,
 		      plumb_error *err);
+/* Mark events (bit e: event e < 64) written as 0 on a cost line of the
+ * entry (part, frame), or of an arc (see cg_self_zero). */
+int plumb_cg_note_zeros(plumb_profile *p, plumb_id part, plumb_id frame, uint64_t mask,
+			plumb_error *err);
+int plumb_arc_note_zeros(plumb_profile *p, plumb_id arc, uint64_t mask, plumb_error *err);
 /* Add to the arc (part, caller frame, callee function): calls may be
  * PLUMB_COUNT_UNKNOWN; incl may be NULL (not known). Returns the arc id or -1. */
 int plumb_arc_add(plumb_profile *p, plumb_id part, plumb_id caller, plumb_id callee,

@@ -32,7 +32,8 @@ static const char annotate_help[] =
 	"                             callers (<) and/or callees (>) of each function\n"
 	"  -I, --include=DIR          also look for sources under DIR (repeatable)\n"
 	"      --disasm[=yes|no]      per-instruction costs of the listed functions\n"
-	"                             (needs positions: instr and the binaries; default no)\n"
+	"                             (needs addresses: Callgrind's --dump-instr=yes or a\n"
+	"                             recording, and the binaries; default no)\n"
 	"  -h, --help                 this help\n"
 	"\n"
 	"Sources are looked for as named, under each -I DIR, then beside FILE.\n"
@@ -235,7 +236,10 @@ static int run(annotate_args *a, char **profiles, int nprof)
 	a->o.profile_path = nprof == 1 ? profiles[0] : shown;
 	a->o.strip_prefix = prefix;
 	a->o.warn = print_warning;
-	int rc = plumb_annotate_write(p, &a->o, stdout, &err) ? cli_fail(&err) : EXIT_OK;
+	plumb_annotation *ann = NULL;
+	int rc = plumb_annotate(p, &a->o, &ann, &err) || plumb_annotation_write(ann, stdout, &err)
+			 ? cli_fail(&err) : EXIT_OK;
+	plumb_annotation_free(ann);
 	free(shown);
 	free(prefix);
 	plumb_profile_free(p);

@@ -226,6 +226,7 @@ static inline int parse_costs(cg_reader *r, const char *s, const char *e, bool *
 	uint64_t *c = r->costs;
 	for (size_t i = 0; i < r->nevents; i++)
 		c[r->evmap[i]] = 0;
+	r->zeros = 0;
 	bool nz = false;
 	for (size_t i = 0;; i++) {
 		s = skip_ws(s, e);
@@ -242,6 +243,8 @@ static inline int parse_costs(cg_reader *r, const char *s, const char *e, bool *
 			return bad_number(r, st, "a cost", s, e);
 		c[r->evmap[i]] = v;
 		nz |= v != 0;
+		if (!v && r->evmap[i] < 64)
+			r->zeros |= 1ull << r->evmap[i];
 	}
 	*any = nz;
 	return 0;
@@ -257,7 +260,8 @@ int cg_flush_self(cg_reader *r)
 	plumb_id fr = plumb_frame_intern(r->p, r->self_fn, r->self_file, r->self_line, r->self_addr);
 	if (fr == PLUMB_NONE)
 		return plumb_fail_nomem(r->err);
-	if (plumb_cg_add_self(r->p, r->part, fr, r->self_cost, r->err))
+	if (plumb_cg_add_self(r->p, r->part, fr, r->self_cost, r->err) ||
+	    (r->self_zeros && plumb_cg_note_zeros(r->p, r->part, fr, r->self_zeros, r->err)))
 		return cg_bad_code(r, r->err->code, "%s", r->err->message);
 	return 0;
 }
@@ -281,8 +285,10 @@ static int add_self(cg_reader *r, uint32_t line, uint64_t addr)
 	if (add_checked(r, r->sum, r->costs))
 		return -1;
 	if (r->self_valid && r->self_fn == r->fn && r->self_file == r->file &&
-	    r->self_line == line && r->self_addr == addr)
+	    r->self_line == line && r->self_addr == addr) {
+		r->self_zeros |= r->zeros;
 		return add_checked(r, r->self_cost, r->costs);
+	}
 	if (cg_flush_self(r))
 		return -1;
 	r->self_valid = true;
@@ -290,6 +296,7 @@ static int add_self(cg_reader *r, uint32_t line, uint64_t addr)
 	r->self_file = r->file;
 	r->self_line = line;
 	r->self_addr = addr;
+	r->self_zeros = r->zeros;
 	memcpy(r->self_cost, r->costs, r->p->events.n * sizeof *r->costs);
 	return 0;
 }
@@ -336,7 +343,8 @@ static int add_call(cg_reader *r, uint32_t line, uint64_t addr)
 	plumb_id site = plumb_frame_intern(r->p, r->fn, r->file, line, addr);
 	if (site == PLUMB_NONE)
 		return plumb_fail_nomem(r->err);
-	if (plumb_arc_add(r->p, r->part, site, r->callee, r->call_count, r->costs, r->err) < 0)
+	int arc = plumb_arc_add(r->p, r->part, site, r->callee, r->call_count, r->costs, r->err);
+	if (arc < 0 || (r->zeros && plumb_arc_note_zeros(r->p, (plumb_id)arc, r->zeros, r->err)))
 		return cg_bad_code(r, r->err->code, "%s", r->err->message);
 	if (note_entry(r, r->callee, r->call_target))
 		return -1;
@@ -357,11 +365,12 @@ static int cost_line(cg_reader *r, const char *s, const char *e)
 	uint32_t line = 0;
 	if (pos_line(r, pos, &line))
 		return -1;
-	if (r->fn == PLUMB_NONE && (any || r->call_pending))
+	if (r->fn == PLUMB_NONE && (any || r->zeros || r->call_pending))
 		return cg_bad(r, "expected fn= before the first cost line");
 	if (r->call_pending)
 		return add_call(r, line, pos_addr(r, pos));
-	return any ? add_self(r, line, pos_addr(r, pos)) : 0;
+	/* a line of written zeros is kept: callgrind_annotate shows them as 0 */
+	return any || r->zeros ? add_self(r, line, pos_addr(r, pos)) : 0;
 }
 
 static int bind_callee(cg_reader *r);

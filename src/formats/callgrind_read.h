@@ -83,7 +83,9 @@ typedef struct cg_reader {
 	uint32_t self_line;
 	uint64_t self_addr;
 	uint64_t *self_cost;        /* profile events */
+	uint64_t self_zeros;        /* events written as 0 there (plumb_cg_note_zeros) */
 	uint64_t *costs;            /* scratch: one cost line */
+	uint64_t zeros;             /* its events written as 0 */
 	uint64_t *sum;              /* this section's self costs, per profile event */
 	size_t cost_slots;          /* size of the three arrays */
 	uint8_t *entry_known;       /* function id -> its entry frame was added */

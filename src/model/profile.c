@@ -35,6 +35,8 @@ void plumb_profile_free(plumb_profile *p)
 	free(p->cg_direct.v);
 	free(p->arcs.v);
 	free(p->arc_incl.v);
+	free(p->cg_self_zero.v);
+	free(p->arc_zero.v);
 	free(p->samples.v);
 	free(p->sample_weights.v);
 	free(p->meta.v);
@@ -331,8 +333,9 @@ static plumb_id *cg_direct_slot(plumb_profile *p, plumb_id part, plumb_id frame,
 	return &p->cg_direct.v[frame];
 }
 
-int plumb_cg_add_self(plumb_profile *p, plumb_id part, plumb_id frame, const uint64_t *costs,
-		      plumb_error *err)
+/* The cg_self entry of (part, frame), created if new. */
+static int cg_self_entry(plumb_profile *p, plumb_id part, plumb_id frame, plumb_id *out,
+			 plumb_error *err)
 {
 	if (part >= p->parts.n || frame >= p->frames.n)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "call graph cost for unknown part or frame");
@@ -352,9 +355,57 @@ int plumb_cg_add_self(plumb_profile *p, plumb_id part, plumb_id frame, const uin
 		if (direct)
 			*direct = id;
 	}
+	*out = id;
+	return 0;
+}
+
+int plumb_cg_add_self(plumb_profile *p, plumb_id part, plumb_id frame, const uint64_t *costs,
+		      plumb_error *err)
+{
+	plumb_id id;
+	if (cg_self_entry(p, part, frame, &id, err))
+		return -1;
 	p->costs_started = true;
 	return plumb_costs_add(p->cg_self_cost.v + (size_t)id * p->events.n, costs, p->events.n,
 			       err);
+}
+
+/* OR mask into v[id], v grown (zero-filled) to n entries first. */
+static int note_zeros(uint64_t **v, size_t *len, size_t n, plumb_id id, uint64_t mask)
+{
+	if (*len < n) {
+		uint64_t *nv = realloc(*v, n * sizeof *nv);
+		if (!nv)
+			return -1;
+		memset(nv + *len, 0, (n - *len) * sizeof *nv);
+		*v = nv;
+		*len = n;
+	}
+	(*v)[id] |= mask;
+	return 0;
+}
+
+int plumb_cg_note_zeros(plumb_profile *p, plumb_id part, plumb_id frame, uint64_t mask,
+			plumb_error *err)
+{
+	plumb_id id;
+	if (cg_self_entry(p, part, frame, &id, err))
+		return -1;
+	/* grown by half again past what is needed: entries keep coming */
+	size_t n = p->cg_self_zero.n > id ? p->cg_self_zero.n : id + 1 + id / 2;
+	if (note_zeros(&p->cg_self_zero.v, &p->cg_self_zero.n, n, id, mask))
+		return plumb_fail_nomem(err);
+	return 0;
+}
+
+int plumb_arc_note_zeros(plumb_profile *p, plumb_id arc, uint64_t mask, plumb_error *err)
+{
+	if (arc >= p->arcs.n)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "zeros noted for an unknown arc");
+	size_t n = p->arc_zero.n > arc ? p->arc_zero.n : arc + 1 + arc / 2;
+	if (note_zeros(&p->arc_zero.v, &p->arc_zero.n, n, arc, mask))
+		return plumb_fail_nomem(err);
+	return 0;
 }
 
 static bool arc_eq(const void *ctx, uint32_t id, const void *key)

@@ -55,6 +55,23 @@ ann_same() {
 	fi
 }
 
+# ann_summary_is_sum FILE: FILE's summary: line replaced by its totals: line
+# (Callgrind's sum of the cost lines; its summary also counts the last
+# system call, which no cost line holds). plumb's 100% is the sum of the
+# cost lines; with this, callgrind_annotate's is too. The original is kept
+# as FILE.orig.
+ann_summary_is_sum() {
+	cp "$1" "$1.orig"
+	python3 - "$1" <<'EOF3'
+import re, sys
+text = open(sys.argv[1]).read()
+tot = re.search(r"^totals: (.*)$", text, re.M)
+if tot:
+    text = re.sub(r"^summary: .*$", "summary: " + tot.group(1), text, count=1, flags=re.M)
+open(sys.argv[1], "w").write(text)
+EOF3
+}
+
 # Hand-written files (tests/data/annotate), no valgrind needed: plain.cg
 # against callgrind_annotate's saved output, quirks.cg against the right
 # numbers where callgrind_annotate is wrong.
@@ -85,12 +102,45 @@ for want in ("1,000 (100.0%)  *  q.c:main [/bin/q]",    # inclusive: self + call
 assert "inl.h:" not in table, table
 assert re.search(r"^50 \( 5\.00%\)  inl\.h line 5$", out, re.M), "inlined line not annotated"
 '
+# One total per file, the sum of the cost lines, as plumb report prints it;
+# a summary: that says otherwise gets a note.
+printf 'events: Ir Dr\nsummary: 1000 7\nfl=a.c\nfn=main\n1 600 3\n2 300\n' > hand/sum.cg
+run "$ann_plumb" report hand/sum.cg
+expect_out "report: the total is the sum of the cost lines" "Total: 900 Ir, 3 Dr"
+run "$ann_plumb" annotate --auto=no hand/sum.cg
+expect_out "annotate: PROGRAM TOTALS is the sum of the cost lines, as in report" \
+	"900 (100.0%) 3 (100.0%)  PROGRAM TOTALS"
+expect_out "annotate: a note when summary: disagrees" \
+	"(the file's summary: line says Ir 1000, Dr 7; the totals are its cost lines' sum)"
+printf 'events: Ir\nsummary: 900\nfl=a.c\nfn=main\n1 600\n2 300\n' > hand/agree.cg
+run "$ann_plumb" annotate --auto=no hand/agree.cg
+if printf '%s' "$out" | grep -q "line says"; then fail "annotate: no note when summary: agrees" "$out"; else ok "annotate: no note when summary: agrees"; fi
 run sh -c "cd hand && '$ann_plumb' annotate --threshold=100 --auto=no quirks.cg"
 expect_out "annotate: calls=0 is no self cost of the caller" "100 (10.00%)  q.c:main [/bin/q]"
 # q.c's lines ("q.c line 1") also read as folded stacks: after a Callgrind
 # file it is still a source, not a second profile.
 run sh -c "cd hand && '$ann_plumb' annotate --auto=no quirks.cg q.c"
 expect_out "annotate: a source that looks like a profile is a source" "-- User-annotated source: q.c"
+
+# A 0 written on a cost line is "0", a value not written (a short line) is
+# ".", in every part of the output, as callgrind_annotate prints them; a
+# line of zeros is kept; a written 0 sorts above no value.
+if command -v callgrind_annotate > /dev/null 2>&1; then
+	mkdir -p zeros
+	printf 'a\nb\nc\n' > zeros/z.c
+	touch -d '2000-01-01' zeros/z.c
+	printf '%s\n' 'events: Ir Dr Dw' 'summary: 1200 5 0' 'ob=/bin/z' "fl=$ann_dir/zeros/z.c" 'fn=main' '1 600 0' \
+		'2 300 5 0' 'cob=/bin/z' 'cfn=other' 'calls=2 3' '2 100 0' 'fn=other' '3 100' 'fn=idle' \
+		'3 0 0 0' 'fn=peer' '1 100' 'fn=twin' '1 100 0' > zeros/z.cg
+	for opts in "" "--threshold=100 --tree=both" "--inclusive=yes --tree=both" "--show-percs=no --tree=caller" \
+		"--inclusive=yes --show-percs=no --threshold=100" "--sort=Dr,Ir --threshold=100"; do
+		# shellcheck disable=SC2086
+		ann_same "annotate = callgrind_annotate: written zeros and missing values ${opts:-(defaults)}" \
+			no $opts "$ann_dir/zeros/z.cg"
+	done
+else
+	skip "annotate: written zeros against callgrind_annotate" "callgrind_annotate not installed"
+fi
 
 if ! command -v valgrind > /dev/null 2>&1 || ! command -v callgrind_annotate > /dev/null 2>&1; then
 	skip "annotate against callgrind_annotate" "valgrind or callgrind_annotate not installed"
@@ -100,6 +150,7 @@ else
 	valgrind --tool=callgrind --dump-instr=yes --show-below-main=yes --collect-systime=yes \
 		--callgrind-out-file="$ann_dir/plain.cg" ./ann_plain > /dev/null 2> vg.err
 	cg=$ann_dir/plain.cg
+	ann_summary_is_sum "$cg"
 	ann_same "annotate = callgrind_annotate: defaults" no "$cg"
 	ann_same "annotate = callgrind_annotate: --inclusive=yes" no --inclusive=yes "$cg"
 	ann_same "annotate = callgrind_annotate: --tree=both (ties sorted)" untie --tree=both "$cg"
@@ -153,6 +204,7 @@ if [ -x ann_plain ]; then
 	if cc -O0 -g -static -o edited/prog "$ann_dir/edited/ann_plain.c" 2> /dev/null; then
 		(cd edited && valgrind --tool=callgrind --show-below-main=yes \
 			--callgrind-out-file="$ann_dir/edited/cg.out" ./prog > /dev/null 2>&1)
+		ann_summary_is_sum "$ann_dir/edited/cg.out"
 		head -20 edited/ann_plain.c > edited/short.c && mv edited/short.c edited/ann_plain.c
 		touch -d "@$(($(date +%s) + 60))" edited/ann_plain.c
 		ann_same "annotate = callgrind_annotate: edited source (newer, lines past the end)" no \
@@ -168,7 +220,7 @@ if [ -x ann_plain ]; then
 fi
 
 # Two parts in one file (--combine-dumps, --dump-after): plumb sums them,
-# the 100% is the sum of both summaries, and the later part's calls=0 lines
+# the 100% is the sum of both parts' cost lines, and the later part's calls=0 lines
 # are arcs, not self cost, so the self costs add up to the total exactly.
 if [ -x ann_plain ]; then
 	valgrind --tool=callgrind --combine-dumps=yes --dump-after=mix --show-below-main=yes \
@@ -183,13 +235,14 @@ cg, self_txt, incl_txt = (open(p).read() for p in sys.argv[1:4])
 summaries = [int(x) for x in re.findall(r"^summary: (\d+)", cg, re.M)]
 assert len(summaries) == 2 and "calls=0" in cg, "not a two-part file with calls=0"
 total = int(re.search(r"^([\d,]+) \(100.0%\)  PROGRAM TOTALS", self_txt, re.M).group(1).replace(",", ""))
-assert total == sum(summaries), "total %d, summaries %s" % (total, summaries)
+sums = [int(x) for x in re.findall(r"^totals: (\d+)", cg, re.M)]
+assert len(sums) == 2 and total == sum(sums), "total %d, the parts' cost lines %s" % (total, sums)
 table = self_txt.split("file:function", 1)[1]
 rows = [int(x.replace(",", "")) for x in re.findall(r"^ *([\d,]+) \(", table, re.M)]
 assert sum(rows) == total, "self costs add up to %d, total %d" % (sum(rows), total)
 pcts = [float(x) for x in re.findall(r"\((\d+\.\d+)%\)  \S+:", incl_txt.split("file:function", 1)[1])]
 assert max(pcts) <= 100.0, "inclusive over 100%%: %s" % max(pcts)
-print("total %d = %d + %d" % (total, summaries[0], summaries[1]))
+print("total %d = %d + %d" % (total, sums[0], sums[1]))
 EOF2
 	if [ $? -eq 0 ]; then ok "annotate: two parts summed, calls=0 is no self cost ($(cat parts.check))"; else fail "annotate: two parts" "$(cat parts.check)"; fi
 fi

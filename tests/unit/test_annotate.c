@@ -14,6 +14,18 @@
 
 /* ---- helpers ---------------------------------------------------------- */
 
+/* The view, then the writer, as plumb annotate runs them. */
+static int annotate_to(const plumb_profile *p, const plumb_annotate_opts *o, FILE *f,
+		       plumb_error *err)
+{
+	plumb_annotation *a = NULL;
+	int rc = plumb_annotate(p, o, &a, err);
+	if (rc == 0)
+		rc = plumb_annotation_write(a, f, err);
+	plumb_annotation_free(a);
+	return rc;
+}
+
 static char *cell(uint64_t v, uint64_t total, bool percs, size_t width)
 {
 	char *buf = NULL;
@@ -119,7 +131,7 @@ static char *annotate(const plumb_profile *p, const plumb_annotate_opts *o)
 	FILE *f = open_memstream(&buf, &len);
 	cr_assert_not_null(f);
 	plumb_error err = { 0 };
-	int rc = plumb_annotate_write(p, o, f, &err);
+	int rc = annotate_to(p, o, f, &err);
 	fclose(f);
 	cr_assert_eq(rc, 0, "annotate failed: %s", err.message);
 	return buf;
@@ -172,15 +184,23 @@ Test(annotate, cell_commas_and_percentages)
 	expect_cell(1234567, 10, false, 12, "   1,234,567 ");
 }
 
-Test(annotate, zero_is_a_dot_without_percentage)
+Test(annotate, no_value_is_a_dot_without_percentage)
 {
-	expect_cell(0, 100, true, 12, "  .          ");
-	expect_cell(0, 100, false, 3, "  . ");
+	expect_cell(PLUMB_ANN_NONE, 100, true, 12, "  .          ");
+	expect_cell(PLUMB_ANN_NONE, 100, false, 3, "  . ");
+}
+
+Test(annotate, written_zero_is_0_without_percentage)
+{
+	expect_cell(0, 100, true, 12, "  0          ");
+	expect_cell(0, 100, false, 3, "  0 ");
+	cr_expect_eq(plumb_ann_cell_width(0, true), 1 + 9);
+	cr_expect_eq(plumb_ann_cell_width(0, false), 1);
 }
 
 Test(annotate, cell_widths)
 {
-	cr_expect_eq(plumb_ann_cell_width(0, true), 0);
+	cr_expect_eq(plumb_ann_cell_width(PLUMB_ANN_NONE, true), 0);
 	cr_expect_eq(plumb_ann_cell_width(7, false), 1);
 	cr_expect_eq(plumb_ann_cell_width(999, false), 3);
 	cr_expect_eq(plumb_ann_cell_width(1000, false), 5);
@@ -336,18 +356,18 @@ Test(annotate, show_sort_and_unknown_events, .init = setup, .fini = teardown)
 	plumb_error err = { 0 };
 	FILE *f = fopen("/dev/null", "w");
 	o.show = "Dr";
-	cr_expect_eq(plumb_annotate_write(p, &o, f, &err), -1);
+	cr_expect_eq(annotate_to(p, &o, f, &err), -1);
 	cr_expect_eq(err.code, PLUMB_ERR_USAGE);
 	cr_expect(strstr(err.message, "'Dr'") != NULL, "%s", err.message);
 	o.show = NULL;
 	o.sort = "Ir:150";
-	cr_expect_eq(plumb_annotate_write(p, &o, f, &err), -1);
+	cr_expect_eq(annotate_to(p, &o, f, &err), -1);
 	cr_expect_eq(err.code, PLUMB_ERR_USAGE);
 	o.sort = NULL;
 	const char *missing[] = { "no-such-file.c" };
 	o.user_files = missing;
 	o.n_user = 1;
-	cr_expect_eq(plumb_annotate_write(p, &o, f, &err), -1);
+	cr_expect_eq(annotate_to(p, &o, f, &err), -1);
 	cr_expect_eq(err.code, PLUMB_ERR_IO);
 	fclose(f);
 	plumb_profile_free(p);
@@ -613,5 +633,41 @@ Test(annotate, recursive_calls_capped_at_inclusive)
 				"\n");
 	free(table);
 	free(got);
+	plumb_profile_free(p);
+}
+
+/* A 0 that a cost line wrote is shown as 0, a value never written as ".",
+ * as callgrind_annotate shows them; the written 0 sorts above no value. */
+Test(annotate, written_zeros_are_0_and_missing_values_dots, .init = setup, .fini = teardown)
+{
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	char a[128];
+	snprintf(a, sizeof a, "%s/a.c", dir);
+	cr_assert_geq(plumb_event_add(p, "Ir", NULL, NULL, &err), 0);
+	cr_assert_geq(plumb_event_add(p, "Dr", NULL, NULL, &err), 0);
+	plumb_part_default(p);
+	plumb_id fa = plumb_file_intern(p, a);
+	plumb_id x = plumb_function_intern(p, "x", NULL, PLUMB_NONE, fa, 1);
+	plumb_id y = plumb_function_intern(p, "y", NULL, PLUMB_NONE, fa, 2);
+	uint64_t c[2] = { 100, 0 };
+	plumb_id fx = frame(p, x, fa, 1), fy = frame(p, y, fa, 2);
+	cr_assert_eq(plumb_cg_add_self(p, 0, fy, c, &err), 0);
+	cr_assert_eq(plumb_cg_add_self(p, 0, fx, c, &err), 0);
+	cr_assert_eq(plumb_cg_note_zeros(p, 0, fy, 1u << 1, &err), 0); /* y wrote Dr 0 */
+	plumb_annotate_opts o;
+	plumb_annotate_opts_init(&o);
+	o.threshold = 100;
+	o.show_percs = false;
+	char *out = annotate(p, &o);
+	char *table = section(out, "Ir  Dr  file:function", "\n\n");
+	char *want = with_dir("Ir  Dr  file:function\n" FANCY "100  0  @D/a.c:y\n100  .  @D/a.c:x");
+	cr_expect_str_eq(table, want);
+	char *lines = section(out, "100  .  line 1\n", NULL);
+	cr_expect(strstr(lines, "100  .  line 1\n100  0  line 2\n") == lines, "%s", lines);
+	free(lines);
+	free(want);
+	free(table);
+	free(out);
 	plumb_profile_free(p);
 }
