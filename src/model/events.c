@@ -1,5 +1,6 @@
 /* Events: the metrics a profile carries, and derived events computed from
  * them by a linear formula ("Ir + 2 * Dr", Callgrind's `event:` lines). */
+#include <assert.h>
 #include <ctype.h>
 #include <string.h>
 
@@ -11,6 +12,34 @@ int plumb_event_find(const plumb_profile *p, const char *name)
 		if (strcmp(plumb_str(p, p->events.v[i].name), name) == 0)
 			return (int)i;
 	return -1;
+}
+
+/* Nodes, entries and arcs made before an event was added (a part's root,
+ * a reader's first function) have cost vectors of the old width, all zero
+ * as no cost has been added yet: give every one the new width. */
+static int restride_vec(uint64_t **v, size_t *n, size_t *cap, size_t count, size_t nev)
+{
+	size_t want = count * nev;
+	assert(*n == count * (nev - 1));
+	if (count && nev > SIZE_MAX / count)
+		return -1;
+	if (plumb_vec_reserve_((void **)v, cap, want, sizeof **v))
+		return -1;
+	if (want)
+		memset(*v, 0, want * sizeof **v);
+	*n = want;
+	return 0;
+}
+
+static int restride(plumb_profile *p)
+{
+	size_t nev = p->events.n;
+	return restride_vec(&p->cct_self.v, &p->cct_self.n, &p->cct_self.cap, p->cct.n, nev) ||
+	       restride_vec(&p->cg_self_cost.v, &p->cg_self_cost.n, &p->cg_self_cost.cap,
+			    p->cg_self.n, nev) ||
+	       restride_vec(&p->arc_incl.v, &p->arc_incl.n, &p->arc_incl.cap, p->arcs.n, nev) ||
+	       restride_vec(&p->sample_weights.v, &p->sample_weights.n, &p->sample_weights.cap,
+			    p->samples.n, nev);
 }
 
 static int event_push(plumb_profile *p, const char *name, const char *long_name,
@@ -29,7 +58,10 @@ static int event_push(plumb_profile *p, const char *name, const char *long_name,
 		return plumb_fail_nomem(err);
 	if (plumb_vec_push(p->events, e))
 		return plumb_fail_nomem(err);
-	/* Cost arrays were empty (costs_started is false), so no restriding. */
+	if (restride(p)) {
+		p->events.n--;
+		return plumb_fail_nomem(err);
+	}
 	return (int)(p->events.n - 1);
 }
 

@@ -1,5 +1,6 @@
 #include "model/index.h"
 
+#include <assert.h>
 #include <string.h>
 
 /* Linear probing over a power-of-two table kept at most 3/4 full. */
@@ -61,8 +62,11 @@ int plumb_index_reserve(plumb_index *ix, size_t n)
 
 int plumb_index_insert(plumb_index *ix, uint32_t h, uint32_t id)
 {
+	assert(id != PLUMB_NONE); /* stored as id + 1, 0 marking an empty slot */
 	if ((ix->count + 1) * 4 > ix->nslots * 3 && grow(ix))
 		return -1;
+	/* at most 3/4 full: every probe ends at an empty slot */
+	assert(ix->count < ix->nslots);
 	place(ix->slots, ix->nslots, h, id + 1);
 	ix->count++;
 	return 0;

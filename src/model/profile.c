@@ -1,5 +1,6 @@
 /* The profile: entities, parts, the calling context tree, the call graph,
  * samples and metadata. See include/plumb/profile.h for the invariants. */
+#include <assert.h>
 #include <string.h>
 
 #include "model/index.h"
@@ -218,6 +219,10 @@ static plumb_id cct_new_node(plumb_profile *p, plumb_id parent, plumb_id frame, 
 	plumb_id id = (plumb_id)p->cct.n;
 	if (plumb_vec_reserve(p->cct, p->cct.n + 1) || COSTS_GROW(p, p->cct_self))
 		return PLUMB_NONE;
+	/* parents precede children: one forward pass visits them first */
+	assert(parent == PLUMB_NONE || parent < id);
+	/* cct_self holds one cost vector per node, grown in step */
+	assert(p->cct_self.n == (size_t)(id + 1) * p->events.n);
 	if (parent != PLUMB_NONE) {
 		n.next_sibling = p->cct.v[parent].first_child;
 		p->cct.v[parent].first_child = id;
@@ -352,6 +357,7 @@ static int cg_self_entry(plumb_profile *p, plumb_id part, plumb_id frame, plumb_
 		    (!direct && plumb_index_insert(&p->cg_self_ix, h, id)))
 			return plumb_fail_nomem(err);
 		p->cg_self.v[p->cg_self.n++] = k;
+		assert(p->cg_self_cost.n == p->cg_self.n * p->events.n);
 		if (direct)
 			*direct = id;
 	}

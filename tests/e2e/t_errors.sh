@@ -87,3 +87,14 @@ py "info json stays valid around a missing file" 'import json,sys; assert len(js
 # A full disk on standard output is an error, not silence.
 expect_err "convert -o - to a full device" 1 "cannot write to standard output" sh -c "\"$PLUMB\" convert \"$DATA/fig21.folded\" -o - > /dev/full"
 expect_err "report to a full device" 1 "cannot write" sh -c "\"$PLUMB\" report \"$DATA/fig21.folded\" > /dev/full"
+
+# Derived events defined between function bodies (one of them a bad formula,
+# then redefined) once overflowed a node's cost vector, made before the event
+# existed: now every vector is widened as events are added.
+printf 'event: S = Ir\nevents: Ir Dr Dw\nfn=x\nevent: Both = Ir + Dw junk\nfn=x\nevent: T = Ir\nevent: Both = Ir + Dw\nfn=main\n' > late-events.cg
+for c in report info annotate; do
+	run "$PLUMB" $c late-events.cg
+	same "events after fn= lines: $c exits 0" "$rc" 0
+done
+run "$PLUMB" convert late-events.cg -o late-events.callgrind
+same "events after fn= lines: convert exits 0" "$rc" 0

@@ -70,3 +70,26 @@ Test(profile, reserve_keeps_entries)
 	cr_expect_eq(p->frames.n, 3);
 	plumb_profile_free(p);
 }
+
+/* Nodes and entries made before an event is added get the new width. */
+Test(profile, event_added_after_nodes_widens_their_costs)
+{
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	cr_assert_not_null(p);
+	plumb_id part = plumb_part_default(p);
+	cr_assert_eq(plumb_event_add(p, "Ir", NULL, NULL, &err), 0, "%s", err.message);
+	plumb_id fn = plumb_function_intern(p, "f", NULL, PLUMB_NONE, PLUMB_NONE, 0);
+	plumb_id fr = plumb_frame_intern(p, fn, PLUMB_NONE, 0, 0);
+	plumb_id node = plumb_cct_child(p, p->parts.v[part].root, fr);
+	cr_assert_neq(node, PLUMB_NONE);
+	cr_assert_eq(plumb_event_add(p, "Dr", NULL, NULL, &err), 1, "%s", err.message);
+	cr_assert_eq(plumb_event_add_derived(p, "Sum", NULL, "Ir + Dr", &err), 2, "%s", err.message);
+	cr_expect_eq(p->cct_self.n, p->cct.n * 3, "cct_self %zu for %zu nodes", p->cct_self.n, p->cct.n);
+	uint64_t c[3] = { 5, 7, 0 };
+	cr_assert_eq(plumb_cct_add_self(p, node, c, &err), 0, "%s", err.message);
+	cr_assert_eq(plumb_profile_compute_derived(p, &err), 0, "%s", err.message);
+	cr_expect_eq(plumb_cct_self(p, node)[2], 12);
+	cr_expect_eq(plumb_cct_self(p, p->parts.v[part].root)[0], 0);
+	plumb_profile_free(p);
+}
