@@ -311,7 +311,7 @@ static int begin_data(aprof_reader *r)
 	r->in_data = true;
 	if (r->version < 0)
 		r->version = 0; /* no v line: version 0 */
-	return setup_event(r) || open_part(r);
+	return setup_event(r) || open_part(r) ? -1 : 0;
 }
 
 /* "c plumb-missing: sum sqr": which fields the next points lack. */
@@ -429,15 +429,15 @@ static int one_line(aprof_reader *r, const char *s, const char *end)
 		return skipped_line(r, &r->warned_g, "\"g\" lines (distinct input sizes of a development "
 				    "build of aprof)");
 	case 'r':
-		return begin_data(r) || routine_line(r, t, end);
+		return begin_data(r) || routine_line(r, t, end) ? -1 : 0;
 	case 'u':
 	case 'd':
-		return begin_data(r) || name_line(r, tag, t, end);
+		return begin_data(r) || name_line(r, tag, t, end) ? -1 : 0;
 	case 'p':
 	case 'q':
-		return begin_data(r) || aprof_point_line(r, tag, t, end);
+		return begin_data(r) || aprof_point_line(r, tag, t, end) ? -1 : 0;
 	case 'x':
-		return begin_data(r) || aprof_context_line(r, t, end);
+		return begin_data(r) || aprof_context_line(r, t, end) ? -1 : 0;
 	default: {
 		char q[PLUMB_QUOTE_SIZE];
 		return aprof_bad(r, "expected a line tag among c v k e m i t a f r u d p q x, got %s",
