@@ -15,6 +15,7 @@ typedef enum field {
 } field;
 
 #define MAX_FIELDS 18
+#define SQUARE_DIGITS 60
 
 static const field v0[] = { F_ID, F_INPUT, F_AVG, F_CALLS };
 static const field v1[] = { F_ID, F_INPUT, F_MIN, F_MAX, F_SUM, F_SQR, F_CALLS };
@@ -43,8 +44,9 @@ static const field *layout(int v, size_t n, const char **expect)
 }
 
 /* A sum of squares: aprof wrote it as a 64-bit integer (which may have
- * wrapped), aprof-helper as "%.0f" (which may pass 2^64): any whole
- * number a long double holds. */
+ * wrapped), aprof-helper as "%.0f" (which may pass 2^64): a whole number
+ * below 10^60 (calls x max^2 < 2^192 < 10^58), so that sums of any number
+ * of them stay finite. */
 static bool parse_square(const char *s, size_t n, long double *out)
 {
 	uint64_t v;
@@ -52,12 +54,12 @@ static bool parse_square(const char *s, size_t n, long double *out)
 		*out = (long double)v;
 		return true;
 	}
-	if (n == 0 || n > 4940)
+	if (n == 0 || n > SQUARE_DIGITS)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (s[i] < '0' || s[i] > '9')
 			return false;
-	char buf[4944];
+	char buf[SQUARE_DIGITS + 1];
 	memcpy(buf, s, n);
 	buf[n] = '\0';
 	*out = strtold(buf, NULL);
@@ -179,7 +181,7 @@ static int parse_fields(aprof_reader *r, char tag, const char *s, const char *en
 		if (!ok)
 			return aprof_bad(r, "expected %s (a whole decimal number%s) as field %zu after \"%c\", "
 					 "got %s", field_name(lay[i]),
-					 lay[i] == F_SQR || lay[i] == F_SSQR ? "" : " of at most 64 bits",
+					 lay[i] == F_SQR || lay[i] == F_SSQR ? " below 10^60" : " of at most 64 bits",
 					 i + 1, tag, plumb_quote_input(q, sizeof q, tok[i], len[i]));
 		if (nonzero && !r->warned_deprecated) {
 			r->warned_deprecated = true;

@@ -39,14 +39,14 @@ static int unwritable(plumb_error *err, const char *what, const char *s)
 /* A name between quotes: no '"', no line break. */
 static int check_name(const char *s, const char *what, plumb_error *err)
 {
-	return s && strpbrk(s, "\"\n\r") ? unwritable(err, what, s) : 0;
+	return s && strpbrk(s, "\"\n") ? unwritable(err, what, s) : 0;
 }
 
-/* A header word (m, i): one token, no spaces or control bytes. */
+/* A header word (m, i): one token between spaces, on one line. */
 static int check_word(const char *s, const char *what, plumb_error *err)
 {
 	for (const char *c = s; *c; c++)
-		if ((unsigned char)*c <= ' ') {
+		if (*c == ' ' || *c == '\n' || *c == '\r') {
 			char q[PLUMB_QUOTE_SIZE];
 			return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
 					  "aprof output: cannot write the %s %s: it must be one word", what,
