@@ -451,3 +451,21 @@ Test(aprof, writer_refuses_what_a_report_cannot_hold)
 	fclose(out);
 	plumb_profile_free(p);
 }
+
+Test(aprof, plumb_missing_comment_marks_fields_absent)
+{
+	plumb_profile *p = load("written_missing_fields.aprof");
+	const plumb_point *v1 = point_of(p, "qsort(int*, int, int)", 10);
+	cr_expect_eq(v1->has, PLUMB_PT_MIN_MAX | PLUMB_PT_SUM | PLUMB_PT_SQR);
+	/* written as 40 (computed from one call), read as absent: 0 */
+	const plumb_point *v2 = NULL;
+	for (size_t i = 0; i < p->points.n; i++)
+		if (p->points.v[i].input == 1024)
+			v2 = &p->points.v[i];
+	cr_assert_not_null(v2);
+	cr_expect_eq(v2->has, PLUMB_PT_MIN_MAX | PLUMB_PT_SUM | PLUMB_PT_REAL | PLUMB_PT_SELF);
+	cr_expect_eq(v2->self_min, 0);
+	cr_expect(v2->sqr_sum == 0);
+	cr_expect_eq(v2->self_sum, 40);
+	plumb_profile_free(p);
+}
