@@ -184,7 +184,7 @@ void ref_read(const char *path, ref_report *out)
 			}
 		}
 		ref_routine *r = routine_of(rs, nr, rid);
-		snprintf(rp->key, sizeof rp->key, "%s\x1f%s\x1f%s\x1f%" PRIu64, r->name,
+		snprintf(rp->key, sizeof rp->key, "%.3000s\x1f%.500s\x1f%.4000s\x1f%" PRIu64, r->name,
 			 strcmp(r->object, "NONE") ? r->object : "", ctx, rp->v.input);
 	}
 	free(rs);
