@@ -5,7 +5,7 @@
 
 #include "cli/cli.h"
 
-static const char convert_help[] =
+static const char convert_head[] =
 	"usage: plumb convert [options] IN... -o OUT\n"
 	"\n"
 	"Read one or more profiles (formats found from their content; several are\n"
@@ -14,10 +14,11 @@ static const char convert_help[] =
 	"\n"
 	"Options:\n"
 	"  -o, --output OUT   the file to write (required); '-' writes to standard\n"
-	"                     output (folded stacks, or Callgrind with --to callgrind)\n"
-	"  -t, --to FORMAT    plumb (the .plumb store), callgrind or folded; default:\n"
-	"                     from OUT's name: .plumb; .callgrind, .cg or callgrind.out*;\n"
-	"                     .folded or .txt. Any other name needs --to\n"
+	"                     output (folded stacks, or any format but plumb with --to)\n"
+	"  -t, --to FORMAT    the format to write; default: the one OUT's name belongs\n"
+	"                     to (any other name needs --to). The formats and their names:\n";
+
+static const char convert_tail[] =
 	"      --exe FILE     the executable a gmon.out belongs to (default: a.out in\n"
 	"                     the gmon file's directory)\n"
 	"  -h, --help         this help\n"
@@ -28,6 +29,26 @@ static const char convert_help[] =
 	"  plumb convert profile.plumb --to folded -o stacks.folded\n"
 	"  plumb convert profile.plumb -o callgrind.out.1   (open it in KCachegrind)\n"
 	"  plumb convert stacks.folded -t callgrind -o - | callgrind_annotate /dev/stdin\n";
+
+/* The help's list of writable formats comes from the registry, one a line. */
+static void print_help(void)
+{
+	fputs(convert_head, stdout);
+	size_t n;
+	const plumb_format_ops *f = plumb_formats(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (!f[i].write)
+			continue;
+		printf("                       %-10s", f[i].name);
+		const char *sep = " ";
+		for (const char *const *e = f[i].extensions; e && *e; e++, sep = ", ")
+			printf("%s%s", sep, *e);
+		for (const char *const *q = f[i].prefixes; q && *q; q++, sep = ", ")
+			printf("%s%s*", sep, *q);
+		putchar('\n');
+	}
+	fputs(convert_tail, stdout);
+}
 
 /* Callgrind files name the profiled command (cmd:). When no input recorded
  * one, the input files say where the profile came from: the writer falls
@@ -80,7 +101,7 @@ int cmd_convert(int argc, char **argv)
 			cli_set_executable(optarg);
 			break;
 		case 'h':
-			fputs(convert_help, stdout);
+			print_help();
 			return EXIT_OK;
 		case ':':
 			return cli_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
