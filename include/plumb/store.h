@@ -8,8 +8,8 @@
 
 struct plumb_read_opts;
 
-/* The schema version kept in PRAGMA user_version. */
-#define PLUMB_STORE_VERSION 1
+/* The schema version kept in PRAGMA user_version (2: the jumps table). */
+#define PLUMB_STORE_VERSION 2
 /* PRAGMA application_id: 'PLMB'. */
 #define PLUMB_STORE_APPLICATION_ID 0x504c4d42
 

@@ -16,6 +16,8 @@
  *    number of contexts (a header comment says so).
  * A call is never written with calls=0 (callgrind_annotate would add the
  * cost line to the caller's self cost): such a count becomes 1, with a note.
+ * Jumps (Callgrind's jump=/jcnd=, kept by the reader) are written at their
+ * source position after its self cost and calls, as Callgrind writes them.
  *
  * Layout: each plumb part is one section (part: N, thread: T). The first
  * section alone carries summary:, the total of the whole profile, because
@@ -36,6 +38,7 @@
  * base is forgotten), so that every reader's reading of relative positions
  * gives the same numbers.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -48,7 +51,7 @@
 #define PLUMB_VERSION "unknown"
 #endif
 
-enum { KIND_SELF = 0, KIND_CALL = 1 };
+enum { KIND_SELF = 0, KIND_CALL = 1, KIND_JUMP = 2 };
 
 /* Header notes: what a reader of the file should know about calls= lines. */
 enum {
@@ -60,15 +63,15 @@ enum {
 /* Name namespaces; each has its own ids. */
 enum { NS_FILE, NS_OBJECT, NS_FUNCTION, NS_COUNT };
 
-/* One self cost or one call; runs of equal (part, frame, kind, callee)
- * merge. Small, as there is one per cost line or arc of the profile: the
- * sort keys come from the frame. */
+/* One self cost, call or jump; runs of equal (part, frame, kind, callee)
+ * merge. Small, as there is one per cost line, arc or jump of the profile:
+ * the sort keys come from the frame. */
 typedef struct item {
 	const uint64_t *cost; /* one slot per event, or NULL for zero */
 	uint64_t count;       /* known call count, 0 when unknown */
 	uint32_t part;
 	uint32_t frame;       /* where the cost is, or the call site */
-	uint32_t callee;      /* calls: the function called */
+	uint32_t callee;      /* calls: the function called; jumps: the jump id */
 	uint8_t kind;
 	uint8_t flags;        /* NOTE_* that apply to this call */
 } item;
@@ -527,6 +530,16 @@ static void cg_items(cgw *w)
 	}
 }
 
+/* Jumps are written at their source frame, after its self cost and calls. */
+static void jump_items(cgw *w)
+{
+	const plumb_profile *p = w->p;
+	for (size_t i = 0; i < p->jumps.n; i++) {
+		item *it = item_at(w, p->jumps.v[i].part, p->jumps.v[i].from, KIND_JUMP, NULL);
+		it->callee = (uint32_t)i;
+	}
+}
+
 static int cmp_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? -1 : a > b;
@@ -574,13 +587,21 @@ static int rank_frames(cgw *w)
 	return rc;
 }
 
-/* At one frame: self cost before calls, calls by callee. */
+/* At one frame: self cost, then calls by callee, then jumps by target
+ * (unconditional first): an order by names, not by ids. */
 static int cmp_at_frame(const void *a, const void *b, void *ctx)
 {
 	const cgw *w = ctx;
 	const item *x = &w->items[*(const uint32_t *)a], *y = &w->items[*(const uint32_t *)b];
 	int c = cmp_u64(x->kind, y->kind);
-	return c ? c : cmp_u64(w->rank[x->callee], w->rank[y->callee]);
+	if (c || x->kind == KIND_SELF)
+		return c;
+	if (x->kind == KIND_CALL)
+		return cmp_u64(w->rank[x->callee], w->rank[y->callee]);
+	const plumb_jump *jx = &w->p->jumps.v[x->callee], *jy = &w->p->jumps.v[y->callee];
+	if ((c = cmp_u64(w->frame_pos[jx->to], w->frame_pos[jy->to])))
+		return c;
+	return cmp_u64(jx->conditional, jy->conditional);
 }
 
 static uint32_t sort_key(const cgw *w, const item *it, bool by_part)
@@ -667,6 +688,8 @@ static int take_run(cgw *w, size_t k, run *r, uint64_t *c, plumb_error *err)
 		flags |= it->flags;
 	}
 	r->count = sum;
+	/* a jump is one run: equal jumps are one entry of the profile */
+	assert(r->end > k && (r->first->kind != KIND_JUMP || r->end - k == 1));
 	if (r->first->kind != KIND_CALL)
 		return 0;
 	if (!(flags & NOTE_CONTEXTS) && sum == 0)
@@ -763,9 +786,10 @@ static int prepare(cgw *w, plumb_error *err)
 	w->nparts = p->parts.n ? p->parts.n : 1;
 	size_t max = p->cct.n, total;
 	if (max > SIZE_MAX / 2 || (total = 2 * max) > SIZE_MAX - p->cg_self.n ||
-	    (total += p->cg_self.n) > SIZE_MAX - p->arcs.n)
+	    (total += p->cg_self.n) > SIZE_MAX - p->arcs.n ||
+	    (total += p->arcs.n) > SIZE_MAX - p->jumps.n)
 		return plumb_fail_nomem(err);
-	total += p->arcs.n;
+	total += p->jumps.n;
 	if (total > UINT32_MAX) /* the writing order holds 32-bit indexes */
 		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
 				  "%zu costs and calls: more than a Callgrind file can be written with", total);
@@ -774,6 +798,8 @@ static int prepare(cgw *w, plumb_error *err)
 		return plumb_fail_nomem(err);
 	cct_items(w);
 	cg_items(w);
+	jump_items(w);
+	assert(w->nitems <= total);
 	if (scan_items(w, err))
 		return -1;
 	return choose_summary(w) ? plumb_fail_nomem(err) : 0;
@@ -1045,11 +1071,55 @@ static void put_call(cgw *w, const run *r, const uint64_t *c)
 	put_c(w, '\n');
 }
 
+/* The file of a frame of function fn, as a name key. */
+static uint32_t frame_file_key(const cgw *w, plumb_id frame, uint32_t fn)
+{
+	plumb_id file = w->p->frames.v[frame].file;
+	return file == PLUMB_NONE ? fn_file_key(w, fn) : file_key(w, file);
+}
+
 /* The file of an item's frame, as a name key. */
 static uint32_t item_file_key(const cgw *w, const item *it, uint32_t fn)
 {
-	plumb_id file = w->p->frames.v[it->frame].file;
-	return file == PLUMB_NONE ? fn_file_key(w, fn) : file_key(w, file);
+	return frame_file_key(w, it->frame, fn);
+}
+
+/* jump=COUNT TARGET or jcnd=FOLLOWED/EXECUTED TARGET (Callgrind's form,
+ * which KCachegrind reads), after jfi=/jfn= when the target is in another
+ * file or function than the code around it; then the source position
+ * alone. The target is absolute, as a call's is. */
+static void put_jump(cgw *w, const item *it, uint32_t fn)
+{
+	const plumb_jump *j = &w->p->jumps.v[it->callee];
+	const plumb_frame *to = &w->p->frames.v[j->to];
+	uint32_t tfn = frame_fn(w, j->to), tfile = frame_file_key(w, j->to, tfn);
+	if (tfile != w->cur_file)
+		put_spec(w, "jfi", NS_FILE, tfile);
+	if (tfn != fn)
+		put_spec(w, "jfn", NS_FUNCTION, tfn);
+	if (j->conditional) {
+		put(w, "jcnd=");
+		put_u64(w, j->followed);
+		put_c(w, '/');
+		put_u64(w, j->executed);
+	} else {
+		put(w, "jump=");
+		put_u64(w, j->executed);
+	}
+	put_c(w, ' ');
+	if (w->instr) {
+		put_hex(w, to->address);
+		put_c(w, ' ');
+	}
+	put_u64(w, to->line);
+	put_c(w, '\n');
+	const plumb_frame *from = &w->p->frames.v[it->frame];
+	if (w->instr) {
+		put_site(w, from->address, &w->base_addr, true);
+		put_c(w, ' ');
+	}
+	put_site(w, from->line, &w->base_line, false);
+	put_c(w, '\n');
 }
 
 /* One function of a section: writing order [k, end) shares its rank. */
@@ -1080,8 +1150,10 @@ static int put_function(cgw *w, size_t k, size_t end, plumb_error *err)
 		}
 		if (r.first->kind == KIND_SELF)
 			put_self(w, r.first, w->buf);
-		else
+		else if (r.first->kind == KIND_CALL)
 			put_call(w, &r, w->buf);
+		else
+			put_jump(w, r.first, fn);
 		k = r.end;
 	}
 	if (w->cur_file != w->cur_fl) {

@@ -481,9 +481,12 @@ Test(store, foreign_sqlite_database)
 
 Test(store, newer_schema_version)
 {
+	char sql[64], want[64];
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", PLUMB_STORE_VERSION + 1);
+	snprintf(want, sizeof want, "schema version %d is newer", PLUMB_STORE_VERSION + 1);
 	write_built();
-	edit("PRAGMA user_version = 2");
-	read_fails(PLUMB_ERR_UNSUPPORTED, "schema version 2 is newer");
+	edit(sql);
+	read_fails(PLUMB_ERR_UNSUPPORTED, want);
 }
 
 Test(store, truncated_file)
