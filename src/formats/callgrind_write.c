@@ -12,10 +12,15 @@
  *    each parent -> child edge, a call from the parent's frame to the child's
  *    function with the inclusive cost of the child's subtree. Contexts that
  *    share the caller frame and the callee become one call line. Its count
- *    is the sum of the activation counts, or, when they are not known, the
- *    number of contexts (a header comment says so).
- * A call is never written with calls=0 (callgrind_annotate would add the
- * cost line to the caller's self cost): such a count becomes 1, with a note.
+ *    is the sum of the activation counts.
+ * Call counts: the format has no "unknown" count, and a sampled profile (a
+ * CCT without activation counts: folded stacks, plumb record) has none. Its
+ * calls are written calls=1, "called", the least a count can claim; the
+ * number of contexts, written before, showed in KCachegrind as call counts
+ * (main -> helper "3x" for one call). Where some counts are known, their
+ * sum is written. A call is never written with calls=0 (callgrind_annotate
+ * would add the cost line to the caller's self cost): a recorded 0 becomes
+ * 1 too. A header comment says when either applies.
  * Jumps (Callgrind's jump=/jcnd=, kept by the reader) are written at their
  * source position after its self cost and calls, as Callgrind writes them.
  *
@@ -55,7 +60,7 @@ enum { KIND_SELF = 0, KIND_CALL = 1, KIND_JUMP = 2 };
 
 /* Header notes: what a reader of the file should know about calls= lines. */
 enum {
-	NOTE_CONTEXTS = 1,  /* counts are numbers of calling contexts */
+	NOTE_UNKNOWN = 1,   /* calls whose count is not known (sampled stacks) */
 	NOTE_ZERO = 2,      /* a recorded count of 0 written as 1 */
 	NOTE_NO_INCL = 4    /* calls whose inclusive cost is not known, written with 0 */
 };
@@ -492,7 +497,7 @@ static void call_at(cgw *w, plumb_id part, plumb_id caller, uint32_t callee, uin
 	item *it = item_at(w, part, caller, KIND_CALL, cost);
 	it->callee = callee;
 	if (count == PLUMB_COUNT_UNKNOWN)
-		flags |= NOTE_CONTEXTS;
+		flags |= NOTE_UNKNOWN;
 	else
 		it->count = count;
 	it->flags = (uint8_t)flags;
@@ -666,8 +671,8 @@ static bool same_key(const item *x, const item *y)
 
 /* The run that starts at writing-order index k: its costs summed into c
  * (nprim slots; NULL: not summed) and, for a call, the count to write: the
- * known counts' sum, or the number of contexts when any is unknown, never 0.
- * Notes what the header must say. */
+ * known counts' sum, and 1 when that is 0 (see the top comment). Notes what
+ * the header must say. */
 static int take_run(cgw *w, size_t k, run *r, uint64_t *c, plumb_error *err)
 {
 	uint64_t sum = 0;
@@ -692,10 +697,11 @@ static int take_run(cgw *w, size_t k, run *r, uint64_t *c, plumb_error *err)
 	assert(r->end > k && (r->first->kind != KIND_JUMP || r->end - k == 1));
 	if (r->first->kind != KIND_CALL)
 		return 0;
-	if (!(flags & NOTE_CONTEXTS) && sum == 0)
-		flags |= NOTE_ZERO;
-	if (flags & (NOTE_CONTEXTS | NOTE_ZERO))
-		r->count = r->end - k;
+	if (sum == 0) {
+		r->count = 1;
+		if (!(flags & NOTE_UNKNOWN))
+			flags |= NOTE_ZERO;
+	}
 	w->notes |= flags;
 	return 0;
 }
@@ -926,9 +932,10 @@ static void put_desc(cgw *w)
 
 static void put_notes(cgw *w)
 {
-	if (w->notes & NOTE_CONTEXTS)
-		put(w, "# calls= counts: where the profile has no call counts (sampled stacks),\n"
-		       "# a count is the number of distinct calling contexts, not of calls.\n");
+	if (w->notes & NOTE_UNKNOWN)
+		put(w, "# calls= counts: the profile has no call counts (sampled stacks). A call\n"
+		       "# whose count is not known is written calls=1 (or with the sum of the\n"
+		       "# counts that are known): it was called, but not necessarily once.\n");
 	if (w->notes & NOTE_ZERO)
 		put(w, "# calls=1 stands for calls recorded with a count of 0.\n");
 	if (w->notes & NOTE_NO_INCL)

@@ -468,6 +468,17 @@ else
 	# check leaves out what callgrind_annotate counts twice
 	printf 'main;a;b;a;b 5\nmain;a 3\nmain;c;a;a 2\nmain;c 1\nmain;d;d;d 4\n' > rec.folded
 	cg_check rec rec.folded recursive
+	# sampled stacks have no call counts: helper -> parse from two contexts
+	# is calls=1 (callgrind_annotate and KCachegrind show it as a count),
+	# not 2, and the header says so
+	printf 'main;helper;parse 100\nmain;x;helper;parse 50\nmain;helper 3\n' > ctx.folded
+	"$PLUMB" convert ctx.folded --to callgrind -o ctx.callgrind
+	same "sampled: every calls= is 1" "$(grep '^calls=' ctx.callgrind | cut -d' ' -f1 | sort -u)" "calls=1"
+	grep -q '^# calls= counts: the profile has no call counts' ctx.callgrind \
+		&& ok "sampled: the header says the counts are unknown" \
+		|| fail "sampled: the header says the counts are unknown" "$(head -12 ctx.callgrind)"
+	run callgrind_annotate --tree=caller --inclusive=yes ctx.callgrind
+	expect_out "sampled: callgrind_annotate shows helper > parse once" "150 (98.04%)  < ???:helper (1x) []"
 	# two inputs are two parts: one summary, each part its totals
 	run "$PLUMB" convert "$DATA/fig21.folded" "$DATA/folded/simple.folded" -o two.plumb
 	cg_check two two.plumb
