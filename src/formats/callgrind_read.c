@@ -189,6 +189,8 @@ static inline const char *skip_ws(const char *s, const char *e)
 /* The position columns of a line into pos[], relative to r->last. */
 static int parse_positions(cg_reader *r, const char **ps, const char *e, uint64_t *pos)
 {
+	/* positions: refuses more columns than pos[] and r->last hold */
+	assert(r->npos >= 0 && r->npos < CG_MAX_POS);
 	const char *s = *ps;
 	for (int i = 0; i < r->npos; i++) {
 		s = skip_ws(s, e);
@@ -279,6 +281,7 @@ static int add_checked(cg_reader *r, uint64_t *dst, const uint64_t *src)
  * of one line with lines_only), flushed to the profile when it changes. */
 static int add_self(cg_reader *r, uint32_t line, uint64_t addr)
 {
+	assert(r->fn != PLUMB_NONE); /* cost_line refused a cost outside a function */
 	if (add_checked(r, r->sum, r->costs))
 		return -1;
 	if (r->self_valid && r->self_fn == r->fn && r->self_file == r->file &&
@@ -333,6 +336,7 @@ static int note_entry(cg_reader *r, plumb_id callee, const uint64_t *target)
 /* The line after calls=: the call site and the inclusive cost of the calls. */
 static int add_call(cg_reader *r, uint32_t line, uint64_t addr)
 {
+	assert(r->fn != PLUMB_NONE && r->callee != PLUMB_NONE); /* checked at fn=, calls= */
 	r->call_pending = false;
 	plumb_id site = plumb_frame_intern(r->p, r->fn, r->file, line, addr);
 	if (site == PLUMB_NONE)
@@ -369,6 +373,7 @@ static plumb_id jump_function(cg_reader *r, plumb_id file)
  * current one); both name this jump only. */
 static int add_jump(cg_reader *r, uint32_t line, uint64_t addr)
 {
+	assert(r->fn != PLUMB_NONE); /* checked by cost_line */
 	r->jump_pending = false;
 	plumb_id from = plumb_frame_intern(r->p, r->fn, r->file, line, addr);
 	plumb_id file = r->jfi != CG_UNDEF ? r->jfi : r->file;

@@ -276,6 +276,7 @@ static const char *key_text(const cgw *w, int ns, uint32_t key)
 static void put_spec(cgw *w, const char *spec, int ns, uint32_t key)
 {
 	names *t = &w->ns[ns];
+	assert(ns == NS_FUNCTION ? key < w->nfn : key <= w->unknown_key); /* names_init's sizes */
 	put(w, spec);
 	put(w, "=(");
 	if (t->stamp[key] == w->stamp) {
@@ -455,6 +456,7 @@ static int cct_inclusive(cgw *w, plumb_error *err)
 	memcpy(w->cct_incl, p->cct_self.v, p->cct.n * w->nev * sizeof(uint64_t));
 	for (size_t i = p->cct.n; i-- > 0;) {
 		plumb_id up = p->cct.v[i].parent;
+		assert(up == PLUMB_NONE || up < i); /* the model's order: one pass suffices */
 		if (up != PLUMB_NONE &&
 		    plumb_costs_add(w->cct_incl + (size_t)up * w->nev, w->cct_incl + i * w->nev, w->nev, err))
 			return -1;
@@ -1059,6 +1061,7 @@ static void put_call(cgw *w, const run *r, const uint64_t *c)
 	if (fn_file_key(w, callee) != w->cur_file)
 		put_spec(w, "cfi", NS_FILE, fn_file_key(w, callee));
 	put_spec(w, "cfn", NS_FUNCTION, callee);
+	assert(r->count > 0); /* calls=0 would be the caller's self cost to callgrind_annotate */
 	put(w, "calls=");
 	put_u64(w, r->count);
 	put_c(w, ' ');
