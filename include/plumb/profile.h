@@ -146,6 +146,18 @@ typedef struct plumb_arc {
 	bool has_inclusive;    /* arc_incl holds the arc's inclusive cost */
 } plumb_arc;
 
+/* A jump (Callgrind's --collect-jumps): from the jump instruction's
+ * position to its target, per part. Equal (part, from, to, conditional)
+ * are one jump whose counts add up. */
+typedef struct plumb_jump {
+	plumb_id part;
+	plumb_id from;         /* frame of the jump instruction */
+	plumb_id to;           /* frame of the target */
+	bool conditional;      /* Callgrind's jcnd= (else jump=) */
+	uint64_t executed;     /* times the jump instruction ran */
+	uint64_t followed;     /* times it jumped (unconditional: = executed) */
+} plumb_jump;
+
 /* A raw sample: when, where, how much. */
 typedef struct plumb_sample {
 	uint64_t time_ns;
@@ -228,6 +240,8 @@ typedef struct plumb_profile {
 
 	PLUMB_VEC(plumb_point) points;
 	plumb_points_info points_info;
+	PLUMB_VEC(plumb_jump) jumps;
+	plumb_index jump_ix;  /* private: finds a jump by its key */
 
 	/* private lookup tables */
 	plumb_index module_ix, file_ix, function_ix, frame_ix, cct_ix, cg_self_ix, arc_ix;
@@ -333,6 +347,14 @@ int plumb_arc_note_zeros(plumb_profile *p, plumb_id arc, uint64_t mask, plumb_er
  * PLUMB_COUNT_UNKNOWN; incl may be NULL (not known). Returns the arc id or -1. */
 int plumb_arc_add(plumb_profile *p, plumb_id part, plumb_id caller, plumb_id callee,
 		  uint64_t calls, const uint64_t *incl, plumb_error *err);
+
+/* ---- jumps ------------------------------------------------------------ */
+
+/* Add to the jump (part, from, to, conditional) its executed and followed
+ * counts; an unconditional jump's followed count is its executed count.
+ * Returns the jump id or -1 (unknown ids, overflow, ENOMEM). */
+int plumb_jump_add(plumb_profile *p, plumb_id part, plumb_id from, plumb_id to, bool conditional,
+		   uint64_t executed, uint64_t followed, plumb_error *err);
 
 /* ---- samples and metadata --------------------------------------------- */
 

@@ -7,8 +7,9 @@
  * calling context tree, one part per thread.
  *
  * Address chains are leaf first. chain[0] is the sampled pc; chain[i > 0]
- * are return addresses, which the symbolizer looks up at address - 1 so
- * that a call's frame carries the line of the call.
+ * are return addresses, which are symbolized at the start of their call
+ * instruction (src/symbols/call_site.c; address - 1 when none is found), so
+ * that a caller's frame carries the call's address and line.
  */
 #ifndef PLUMB_RECORD_H
 #define PLUMB_RECORD_H

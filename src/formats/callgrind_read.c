@@ -8,6 +8,7 @@
  * compressed function name remembers the function it was bound to, and
  * costs at a repeated position are summed locally before they reach the
  * profile's hash tables. */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -188,6 +189,8 @@ static inline const char *skip_ws(const char *s, const char *e)
 /* The position columns of a line into pos[], relative to r->last. */
 static int parse_positions(cg_reader *r, const char **ps, const char *e, uint64_t *pos)
 {
+	/* positions: refuses more columns than pos[] and r->last hold */
+	assert(r->npos >= 0 && r->npos < CG_MAX_POS);
 	const char *s = *ps;
 	for (int i = 0; i < r->npos; i++) {
 		s = skip_ws(s, e);
@@ -282,6 +285,7 @@ static int add_checked(cg_reader *r, uint64_t *dst, const uint64_t *src)
  * of one line with lines_only), flushed to the profile when it changes. */
 static int add_self(cg_reader *r, uint32_t line, uint64_t addr)
 {
+	assert(r->fn != PLUMB_NONE); /* cost_line refused a cost outside a function */
 	if (add_checked(r, r->sum, r->costs))
 		return -1;
 	if (r->self_valid && r->self_fn == r->fn && r->self_file == r->file &&
@@ -339,6 +343,7 @@ static int note_entry(cg_reader *r, plumb_id callee, const uint64_t *target)
 /* The line after calls=: the call site and the inclusive cost of the calls. */
 static int add_call(cg_reader *r, uint32_t line, uint64_t addr)
 {
+	assert(r->fn != PLUMB_NONE && r->callee != PLUMB_NONE); /* checked at fn=, calls= */
 	r->call_pending = false;
 	plumb_id site = plumb_frame_intern(r->p, r->fn, r->file, line, addr);
 	if (site == PLUMB_NONE)
@@ -350,6 +355,51 @@ static int add_call(cg_reader *r, uint32_t line, uint64_t addr)
 		return -1;
 	r->cob = r->cfi = CG_UNDEF; /* they name the next call only */
 	r->cfn_fresh = false;
+	return 0;
+}
+
+/* ---- jumps ------------------------------------------------------------------------ */
+
+static plumb_id bind_function(cg_reader *r, plumb_id name, cg_fname *slot, plumb_id module,
+			      plumb_id file);
+
+/* The function a jump goes to: the current one, or jfn='s. A jfn= id bound
+ * before stands for that function (as in KCachegrind); a new name is a
+ * function of the current object and the target file. */
+static plumb_id jump_function(cg_reader *r, plumb_id file)
+{
+	if (r->jfn_name == CG_UNDEF)
+		return r->fn;
+	cg_fname *slot = r->jfn_slot == CG_UNDEF ? NULL : &r->fns[r->jfn_slot];
+	if (slot && slot->fn != PLUMB_NONE)
+		return slot->fn;
+	return bind_function(r, r->jfn_name, slot, r->ob, file);
+}
+
+/* The line after jump=/jcnd=: the jump's source. The target is in the
+ * target file (jfi=, else the current one) and function (jfn=, else the
+ * current one); both name this jump only. */
+static int add_jump(cg_reader *r, uint32_t line, uint64_t addr)
+{
+	assert(r->fn != PLUMB_NONE); /* checked by cost_line */
+	r->jump_pending = false;
+	plumb_id from = plumb_frame_intern(r->p, r->fn, r->file, line, addr);
+	plumb_id file = r->jfi != CG_UNDEF ? r->jfi : r->file;
+	plumb_id fn = jump_function(r, file);
+	if (from == PLUMB_NONE || fn == PLUMB_NONE)
+		return plumb_fail_nomem(r->err);
+	uint32_t tline = 0;
+	if (pos_line(r, r->jump_target, &tline))
+		return -1;
+	plumb_id to = plumb_frame_intern(r->p, fn, file, tline, pos_addr(r, r->jump_target));
+	if (to == PLUMB_NONE)
+		return plumb_fail_nomem(r->err);
+	if (plumb_jump_add(r->p, r->part, from, to, r->jump_cond, r->jump_executed, r->jump_followed,
+			   r->err) < 0)
+		return cg_bad_code(r, r->err->code, "%s", r->err->message);
+	r->jfi = CG_UNDEF;
+	r->jfn_name = CG_UNDEF;
+	r->jfn_slot = CG_UNDEF;
 	return 0;
 }
 
@@ -365,11 +415,14 @@ static int cost_line(cg_reader *r, const char *s, const char *e)
 	uint32_t line = 0;
 	if (pos_line(r, pos, &line))
 		return -1;
-	if (r->fn == PLUMB_NONE && (any || r->zeros || r->call_pending))
+	if (r->fn == PLUMB_NONE && (any || r->zeros || r->call_pending || r->jump_pending))
 		return cg_bad(r, "expected fn= before the first cost line");
 	if (r->call_pending)
 		return add_call(r, line, pos_addr(r, pos));
-	/* a line of written zeros is kept: callgrind_annotate shows them as 0 */
+	if (r->jump_pending && add_jump(r, line, pos_addr(r, pos)))
+		return -1;
+	/* a line of written zeros is kept: callgrind_annotate shows them as 0;
+	 * costs on a jump's source line (callgrind writes none) are self cost */
 	return any || r->zeros ? add_self(r, line, pos_addr(r, pos)) : 0;
 }
 
@@ -398,10 +451,11 @@ static int calls_line(cg_reader *r, const char *s, const char *e)
 }
 
 /* jump=COUNT TARGET, jcnd=FOLLOWED/EXECUTED TARGET (callgrind) or
- * jcnd=EXECUTED FOLLOWED TARGET (the spec): checked and counted. */
+ * jcnd=EXECUTED FOLLOWED TARGET (the spec): the next cost line is the
+ * jump's source. */
 static int jump_line(cg_reader *r, bool cond, const char *s, const char *e)
 {
-	uint64_t a, b, target[CG_MAX_POS];
+	uint64_t a, b = 0;
 	const char *what = cond ? "a jump count after \"jcnd=\"" : "a jump count after \"jump=\"";
 	const char *t = s;
 	while (t < e && !cg_is_space(*t) && *t != '/')
@@ -409,15 +463,21 @@ static int jump_line(cg_reader *r, bool cond, const char *s, const char *e)
 	num_status st = parse_u64(&s, t, &a);
 	if (st != NUM_OK)
 		return bad_number(r, st, what, s, e);
+	bool slash = false;
 	if (cond) {
-		if (s < e && *s == '/')
+		if (s < e && *s == '/') {
 			s++;
-		else
+			slash = true;
+		} else {
 			s = skip_ws(s, e);
+		}
 		if ((st = parse_u64(&s, e, &b)) != NUM_OK)
 			return bad_number(r, st, "a second count after \"jcnd=\"", s, e);
 	}
-	if (parse_positions(r, &s, e, target))
+	r->jump_cond = cond;
+	r->jump_executed = !cond ? a : slash ? b : a;
+	r->jump_followed = !cond ? a : slash ? a : b;
+	if (parse_positions(r, &s, e, r->jump_target))
 		return -1;
 	if (skip_ws(s, e) != e) {
 		char q[128];
@@ -426,6 +486,8 @@ static int jump_line(cg_reader *r, bool cond, const char *s, const char *e)
 			      plumb_quote_input(q, sizeof q, s, (size_t)(e - s)));
 	}
 	r->jumps++;
+	r->jump_pending = true;
+	r->jump_lineno = r->lineno;
 	return 0;
 }
 
@@ -629,7 +691,20 @@ void cg_reset_names(cg_reader *r)
 	r->cfn_slot = CG_UNDEF;
 	r->cfn_fresh = r->fl_seen = false;
 	memset(r->last, 0, sizeof r->last);
-	r->call_pending = false;
+	r->call_pending = r->jump_pending = false;
+	r->jfi = r->jfn_name = CG_UNDEF;
+	r->jfn_slot = CG_UNDEF;
+}
+
+/* A calls= or jump line is waiting for its cost line, and got something else. */
+static int cg_unfinished(cg_reader *r, const char *got)
+{
+	assert(r->call_pending || r->jump_pending);
+	if (r->call_pending)
+		return cg_bad(r, "expected the cost line of the call on line %" PRIu64 ", got %s",
+			      r->call_lineno, got);
+	return cg_bad(r, "expected the source line of the jump on line %" PRIu64 ", got %s",
+		      r->jump_lineno, got);
 }
 
 /* key=value lines: names and associations. */
@@ -639,13 +714,13 @@ static int spec_line(cg_reader *r, const char *key, size_t klen, const char *v, 
 	memcpy(k, key, klen);
 	k[klen] = '\0';
 	if (strcmp(k, "calls") == 0 || strcmp(k, "rcalls") == 0) {
-		if (r->call_pending)
-			goto call_unfinished;
+		if (r->call_pending || r->jump_pending)
+			goto unfinished;
 		return calls_line(r, v, e);
 	}
 	if (strcmp(k, "jump") == 0 || strcmp(k, "jcnd") == 0) {
-		if (r->call_pending)
-			goto call_unfinished;
+		if (r->call_pending || r->jump_pending)
+			goto unfinished;
 		return jump_line(r, k[1] == 'c', v, e);
 	}
 	ns space;
@@ -684,7 +759,10 @@ static int spec_line(cg_reader *r, const char *key, size_t klen, const char *v, 
 			r->cfn_fresh = true;
 			return 0;
 		}
-		return 0; /* jfn=: the jump's target, no costs */
+		/* jfn=: the next jump's target function */
+		r->jfn_name = name;
+		r->jfn_slot = slot ? (uint32_t)(slot - r->fns) : CG_UNDEF;
+		return 0;
 	}
 	plumb_id id = PLUMB_NONE;
 	if (resolve_path(r, space, k, &nr, &id))
@@ -707,12 +785,13 @@ static int spec_line(cg_reader *r, const char *key, size_t klen, const char *v, 
 	case 'o': /* cob= */
 		r->cob = id;
 		return 0;
-	default: /* jfi= */
+	default: /* jfi=: the next jump's target file */
+		r->jfi = id;
 		return 0;
 	}
-call_unfinished:
-	return cg_bad(r, "expected the cost line of the call on line %" PRIu64 ", got %s=",
-		      r->call_lineno, k);
+unfinished:
+	strcat(k, "=");
+	return cg_unfinished(r, k);
 }
 
 /* ---- the line loop --------------------------------------------------------------- */
@@ -748,9 +827,8 @@ static int one_line(cg_reader *r, char *s, char *e, char *raw_end)
 		while (k < e && (is_alpha(*k) || *k == '_'))
 			k++;
 		if (k < e && *k == ':') {
-			if (r->call_pending)
-				return cg_bad(r, "expected the cost line of the call on line %" PRIu64
-					      ", got a header line", r->call_lineno);
+			if (r->call_pending || r->jump_pending)
+				return cg_unfinished(r, "a header line");
 			const char *v = skip_ws(k + 1, e);
 			*raw_end = '\0'; /* the line is ours until the next call */
 			const char *raw_v = k + 1;
@@ -787,9 +865,8 @@ static int read_lines(cg_reader *r)
 	}
 	if (got < 0)
 		return -1;
-	if (r->call_pending)
-		return cg_bad(r, "expected the cost line of the call on line %" PRIu64
-			      ", got the end of the file", r->call_lineno);
+	if (r->call_pending || r->jump_pending)
+		return cg_unfinished(r, "the end of the file");
 	return 0;
 }
 

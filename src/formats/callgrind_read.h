@@ -76,6 +76,12 @@ typedef struct cg_reader {
 	bool call_pending;
 	uint64_t call_count, call_lineno, call_target[CG_MAX_POS];
 	uint64_t jumps;
+	/* a jump=/jcnd= line waiting for its source line; its target's jfi=/jfn= */
+	bool jump_pending, jump_cond;
+	uint64_t jump_executed, jump_followed, jump_lineno, jump_target[CG_MAX_POS];
+	plumb_id jfi;               /* file id, PLUMB_NONE (???), CG_UNDEF (not given) */
+	plumb_id jfn_name;          /* string id of the jfn= (CG_UNDEF: none) */
+	uint32_t jfn_slot;          /* its compressed id, or CG_UNDEF */
 
 	/* self costs summed while the position repeats */
 	bool self_valid;

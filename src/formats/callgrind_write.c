@@ -12,10 +12,17 @@
  *    each parent -> child edge, a call from the parent's frame to the child's
  *    function with the inclusive cost of the child's subtree. Contexts that
  *    share the caller frame and the callee become one call line. Its count
- *    is the sum of the activation counts, or, when they are not known, the
- *    number of contexts (a header comment says so).
- * A call is never written with calls=0 (callgrind_annotate would add the
- * cost line to the caller's self cost): such a count becomes 1, with a note.
+ *    is the sum of the activation counts.
+ * Call counts: the format has no "unknown" count, and a sampled profile (a
+ * CCT without activation counts: folded stacks, plumb record) has none. Its
+ * calls are written calls=1, "called", the least a count can claim; the
+ * number of contexts, written before, showed in KCachegrind as call counts
+ * (main -> helper "3x" for one call). Where some counts are known, their
+ * sum is written. A call is never written with calls=0 (callgrind_annotate
+ * would add the cost line to the caller's self cost): a recorded 0 becomes
+ * 1 too. A header comment says when either applies.
+ * Jumps (Callgrind's jump=/jcnd=, kept by the reader) are written at their
+ * source position after its self cost and calls, as Callgrind writes them.
  *
  * Layout: each plumb part is one section (part: N, thread: T). The first
  * section alone carries summary:, the total of the whole profile, because
@@ -36,6 +43,7 @@
  * base is forgotten), so that every reader's reading of relative positions
  * gives the same numbers.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -48,11 +56,11 @@
 #define PLUMB_VERSION "unknown"
 #endif
 
-enum { KIND_SELF = 0, KIND_CALL = 1 };
+enum { KIND_SELF = 0, KIND_CALL = 1, KIND_JUMP = 2 };
 
 /* Header notes: what a reader of the file should know about calls= lines. */
 enum {
-	NOTE_CONTEXTS = 1,  /* counts are numbers of calling contexts */
+	NOTE_UNKNOWN = 1,   /* calls whose count is not known (sampled stacks) */
 	NOTE_ZERO = 2,      /* a recorded count of 0 written as 1 */
 	NOTE_NO_INCL = 4    /* calls whose inclusive cost is not known, written with 0 */
 };
@@ -60,15 +68,15 @@ enum {
 /* Name namespaces; each has its own ids. */
 enum { NS_FILE, NS_OBJECT, NS_FUNCTION, NS_COUNT };
 
-/* One self cost or one call; runs of equal (part, frame, kind, callee)
- * merge. Small, as there is one per cost line or arc of the profile: the
- * sort keys come from the frame. */
+/* One self cost, call or jump; runs of equal (part, frame, kind, callee)
+ * merge. Small, as there is one per cost line, arc or jump of the profile:
+ * the sort keys come from the frame. */
 typedef struct item {
 	const uint64_t *cost; /* one slot per event, or NULL for zero */
 	uint64_t count;       /* known call count, 0 when unknown */
 	uint32_t part;
 	uint32_t frame;       /* where the cost is, or the call site */
-	uint32_t callee;      /* calls: the function called */
+	uint32_t callee;      /* calls: the function called; jumps: the jump id */
 	uint8_t kind;
 	uint8_t flags;        /* NOTE_* that apply to this call */
 } item;
@@ -268,6 +276,7 @@ static const char *key_text(const cgw *w, int ns, uint32_t key)
 static void put_spec(cgw *w, const char *spec, int ns, uint32_t key)
 {
 	names *t = &w->ns[ns];
+	assert(ns == NS_FUNCTION ? key < w->nfn : key <= w->unknown_key); /* names_init's sizes */
 	put(w, spec);
 	put(w, "=(");
 	if (t->stamp[key] == w->stamp) {
@@ -447,6 +456,7 @@ static int cct_inclusive(cgw *w, plumb_error *err)
 	memcpy(w->cct_incl, p->cct_self.v, p->cct.n * w->nev * sizeof(uint64_t));
 	for (size_t i = p->cct.n; i-- > 0;) {
 		plumb_id up = p->cct.v[i].parent;
+		assert(up == PLUMB_NONE || up < i); /* the model's order: one pass suffices */
 		if (up != PLUMB_NONE &&
 		    plumb_costs_add(w->cct_incl + (size_t)up * w->nev, w->cct_incl + i * w->nev, w->nev, err))
 			return -1;
@@ -489,7 +499,7 @@ static void call_at(cgw *w, plumb_id part, plumb_id caller, uint32_t callee, uin
 	item *it = item_at(w, part, caller, KIND_CALL, cost);
 	it->callee = callee;
 	if (count == PLUMB_COUNT_UNKNOWN)
-		flags |= NOTE_CONTEXTS;
+		flags |= NOTE_UNKNOWN;
 	else
 		it->count = count;
 	it->flags = (uint8_t)flags;
@@ -524,6 +534,16 @@ static void cg_items(cgw *w)
 		const plumb_arc *a = &p->arcs.v[i];
 		const uint64_t *c = a->has_inclusive ? p->arc_incl.v + i * w->nev : NULL;
 		call_at(w, a->part, a->caller, a->callee, a->calls, c, c ? 0 : NOTE_NO_INCL);
+	}
+}
+
+/* Jumps are written at their source frame, after its self cost and calls. */
+static void jump_items(cgw *w)
+{
+	const plumb_profile *p = w->p;
+	for (size_t i = 0; i < p->jumps.n; i++) {
+		item *it = item_at(w, p->jumps.v[i].part, p->jumps.v[i].from, KIND_JUMP, NULL);
+		it->callee = (uint32_t)i;
 	}
 }
 
@@ -574,13 +594,21 @@ static int rank_frames(cgw *w)
 	return rc;
 }
 
-/* At one frame: self cost before calls, calls by callee. */
+/* At one frame: self cost, then calls by callee, then jumps by target
+ * (unconditional first): an order by names, not by ids. */
 static int cmp_at_frame(const void *a, const void *b, void *ctx)
 {
 	const cgw *w = ctx;
 	const item *x = &w->items[*(const uint32_t *)a], *y = &w->items[*(const uint32_t *)b];
 	int c = cmp_u64(x->kind, y->kind);
-	return c ? c : cmp_u64(w->rank[x->callee], w->rank[y->callee]);
+	if (c || x->kind == KIND_SELF)
+		return c;
+	if (x->kind == KIND_CALL)
+		return cmp_u64(w->rank[x->callee], w->rank[y->callee]);
+	const plumb_jump *jx = &w->p->jumps.v[x->callee], *jy = &w->p->jumps.v[y->callee];
+	if ((c = cmp_u64(w->frame_pos[jx->to], w->frame_pos[jy->to])))
+		return c;
+	return cmp_u64(jx->conditional, jy->conditional);
 }
 
 static uint32_t sort_key(const cgw *w, const item *it, bool by_part)
@@ -645,8 +673,8 @@ static bool same_key(const item *x, const item *y)
 
 /* The run that starts at writing-order index k: its costs summed into c
  * (nprim slots; NULL: not summed) and, for a call, the count to write: the
- * known counts' sum, or the number of contexts when any is unknown, never 0.
- * Notes what the header must say. */
+ * known counts' sum, and 1 when that is 0 (see the top comment). Notes what
+ * the header must say. */
 static int take_run(cgw *w, size_t k, run *r, uint64_t *c, plumb_error *err)
 {
 	uint64_t sum = 0;
@@ -667,12 +695,15 @@ static int take_run(cgw *w, size_t k, run *r, uint64_t *c, plumb_error *err)
 		flags |= it->flags;
 	}
 	r->count = sum;
+	/* a jump is one run: equal jumps are one entry of the profile */
+	assert(r->end > k && (r->first->kind != KIND_JUMP || r->end - k == 1));
 	if (r->first->kind != KIND_CALL)
 		return 0;
-	if (!(flags & NOTE_CONTEXTS) && sum == 0)
-		flags |= NOTE_ZERO;
-	if (flags & (NOTE_CONTEXTS | NOTE_ZERO))
-		r->count = r->end - k;
+	if (sum == 0) {
+		r->count = 1;
+		if (!(flags & NOTE_UNKNOWN))
+			flags |= NOTE_ZERO;
+	}
 	w->notes |= flags;
 	return 0;
 }
@@ -763,9 +794,10 @@ static int prepare(cgw *w, plumb_error *err)
 	w->nparts = p->parts.n ? p->parts.n : 1;
 	size_t max = p->cct.n, total;
 	if (max > SIZE_MAX / 2 || (total = 2 * max) > SIZE_MAX - p->cg_self.n ||
-	    (total += p->cg_self.n) > SIZE_MAX - p->arcs.n)
+	    (total += p->cg_self.n) > SIZE_MAX - p->arcs.n ||
+	    (total += p->arcs.n) > SIZE_MAX - p->jumps.n)
 		return plumb_fail_nomem(err);
-	total += p->arcs.n;
+	total += p->jumps.n;
 	if (total > UINT32_MAX) /* the writing order holds 32-bit indexes */
 		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
 				  "%zu costs and calls: more than a Callgrind file can be written with", total);
@@ -774,6 +806,8 @@ static int prepare(cgw *w, plumb_error *err)
 		return plumb_fail_nomem(err);
 	cct_items(w);
 	cg_items(w);
+	jump_items(w);
+	assert(w->nitems <= total);
 	if (scan_items(w, err))
 		return -1;
 	return choose_summary(w) ? plumb_fail_nomem(err) : 0;
@@ -900,9 +934,10 @@ static void put_desc(cgw *w)
 
 static void put_notes(cgw *w)
 {
-	if (w->notes & NOTE_CONTEXTS)
-		put(w, "# calls= counts: where the profile has no call counts (sampled stacks),\n"
-		       "# a count is the number of distinct calling contexts, not of calls.\n");
+	if (w->notes & NOTE_UNKNOWN)
+		put(w, "# calls= counts: the profile has no call counts (sampled stacks). A call\n"
+		       "# whose count is not known is written calls=1 (or with the sum of the\n"
+		       "# counts that are known): it was called, but not necessarily once.\n");
 	if (w->notes & NOTE_ZERO)
 		put(w, "# calls=1 stands for calls recorded with a count of 0.\n");
 	if (w->notes & NOTE_NO_INCL)
@@ -1026,6 +1061,7 @@ static void put_call(cgw *w, const run *r, const uint64_t *c)
 	if (fn_file_key(w, callee) != w->cur_file)
 		put_spec(w, "cfi", NS_FILE, fn_file_key(w, callee));
 	put_spec(w, "cfn", NS_FUNCTION, callee);
+	assert(r->count > 0); /* calls=0 would be the caller's self cost to callgrind_annotate */
 	put(w, "calls=");
 	put_u64(w, r->count);
 	put_c(w, ' ');
@@ -1045,11 +1081,55 @@ static void put_call(cgw *w, const run *r, const uint64_t *c)
 	put_c(w, '\n');
 }
 
+/* The file of a frame of function fn, as a name key. */
+static uint32_t frame_file_key(const cgw *w, plumb_id frame, uint32_t fn)
+{
+	plumb_id file = w->p->frames.v[frame].file;
+	return file == PLUMB_NONE ? fn_file_key(w, fn) : file_key(w, file);
+}
+
 /* The file of an item's frame, as a name key. */
 static uint32_t item_file_key(const cgw *w, const item *it, uint32_t fn)
 {
-	plumb_id file = w->p->frames.v[it->frame].file;
-	return file == PLUMB_NONE ? fn_file_key(w, fn) : file_key(w, file);
+	return frame_file_key(w, it->frame, fn);
+}
+
+/* jump=COUNT TARGET or jcnd=FOLLOWED/EXECUTED TARGET (Callgrind's form,
+ * which KCachegrind reads), after jfi=/jfn= when the target is in another
+ * file or function than the code around it; then the source position
+ * alone. The target is absolute, as a call's is. */
+static void put_jump(cgw *w, const item *it, uint32_t fn)
+{
+	const plumb_jump *j = &w->p->jumps.v[it->callee];
+	const plumb_frame *to = &w->p->frames.v[j->to];
+	uint32_t tfn = frame_fn(w, j->to), tfile = frame_file_key(w, j->to, tfn);
+	if (tfile != w->cur_file)
+		put_spec(w, "jfi", NS_FILE, tfile);
+	if (tfn != fn)
+		put_spec(w, "jfn", NS_FUNCTION, tfn);
+	if (j->conditional) {
+		put(w, "jcnd=");
+		put_u64(w, j->followed);
+		put_c(w, '/');
+		put_u64(w, j->executed);
+	} else {
+		put(w, "jump=");
+		put_u64(w, j->executed);
+	}
+	put_c(w, ' ');
+	if (w->instr) {
+		put_hex(w, to->address);
+		put_c(w, ' ');
+	}
+	put_u64(w, to->line);
+	put_c(w, '\n');
+	const plumb_frame *from = &w->p->frames.v[it->frame];
+	if (w->instr) {
+		put_site(w, from->address, &w->base_addr, true);
+		put_c(w, ' ');
+	}
+	put_site(w, from->line, &w->base_line, false);
+	put_c(w, '\n');
 }
 
 /* One function of a section: writing order [k, end) shares its rank. */
@@ -1080,8 +1160,10 @@ static int put_function(cgw *w, size_t k, size_t end, plumb_error *err)
 		}
 		if (r.first->kind == KIND_SELF)
 			put_self(w, r.first, w->buf);
-		else
+		else if (r.first->kind == KIND_CALL)
 			put_call(w, &r, w->buf);
+		else
+			put_jump(w, r.first, fn);
 		k = r.end;
 	}
 	if (w->cur_file != w->cur_fl) {

@@ -150,6 +150,12 @@ int plumb_profile_merge(plumb_profile *dst, const plumb_profile *src, plumb_erro
 				  a->has_inclusive ? src->arc_incl.v + i * nev : NULL, err) < 0)
 			goto out;
 	}
+	for (size_t i = 0; i < src->jumps.n; i++) {
+		const plumb_jump *j = &src->jumps.v[i];
+		if (plumb_jump_add(dst, part[j->part], frame[j->from], frame[j->to], j->conditional,
+				   j->executed, j->followed, err) < 0)
+			goto out;
+	}
 	for (size_t i = 0; i < src->samples.n; i++) {
 		const plumb_sample *s = &src->samples.v[i];
 		if (plumb_sample_add(dst, s->time_ns, part[s->part], node[s->node],

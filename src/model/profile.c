@@ -42,6 +42,8 @@ void plumb_profile_free(plumb_profile *p)
 	free(p->sample_weights.v);
 	free(p->meta.v);
 	free(p->points.v);
+	free(p->jumps.v);
+	plumb_index_free(&p->jump_ix);
 	plumb_index *ixs[] = { &p->module_ix, &p->function_ix, &p->file_ix, &p->frame_ix,
 			       &p->cct_ix, &p->cg_self_ix, &p->arc_ix, &p->point_ix };
 	for (size_t i = 0; i < sizeof ixs / sizeof *ixs; i++)

@@ -106,4 +106,20 @@ struct psmp_end {
 /* Bytes of a record with n payload bytes after its fixed part, padded. */
 #define PSMP_PAD8(n) (((n) + 7u) & ~(uint64_t)7u)
 
+/* The layout above is the file format: a field added, moved or resized
+ * changes every file, so the sizes are pinned (as sysprof pins its capture
+ * records), and every fixed part stays a multiple of 8 so that the u64
+ * fields of the next record are aligned. */
+_Static_assert(sizeof(struct psmp_file_header) == 16, "psmp_file_header is 16 bytes");
+_Static_assert(sizeof(struct psmp_rec) == 8, "psmp_rec is 8 bytes");
+_Static_assert(sizeof(struct psmp_image) == 64, "psmp_image is 64 bytes");
+_Static_assert(sizeof(struct psmp_sample) == 32, "psmp_sample is 32 bytes");
+_Static_assert(sizeof(struct psmp_thread) == 56, "psmp_thread is 56 bytes");
+_Static_assert(sizeof(struct psmp_maps) == 24, "psmp_maps is 24 bytes");
+_Static_assert(sizeof(struct psmp_end) == 56, "psmp_end is 56 bytes");
+_Static_assert(sizeof(struct psmp_image) % 8 == 0 && sizeof(struct psmp_sample) % 8 == 0 &&
+		       sizeof(struct psmp_thread) % 8 == 0 && sizeof(struct psmp_maps) % 8 == 0 &&
+		       sizeof(struct psmp_end) % 8 == 0,
+	       "records keep 8-byte alignment");
+
 #endif

@@ -7,6 +7,7 @@
 
 #include "model/index.h"
 #include "plumb/record.h"
+#include "symbols/call_site.h"
 
 #define MAX_INLINE 16
 
@@ -35,6 +36,7 @@ typedef struct conv {
 	const plumb_rec_data *d;
 	plumb_profile *p;
 	plumb_symbolizer *sym;
+	plumb_call_sites *calls;   /* where a return address's call starts */
 	addr_entry *tab;       /* open addressing; map == INT64_MIN: empty */
 	size_t tab_cap, tab_n;
 	PLUMB_VEC(plumb_id) frames;
@@ -113,15 +115,36 @@ static plumb_id module_of(conv *c, const plumb_rec_map *m)
 	return plumb_module_intern(c->p, m->path, b[0] ? b : NULL);
 }
 
-/* Intern the frames of one address into c->frames, outermost first. */
-static int resolve(conv *c, const plumb_rec_map *m, int32_t pid, uint64_t addr, addr_entry *e,
-		   plumb_error *err)
+/* A direct call's target must be mapped in the process when it ran. */
+typedef struct target_check {
+	const plumb_rec_data *d;
+	int32_t pid;
+	uint64_t ret, time_ns;
+} target_check;
+
+static bool target_mapped(void *ctx, int64_t rel)
+{
+	const target_check *k = ctx;
+	return plumb_rec_map_find(k->d, k->pid, k->ret + (uint64_t)rel, k->time_ns) != NULL;
+}
+
+/* Intern the frames of one address into c->frames, outermost first. A
+ * return address (ret, looked up as addr = ret - 1) is symbolized at the
+ * start of its call instruction, so that the caller's frame has the call's
+ * address and line. */
+static int resolve(conv *c, const plumb_rec_map *m, const plumb_rec_sample *s, uint64_t addr,
+		   bool ret, addr_entry *e, plumb_error *err)
 {
 	plumb_sym_frame f[MAX_INLINE];
 	int n;
 	char name[64];
 	if (m) {
-		n = plumb_symbolize(c->sym, m->path, addr - m->start + m->pgoff, f, MAX_INLINE, err);
+		uint64_t off = addr - m->start + m->pgoff;
+		if (ret) {
+			target_check k = { c->d, s->pid, addr + 1, s->time_ns };
+			off = plumb_call_site(c->calls, m->path, off + 1, target_mapped, &k);
+		}
+		n = plumb_symbolize(c->sym, m->path, off, f, MAX_INLINE, err);
 		if (n < 0)
 			return -1;
 		e->module = module_of(c, m);
@@ -134,7 +157,6 @@ static int resolve(conv *c, const plumb_rec_map *m, int32_t pid, uint64_t addr, 
 		n = 1;
 		e->module = plumb_module_intern(c->p, where, NULL);
 	}
-	(void)pid;
 	if (e->module == PLUMB_NONE || plumb_vec_reserve(c->frames, c->frames.n + (size_t)n))
 		return plumb_fail_nomem(err);
 	e->first = (uint32_t)c->frames.n;
@@ -154,8 +176,10 @@ static int resolve(conv *c, const plumb_rec_map *m, int32_t pid, uint64_t addr, 
 	return 0;
 }
 
-/* The entry for address addr of a sample (return addresses already - 1). */
-static addr_entry *lookup(conv *c, const plumb_rec_sample *s, uint64_t addr, plumb_error *err)
+/* The entry for address addr of a sample (return addresses already - 1,
+ * and ret set). */
+static addr_entry *lookup(conv *c, const plumb_rec_sample *s, uint64_t addr, bool ret,
+			  plumb_error *err)
 {
 	const plumb_rec_map *m = plumb_rec_map_find(c->d, s->pid, addr, s->time_ns);
 	int64_t key = m ? (int64_t)(m - c->d->maps.v) : -1 - (int64_t)s->pid;
@@ -170,7 +194,7 @@ static addr_entry *lookup(conv *c, const plumb_rec_sample *s, uint64_t addr, plu
 		j = (j + 1) & (c->tab_cap - 1);
 	}
 	addr_entry e = { key, addr, 0, 0, PLUMB_NONE };
-	if (resolve(c, m, s->pid, addr, &e, err))
+	if (resolve(c, m, s, addr, ret, &e, err))
 		return NULL;
 	c->tab[j] = e;
 	c->tab_n++;
@@ -247,7 +271,8 @@ static int add_sample(conv *c, const plumb_rec_sample *s, uint64_t *costs, bool 
 	plumb_id leaf_module = PLUMB_NONE;
 	for (size_t i = s->nips; i-- > 0;) {
 		uint64_t a = chain[i];
-		addr_entry *e = lookup(c, s, i > 0 && a > 0 ? a - 1 : a, err);
+		bool ret = i > 0 && a > 0;
+		addr_entry *e = lookup(c, s, ret ? a - 1 : a, ret, err);
 		if (!e || plumb_vec_reserve(c->path, c->path.n + e->n))
 			return e ? plumb_fail_nomem(err) : -1;
 		for (uint32_t k = 0; k < e->n; k++) {
@@ -292,7 +317,7 @@ static int known_start_routines(conv *c, plumb_error *err)
 		if (!pk)
 			continue; /* a thread without samples gets no part */
 		plumb_rec_sample s = { t->pid, t->tid, UINT64_MAX - 1, 0, 0, 0, 0, 0 };
-		addr_entry *e = lookup(c, &s, t->start_routine, err);
+		addr_entry *e = lookup(c, &s, t->start_routine, false, err);
 		if (!e)
 			return -1;
 		c->p->parts.v[pk->part].start_function =
@@ -356,7 +381,9 @@ int plumb_rec_to_profile(const plumb_rec_data *d, const plumb_rec_profile_opts *
 	c.sym = plumb_symbolizer_new(o ? o->debug_path : NULL, err);
 	if (!c.sym)
 		return -1;
-	int rc = convert(&c, o, err);
+	c.calls = plumb_call_sites_new();
+	int rc = c.calls ? convert(&c, o, err) : plumb_fail_nomem(err);
+	plumb_call_sites_free(c.calls);
 	plumb_symbolizer_free(c.sym);
 	free(c.tab);
 	free(c.frames.v);

@@ -8,6 +8,7 @@
 
 #include "plumb/formats.h"
 #include "plumb/store.h"
+#include "store/store_jumps.h"
 #include "store/store_private.h"
 
 bool plumb_store_detect(const unsigned char *head, size_t len)
@@ -442,7 +443,8 @@ static int wr_all(wr *w)
 			goto out;
 		}
 	}
-	if (wr_strings(w, st[S_STRING]) || wr_entities(w, st) || wr_costed(w, st))
+	if (wr_strings(w, st[S_STRING]) || wr_entities(w, st) || wr_costed(w, st) ||
+	    store_write_jumps(w->db, w->p, w->path, w->err))
 		goto out;
 	ret = 0;
 out:
@@ -472,7 +474,8 @@ static int wr_file(wr *w, const char *tmp_path)
 
 int plumb_store_write(const plumb_profile *p, const char *path, plumb_error *err)
 {
-	if (check_entities(p, path, err) || check_tree(p, path, err) || check_costs(p, path, err))
+	if (check_entities(p, path, err) || check_tree(p, path, err) || check_costs(p, path, err) ||
+	    store_check_jumps(p, path, err))
 		return -1;
 	plumb_atomic_file af;
 	if (plumb_atomic_reserve(&af, path, err))

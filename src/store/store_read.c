@@ -12,6 +12,7 @@
 
 #include "plumb/formats.h"
 #include "plumb/store.h"
+#include "store/store_jumps.h"
 #include "store/store_private.h"
 
 /* A file id -> profile id map; the file's ids are dense (checked). */
@@ -880,7 +881,10 @@ static int read_all(rd *r)
 		return -1;
 	if (read_legacy_estimate(r) || read_strings(r) || read_events(r) || read_modules(r) ||
 	    read_files(r) || read_functions(r) || read_frames(r) || read_parts(r) || read_cct(r) ||
-	    read_cg_self(r) || read_arcs(r) || read_samples(r) || read_meta(r))
+	    read_cg_self(r) || read_arcs(r) ||
+	    store_read_jumps(r->db, r->p, r->part.v, r->part.n, r->frame.v, r->frame.n, r->path,
+			     r->err) ||
+	    read_samples(r) || read_meta(r))
 		return -1;
 	return rd_exec(r, "COMMIT");
 }

@@ -85,13 +85,15 @@ def compare(cg, plumb_csv, inclusive, tree_csv=None):
 
 HEADER = {"version", "creator", "pid", "cmd", "part", "thread", "desc", "positions",
           "event", "events", "summary", "totals"}
-FILE_SPECS, OBJ_SPECS, FN_SPECS = {"fl", "fi", "fe", "cfi", "cfl"}, {"ob", "cob"}, {"fn", "cfn"}
+FILE_SPECS, OBJ_SPECS, FN_SPECS = {"fl", "fi", "fe", "cfi", "cfl", "jfi"}, {"ob", "cob"}, {"fn", "cfn", "jfn"}
 
 def kcachegrind(path):
     """Read a Callgrind file by the rules KCachegrind's loader follows (research
     notes, section 1): fn= goes back to the last fl= file; cfi= and cob= last
     for one call; a function is its name, file and object, and a compressed
-    function id stands for the function it was defined with; '???' is no name.
+    function id stands for the function it was defined with; '???' is no name;
+    jfi=/jfn= name the next jump's target, and the line after a jump is its
+    source, with no cost.
     Returns the events, self costs and calls per function, and every place where
     KCachegrind and the writer's intent would part."""
     problems, self_cost, calls = [], defaultdict(list), defaultdict(lambda: [0, []])
@@ -106,7 +108,8 @@ def kcachegrind(path):
     def reset():
         for t in tables.values():
             t.clear()
-        st.update(ob="", fl="", file="", fn=None, cfi=None, cob=None, call=None, callee=None)
+        st.update(ob="", fl="", file="", fn=None, cfi=None, cob=None, call=None, callee=None,
+                  jump=False, jfi=None)
 
     def add(dst, vals):
         dst.extend([0] * (len(vals) - len(dst)))
@@ -166,12 +169,16 @@ def kcachegrind(path):
                     st["file"] = name
                 elif spec == "cob":
                     st["cob"] = name
+                elif spec == "jfi":
+                    st["jfi"] = name
                 else:
                     st["cfi"] = name
                 continue
             if spec == "fn":
                 st["file"] = st["fl"]
                 want = (name, st["fl"], st["ob"])
+            elif spec == "jfn":
+                want = (name, st["jfi"] if st["jfi"] is not None else st["file"], st["ob"])
             else:
                 want = (name, st["cfi"] if st["cfi"] is not None else st["file"],
                         st["cob"] if st["cob"] is not None else st["ob"])
@@ -187,8 +194,11 @@ def kcachegrind(path):
                 tables["fn"][c.group(1)] = want
             if spec == "fn":
                 st["fn"] = want
-            else:
+            elif spec == "cfn":
                 st["callee"] = want
+            continue
+        if l.startswith("jump=") or l.startswith("jcnd="):
+            st["jump"] = True
             continue
         if l.startswith("calls="):
             n = int(l[6:].split(" ")[0])
@@ -200,12 +210,16 @@ def kcachegrind(path):
         if len(toks) < npos or not all(re.match(r"^(\d+|0x[0-9a-f]+|[+-]\d+|\*)$", t) for t in toks[:npos]):
             problems.append(where + ": not a cost line: " + l)
             continue
-        vals = [int(t) for t in toks[npos:]]
+        vals = [int(t) for t in toks[npos:] if t or not st["jump"]]  # callgrind: "* * "
         if len(vals) > len(events):
             problems.append(where + ": more costs than events")
         if st["fn"] is None:
             problems.append(where + ": a cost line outside a function")
-        if st["call"] is not None:
+        if st["jump"]:
+            if vals:
+                problems.append(where + ": costs on a jump's source line")
+            st["jump"], st["jfi"] = False, None
+        elif st["call"] is not None:
             arc = calls[(st["fn"], st["callee"])]
             arc[0] += st["call"]
             add(arc[1], vals)
@@ -284,8 +298,85 @@ def kcg_same(a, b):
         errs.append("calls differ for %s" % diff[:5])
     return errs
 
+def jumps(path):
+    """The jumps of a Callgrind file, decoded here and not by plumb:
+    (function, file, source position, target function, target file, target
+    position, conditional) -> [executed, followed], summed over equal keys
+    (callgrind writes a jump once per context). Relative positions count
+    from the last cost line, call-site and jump-source lines included;
+    targets do not move the base. jfi=/jfn= name one jump's target."""
+    out = defaultdict(lambda: [0, 0])
+    names, st = {}, {}
+    npos, in_body = 1, False
+    def reset():
+        names.clear()
+        st.update(fn=None, file=None, fl=None, last=[0] * 4, jump=None, jfi=None, jfn=None)
+    def pos(toks, base):
+        return [b if t == "*" else b + int(t) if t[0] in "+-" else int(t, 0)
+                for t, b in zip(toks, base)]
+    def name(spec, val):
+        ns = "fn" if spec in ("fn", "cfn", "jfn") else "ob" if spec in ("ob", "cob") else "file"
+        m = re.match(r"^\((\d+)\)(?: (.*))?$", val)
+        if not m:
+            return val
+        if m.group(2) is not None:
+            names[(ns, m.group(1))] = m.group(2)
+        return names[(ns, m.group(1))]
+    reset()
+    with open(path) as f:
+        lines = f.read().split("\n")
+    for l in lines:
+        if not l or l.startswith("#"):
+            continue
+        m = re.match(r"^([a-z]+):\s?(.*)$", l)
+        if m and m.group(1) in HEADER:
+            if in_body and m.group(1) != "totals":
+                reset()
+                in_body = False
+            if m.group(1) == "positions":
+                npos = len(m.group(2).split())
+            continue
+        in_body = True
+        m = re.match(r"^([a-z]+)=(.*)$", l)
+        if m:
+            spec, val = m.groups()
+            if spec in ("jump", "jcnd"):
+                c, rest = val.split(" ", 1)
+                if spec == "jcnd":
+                    followed, executed = c.split("/")
+                    counts = (int(executed), int(followed))
+                else:
+                    counts = (int(c), int(c))
+                st["jump"] = (spec == "jcnd", counts, pos(rest.split()[:npos], st["last"]))
+            elif spec != "calls":
+                n = name(spec, val)
+                if spec == "fn":
+                    st["fn"], st["file"] = n, st["fl"]
+                elif spec == "fl":
+                    st["fl"] = st["file"] = n
+                elif spec in ("fi", "fe"):
+                    st["file"] = n
+                elif spec in ("jfi", "jfn"):
+                    st[spec] = n
+            continue
+        p = pos(l.split()[:npos], st["last"])
+        st["last"] = p + [0] * (4 - len(p))
+        if st["jump"]:
+            cond, counts, target = st["jump"]
+            key = (st["fn"], st["file"], tuple(p), st["jfn"] or st["fn"], st["jfi"] or st["file"],
+                   tuple(target), cond)
+            out[key][0] += counts[0]
+            out[key][1] += counts[1]
+            st.update(jump=None, jfi=None, jfn=None)
+    return out
+
 mode = sys.argv[1]
-if mode == "self":
+if mode == "jumps":  # two Callgrind files with the same jumps and counts
+    a, b = jumps(sys.argv[2]), jumps(sys.argv[3])
+    errs = [] if a else ["no jumps in " + sys.argv[2]]
+    errs += ["%s: %s, then %s" % (k, a.get(k), b.get(k))
+             for k in sorted(set(a) | set(b), key=str) if a.get(k) != b.get(k)][:10]
+elif mode == "self":
     errs = compare(sys.argv[2], sys.argv[3], False)
 elif mode == "incl":
     errs = compare(sys.argv[2], sys.argv[3], True, sys.argv[4])
@@ -377,6 +468,17 @@ else
 	# check leaves out what callgrind_annotate counts twice
 	printf 'main;a;b;a;b 5\nmain;a 3\nmain;c;a;a 2\nmain;c 1\nmain;d;d;d 4\n' > rec.folded
 	cg_check rec rec.folded recursive
+	# sampled stacks have no call counts: helper -> parse from two contexts
+	# is calls=1 (callgrind_annotate and KCachegrind show it as a count),
+	# not 2, and the header says so
+	printf 'main;helper;parse 100\nmain;x;helper;parse 50\nmain;helper 3\n' > ctx.folded
+	"$PLUMB" convert ctx.folded --to callgrind -o ctx.callgrind
+	same "sampled: every calls= is 1" "$(grep '^calls=' ctx.callgrind | cut -d' ' -f1 | sort -u)" "calls=1"
+	grep -q '^# calls= counts: the profile has no call counts' ctx.callgrind \
+		&& ok "sampled: the header says the counts are unknown" \
+		|| fail "sampled: the header says the counts are unknown" "$(head -12 ctx.callgrind)"
+	run callgrind_annotate --tree=caller --inclusive=yes ctx.callgrind
+	expect_out "sampled: callgrind_annotate shows helper > parse once" "150 (98.04%)  < ???:helper (1x) []"
 	# two inputs are two parts: one summary, each part its totals
 	run "$PLUMB" convert "$DATA/fig21.folded" "$DATA/folded/simple.folded" -o two.plumb
 	cg_check two two.plumb
@@ -395,10 +497,12 @@ if ! command -v valgrind > /dev/null || ! command -v callgrind_annotate > /dev/n
 elif ! cc -g -O2 -o cgw_calls "$E2E_DIR/../programs/cgw_calls.c"; then
 	fail "real Callgrind files: compile tests/programs/cgw_calls.c"
 else
-	for v in plain instr cache parts; do
+	for v in plain instr cache parts jumps jumplines; do
 		case $v in
 		plain) opts= ;;
 		instr) opts=--dump-instr=yes ;;
+		jumps) opts="--dump-instr=yes --collect-jumps=yes" ;;
+		jumplines) opts=--collect-jumps=yes ;;
 		cache) opts="--dump-instr=yes --cache-sim=yes --collect-systime=nsec" ;;
 		parts) opts="--combine-dumps=yes --dump-after=work" ;;
 		esac
@@ -449,6 +553,17 @@ else
 		fi
 		cmp -s again.$v.callgrind again2.$v.callgrind && ok "$v: a fixed point" \
 			|| fail "$v: a fixed point" "$(diff again.$v.callgrind again2.$v.callgrind | head -5)"
+	done
+	# jumps (jump=, jcnd=) are kept with their counts: decoded here, not by
+	# plumb; directly and through a .plumb store
+	for v in jumps jumplines; do
+		run python3 cgcmp.py jumps cg.$v out.$v.callgrind
+		[ "$rc" -eq 0 ] && ok "$v: the same jumps and counts" || fail "$v: the same jumps and counts" "$out" "$err"
+		"$PLUMB" convert cg.$v -o $v.plumb
+		"$PLUMB" convert $v.plumb --to callgrind -o $v.via-store.callgrind
+		run python3 cgcmp.py jumps cg.$v $v.via-store.callgrind
+		[ "$rc" -eq 0 ] && ok "$v: through a .plumb store, the same jumps" \
+			|| fail "$v: through a .plumb store, the same jumps" "$out" "$err"
 	done
 	# through the .plumb store: the same file
 	"$PLUMB" convert cg.instr -o instr.plumb

@@ -44,6 +44,51 @@ if python3 -c "import sys; sys.exit(0 if float('$r') >= 99 else 1)"; then
 else
 	fail "-O2 -fomit-frame-pointer: stacks reach a root in >= 99% of samples" "got $r%"
 fi
+# 1b. A caller's cost is at its call instruction, not inside it (return
+# address - 1): every call site written to Callgrind, in the program and in
+# libc (where main is called through a register), starts a call
+# instruction in objdump -d. KCachegrind's machine-code view otherwise
+# warns of "cost lines without machine code".
+"$PLUMB" convert shares.plumb --to callgrind -o shares.callgrind
+run python3 - shares.callgrind "$(pwd)/shares" <<'PYEOF'
+import re, subprocess, sys
+path, exe = sys.argv[1], sys.argv[2]
+names, ob, base, sites, pending = {}, None, [0, 0], [], False
+def pos(tok, b):
+    return b if tok == "*" else b + int(tok) if tok[0] in "+-" else int(tok, 0)
+for l in open(path).read().split("\n"):
+    m = re.match(r"^(c?)ob=\((\d+)\)(?: (.*))?$", l)
+    if m:
+        if m.group(3):
+            names[m.group(2)] = m.group(3)
+        if not m.group(1):
+            ob = names[m.group(2)]
+    if re.match(r"^(fn|fi|fe)=", l):
+        base = [0, 0]
+    if l.startswith("calls="):
+        pending = True
+    elif l and (l[0].isdigit() or l[0] in "+-*"):
+        p = [pos(t, b) for t, b in zip(l.split()[:2], base)]
+        if pending:
+            sites.append((ob, p[0]))
+            pending = False
+        base = p
+checked = 0
+for obj in sorted({o for o, _ in sites if o == exe or "libc.so" in (o or "")}):
+    out = subprocess.run(["objdump", "-d", obj], capture_output=True, text=True).stdout
+    starts = {int(a, 16): i for a, i in
+              re.findall(r"^\s+([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*(\S+)", out, re.M)}
+    for o, a in sites:
+        if o == obj and a:
+            assert a in starts, "%s: call site %#x is not an instruction start" % (obj, a)
+            assert starts[a].startswith("call"), "%s: %#x is %s, not a call" % (obj, a, starts[a])
+            checked += 1
+assert checked >= 4, "only %d call sites checked: %s" % (checked, sites)
+print(checked)
+PYEOF
+[ "$rc" -eq 0 ] && ok "callgrind call sites are call instructions in objdump -d ($out checked)" \
+	|| fail "callgrind call sites are call instructions in objdump -d" "$err"
+
 run "$PLUMB" report shares.plumb
 expect_out "report shows stack completeness" "Stacks reaching a root: "
 expect_out "functions have source files" "rec_shares.c"

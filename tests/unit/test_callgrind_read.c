@@ -251,7 +251,7 @@ Test(callgrind_read, calls_zero_is_an_arc_not_self_cost)
 	plumb_profile_free(p);
 }
 
-Test(callgrind_read, jumps_are_counted_not_costs)
+Test(callgrind_read, jumps_are_kept_not_costs)
 {
 	plumb_profile *p = load("jumps.cg");
 	plumb_id l = fn_in(p, "loop", NULL);
@@ -260,10 +260,24 @@ Test(callgrind_read, jumps_are_counted_not_costs)
 	cr_assert_eq(self_where(p, l, -1, 6, NULL, 0), 10 + 1);
 	cr_assert_eq(p->frames.v[p->cg_self.v[2].frame].address, 0x17);
 	cr_assert_eq(total(p, 0), 14);
-	cr_assert_eq(fn_in(p, "elsewhere", NULL), PLUMB_NONE, "jfn= makes no function");
-	cr_assert_eq(p->functions.n, 1);
+	/* jfn= names the jump's target function, which has no cost */
+	plumb_id e = fn_in(p, "elsewhere", "other.c");
+	cr_assert_neq(e, PLUMB_NONE);
+	cr_assert_eq(p->functions.n, 2);
 	cr_assert_eq(p->arcs.n, 0);
+	cr_assert_eq(p->cg_self.n, 3);
 	cr_assert_str_eq(plumb_meta_get(p, "callgrind.jumps"), "4");
+	cr_assert_eq(p->jumps.n, 4);
+	const plumb_jump *j = p->jumps.v;
+	cr_assert(j[0].conditional && j[0].followed == 4 && j[0].executed == 10);
+	cr_assert_eq(p->frames.v[j[0].from].address, 0x10);
+	cr_assert_eq(p->frames.v[j[0].to].address, 0x16);
+	cr_assert(!j[1].conditional && j[1].executed == 3 && j[1].followed == 3);
+	cr_assert_eq(p->frames.v[j[1].to].address, 0x10);
+	cr_assert(j[2].conditional && j[2].executed == 2 && j[2].followed == 5, "the spec's order");
+	cr_assert_eq(p->frames.v[j[3].to].function, e);
+	cr_assert_eq(p->frames.v[j[3].to].address, 0x99);
+	cr_assert_eq(p->frames.v[j[3].to].line, 70);
 	plumb_profile_free(p);
 }
 

@@ -302,7 +302,7 @@ Test(callgrind_write, call_graph_as_it_is)
 }
 
 /* Arcs without inclusive cost keep their count with cost 0; a count of 0
- * is written as 1, an unknown one as 1 context; each says so in a note. */
+ * is written as 1, an unknown one as 1 too; each says so in a note. */
 Test(callgrind_write, arcs_without_cost_or_count)
 {
 	plumb_profile *p = new_profile("Ir");
@@ -337,7 +337,7 @@ Test(callgrind_write, arcs_without_cost_or_count)
 	lines l = split(text);
 	cr_assert_geq(find_line(&l, 0, "# calls=1 stands for calls recorded with a count of 0."), 0, "%s", text);
 	cr_assert_eq(count_prefix(&l, "# calls with cost 0"), 1, "%s", text);
-	cr_assert_eq(count_prefix(&l, "# a count is the number of distinct calling contexts"), 1, "%s", text);
+	cr_assert_eq(count_prefix(&l, "# calls= counts: the profile has no call counts"), 1, "%s", text);
 	cr_assert_lt(find_line(&l, 0, "# calls=1 stands for calls recorded with a count of 0."),
 		     find_line(&l, 0, "positions: line"), "notes belong in the header");
 	lines_free(&l);
@@ -465,7 +465,7 @@ Test(callgrind_write, cct_with_recursion)
 			 "calls=1 0\n"
 			 "0 12\n"
 			 "cfn=(2) g\n"
-			 "calls=2 0\n"
+			 "calls=1 0\n"
 			 "0 24\n"
 			 "\n"
 			 "fn=(2)\n"
@@ -483,9 +483,38 @@ Test(callgrind_write, cct_with_recursion)
 			 "totals: 63\n"
 			 "\n");
 	lines l = split(text);
-	cr_assert_geq(find_line(&l, 0, "# a count is the number of distinct calling contexts, not of calls."), 0,
-		      "%s", text);
+	cr_assert_geq(find_line(&l, 0, "# calls= counts: the profile has no call counts (sampled stacks). A call"), 0, "%s", text);
 	cr_assert_geq(find_line(&l, 0, "summary: 63"), 0);
+	lines_free(&l);
+	free(text);
+	plumb_profile_free(p);
+}
+
+/* A sampled profile has no call counts: each call line says calls=1, not
+ * the number of contexts it sums (helper -> parse here comes from three
+ * contexts), and the header says why. */
+Test(callgrind_write, sampled_calls_are_not_context_counts)
+{
+	plumb_profile *p = new_profile("samples");
+	plumb_id part = plumb_part_default(p);
+	plumb_id m = frame_at(p, fn_in(p, "main", NULL, NULL, 0), NULL, 3, 0);
+	plumb_id x = frame_at(p, fn_in(p, "x", NULL, NULL, 0), NULL, 8, 0);
+	plumb_id h = frame_at(p, fn_in(p, "helper", NULL, NULL, 0), NULL, 12, 0);
+	plumb_id parse = frame_at(p, fn_in(p, "parse", NULL, NULL, 0), NULL, 20, 0);
+	/* helper -> parse from three contexts: it was "3x" */
+	stack(p, part, (plumb_id[]){ m, h, parse }, 3, 100);
+	stack(p, part, (plumb_id[]){ m, x, h, parse }, 4, 50);
+	stack(p, part, (plumb_id[]){ m, x, x, h, parse }, 5, 7);
+	char *text = write_ok(p);
+	lines l = split(text);
+	long i = find_line(&l, 0, "cfn=(2) parse");
+	cr_assert_geq(i, 0, "%s", text);
+	cr_assert_str_eq(l.v[i + 1], "calls=1 20", "%s", text);
+	cr_assert_str_eq(l.v[i + 2], "12 157");
+	for (size_t k = 0; k < l.n; k++)
+		if (strncmp(l.v[k], "calls=", 6) == 0)
+			cr_assert_eq(strncmp(l.v[k], "calls=1 ", 8), 0, "%s", l.v[k]);
+	cr_assert_geq(find_line(&l, 0, "# calls= counts: the profile has no call counts (sampled stacks). A call"), 0, "%s", text);
 	lines_free(&l);
 	free(text);
 	plumb_profile_free(p);
@@ -551,9 +580,9 @@ Test(callgrind_write, cct_and_call_graph_together)
 	lines l = split(text);
 	long i = find_line(&l, 0, "fn=(2) main");
 	cr_assert_geq(i, 0, "%s", text);
-	/* one context (count unknown) and 3 calls: the count is of contexts */
+	/* one context (count unknown) and 3 calls: the count known */
 	cr_assert_str_eq(l.v[i + 1], "cfn=(1)");
-	cr_assert_str_eq(l.v[i + 2], "calls=2 9");
+	cr_assert_str_eq(l.v[i + 2], "calls=3 9");
 	cr_assert_str_eq(l.v[i + 3], "2 9");
 	i = find_line(&l, 0, "fn=(1) a");
 	cr_assert_str_eq(l.v[i + 1], "9 9");
