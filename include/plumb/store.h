@@ -9,9 +9,10 @@
 struct plumb_read_opts;
 
 /* The schema version kept in PRAGMA user_version (2: parts say whether
- * their arc costs are measured; 3: the jumps table). Older versions are
+ * their arc costs are measured; 3: the jumps table; 4: performance
+ * points). Older versions are
  * read too (docs/plumb-format.md says how each is upgraded). */
-#define PLUMB_STORE_VERSION 3
+#define PLUMB_STORE_VERSION 4
 /* PRAGMA application_id: 'PLMB'. */
 #define PLUMB_STORE_APPLICATION_ID 0x504c4d42
 

@@ -90,6 +90,22 @@ static const char schema_sql[] =
 	"CREATE TABLE meta (id INTEGER PRIMARY KEY,"
 	" name INTEGER NOT NULL REFERENCES strings(id),"
 	" value INTEGER NOT NULL REFERENCES strings(id));\n"
+	/* Performance points (version 4): one row per part, routine, context
+	 * and input size; NULL where the source had no such field. */
+	"CREATE TABLE points_info (id INTEGER PRIMARY KEY CHECK (id = 0),"
+	" input_metric INTEGER REFERENCES strings(id),"
+	" memres INTEGER NOT NULL, total_cost INTEGER NOT NULL,"
+	" exe_mtime INTEGER, version INTEGER);\n"
+	"CREATE TABLE points (id INTEGER PRIMARY KEY,"
+	" part INTEGER NOT NULL REFERENCES parts(id),"
+	" function INTEGER NOT NULL REFERENCES functions(id),"
+	" context INTEGER REFERENCES cct_nodes(id),"
+	" input INTEGER NOT NULL, calls INTEGER NOT NULL,"
+	" sum INTEGER NOT NULL, sum_exact INTEGER NOT NULL,"
+	" min INTEGER, max INTEGER, sqr_sum, real_sum INTEGER,"
+	" self_sum INTEGER, self_min INTEGER, self_max INTEGER, self_sqr_sum,"
+	" syscall_cumul INTEGER, thread_cumul INTEGER, syscall_self INTEGER,"
+	" thread_self INTEGER);\n"
 	/* Views with the strings resolved, for people querying with sqlite3. */
 	"CREATE VIEW v_events AS SELECT e.id AS id, n.text AS name, l.text AS long_name,"
 	" u.text AS unit, f.text AS formula FROM events e JOIN strings n ON n.id = e.name"
@@ -232,6 +248,14 @@ static int check_costs(const plumb_profile *p, const char *path, plumb_error *er
 		CHECK_REF("sample", i, "part", p->samples.v[i].part, p->parts.n, false);
 		CHECK_REF("sample", i, "node", p->samples.v[i].node, p->cct.n, false);
 	}
+	CHECK_REF("points_info", 0, "input_metric", p->points_info.input_metric, p->strings.off.n,
+		  true);
+	for (size_t i = 0; i < p->points.n; i++) {
+		const plumb_point *t = &p->points.v[i];
+		CHECK_REF("point", i, "part", t->part, p->parts.n, false);
+		CHECK_REF("point", i, "function", t->function, p->functions.n, false);
+		CHECK_REF("point", i, "context", t->context, p->cct.n, true);
+	}
 	if (p->cct_self.n != p->cct.n * nev || p->cg_self_cost.n != p->cg_self.n * nev ||
 	    p->arc_incl.n != p->arcs.n * nev || p->sample_weights.n != p->samples.n * nev)
 		return inconsistent(err, path, "a cost array does not match its rows");
@@ -255,23 +279,30 @@ static int wr_fail(wr *w, int rc)
 			  w->path, w->db ? sqlite3_errmsg(w->db) : sqlite3_errstr(rc));
 }
 
-/* A column value: an integer or NULL. */
+/* A column value: an integer, NULL, or text (owned by the caller). */
 typedef struct val {
 	int64_t i;
 	bool null;
+	const char *text;
 } val;
 
-static val v_int(int64_t i) { return (val){ i, false }; }
-static val v_u64(uint64_t u) { return (val){ store_u2i(u), false }; }
-static val v_id(plumb_id id) { return (val){ id, id == PLUMB_NONE }; }
-static val v_count(uint64_t c) { return (val){ store_u2i(c), c == PLUMB_COUNT_UNKNOWN }; }
+static val v_int(int64_t i) { return (val){ i, false, NULL }; }
+static val v_u64(uint64_t u) { return (val){ store_u2i(u), false, NULL }; }
+static val v_id(plumb_id id) { return (val){ id, id == PLUMB_NONE, NULL }; }
+static val v_count(uint64_t c) { return (val){ store_u2i(c), c == PLUMB_COUNT_UNKNOWN, NULL }; }
+/* a field the point's source had (bit in has), else NULL */
+static val v_field(uint64_t u, uint32_t has, uint32_t bit)
+{
+	return (val){ store_u2i(u), !(has & bit), NULL };
+}
 
 /* Bind vals to st's parameters 1..n, insert the row, reset st. */
 static int wr_row(wr *w, sqlite3_stmt *st, const val *vals, int n)
 {
 	for (int k = 0; k < n; k++) {
 		int rc = vals[k].null ? sqlite3_bind_null(st, k + 1)
-				      : sqlite3_bind_int64(st, k + 1, vals[k].i);
+			 : vals[k].text ? sqlite3_bind_text(st, k + 1, vals[k].text, -1, SQLITE_STATIC)
+					: sqlite3_bind_int64(st, k + 1, vals[k].i);
 		if (rc != SQLITE_OK)
 			return wr_fail(w, rc);
 	}
@@ -295,7 +326,8 @@ static int wr_costs(wr *w, sqlite3_stmt *st, size_t owner, const uint64_t *c)
 
 enum {
 	S_STRING, S_EVENT, S_MODULE, S_FILE, S_FUNCTION, S_FRAME, S_PART, S_NODE, S_NODE_COST,
-	S_CG, S_CG_COST, S_ARC, S_ARC_COST, S_SAMPLE, S_SAMPLE_W, S_META, S_COUNT
+	S_CG, S_CG_COST, S_ARC, S_ARC_COST, S_SAMPLE, S_SAMPLE_W, S_META, S_POINTS_INFO, S_POINT,
+	S_COUNT
 };
 
 static const char *const insert_sql[S_COUNT] = {
@@ -315,6 +347,9 @@ static const char *const insert_sql[S_COUNT] = {
 	[S_SAMPLE] = "INSERT INTO samples VALUES (?1, ?2, ?3, ?4)",
 	[S_SAMPLE_W] = "INSERT INTO sample_weights VALUES (?1, ?2, ?3)",
 	[S_META] = "INSERT INTO meta VALUES (?1, ?2, ?3)",
+	[S_POINTS_INFO] = "INSERT INTO points_info VALUES (0, ?1, ?2, ?3, ?4, ?5)",
+	[S_POINT] = "INSERT INTO points VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+		    " ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
 };
 
 static int wr_strings(wr *w, sqlite3_stmt *st)
@@ -410,6 +445,49 @@ static int wr_costed(wr *w, sqlite3_stmt **st)
 	return 0;
 }
 
+/* A sum of squares: an integer while it fits 64 bits (as every value aprof
+ * writes does), else its exact decimal digits as text. buf >= 64. */
+static val v_sqr(long double v, uint32_t has, uint32_t bit, char *buf, size_t size)
+{
+	if (!(has & bit))
+		return (val){ 0, true, NULL };
+	if (v >= 0 && v <= (long double)UINT64_MAX && v == (long double)(uint64_t)v)
+		return v_u64((uint64_t)v);
+	snprintf(buf, size, "%.0Lf", v);
+	return (val){ 0, false, buf };
+}
+
+static int wr_points(wr *w, sqlite3_stmt **st)
+{
+	const plumb_profile *p = w->p;
+	const plumb_points_info *in = &p->points_info;
+	if ((in->version >= 0 || p->points.n) &&
+	    WR_ROW(w, st[S_POINTS_INFO], v_id(in->input_metric), v_int(in->memres),
+		   v_u64(in->total_cost), in->exe_mtime < 0 ? v_id(PLUMB_NONE) : v_int(in->exe_mtime),
+		   in->version < 0 ? v_id(PLUMB_NONE) : v_int(in->version)))
+		return -1;
+	for (size_t i = 0; i < p->points.n; i++) {
+		const plumb_point *t = &p->points.v[i];
+		uint32_t h = t->has;
+		char sqr[64], self_sqr[64];
+		if (WR_ROW(w, st[S_POINT], v_int((int64_t)i), v_id(t->part), v_id(t->function),
+			   v_id(t->context), v_u64(t->input), v_u64(t->calls), v_u64(t->sum),
+			   v_int((h & PLUMB_PT_SUM) != 0), v_field(t->min, h, PLUMB_PT_MIN_MAX),
+			   v_field(t->max, h, PLUMB_PT_MIN_MAX),
+			   v_sqr(t->sqr_sum, h, PLUMB_PT_SQR, sqr, sizeof sqr),
+			   v_field(t->real_sum, h, PLUMB_PT_REAL), v_field(t->self_sum, h, PLUMB_PT_SELF),
+			   v_field(t->self_min, h, PLUMB_PT_SELF_MIN_MAX),
+			   v_field(t->self_max, h, PLUMB_PT_SELF_MIN_MAX),
+			   v_sqr(t->self_sqr_sum, h, PLUMB_PT_SELF_SQR, self_sqr, sizeof self_sqr),
+			   v_field(t->syscall_cumul, h, PLUMB_PT_INPUT_STATS),
+			   v_field(t->thread_cumul, h, PLUMB_PT_INPUT_STATS),
+			   v_field(t->syscall_self, h, PLUMB_PT_INPUT_STATS),
+			   v_field(t->thread_self, h, PLUMB_PT_INPUT_STATS)))
+			return -1;
+	}
+	return 0;
+}
+
 static int wr_exec(wr *w, const char *sql)
 {
 	int rc = sqlite3_exec(w->db, sql, NULL, NULL, NULL);
@@ -444,7 +522,7 @@ static int wr_all(wr *w)
 		}
 	}
 	if (wr_strings(w, st[S_STRING]) || wr_entities(w, st) || wr_costed(w, st) ||
-	    store_write_jumps(w->db, w->p, w->path, w->err))
+	    wr_points(w, st) || store_write_jumps(w->db, w->p, w->path, w->err))
 		goto out;
 	ret = 0;
 out:

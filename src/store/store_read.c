@@ -3,6 +3,7 @@
  * reading into an empty profile gives back the very same ids. Every id in a
  * row is checked before use: a hand-edited file gets an error naming the
  * table and row, never an out-of-bounds access. Schema: docs/plumb-format.md. */
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -726,6 +727,156 @@ out:
 	return costs_close(&c, more == 0) || more ? -1 : 0;
 }
 
+/* ---- performance points (version 4) ------------------------------------------ */
+
+#define STORE_POINTS_SINCE 4
+
+/* A field of a point: NULL when the source lacked it (its bit is cleared);
+ * bit 0: a field every point has, never NULL. */
+static int point_field(const row *w, int col, const char *name, uint32_t bit, uint32_t *has,
+		       uint64_t *out)
+{
+	int64_t v;
+	bool present;
+	if (col_int(w, col, name, &v, bit ? &present : NULL))
+		return -1;
+	if (!bit)
+		present = true;
+	*out = present ? store_i2u(v) : 0;
+	if (!present)
+		*has &= ~bit;
+	return 0;
+}
+
+/* A sum of squares: an integer (64-bit pattern) or the decimal digits of a
+ * larger value as text; NULL when absent. */
+static int point_sqr(const row *w, int col, const char *name, uint32_t bit, uint32_t *has,
+		     long double *out)
+{
+	int type = sqlite3_column_type(w->st, col);
+	*out = 0;
+	if (type == SQLITE_NULL) {
+		*has &= ~bit;
+		return 0;
+	}
+	if (type == SQLITE_INTEGER) {
+		*out = (long double)store_i2u(sqlite3_column_int64(w->st, col));
+		return 0;
+	}
+	const char *text = type == SQLITE_TEXT ? (const char *)sqlite3_column_text(w->st, col) : NULL;
+	char *end;
+	if (text && *text >= '0' && *text <= '9') {
+		errno = 0;
+		*out = strtold(text, &end);
+		if (!*end && errno == 0)
+			return 0;
+	}
+	return row_fail(w, "%s: expected an integer or its digits as text, found %s", name,
+			type_name(type));
+}
+
+static int point_row(rd *r, const row *w)
+{
+	plumb_point t = { .has = PLUMB_PT_ALL };
+	int64_t exact;
+	if (col_ref(w, 1, "part", &r->part, false, &t.part) ||
+	    col_ref(w, 2, "function", &r->fn, false, &t.function) ||
+	    col_ref(w, 3, "context", &r->node, true, &t.context) ||
+	    point_field(w, 4, "input", 0, &t.has, &t.input) ||
+	    point_field(w, 5, "calls", 0, &t.has, &t.calls) ||
+	    point_field(w, 6, "sum", 0, &t.has, &t.sum) ||
+	    col_int(w, 7, "sum_exact", &exact, NULL) ||
+	    point_field(w, 8, "min", PLUMB_PT_MIN_MAX, &t.has, &t.min) ||
+	    point_field(w, 9, "max", PLUMB_PT_MIN_MAX, &t.has, &t.max) ||
+	    point_sqr(w, 10, "sqr_sum", PLUMB_PT_SQR, &t.has, &t.sqr_sum) ||
+	    point_field(w, 11, "real_sum", PLUMB_PT_REAL, &t.has, &t.real_sum) ||
+	    point_field(w, 12, "self_sum", PLUMB_PT_SELF, &t.has, &t.self_sum) ||
+	    point_field(w, 13, "self_min", PLUMB_PT_SELF_MIN_MAX, &t.has, &t.self_min) ||
+	    point_field(w, 14, "self_max", PLUMB_PT_SELF_MIN_MAX, &t.has, &t.self_max) ||
+	    point_sqr(w, 15, "self_sqr_sum", PLUMB_PT_SELF_SQR, &t.has, &t.self_sqr_sum) ||
+	    point_field(w, 16, "syscall_cumul", PLUMB_PT_INPUT_STATS, &t.has, &t.syscall_cumul) ||
+	    point_field(w, 17, "thread_cumul", PLUMB_PT_INPUT_STATS, &t.has, &t.thread_cumul) ||
+	    point_field(w, 18, "syscall_self", PLUMB_PT_INPUT_STATS, &t.has, &t.syscall_self) ||
+	    point_field(w, 19, "thread_self", PLUMB_PT_INPUT_STATS, &t.has, &t.thread_self))
+		return -1;
+	if (exact != 0 && exact != 1)
+		return row_fail(w, "sum_exact: expected 0 or 1, found %lld", (long long)exact);
+	if (!exact)
+		t.has &= ~(uint32_t)PLUMB_PT_SUM;
+	/* the pairs and the four drms counts come together or not at all */
+	if (t.has & PLUMB_PT_MIN_MAX ? sqlite3_column_type(w->st, 8) == SQLITE_NULL ||
+					       sqlite3_column_type(w->st, 9) == SQLITE_NULL
+				      : sqlite3_column_type(w->st, 8) != SQLITE_NULL ||
+					       sqlite3_column_type(w->st, 9) != SQLITE_NULL)
+		return row_fail(w, "min and max: expected both or neither");
+	if (t.context != PLUMB_NONE && r->p->cct.v[t.context].part != t.part)
+		return row_fail(w, "context: a node of another part");
+	if (plumb_point_add(r->p, &t, r->err))
+		return row_model_fail(w);
+	return 0;
+}
+
+static int read_points_info(rd *r)
+{
+	row w = { r, "points_info", NULL, 0 };
+	if (rd_prepare(r, "SELECT id, input_metric, memres, total_cost, exe_mtime, version "
+			  "FROM points_info ORDER BY id", &w.st))
+		return -1;
+	int more, ret = -1;
+	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
+		plumb_points_info in;
+		int64_t total, mtime, version;
+		bool has_mtime, has_version;
+		plumb_points_info_init(&in);
+		if (i > 0) {
+			row_fail(&w, "expected one row at most");
+			goto out;
+		}
+		if (col_sid(&w, 1, "input_metric", true, &in.input_metric) ||
+		    col_u32(&w, 2, "memres", &in.memres) || col_int(&w, 3, "total_cost", &total, NULL) ||
+		    col_int(&w, 4, "exe_mtime", &mtime, &has_mtime) ||
+		    col_int(&w, 5, "version", &version, &has_version))
+			goto out;
+		in.total_cost = store_i2u(total);
+		in.exe_mtime = has_mtime ? mtime : -1;
+		if (has_version && (version < 0 || version > 1000)) {
+			row_fail(&w, "version: %lld out of range", (long long)version);
+			goto out;
+		}
+		in.version = has_version ? (int)version : -1;
+		if (plumb_points_info_add(r->p, &in, r->err)) {
+			row_model_fail(&w);
+			goto out;
+		}
+	}
+	ret = more ? -1 : 0;
+out:
+	sqlite3_finalize(w.st);
+	return ret;
+}
+
+static int read_points(rd *r)
+{
+	if (r->version < STORE_POINTS_SINCE)
+		return 0;
+	if (read_points_info(r))
+		return -1;
+	row w = { r, "points", NULL, 0 };
+	if (rd_prepare(r, "SELECT id, part, function, context, input, calls, sum, sum_exact, min, "
+			  "max, sqr_sum, real_sum, self_sum, self_min, self_max, self_sqr_sum, "
+			  "syscall_cumul, thread_cumul, syscall_self, thread_self FROM points "
+			  "ORDER BY id", &w.st))
+		return -1;
+	int more;
+	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++)
+		if (point_row(r, &w)) {
+			more = -1;
+			break;
+		}
+	sqlite3_finalize(w.st);
+	return more ? -1 : 0;
+}
+
 /* Version 1 said "the arc costs are gprof's estimates" (gmon.out) with
  * this metadata key; version 2 says it per part (arc_costs), and the arcs
  * carry no cost. */
@@ -884,7 +1035,7 @@ static int read_all(rd *r)
 	    read_cg_self(r) || read_arcs(r) ||
 	    store_read_jumps(r->db, r->p, r->part.v, r->part.n, r->frame.v, r->frame.n, r->path,
 			     r->err) ||
-	    read_samples(r) || read_meta(r))
+	    read_samples(r) || read_points(r) || read_meta(r))
 		return -1;
 	return rd_exec(r, "COMMIT");
 }

@@ -105,3 +105,17 @@ expect_err "too few fields" 1 "too_few_fields.aprof:7: expected 12, 14 or 18 fie
 [ ! -e x.aprof ] && ok "no output for bad input" || fail "no output for bad input" "x.aprof written"
 expect_err "bad number" 1 "bad_number.aprof:6: expected a sum of costs" "$PLUMB" info "$ad/bad/bad_number.aprof"
 expect_err "nothing to write" 1 "there is nothing an aprof report can hold" "$PLUMB" convert "$DATA/fig21.folded" -o f.aprof
+
+# Through the .plumb store: every report written back as aprof is the same
+# bytes as written straight from the report (store schema 4 keeps points).
+for f in "$DATA"/aprof/*.aprof; do
+	b=$(basename "$f" .aprof)
+	"$PLUMB" convert "$f" -o "direct-$b.aprof" 2>/dev/null
+	"$PLUMB" convert "$f" -o "$b.plumb" 2>/dev/null
+	run "$PLUMB" convert "$b.plumb" -o "stored-$b.aprof"
+	if [ "$rc" -eq 0 ] && cmp -s "direct-$b.aprof" "stored-$b.aprof"; then
+		ok "$b: aprof -> .plumb -> aprof loses nothing"
+	else
+		fail "$b: aprof -> .plumb -> aprof loses nothing" "exit $rc: $err" "$(diff "direct-$b.aprof" "stored-$b.aprof" | head -5)"
+	fi
+done

@@ -124,7 +124,9 @@ for r in csv.DictReader(sys.stdin):
     excl[f] = excl.get(f, 0) + int(r["exclusive.cpu-clock"])
     incl[f] = max(incl.get(f, 0), int(r["inclusive.cpu-clock"]))
 assert excl["inner_step"] > 100, rows["inner_step"]
-assert [r["line"] for r in rows["outer_step"]] == ["13"] and [r["line"] for r in rows["hot"]] == ["20"], (rows["outer_step"], rows["hot"])
+# outer_step calls inner_step at line 13, hot calls outer_step at line 20
+# (a few samples may fall on their own code: line 14, 19)
+assert "13" in [r["line"] for r in rows["outer_step"]] and "20" in [r["line"] for r in rows["hot"]], (rows["outer_step"], rows["hot"])
 # the inclusive of a line is its own; the inner_step lines together make up the function
 incl["inner_step"] = sum(int(r["inclusive.cpu-clock"]) for r in rows["inner_step"])
 assert incl["inner_step"] <= incl["outer_step"] <= incl["hot"] and incl["inner_step"] >= 0.9 * incl["hot"], incl'

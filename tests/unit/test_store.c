@@ -832,3 +832,98 @@ Test(store, two_hundred_thousand_nodes_are_quick, .timeout = 60)
 	plumb_profile_free(p);
 	plumb_profile_free(q);
 }
+
+/* ---- performance points (version 4) ---------------------------------------- */
+
+static void same_point(const plumb_point *x, const plumb_point *y, size_t i)
+{
+	cr_expect(x->part == y->part && x->function == y->function && x->context == y->context &&
+		  x->has == y->has && x->input == y->input && x->calls == y->calls &&
+		  x->min == y->min && x->max == y->max && x->sum == y->sum &&
+		  x->real_sum == y->real_sum && x->self_sum == y->self_sum &&
+		  x->self_min == y->self_min && x->self_max == y->self_max &&
+		  x->syscall_cumul == y->syscall_cumul && x->thread_cumul == y->thread_cumul &&
+		  x->syscall_self == y->syscall_self && x->thread_self == y->thread_self &&
+		  x->sqr_sum == y->sqr_sum && x->self_sqr_sum == y->self_sqr_sum,
+		  "point %zu differs (has %#x/%#x, sqr %.0Lf/%.0Lf)", i, x->has, y->has, x->sqr_sum,
+		  y->sqr_sum);
+}
+
+static plumb_profile *with_points(void)
+{
+	plumb_profile *p = build();
+	plumb_error err;
+	plumb_points_info in;
+	plumb_points_info_init(&in);
+	in.input_metric = plumb_intern(p, "drms");
+	in.memres = 4;
+	in.total_cost = UINT64_MAX - 1;
+	in.version = 6;
+	ok(plumb_points_info_add(p, &in, &err), &err);
+	plumb_point all = {
+		.part = 0, .function = 0, .context = PLUMB_NONE, .has = PLUMB_PT_ALL, .input = 1u << 31,
+		.calls = 3, .min = 1, .max = UINT64_MAX, .sum = UINT64_MAX, .real_sum = 7,
+		.self_sum = 5, .self_min = 1, .self_max = 3, .syscall_cumul = 1, .thread_cumul = 2,
+		.syscall_self = 3, .thread_self = 4,
+		.sqr_sum = 340282366920938463463374607431768211456.0L, /* 2^128: as text */
+		.self_sqr_sum = (long double)UINT64_MAX,               /* the largest integer */
+	};
+	ok(plumb_point_add(p, &all, &err), &err);
+	/* a v0 point of a context: only the average's sum, not exact */
+	plumb_point v0 = { .part = 1, .function = 1, .context = p->cct.n - 1,
+			   .has = 0, .input = 0, .calls = 2, .sum = 10 };
+	v0.part = p->cct.v[v0.context].part;
+	ok(plumb_point_add(p, &v0, &err), &err);
+	return p;
+}
+
+Test(store, points_round_trip_with_absent_fields_and_huge_squares)
+{
+	plumb_profile *p = with_points();
+	write_ok(p, path);
+	plumb_profile *q = read_ok(path);
+	same_profile(p, q);
+	cr_assert_eq(q->points.n, p->points.n);
+	for (size_t i = 0; i < p->points.n; i++)
+		same_point(&p->points.v[i], &q->points.v[i], i);
+	cr_expect_str_eq(plumb_str(q, q->points_info.input_metric), "drms");
+	cr_expect_eq(q->points_info.memres, 4);
+	cr_expect_eq(q->points_info.total_cost, UINT64_MAX - 1);
+	cr_expect_eq(q->points_info.exe_mtime, -1);
+	cr_expect_eq(q->points_info.version, 6);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+}
+
+Test(store, version_3_reads_without_points)
+{
+	plumb_profile *p = with_points();
+	write_ok(p, path);
+	edit("DROP TABLE points; DROP TABLE points_info; PRAGMA user_version = 3;");
+	plumb_profile *q = read_ok(path);
+	cr_expect_eq(q->points.n, 0);
+	cr_expect_eq(q->points_info.version, -1);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+}
+
+static void points_edit_fails(const char *sql, const char *want)
+{
+	plumb_profile *p = with_points();
+	write_ok(p, path);
+	plumb_profile_free(p);
+	edit(sql);
+	read_fails(PLUMB_ERR_FORMAT, want);
+}
+
+Test(store, bad_point_rows_are_named)
+{
+	points_edit_fails("UPDATE points SET min = NULL WHERE id = 0",
+			  "table points, row 0: min and max: expected both or neither");
+	points_edit_fails("UPDATE points SET sqr_sum = 'lots' WHERE id = 0",
+			  "table points, row 0: sqr_sum: expected an integer or its digits as text");
+	points_edit_fails("UPDATE points SET function = 999 WHERE id = 1",
+			  "table points, row 1: function 999 out of range");
+	points_edit_fails("UPDATE points SET calls = 'x' WHERE id = 1",
+			  "table points, row 1: calls: expected an integer, found text");
+}
