@@ -44,18 +44,11 @@ bool aprof_parse_u64(const char *s, size_t n, uint64_t *out)
 
 /* ---- messages ------------------------------------------------------------ */
 
-static int vbad(aprof_reader *r, plumb_status code, uint64_t line, const char *fmt, va_list ap)
-{
-	char msg[900];
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	return plumb_fail(r->err, code, "%s:%" PRIu64 ": %s", r->path, line, msg);
-}
-
 int aprof_bad(aprof_reader *r, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = vbad(r, PLUMB_ERR_FORMAT, r->lineno, fmt, ap);
+	int rc = plumb_vfail_at(r->err, PLUMB_ERR_FORMAT, r->path, r->lineno, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -64,7 +57,7 @@ int aprof_bad_at(aprof_reader *r, plumb_status code, uint64_t line, const char *
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = vbad(r, code, line, fmt, ap);
+	int rc = plumb_vfail_at(r->err, code, r->path, line, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -72,18 +65,10 @@ int aprof_bad_at(aprof_reader *r, plumb_status code, uint64_t line, const char *
 /* "FILE:LINE: message", or "FILE: message" at the end of the file. */
 void aprof_warn(aprof_reader *r, const char *fmt, ...)
 {
-	if (!r->opts->warn)
-		return;
-	char msg[900], full[1200];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	plumb_vwarn_at(r->opts, r->path, r->lineno, fmt, ap);
 	va_end(ap);
-	if (r->lineno)
-		snprintf(full, sizeof full, "%s:%" PRIu64 ": %s", r->path, r->lineno, msg);
-	else
-		snprintf(full, sizeof full, "%s: %s", r->path, msg);
-	r->opts->warn(r->opts->warn_ctx, full);
 }
 
 /* ---- fields -------------------------------------------------------------- */

@@ -17,24 +17,18 @@
 #include <sys/stat.h>
 
 #include "formats/callgrind_read.h"
+#include "formats/quote.h"
 #include "model/index.h"
 
 #define WARN_UNKNOWN 5 /* unknown lines warned about one by one */
 
 /* ---- messages ------------------------------------------------------------ */
 
-static int vbad(cg_reader *r, plumb_status code, const char *fmt, va_list ap)
-{
-	char msg[900];
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	return plumb_fail(r->err, code, "%s:%" PRIu64 ": %s", r->path, r->lineno, msg);
-}
-
 int cg_bad(cg_reader *r, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = vbad(r, PLUMB_ERR_FORMAT, fmt, ap);
+	int rc = plumb_vfail_at(r->err, PLUMB_ERR_FORMAT, r->path, r->lineno, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -43,7 +37,7 @@ int cg_bad_code(cg_reader *r, plumb_status code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = vbad(r, code, fmt, ap);
+	int rc = plumb_vfail_at(r->err, code, r->path, r->lineno, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -51,18 +45,10 @@ int cg_bad_code(cg_reader *r, plumb_status code, const char *fmt, ...)
 /* "FILE:LINE: message", or "FILE: message" when lineno is 0. */
 void cg_warn(cg_reader *r, const char *fmt, ...)
 {
-	if (!r->opts->warn)
-		return;
-	char msg[900], full[1200];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	plumb_vwarn_at(r->opts, r->path, r->lineno, fmt, ap);
 	va_end(ap);
-	if (r->lineno)
-		snprintf(full, sizeof full, "%s:%" PRIu64 ": %s", r->path, r->lineno, msg);
-	else
-		snprintf(full, sizeof full, "%s: %s", r->path, msg);
-	r->opts->warn(r->opts->warn_ctx, full);
 }
 
 void cg_unknown(cg_reader *r, const char *what, const char *s, size_t n)

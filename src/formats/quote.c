@@ -1,4 +1,5 @@
-/* Input text quoted for error messages, shared by the readers. */
+/* The readers' messages: input text quoted, errors and warnings at a line. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,4 +32,26 @@ const char *plumb_quote_input(char *dst, size_t cap, const char *s, size_t n)
 	dst[o++] = '"';
 	dst[o] = '\0';
 	return dst;
+}
+
+int plumb_vfail_at(plumb_error *err, plumb_status code, const char *path, uint64_t line,
+		   const char *fmt, va_list ap)
+{
+	char msg[900];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	return plumb_fail(err, code, "%s:%" PRIu64 ": %s", path, line, msg);
+}
+
+void plumb_vwarn_at(const plumb_read_opts *opts, const char *path, uint64_t line,
+		    const char *fmt, va_list ap)
+{
+	if (!opts || !opts->warn)
+		return;
+	char msg[900], full[1200];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	if (line)
+		snprintf(full, sizeof full, "%s:%" PRIu64 ": %s", path, line, msg);
+	else
+		snprintf(full, sizeof full, "%s: %s", path, msg);
+	opts->warn(opts->warn_ctx, full);
 }
