@@ -73,6 +73,13 @@ $(BUILD)/plumb: $(CLI_OBJ) $(BUILD)/libplumb.a
 $(BUILD)/test-unit: $(TEST_OBJ) $(BUILD)/libplumb.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libplumb.a $(LDLIBS) -lcriterion
 
+# Fuzz targets run without libFuzzer (fuzz/replay.c feeds them files):
+# tests/e2e/t_fuzz.sh runs them over their corpora in both builds.
+FUZZ := $(BUILD)/fuzz-aprof
+
+$(BUILD)/fuzz-%: $(BUILD)/fuzz/%.o $(BUILD)/fuzz/replay.o $(BUILD)/libplumb.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(BUILD)/fuzz/$*.o $(BUILD)/fuzz/replay.o $(BUILD)/libplumb.a $(LDLIBS)
+
 deps:
 	@sh scripts/deps.sh
 
@@ -81,15 +88,15 @@ demo: deps
 	@sh scripts/demo.sh $(BUILD)/plumb
 
 # One build's tests: unit (Criterion) then end-to-end (the plumb binary).
-test: $(BUILD)/plumb $(BUILD)/test-unit
+test: $(BUILD)/plumb $(BUILD)/test-unit $(FUZZ)
 	@sh tests/run.sh $(BUILD)
 
 # Both builds are made first (a build failure stops here); both suites then
 # run to the end, and the summary line decides the exit status.
 SAN_VARS := BUILD=build-san SANITIZE=1 CFLAGS='-O1 -g'
 check: deps
-	@$(MAKE) --no-print-directory build/plumb build/test-unit
-	@$(MAKE) --no-print-directory $(SAN_VARS) build-san/plumb build-san/test-unit
+	@$(MAKE) --no-print-directory build/plumb build/test-unit build/fuzz-aprof
+	@$(MAKE) --no-print-directory $(SAN_VARS) build-san/plumb build-san/test-unit build-san/fuzz-aprof
 	-@sh tests/run.sh build
 	-@ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87 sh tests/run.sh build-san
 	@sh tests/summary.sh build build-san

@@ -19,6 +19,7 @@ typedef enum plumb_format {
 	PLUMB_FMT_FOLDED,     /* folded stacks: "a;b;c 123" */
 	PLUMB_FMT_CALLGRIND,  /* Callgrind's profile format (seed 001) */
 	PLUMB_FMT_GMON,       /* gmon.out of gcc -pg programs (plumb/gmon.h) */
+	PLUMB_FMT_APROF,      /* aprof's input-sensitive profiles (seed 000) */
 	PLUMB_FMT_COUNT
 } plumb_format;
 
@@ -153,5 +154,16 @@ int plumb_callgrind_part_files(const char *path, char ***out, size_t *n, plumb_e
 bool plumb_gmon_format_detect(const unsigned char *head, size_t len);
 int plumb_gmon_profile_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
 			    plumb_error *err);
+
+/* aprof reports (src/formats/aprof_*.c, docs/aprof.md): versions 0 to 6,
+ * plain, gzip or zstd; each file one thread part of performance points
+ * (their self sums also as call-graph or CCT self costs). The writer
+ * writes version 6 from a profile's points; PLUMB_ERR_UNSUPPORTED for a
+ * profile without any. */
+bool plumb_aprof_detect(const unsigned char *head, size_t len);
+int plumb_aprof_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+		     plumb_error *err);
+int plumb_aprof_write(const plumb_profile *p, const char *path, plumb_error *err);
+int plumb_aprof_write_stream(const plumb_profile *p, FILE *out, plumb_error *err);
 
 #endif

@@ -13,6 +13,7 @@ static const char *const plumb_ext[] = { ".plumb", NULL };
 static const char *const callgrind_ext[] = { ".callgrind", ".cg", NULL };
 static const char *const callgrind_prefix[] = { "callgrind.out", NULL };
 static const char *const gmon_prefix[] = { "gmon.out", NULL };
+static const char *const aprof_ext[] = { ".aprof", NULL };
 static const char *const folded_ext[] = { ".folded", ".txt", NULL };
 
 /* Detection order matters: the most specific signatures come first. */
@@ -29,6 +30,11 @@ static const plumb_format_ops formats[] = {
 	  .description = "GNU gmon.out of a gcc -pg program (a BSD one with --exe)",
 	  .prefixes = gmon_prefix, .detect = plumb_gmon_format_detect,
 	  .read = plumb_gmon_profile_read },
+	/* before folded stacks: "r main NONE 1" has a folded stack's shape */
+	{ .id = PLUMB_FMT_APROF, .name = "aprof",
+	  .description = "aprof input-sensitive profile (*.aprof)", .extensions = aprof_ext,
+	  .compressed_input = true, .detect = plumb_aprof_detect, .read = plumb_aprof_read,
+	  .write = plumb_aprof_write, .write_stream = plumb_aprof_write_stream },
 	{ .id = PLUMB_FMT_FOLDED, .name = "folded",
 	  .description = "folded stacks (\"a;b;c 123\" per line)", .extensions = folded_ext,
 	  .detect = plumb_folded_detect, .read = plumb_folded_read, .write = plumb_folded_write,

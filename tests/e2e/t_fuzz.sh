@@ -1,0 +1,21 @@
+# The fuzz targets (fuzz/*.c) run over their corpora without libFuzzer, by
+# fuzz/replay.c: in the sanitizer build this checks the corpus (bad input
+# included) for crashes, leaks and undefined behaviour, and in both the
+# targets' oracles (what is read, written and read back is the same).
+bindir=$(dirname "$PLUMB")
+fz="$bindir/fuzz-aprof"
+if [ ! -x "$fz" ]; then
+	skip fuzz_aprof_corpus "$fz not built (make $fz)"
+else
+	run "$fz" "$DATA/aprof"
+	n=$(find "$DATA/aprof" -type f | wc -l)
+	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
+		ok fuzz_aprof_corpus
+	else
+		fail fuzz_aprof_corpus "exit $rc" "stdout: $out" "stderr: $err"
+	fi
+	# a failing oracle is an abort, seen as such
+	printf 'not a report\n' > notes.txt
+	run "$fz" notes.txt
+	same fuzz_aprof_one_file "$rc $out" "0 1 inputs run"
+fi
