@@ -138,7 +138,10 @@ int points_gather(const plumb_profile *p, const plumb_view_opts *o, bool by_cont
 			goto nomem;
 		ix[n++] = (uint32_t)i;
 	}
-	s->total_cost = s->total_self ? s->total_self : p->points_info.total_cost;
+	/* shares are of the run's cost (aprof's k) as aprof-plot's Cost %; of
+	 * the self sums when one part is shown or k is not known */
+	s->total_cost = o->part == PLUMB_NONE && p->points_info.total_cost ? p->points_info.total_cost
+									    : s->total_self;
 	sort_ctx c = { p, s->paths, by_context };
 	qsort_r(ix, n, sizeof *ix, point_cmp, &c);
 	if (!(s->pts = malloc((n ? n : 1) * sizeof *s->pts)))

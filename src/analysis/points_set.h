@@ -24,7 +24,7 @@ typedef struct points_set {
 	char **paths;         /* context path per CCT node (NULL if unused); owned */
 	size_t npaths;
 	uint64_t total_self;  /* sum of every self_sum of the part(s), selected or not */
-	uint64_t total_cost;  /* what shares are of: total_self, or aprof's k if no self */
+	uint64_t total_cost;  /* what shares are of: aprof's k (all parts), else total_self */
 } points_set;
 
 /* Gather the points of o's part (all parts summed when PLUMB_NONE) whose

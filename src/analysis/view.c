@@ -417,5 +417,9 @@ const char *view_estimate_note(const plumb_profile *p)
 	if (how && strcmp(how, "gprof") == 0)
 		return "Inclusive costs are gprof's estimates: a callee's time is shared among its "
 		       "callers in proportion to their calls. Exclusive costs are exact.";
+	if (p->points.n)
+		return "Inclusive costs are estimates: a point without a real sum (reports before "
+		       "version 2) gives its sum, which counts a recursive routine's nested calls "
+		       "again; a file's or module's inclusive cost is the largest of its routines'.";
 	return "Inclusive costs are estimates: the call graph has no inclusive cost for some calls.";
 }

@@ -171,7 +171,8 @@ static int add_row(plumb_table *t, const plumb_profile *p, const points_set *s,
 		return -1;
 	plumb_cell_str(&c[C_GROWTH], name);
 	/* a constant's power law only fits noise: its exponent is 0 */
-	plumb_cell_num(&c[C_EXPONENT], fit->growth == PLUMB_GROWTH_CONST ? 0 : fit->power.c);
+	double e = fit->growth == PLUMB_GROWTH_CONST || fabs(fit->power.c) < 5e-4 ? 0 : fit->power.c;
+	plumb_cell_num(&c[C_EXPONENT], e); /* no "-0.000" */
 	if (isfinite(fit->chosen.r2))
 		plumb_cell_num(&c[C_R2], fit->chosen.r2);
 	return 0;

@@ -102,9 +102,10 @@ static int cost_chart(chart_ctx *c, const plumb_fit *fit)
 	double *x, *y, *xl, *yl, *xa, *ya;
 	bool minmax = (g->has & PLUMB_PT_MIN_MAX) != 0;
 	size_t k = 0;
+	/* the average last: drawn over min and max where they meet */
 	if ((minmax && !plumb_chart_add_series(c->t, ch, "max", "max", PLUMB_MARK_POINTS, g->n, &x, &y)) ||
-	    !plumb_chart_add_series(c->t, ch, "avg", "average", PLUMB_MARK_POINTS, g->n, &xa, &ya) ||
-	    (minmax && !plumb_chart_add_series(c->t, ch, "min", "min", PLUMB_MARK_POINTS, g->n, &xl, &yl)))
+	    (minmax && !plumb_chart_add_series(c->t, ch, "min", "min", PLUMB_MARK_POINTS, g->n, &xl, &yl)) ||
+	    !plumb_chart_add_series(c->t, ch, "avg", "average", PLUMB_MARK_POINTS, g->n, &xa, &ya))
 		return -1;
 	for (size_t i = 0; i < g->n; i++) {
 		const plumb_point *pt = &c->s->pts[g->first + i];

@@ -20,6 +20,8 @@ static char mark_of(const plumb_chart_series *s, size_t i)
 		return 'x';
 	if (s->key && strcmp(s->key, "min") == 0)
 		return '.';
+	if (s->key && strcmp(s->key, "avg") == 0)
+		return 'o';
 	if (s->mark == PLUMB_MARK_BARS)
 		return '|';
 	return "o+#@"[i % 4];

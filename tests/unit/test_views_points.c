@@ -338,11 +338,13 @@ Test(views_points, a_selected_routine_gets_its_charts)
 	cr_expect(c->xlog, "inputs 8 .. 4096 span more than two decades");
 	cr_assert_eq(c->nseries, 4);
 	cr_expect_str_eq(c->series[0].key, "max");
-	cr_expect_str_eq(c->series[1].key, "avg");
+	cr_expect_str_eq(c->series[1].key, "min");
+	cr_expect_str_eq(c->series[2].key, "avg");
 	cr_expect_str_eq(c->series[3].key, "fit");
 	/* the average is sum / calls at each input: 20 + n^2/2 */
-	cr_expect_eq(c->series[1].x[0], 8);
-	cr_expect_eq(c->series[1].y[0], 52);
+	cr_expect_eq(c->series[2].x[0], 8);
+	cr_expect_eq(c->series[2].y[0], 52);
+	cr_expect_eq(c->series[1].y[0], 52 - 5, "min as the source said");
 	cr_expect(fabs(c->series[3].y[c->series[3].n - 1] - c_quad(c->series[3].x[c->series[3].n - 1])) /
 		  c_quad(c->series[3].x[c->series[3].n - 1]) < 0.01, "the fitted curve follows the cost");
 	char *text = written(t, "text"), *svg = written(t, "svg");
