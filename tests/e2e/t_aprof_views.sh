@@ -3,7 +3,7 @@
 # worst first), points (every field of the file), their JSON against the
 # schema and the CSV, the SVG charts rendered by a real renderer, the text
 # chart, -o written atomically, and flat/tree on aprof reports.
-g="$DATA/aprof-views/growth.aprof"
+g="$DATA/aprof/growth_1_0_4.aprof"
 cct="$DATA/aprof/cct_77_0_4.aprof"
 schema="$E2E_DIR/../../docs/report.schema.json"
 
