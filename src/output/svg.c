@@ -47,8 +47,12 @@ static void svg_text(FILE *out, const char *s)
 
 static const char *series_colour(const plumb_chart_series *s, size_t i)
 {
-	if (s->key && strcmp(s->key, "fit") == 0)
-		return "#222222";
+	static const struct { const char *key, *colour; } fixed[] = {
+		{ "fit", "#222222" }, { "max", "#d62728" }, { "avg", "#1f77b4" }, { "min", "#2ca02c" },
+	};
+	for (size_t k = 0; s->key && k < sizeof fixed / sizeof *fixed; k++)
+		if (strcmp(s->key, fixed[k].key) == 0)
+			return fixed[k].colour;
 	return colours[i % (sizeof colours / sizeof *colours)];
 }
 
@@ -99,6 +103,8 @@ static void draw_series(FILE *out, const panel *p, const plumb_chart_series *s, 
 		return;
 	}
 	double base = py(p, p->ya.log ? p->ya.lo : (p->ya.lo > 0 ? p->ya.lo : 0));
+	/* min and max smaller than the average they surround */
+	const char *r = s->key && (!strcmp(s->key, "min") || !strcmp(s->key, "max")) ? "2" : "3";
 	fprintf(out, "<g fill=\"%s\" stroke=\"%s\">\n", col, col);
 	for (size_t i = 0; i < s->n; i++) {
 		if (!chart_drawable(&p->xa, s->x[i]) || !chart_drawable(&p->ya, s->y[i]))
@@ -108,7 +114,7 @@ static void draw_series(FILE *out, const panel *p, const plumb_chart_series *s, 
 			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"2\"/>\n",
 				x, base, x, y);
 		else
-			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"/>\n", x, y);
+			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\"/>\n", x, y, r);
 	}
 	fputs("</g>\n", out);
 }
