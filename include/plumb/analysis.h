@@ -176,6 +176,8 @@ typedef enum plumb_view_kind {
 	PLUMB_VIEW_FILES,
 	PLUMB_VIEW_MODULES,
 	PLUMB_VIEW_THREADS,       /* "parts" is another name for it */
+	PLUMB_VIEW_POINTS,        /* performance points: routine (or context) x input size */
+	PLUMB_VIEW_INPUTS,        /* one row per routine: how its cost grows with input size */
 	PLUMB_VIEW_COUNT
 } plumb_view_kind;
 
@@ -186,7 +188,8 @@ typedef enum plumb_sort_key {
 	PLUMB_SORT_CALLS,
 	PLUMB_SORT_NAME,
 	PLUMB_SORT_FILE,
-	PLUMB_SORT_MODULE
+	PLUMB_SORT_MODULE,
+	PLUMB_SORT_GROWTH       /* inputs: steepest growth first (its default) */
 } plumb_sort_key;
 
 typedef struct plumb_view_opts {
@@ -203,6 +206,9 @@ typedef struct plumb_view_opts {
 	/* also build the table's function summary (what JSON writes): the
 	 * selected functions with callers and callees, whatever the view */
 	bool summary;
+	/* inputs view with --select: the charts to draw ("cost", "amortized",
+	 * "frequency", "total"); NULL = all, with cost the main one */
+	const char *chart;
 } plumb_view_opts;
 
 void plumb_view_opts_init(plumb_view_opts *o);
@@ -210,6 +216,9 @@ const char *plumb_view_name(plumb_view_kind k);
 /* By name ("flat", "bottom-up", ...); -1 if unknown. */
 int plumb_view_by_name(const char *name);
 int plumb_sort_by_name(const char *name);
+/* Is name one of the inputs view's charts? "cost, amortized, ..." lists them. */
+bool plumb_chart_known(const char *name);
+const char *plumb_charts_list(void);
 
 /* Compute a view of p as a table. */
 int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,

@@ -42,6 +42,14 @@ int plumb_table_write_csv(const plumb_table *t, FILE *out, plumb_error *err);
  * has one, its function summary (null members otherwise). */
 int plumb_table_write_json(const plumb_table *t, FILE *out, plumb_error *err);
 
+/* The table's charts (plumb/table.h) as one SVG picture, panels two per
+ * row; an error when the table has none. */
+int plumb_table_write_svg(const plumb_table *t, FILE *out, plumb_error *err);
+/* The table's main charts drawn in characters, o->width wide (the text
+ * writer prints them under the table). */
+int plumb_table_write_text_charts(const plumb_table *t, FILE *out, const plumb_text_opts *o,
+				  plumb_error *err);
+
 /* JSON string literal for s (quotes, escapes, control chars as \u00XX). */
 void plumb_json_write_string(FILE *out, const char *s);
 
@@ -49,7 +57,7 @@ void plumb_json_write_string(FILE *out, const char *s);
 /* ---- the writer table ------------------------------------------------- */
 
 typedef struct plumb_view_writer {
-	const char *name;          /* what --format takes: "text", "json", "csv" */
+	const char *name;          /* what --format takes: "text", "json", "csv", "svg" */
 	const char *description;
 	/* the view must be built with its function summary (plumb_view_opts.summary) */
 	bool needs_summary;

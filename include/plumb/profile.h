@@ -371,6 +371,9 @@ const char *plumb_meta_get(const plumb_profile *p, const char *key);
  * known only on one side are dropped from `has`). Checked: -1 with
  * PLUMB_ERR_OVERFLOW when a sum would wrap. */
 int plumb_point_add(plumb_profile *p, const plumb_point *pt, plumb_error *err);
+/* Take b into a as plumb_point_add does (whatever their keys: views merge
+ * the points of several parts). On failure a is unchanged. */
+int plumb_point_combine(plumb_point *a, const plumb_point *b, plumb_error *err);
 /* Record what a file of points was measured with, checking that it agrees
  * with the files already read (aprof refuses to merge reports of different
  * input metrics or memory resolutions; so does plumb). total_cost adds. */

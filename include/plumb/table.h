@@ -18,7 +18,10 @@ typedef enum plumb_cell_type {
 	PLUMB_CELL_U64,       /* a count or cost */
 	PLUMB_CELL_PCT,       /* a percentage, 0..100 (printed with one decimal) */
 	PLUMB_CELL_STR,       /* text */
-	PLUMB_CELL_INT        /* an identifier-like integer: line, pid (not grouped) */
+	PLUMB_CELL_INT,       /* an identifier-like integer: line, pid (not grouped) */
+	PLUMB_CELL_NUM,       /* a real number: a fitted exponent, R^2 */
+	PLUMB_CELL_BIG        /* a non-negative integer that may pass 2^64 (a sum of
+				 squares), printed exactly; a "count" in JSON */
 } plumb_cell_type;
 
 typedef struct plumb_cell {
@@ -27,6 +30,8 @@ typedef struct plumb_cell {
 		uint64_t u;
 		int64_t i;
 		double pct;
+		double num;
+		long double big;
 		const char *s;    /* owned by the table's arena */
 	};
 } plumb_cell;
@@ -107,6 +112,37 @@ typedef struct plumb_table_summary {
 	const plumb_table_cycle *cycles;
 } plumb_table_summary;
 
+/* ---- charts ------------------------------------------------------------
+ * Pictures a view draws beside its rows (the inputs view: cost against
+ * input size). The SVG writer draws every chart; the text writer draws the
+ * `main` ones under the table. Every number a picture shows is here. */
+
+typedef enum plumb_chart_mark {
+	PLUMB_MARK_POINTS = 0,  /* one dot per value */
+	PLUMB_MARK_LINE,        /* a polyline through the values (fitted curves) */
+	PLUMB_MARK_BARS         /* a bar from zero (counts) */
+} plumb_chart_mark;
+
+#define PLUMB_CHART_MAX_SERIES 4
+
+typedef struct plumb_chart_series {
+	const char *key;      /* "min", "avg", "max", "fit" */
+	const char *label;    /* legend text */
+	plumb_chart_mark mark;
+	size_t n;
+	const double *x, *y;  /* n values each, x ascending */
+} plumb_chart_series;
+
+typedef struct plumb_chart {
+	const char *key;      /* "cost", "amortized", "frequency", "total" */
+	const char *title;    /* "parse: cost per call against input size" */
+	const char *xlabel, *ylabel;
+	bool xlog, ylog;      /* logarithmic axes (values > 0 only are drawn) */
+	bool main;            /* what a terminal shows */
+	size_t nseries;
+	plumb_chart_series series[PLUMB_CHART_MAX_SERIES];
+} plumb_chart;
+
 typedef struct plumb_table {
 	char *view;           /* "flat", "tree", ... */
 	char *title;          /* one-line description printed above the table */
@@ -119,6 +155,9 @@ typedef struct plumb_table {
 	size_t nnotes;
 	/* the function summary (plumb_view_opts.summary); NULL when not built */
 	const plumb_table_summary *summary;
+	/* pictures (plumb_table_add_chart); none in most views */
+	size_t ncharts;
+	plumb_chart *charts;
 	/* private: the arena of every string and block the table points to */
 	void **strs;
 	size_t nstrs, strs_cap;
@@ -138,9 +177,21 @@ int plumb_table_add_note(plumb_table *t, const char *note);
 /* n zeroed bytes in the table's arena (freed with it); NULL on ENOMEM. */
 void *plumb_table_alloc(plumb_table *t, size_t n);
 
+/* A chart with no series; its strings are copied (title, labels may be
+ * NULL). The pointer is valid until the next add_chart. NULL on ENOMEM. */
+plumb_chart *plumb_table_add_chart(plumb_table *t, const char *key, const char *title,
+				   const char *xlabel, const char *ylabel);
+/* A series of n values in the chart (x and y zeroed, in the table's
+ * arena, to fill); NULL on ENOMEM or when the chart is full. */
+plumb_chart_series *plumb_chart_add_series(plumb_table *t, plumb_chart *c, const char *key,
+					   const char *label, plumb_chart_mark mark, size_t n,
+					   double **x, double **y);
+
 static inline void plumb_cell_u64(plumb_cell *c, uint64_t v) { c->type = PLUMB_CELL_U64; c->u = v; }
 static inline void plumb_cell_int(plumb_cell *c, int64_t v) { c->type = PLUMB_CELL_INT; c->i = v; }
 static inline void plumb_cell_pct(plumb_cell *c, double v) { c->type = PLUMB_CELL_PCT; c->pct = v; }
+static inline void plumb_cell_num(plumb_cell *c, double v) { c->type = PLUMB_CELL_NUM; c->num = v; }
+static inline void plumb_cell_big(plumb_cell *c, long double v) { c->type = PLUMB_CELL_BIG; c->big = v; }
 /* s must already live in the table's arena (plumb_table_strdup) or be static. */
 static inline void plumb_cell_str(plumb_cell *c, const char *s)
 {

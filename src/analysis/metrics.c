@@ -378,7 +378,9 @@ int plumb_metrics_compute(const plumb_profile *p, const plumb_metrics_opts *o,
 		goto nomem;
 	if (!(b.seen = calloc(b.keys.n ? b.keys.n : 1, sizeof *b.seen)))
 		goto nomem;
-	if (from_cct(&b, o, err) || metrics_from_call_graph(&b, o, err) || metrics_scc_stage(&b, o, err))
+	if (from_cct(&b, o, err) || metrics_from_call_graph(&b, o, err) ||
+	    metrics_points_keys(&b, o, err) || metrics_scc_stage(&b, o, err) ||
+	    metrics_from_points(&b, o, err))
 		goto fail;
 	for (size_t k = 0; k < b.keys.n; k++)
 		if (!b.calls_known.v[k])

@@ -42,5 +42,11 @@ int metrics_add(builder *b, uint64_t *vec, uint32_t idx, const uint64_t *m, plum
  * costs and cycles from the SCCs of the key graph. */
 int metrics_from_call_graph(builder *b, const plumb_metrics_opts *o, plumb_error *err);
 int metrics_scc_stage(builder *b, const plumb_metrics_opts *o, plumb_error *err);
+/* Performance points (metrics_points.c): inclusive costs from the routines'
+ * real sums, calls from the points where nothing else counted them. */
+int metrics_from_points(builder *b, const plumb_metrics_opts *o, plumb_error *err);
+/* Before the SCC stage sizes its arrays: a key for every routine with
+ * points, frame or not. */
+int metrics_points_keys(builder *b, const plumb_metrics_opts *o, plumb_error *err);
 
 #endif

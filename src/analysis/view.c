@@ -13,12 +13,14 @@ static const char *const view_names[PLUMB_VIEW_COUNT] = {
 	[PLUMB_VIEW_TREE] = "tree",       [PLUMB_VIEW_BOTTOM_UP] = "bottom-up",
 	[PLUMB_VIEW_LINES] = "lines",     [PLUMB_VIEW_FILES] = "files",
 	[PLUMB_VIEW_MODULES] = "modules", [PLUMB_VIEW_THREADS] = "threads",
+	[PLUMB_VIEW_POINTS] = "points",   [PLUMB_VIEW_INPUTS] = "inputs",
 };
 
 static const char *const sort_names[] = {
 	[PLUMB_SORT_DEFAULT] = "default", [PLUMB_SORT_EXCLUSIVE] = "exclusive",
 	[PLUMB_SORT_INCLUSIVE] = "inclusive", [PLUMB_SORT_CALLS] = "calls",
 	[PLUMB_SORT_NAME] = "name", [PLUMB_SORT_FILE] = "file", [PLUMB_SORT_MODULE] = "module",
+	[PLUMB_SORT_GROWTH] = "growth",
 };
 
 void plumb_view_opts_init(plumb_view_opts *o)
@@ -217,6 +219,7 @@ static int key_cmp(const void *va, const void *vb, void *ctx)
 	switch (c->by) {
 	case PLUMB_SORT_DEFAULT:
 	case PLUMB_SORT_EXCLUSIVE:
+	case PLUMB_SORT_GROWTH: /* no growth here: the view's own order */
 		r = view_cmp_desc(xa, xb);
 		if (!r)
 			r = view_cmp_desc(ia, ib);
@@ -385,6 +388,10 @@ static int build_rows(const plumb_profile *p, const plumb_view_opts *o, plumb_ta
 		return view_tree(p, o, out, err);
 	case PLUMB_VIEW_THREADS:
 		return view_threads(p, o, out, err);
+	case PLUMB_VIEW_POINTS:
+		return view_points(p, o, out, err);
+	case PLUMB_VIEW_INPUTS:
+		return view_inputs(p, o, out, err);
 	case PLUMB_VIEW_COUNT:
 		break;
 	}
@@ -410,5 +417,9 @@ const char *view_estimate_note(const plumb_profile *p)
 	if (propagate_wanted(p))
 		return "Inclusive costs are gprof's estimates: a callee's time is shared among its "
 		       "callers in proportion to their calls. Exclusive costs are exact.";
+	if (p->points.n)
+		return "Inclusive costs are estimates: a point without a real sum (reports before "
+		       "version 2) gives its sum, which counts a recursive routine's nested calls "
+		       "again; a file's or module's inclusive cost is the largest of its routines'.";
 	return "Inclusive costs are estimates: the call graph has no inclusive cost for some calls.";
 }

@@ -110,6 +110,9 @@ int view_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **ou
 /* tree and bottom-up unfolded from a call graph's arcs (view_cgtree.c) */
 int view_cg_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
+/* Input-sensitive profiles (view_points.c, view_inputs.c). */
+int view_points(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
+int view_inputs(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 /* Attach the function summary (plumb/table.h) of o's selection to t. */
 int view_add_summary(const plumb_profile *p, const plumb_view_opts *o, plumb_table *t,
 		     plumb_error *err);

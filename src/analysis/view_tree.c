@@ -186,6 +186,7 @@ static int child_cmp(const void *va, const void *vb, void *ctx)
 		break;
 	case PLUMB_SORT_DEFAULT:
 	case PLUMB_SORT_INCLUSIVE:
+	case PLUMB_SORT_GROWTH: /* the inputs view's only */
 		break;
 	}
 	if (!r)

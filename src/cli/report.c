@@ -11,8 +11,8 @@ static const char report_help[] =
 	"usage: plumb report [options] [FILE...]\n"
 	"\n"
 	"Show a profile. FILE is a .plumb profile or any format plumb reads (folded\n"
-	"stacks, Callgrind); the format is found from the content. Several files are\n"
-	"summed.\n"
+	"stacks, Callgrind, gmon.out, aprof reports); the format is found from the\n"
+	"content. Several files are summed.\n"
 	"Default FILE: profile.plumb.\n"
 	"\n"
 	"Views (--view, or the shortcut options):\n"
@@ -26,12 +26,17 @@ static const char report_help[] =
 	"  lines       one row per source line     files    one row per source file\n"
 	"  modules     one row per load module\n"
 	"  parts       one row per part: thread, process or dump (also: threads)\n"
+	"  inputs      input-sensitive profiles (aprof): one row per routine with how its\n"
+	"              cost per call grows with its input size, worst first (their default);\n"
+	"              with --select, a chart of cost against input size under the table\n"
+	"  points      input-sensitive profiles: one row per routine (or calling context)\n"
+	"              and input size, every field of the report\n"
 	"\n"
 	"Options:\n"
 	"  -v, --view VIEW        the view above\n"
 	"      --callers SYMSPEC  = --view callers --select SYMSPEC (also --callees, --butterfly)\n"
 	"  -m, --metric EVENT     show only this event (default: every event of the profile)\n"
-	"  -s, --sort KEY         exclusive, inclusive, calls, name, file or module\n"
+	"  -s, --sort KEY         exclusive, inclusive, calls, name, file, module or growth\n"
 	"  -n, --limit N          at most N rows (N functions for callers/callees/butterfly)\n"
 	"  -t, --threshold PCT    hide rows whose exclusive and inclusive are both under PCT %\n"
 	"                         of the total (trees: rows under PCT % inclusive; default 0.5)\n"
@@ -46,7 +51,12 @@ static const char report_help[] =
 	"      --no-cycles        = --cycles=no\n"
 	"      --exe FILE         the executable a gmon.out belongs to (default: a.out\n"
 	"                         in the gmon file's directory)\n"
-	"  -f, --format FORMAT    text (default), json or csv\n"
+	"  -f, --format FORMAT    text (default), json, csv or svg (the charts of --view\n"
+	"                         inputs --select ROUTINE)\n"
+	"  -o, --output FILE      write there (replaced atomically) instead of standard output\n"
+	"      --chart NAME       --view inputs: only this chart: cost (cost per call against\n"
+	"                         input size), amortized, frequency (calls per input size)\n"
+	"                         or total (cost per input size); default: all (svg), cost (text)\n"
 	"  -w, --width N          fit text to N columns (default: the terminal's; 0: never cut)\n"
 	"      --color WHEN       auto (default), always or never; NO_COLOR turns colour off\n"
 	"  -h, --help             this help\n"
@@ -62,14 +72,19 @@ static const char report_help[] =
 	"  plumb report --format json > report.json\n"
 	"  plumb report --view tree callgrind.out.1234      call tree from a call graph\n"
 	"  plumb report --butterfly is_even --no-cycles callgrind.out.1234\n"
-	"  plumb report --view parts callgrind.out.1234     then --part 2 for one of them\n";
+	"  plumb report --view parts callgrind.out.1234     then --part 2 for one of them\n"
+	"  plumb report aprof.report                        routines by growth of cost\n"
+	"  plumb report --select parse --format svg -o cost.svg aprof.report\n";
 
-enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR, OPT_CYCLES, OPT_NO_CYCLES, OPT_EXE };
+enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR, OPT_CYCLES, OPT_NO_CYCLES, OPT_EXE,
+       OPT_CHART };
 
 typedef struct report_args {
 	plumb_view_opts view;
 	plumb_symspec_list select, hide, focus;
 	const char *metric, *color;
+	const char *output;      /* -o FILE; NULL: standard output */
+	bool view_set;           /* --view given: no default by profile kind */
 	const plumb_view_writer *writer;
 	bool threshold_set;
 	long width;              /* -1: the terminal's */
@@ -89,8 +104,9 @@ static int set_view(report_args *a, const char *name)
 	int v = plumb_view_by_name(name);
 	if (v < 0)
 		return cli_usage_error("report", "unknown view '%s' (flat, callers, callees, butterfly, "
-					       "tree, bottom-up, lines, files, modules, parts)", name);
+					       "tree, bottom-up, lines, files, modules, parts, inputs, points)", name);
 	a->view.kind = (plumb_view_kind)v;
+	a->view_set = true;
 	return 0;
 }
 
@@ -116,6 +132,8 @@ static int parse_args(int argc, char **argv, report_args *a)
 		{ "cycles", required_argument, NULL, OPT_CYCLES },
 		{ "no-cycles", no_argument, NULL, OPT_NO_CYCLES },
 		{ "exe", required_argument, NULL, OPT_EXE },
+		{ "output", required_argument, NULL, 'o' },
+		{ "chart", required_argument, NULL, OPT_CHART },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -123,7 +141,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 	size_t n;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":v:m:s:n:t:S:H:F:f:w:p:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":v:m:s:n:t:S:H:F:f:w:p:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			if (set_view(a, optarg))
@@ -134,6 +152,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 		case OPT_BUTTERFLY:
 			a->view.kind = c == OPT_CALLERS ? PLUMB_VIEW_CALLERS
 				       : c == OPT_CALLEES ? PLUMB_VIEW_CALLEES : PLUMB_VIEW_BUTTERFLY;
+			a->view_set = true;
 			if (add_spec(&a->select, optarg))
 				return EXIT_USAGE;
 			break;
@@ -143,7 +162,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 		case 's':
 			if ((sort = plumb_sort_by_name(optarg)) < 0)
 				return cli_usage_error("report", "unknown sort key '%s' (exclusive, inclusive, "
-							       "calls, name, file, module)", optarg);
+							       "calls, name, file, module, growth)", optarg);
 			a->view.sort = (plumb_sort_key)sort;
 			break;
 		case 'n':
@@ -193,6 +212,14 @@ static int parse_args(int argc, char **argv, report_args *a)
 		case OPT_EXE:
 			cli_set_executable(optarg);
 			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case OPT_CHART:
+			if (!plumb_chart_known(optarg))
+				return cli_usage_error("report", "unknown chart '%s' (%s)", optarg, plumb_charts_list());
+			a->view.chart = optarg;
+			break;
 		case 'h':
 			fputs(report_help, stdout);
 			return -1;
@@ -222,13 +249,13 @@ static int part_totals(const plumb_profile *p, plumb_id part, uint64_t *out, plu
 /* Recorded profiles: the share of samples whose stack reaches a root
  * (main, _start, start_thread...), overall and per module of the leaf, so
  * that broken stacks are never silent. */
-static void print_stack_completeness(const plumb_profile *p)
+static void print_stack_completeness(FILE *out, const plumb_profile *p)
 {
 	unsigned long long r, t;
 	const char *all = plumb_meta_get(p, "stacks.rooted");
 	if (!all || sscanf(all, "%llu %llu", &r, &t) != 2 || t == 0)
 		return;
-	printf("\nStacks reaching a root: %.1f%% of %llu samples", 100.0 * (double)r / (double)t, t);
+	fprintf(out, "\nStacks reaching a root: %.1f%% of %llu samples", 100.0 * (double)r / (double)t, t);
 	const char *sep = "; by leaf module:";
 	for (size_t i = 0; i < p->meta.n; i++) {
 		const char *key = plumb_str(p, p->meta.v[i].key);
@@ -236,16 +263,16 @@ static void print_stack_completeness(const plumb_profile *p)
 		    sscanf(plumb_str(p, p->meta.v[i].value), "%llu %llu", &r, &t) != 2 || t == 0)
 			continue;
 		const char *base = strrchr(key + 14, '/');
-		printf("%s %s %.1f%%", sep, base ? base + 1 : key + 14, 100.0 * (double)r / (double)t);
+		fprintf(out, "%s %s %.1f%%", sep, base ? base + 1 : key + 14, 100.0 * (double)r / (double)t);
 		sep = ",";
 	}
 	const char *lost = plumb_meta_get(p, "record.lost");
 	if (lost && strcmp(lost, "0") != 0)
-		printf("\nLost samples: %s (the kernel's ring buffer was full; record at a lower -F)", lost);
+		fprintf(out, "\nLost samples: %s (the kernel's ring buffer was full; record at a lower -F)", lost);
 }
 
 /* A line above the table: what was read and the totals. */
-static void print_header(const plumb_profile *p, char *const *files, int nfiles, plumb_format fmt,
+static void print_header(FILE *out, const plumb_profile *p, char *const *files, int nfiles, plumb_format fmt,
 			 const plumb_view_opts *o)
 {
 	uint64_t *tot = calloc(p->events.n ? p->events.n : 1, sizeof *tot);
@@ -264,27 +291,27 @@ static void print_header(const plumb_profile *p, char *const *files, int nfiles,
 			focused = NULL;
 		}
 	}
-	printf("%s%s (%s)", files[0], nfiles > 1 ? " and others" : "", plumb_format_name(fmt));
+	fprintf(out, "%s%s (%s)", files[0], nfiles > 1 ? " and others" : "", plumb_format_name(fmt));
 	const char *cmd = plumb_meta_get(p, "cmd");
 	if (cmd)
-		printf(", command: %s", cmd);
+		fprintf(out, ", command: %s", cmd);
 	if (o->part != PLUMB_NONE)
-		printf("\nPart %" PRIu32 " of %zu", o->part + 1, p->parts.n);
-	fputs("\nTotal:", stdout);
+		fprintf(out, "\nPart %" PRIu32 " of %zu", o->part + 1, p->parts.n);
+	fputs("\nTotal:", out);
 	for (size_t e = 0; e < p->events.n; e++) {
 		if (o->metric >= 0 && (size_t)o->metric != e)
 			continue;
 		char buf[32], fbuf[32];
-		printf(" %s %s", plumb_format_u64(tot[e], buf, sizeof buf), plumb_str(p, p->events.v[e].name));
+		fprintf(out, " %s %s", plumb_format_u64(tot[e], buf, sizeof buf), plumb_str(p, p->events.v[e].name));
 		if (focused)
-			printf(" (%s through --focus)", plumb_format_u64(focused[e], fbuf, sizeof fbuf));
+			fprintf(out, " (%s through --focus)", plumb_format_u64(focused[e], fbuf, sizeof fbuf));
 		if (e + 1 < p->events.n && o->metric < 0)
-			fputc(',', stdout);
+			fputc(',', out);
 	}
 	if (focused)
-		fputs("\nPercentages are of the stacks through --focus.", stdout);
-	print_stack_completeness(p);
-	fputs("\n\n", stdout);
+		fputs("\nPercentages are of the stacks through --focus.", out);
+	print_stack_completeness(out, p);
+	fputs("\n\n", out);
 	free(focused);
 	free(tot);
 }
@@ -319,6 +346,9 @@ static int run(report_args *a, char *const *files, int nfiles)
 		}
 		a->view.part = (plumb_id)(a->part - 1);
 	}
+	/* An input-sensitive profile is about growth: its own view by default. */
+	if (!a->view_set && p->points.n > 0)
+		a->view.kind = PLUMB_VIEW_INPUTS;
 	a->view.summary = a->writer->needs_summary;
 	plumb_table *t = NULL;
 	if (plumb_view_build(p, &a->view, &t, &err)) {
@@ -327,12 +357,28 @@ static int run(report_args *a, char *const *files, int nfiles)
 	}
 	plumb_text_opts to;
 	plumb_text_opts_init(&to);
-	if (a->writer->for_terminal) {
-		to.width = a->width >= 0 ? (unsigned)a->width : cli_terminal_width();
-		to.color = cli_use_color(a->color);
-		print_header(p, files, nfiles, fmt, &a->view);
+	plumb_atomic_file af = { 0 };
+	FILE *out = stdout;
+	if (a->output) {
+		if (plumb_atomic_open(&af, a->output, &err)) {
+			plumb_table_free(t);
+			plumb_profile_free(p);
+			return cli_fail(&err);
+		}
+		out = af.fp;
 	}
-	rc = a->writer->write(t, stdout, &to, &err);
+	if (a->writer->for_terminal) {
+		to.width = a->width >= 0 ? (unsigned)a->width : a->output ? 0 : cli_terminal_width();
+		to.color = !a->output && cli_use_color(a->color);
+		print_header(out, p, files, nfiles, fmt, &a->view);
+	}
+	rc = a->writer->write(t, out, &to, &err);
+	if (a->output) {
+		if (rc)
+			plumb_atomic_abort(&af);
+		else
+			rc = plumb_atomic_commit(&af, &err);
+	}
 	if (rc)
 		rc = cli_fail(&err);
 	plumb_table_free(t);

@@ -43,8 +43,7 @@ static int add_checked(uint64_t *dst, uint64_t v, plumb_error *err)
 	return 0;
 }
 
-/* Take b into a (same key). On failure a is unchanged. */
-static int combine(plumb_point *a, const plumb_point *b, plumb_error *err)
+int plumb_point_combine(plumb_point *a, const plumb_point *b, plumb_error *err)
 {
 	plumb_point t = *a;
 	uint32_t has = a->has & b->has;
@@ -97,7 +96,7 @@ int plumb_point_add(plumb_profile *p, const plumb_point *pt, plumb_error *err)
 	uint32_t h = point_hash(&k);
 	plumb_id id = plumb_index_find(&p->point_ix, h, point_eq, p, &k);
 	if (id != PLUMB_NONE)
-		return combine(&p->points.v[id], pt, err);
+		return plumb_point_combine(&p->points.v[id], pt, err);
 	if (p->points.n >= PLUMB_NONE - 1)
 		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "more than 2^32 performance points");
 	id = (plumb_id)p->points.n;

@@ -7,6 +7,7 @@
  * butterfly tables get leading "depth" and "kind" columns; separator rows
  * carry no data and are left out.
  */
+#include "output/bignum.h"
 #include "output/output_internal.h"
 #include "plumb/output.h"
 
@@ -46,6 +47,14 @@ static bool csv_cell(FILE *out, const plumb_cell *cell)
 		if (!plumb_format_fixed(cell->pct, 4, num, sizeof num))
 			return false;
 		fputs(num, out);
+		return true;
+	case PLUMB_CELL_NUM:
+		if (!plumb_format_fixed(cell->num, 4, num, sizeof num))
+			return false;
+		fputs(num, out);
+		return true;
+	case PLUMB_CELL_BIG:
+		fputs(plumb_format_integer(cell->big, num, sizeof num), out);
 		return true;
 	case PLUMB_CELL_STR:
 		if (!cell->s)

@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "output/bignum.h"
 #include "output/output_internal.h"
 #include "plumb/profile.h"
 
@@ -64,6 +65,8 @@ static const char *type_name(plumb_cell_type type)
 	case PLUMB_CELL_PCT: return "percent";
 	case PLUMB_CELL_STR: return "string";
 	case PLUMB_CELL_INT: return "integer";
+	case PLUMB_CELL_NUM: return "number";
+	case PLUMB_CELL_BIG: return "count";
 	case PLUMB_CELL_NULL: break;
 	}
 	return "null";
@@ -97,6 +100,14 @@ static void write_cell(FILE *out, const plumb_cell *cell)
 	case PLUMB_CELL_PCT:
 		write_pct(out, cell->pct);
 		return;
+	case PLUMB_CELL_NUM:
+		write_pct(out, cell->num); /* four decimals, null if not finite */
+		return;
+	case PLUMB_CELL_BIG: {
+		char num[64];
+		fputs(plumb_format_integer(cell->big, num, sizeof num), out);
+		return;
+	}
 	case PLUMB_CELL_STR:
 		plumb_json_write_string(out, cell->s);
 		return;

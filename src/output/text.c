@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output/bignum.h"
 #include "output/output_internal.h"
 
 #define GAP 2         /* spaces between columns */
@@ -149,7 +150,8 @@ static void sb_add_elided(strbuf *b, const char *s, size_t sw, size_t budget)
 
 static bool is_numeric(plumb_cell_type type)
 {
-	return type == PLUMB_CELL_U64 || type == PLUMB_CELL_PCT || type == PLUMB_CELL_INT;
+	return type == PLUMB_CELL_U64 || type == PLUMB_CELL_PCT || type == PLUMB_CELL_INT ||
+	       type == PLUMB_CELL_NUM || type == PLUMB_CELL_BIG;
 }
 
 /* The text of one cell without padding or indentation: numbers in num,
@@ -171,6 +173,14 @@ static const char *cell_text(const plumb_table *t, const plumb_row *r, size_t c,
 		s = plumb_format_fixed(cell->pct, 1, num, NUM_SIZE);
 		if (!s)
 			s = "-";
+		break;
+	case PLUMB_CELL_NUM:
+		s = plumb_format_fixed(cell->num, 3, num, NUM_SIZE);
+		if (!s)
+			s = "-";
+		break;
+	case PLUMB_CELL_BIG:
+		s = plumb_format_big(cell->big, num, NUM_SIZE);
 		break;
 	case PLUMB_CELL_STR:
 		if (cell->s)

@@ -10,7 +10,15 @@ static int write_text(const plumb_table *t, FILE *out, const plumb_text_opts *o,
 		plumb_text_opts_init(&def);
 		o = &def;
 	}
-	return plumb_table_write_text(t, out, o, err);
+	if (plumb_table_write_text(t, out, o, err))
+		return -1;
+	return t->ncharts ? plumb_table_write_text_charts(t, out, o, err) : 0;
+}
+
+static int write_svg(const plumb_table *t, FILE *out, const plumb_text_opts *o, plumb_error *err)
+{
+	(void)o;
+	return plumb_table_write_svg(t, out, err);
 }
 
 static int write_csv(const plumb_table *t, FILE *out, const plumb_text_opts *o, plumb_error *err)
@@ -31,6 +39,8 @@ static const plumb_view_writer writers[] = {
 	{ .name = "json", .description = "one JSON document (docs/report-json.md)",
 	  .needs_summary = true, .write = write_json },
 	{ .name = "csv", .description = "RFC 4180 CSV with a header row", .write = write_csv },
+	{ .name = "svg", .description = "the view's charts as an SVG picture (--view inputs --select ROUTINE)",
+	  .write = write_svg },
 };
 #define NWRITERS (sizeof writers / sizeof *writers)
 

@@ -1,0 +1,240 @@
+/* Growth of cost with input size: least-squares fits of each class and of
+ * the free power law, and the choice between them (fit.h says how). */
+#include "analysis/fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const char *const growth_names[] = {
+	[PLUMB_GROWTH_CONST] = "1",       [PLUMB_GROWTH_LOG] = "log n",
+	[PLUMB_GROWTH_LINEAR] = "n",      [PLUMB_GROWTH_NLOGN] = "n log n",
+	[PLUMB_GROWTH_QUADRATIC] = "n^2", [PLUMB_GROWTH_CUBIC] = "n^3",
+};
+
+const char *plumb_growth_name(plumb_growth g)
+{
+	return g >= PLUMB_GROWTH_CONST && g <= PLUMB_GROWTH_CUBIC ? growth_names[g] : NULL;
+}
+
+double plumb_growth_f(plumb_growth g, double n)
+{
+	if (n < 1)
+		n = 1;
+	switch (g) {
+	case PLUMB_GROWTH_LOG: return log(n);
+	case PLUMB_GROWTH_LINEAR: return n;
+	case PLUMB_GROWTH_NLOGN: return n * log(n);
+	case PLUMB_GROWTH_QUADRATIC: return n * n;
+	case PLUMB_GROWTH_CUBIC: return n * n * n;
+	default: return 0;
+	}
+}
+
+double plumb_fit_eval(const plumb_fit_curve *c, double n)
+{
+	if (c->cls == PLUMB_GROWTH_POWER)
+		return c->a + c->b * pow(n < 1 ? 1 : n, c->c);
+	return c->a + c->b * plumb_growth_f(c->cls, n);
+}
+
+double plumb_fit_steepness(const plumb_fit *f)
+{
+	switch (f->growth) {
+	case PLUMB_GROWTH_CONST: return 0;
+	case PLUMB_GROWTH_LOG: return 0.001;
+	case PLUMB_GROWTH_LINEAR: return 1;
+	case PLUMB_GROWTH_NLOGN: return 1.001;
+	case PLUMB_GROWTH_QUADRATIC: return 2;
+	case PLUMB_GROWTH_CUBIC: return 3;
+	case PLUMB_GROWTH_POWER: return f->power.c;
+	case PLUMB_GROWTH_NONE: break;
+	}
+	return -INFINITY;
+}
+
+bool plumb_fit_line(const double *x, const double *y, const double *w, size_t n, double *a,
+		    double *b)
+{
+	double sw = 0, sx = 0, sy = 0;
+	for (size_t i = 0; i < n; i++) {
+		sw += w[i];
+		sx += w[i] * x[i];
+		sy += w[i] * y[i];
+	}
+	double xm = sw > 0 ? sx / sw : 0, ym = sw > 0 ? sy / sw : 0;
+	double sxx = 0, sxy = 0;
+	for (size_t i = 0; i < n; i++) {
+		double dx = x[i] - xm;
+		sxx += w[i] * dx * dx;
+		sxy += w[i] * dx * (y[i] - ym);
+	}
+	/* centred sums: x values of 1e15 (n^3) keep their precision */
+	if (!(sxx > 1e-300 * (sw > 0 ? sw : 1)) || !isfinite(sxx)) {
+		*a = ym;
+		*b = 0;
+		return false;
+	}
+	*b = sxy / sxx;
+	*a = ym - *b * xm;
+	return true;
+}
+
+typedef struct fit_data {
+	const double *y, *w, *logn;
+	double *x;     /* scratch: f(n) of the curve being fitted */
+	size_t n;
+	double tss;    /* weighted total sum of squares about the weighted mean */
+} fit_data;
+
+/* Fit a + b * x over d->x and measure it. */
+static void measure(const fit_data *d, plumb_fit_curve *c, bool constant)
+{
+	if (constant) {
+		double sw = 0, sy = 0;
+		for (size_t i = 0; i < d->n; i++) {
+			sw += d->w[i];
+			sy += d->w[i] * d->y[i];
+		}
+		c->a = sw > 0 ? sy / sw : 0;
+		c->b = 0;
+	} else {
+		plumb_fit_line(d->x, d->y, d->w, d->n, &c->a, &c->b);
+	}
+	double sse = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		double r = d->y[i] - c->a - c->b * (constant ? 0 : d->x[i]);
+		sse += d->w[i] * r * r;
+	}
+	c->rms = sqrt(sse / (double)d->n);
+	c->r2 = constant || !(d->tss > 0) ? NAN : 1 - sse / d->tss;
+}
+
+static void power_measure(const fit_data *d, double c, plumb_fit_curve *out)
+{
+	out->cls = PLUMB_GROWTH_POWER;
+	out->c = c;
+	measure(d, out, c == 0);
+}
+
+static void power_at(const fit_data *d, double c, plumb_fit_curve *out)
+{
+	for (size_t i = 0; i < d->n; i++)
+		d->x[i] = exp(c * d->logn[i]);
+	power_measure(d, c, out);
+}
+
+/* The power law: the exponent by a grid over [-1, 4], then a golden-section
+ * search in the best grid cell's neighbourhood. The grid's n^c are found
+ * by multiplying by n^step, not by exp: the inputs view fits every routine
+ * of a million-point report. */
+static void fit_power(const fit_data *d, double *step_pow, plumb_fit_curve *best)
+{
+	const double lo = -1, hi = 4, step = 0.25;
+	const int steps = (int)((hi - lo) / step + 0.5);
+	plumb_fit_curve cur;
+	power_at(d, lo, best);
+	for (size_t i = 0; i < d->n; i++)
+		step_pow[i] = exp(step * d->logn[i]);
+	for (int k = 1; k <= steps; k++) {
+		for (size_t i = 0; i < d->n; i++)
+			d->x[i] *= step_pow[i];
+		power_measure(d, lo + k * step, &cur); /* exact: quarters are binary */
+		if (cur.rms < best->rms)
+			*best = cur;
+	}
+	const double g = (sqrt(5.0) - 1) / 2;
+	double a = fmax(best->c - step, lo), b = fmin(best->c + step, hi);
+	double x1 = b - g * (b - a), x2 = a + g * (b - a);
+	plumb_fit_curve f1, f2;
+	power_at(d, x1, &f1);
+	power_at(d, x2, &f2);
+	while (b - a > 1e-3) {
+		if (f1.rms <= f2.rms) {
+			b = x2;
+			x2 = x1;
+			f2 = f1;
+			x1 = b - g * (b - a);
+			power_at(d, x1, &f1);
+		} else {
+			a = x1;
+			x1 = x2;
+			f1 = f2;
+			x2 = a + g * (b - a);
+			power_at(d, x2, &f2);
+		}
+	}
+	if (f1.rms < best->rms)
+		*best = f1;
+	if (f2.rms < best->rms)
+		*best = f2;
+}
+
+static bool simpler_fits(const plumb_fit_curve *c, double best_rms)
+{
+	return c->rms <= best_rms * (1 + PLUMB_FIT_TOLERANCE_REL) + PLUMB_FIT_TOLERANCE_ABS;
+}
+
+/* The class chosen: the simplest within tolerance of the best class that
+ * grows (b > 0; the constant always may), if it fits about as well as the
+ * power law, which has a parameter more; else the power law. */
+static void choose(plumb_fit *f)
+{
+	double best = INFINITY;
+	for (int k = 0; k < 6; k++) {
+		const plumb_fit_curve *c = &f->classes[k];
+		if ((c->cls == PLUMB_GROWTH_CONST || c->b > 0) && c->rms < best)
+			best = c->rms;
+	}
+	for (int k = 0; k < 6; k++) {
+		const plumb_fit_curve *c = &f->classes[k];
+		if ((c->cls != PLUMB_GROWTH_CONST && !(c->b > 0)) || !simpler_fits(c, best))
+			continue;
+		if (c->rms <= f->power.rms * (1 + PLUMB_FIT_WELL_REL) + PLUMB_FIT_WELL_ABS) {
+			f->growth = c->cls;
+			f->chosen = *c;
+			return;
+		}
+		break;
+	}
+	f->growth = PLUMB_GROWTH_POWER;
+	f->chosen = f->power;
+}
+
+void plumb_fit_growth(const double *n, const double *y, size_t npts, plumb_fit *out)
+{
+	*out = (plumb_fit){ .growth = PLUMB_GROWTH_NONE };
+	double ymax = 0;
+	for (size_t i = 0; i < npts; i++)
+		if (fabs(y[i]) > ymax)
+			ymax = fabs(y[i]);
+	if (npts < PLUMB_FIT_MIN_POINTS || !(ymax > 0) || !isfinite(ymax))
+		return;
+	double *buf = malloc(4 * npts * sizeof *buf);
+	if (!buf)
+		return;
+	double *w = buf, *logn = buf + npts, *x = buf + 2 * npts, *step_pow = buf + 3 * npts;
+	for (size_t i = 0; i < npts; i++) {
+		/* relative errors: a zero cost weighs as a tiny one */
+		double s = fabs(y[i]) > 1e-9 * ymax ? fabs(y[i]) : 1e-9 * ymax;
+		w[i] = 1 / (s * s);
+		logn[i] = log(n[i] < 1 ? 1 : n[i]);
+	}
+	fit_data d = { .y = y, .w = w, .logn = logn, .x = x, .n = npts };
+	double sw = 0, sy = 0;
+	for (size_t i = 0; i < npts; i++) {
+		sw += w[i];
+		sy += w[i] * y[i];
+	}
+	for (size_t i = 0; i < npts; i++)
+		d.tss += w[i] * (y[i] - sy / sw) * (y[i] - sy / sw);
+	for (int k = 0; k < 6; k++) {
+		plumb_growth g = (plumb_growth)(PLUMB_GROWTH_CONST + k);
+		for (size_t i = 0; i < npts; i++)
+			x[i] = plumb_growth_f(g, n[i]);
+		out->classes[k].cls = g;
+		measure(&d, &out->classes[k], g == PLUMB_GROWTH_CONST);
+	}
+	fit_power(&d, step_pow, &out->power);
+	free(buf);
+	choose(out);
+}
