@@ -105,10 +105,20 @@ int plumb_write_stream(const plumb_profile *p, FILE *out, const char *out_name, 
 
 /* ---- helpers for writers: atomic output ------------------------------ */
 
+/* How an output is written (docs/plumb.1, "Outputs"):
+ *  - a new name or a regular file: into a temporary file beside it, renamed
+ *    over it only when complete; a replaced file keeps its mode (and, for
+ *    root, its owner and group);
+ *  - a symbolic link is followed, as cp(1) follows it: the file it names is
+ *    the one replaced (or created), and the link stays;
+ *  - a device, FIFO or socket (/dev/null, /dev/full, a named pipe) is never
+ *    replaced: the output goes to a temporary file in $TMPDIR (or /tmp) and
+ *    is copied into it when complete, and its write errors are reported. */
 typedef struct plumb_atomic_file {
 	FILE *fp;
-	char *path;       /* final path */
-	char *tmp_path;   /* path.tmp-XXXXXX in the same directory */
+	char *path;       /* the file replaced or written (a link's target) */
+	char *tmp_path;   /* the temporary file */
+	bool special;     /* path is a device, FIFO or socket: copied into */
 } plumb_atomic_file;
 
 /* Create tmp file next to path. fp is open for writing. */
