@@ -83,6 +83,12 @@ const char *plumb_format_writers_list(void);
  * directory or an unreadable file. */
 FILE *plumb_open_input(const char *path, plumb_error *err);
 
+/* Standard input ("-") and pipes cannot be read twice (detection, then
+ * the reader): copy such an input into a temporary file first. *tmp_out
+ * gets its malloc'd name, to read and then unlink and free; NULL when path
+ * can be read as it is. */
+int plumb_spool_input(const char *path, char **tmp_out, plumb_error *err);
+
 /* Detect a file's format from its content. */
 int plumb_detect_file(const char *path, plumb_format *out, plumb_error *err);
 plumb_format plumb_detect_buffer(const unsigned char *head, size_t len);

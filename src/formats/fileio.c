@@ -57,6 +57,61 @@ static char *output_target(const char *path)
 
 /* A temporary file for the output to path: beside it, or in $TMPDIR for a
  * special file (never create files in /dev). Returns its fd. */
+int plumb_spool_input(const char *path, char **tmp_out, plumb_error *err)
+{
+	*tmp_out = NULL;
+	struct stat st;
+	bool is_stdin = strcmp(path, "-") == 0;
+	if (!is_stdin && (stat(path, &st) != 0 || !S_ISFIFO(st.st_mode)))
+		return 0; /* a file the readers open themselves (or report) */
+	int in = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
+	if (in < 0)
+		return plumb_fail(err, PLUMB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+	const char *tmpdir = getenv("TMPDIR");
+	if (!tmpdir || !*tmpdir)
+		tmpdir = "/tmp";
+	char *tmp = malloc(strlen(tmpdir) + sizeof "/plumb-in.XXXXXX");
+	if (!tmp) {
+		if (!is_stdin)
+			close(in);
+		return plumb_fail_nomem(err);
+	}
+	sprintf(tmp, "%s/plumb-in.XXXXXX", tmpdir);
+	int out = mkstemp(tmp);
+	int e = out < 0 ? errno : 0;
+	char buf[65536];
+	while (!e) {
+		ssize_t n = read(in, buf, sizeof buf);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno != EINTR)
+				e = errno;
+			continue;
+		}
+		for (ssize_t done = 0; done < n && !e;) {
+			ssize_t w = write(out, buf + done, (size_t)(n - done));
+			if (w < 0 && errno != EINTR)
+				e = errno;
+			else if (w > 0)
+				done += w;
+		}
+	}
+	if (!is_stdin)
+		close(in);
+	if (out >= 0 && close(out) != 0 && !e)
+		e = errno;
+	if (e) {
+		if (out >= 0)
+			unlink(tmp);
+		free(tmp);
+		return plumb_fail(err, PLUMB_ERR_IO, "%s: cannot read it into a temporary file: %s",
+				  is_stdin ? "standard input" : path, strerror(e));
+	}
+	*tmp_out = tmp;
+	return 0;
+}
+
 static int make_tmp(plumb_atomic_file *af, const char *path, plumb_error *err)
 {
 	memset(af, 0, sizeof *af);
