@@ -99,6 +99,11 @@ plumb_format plumb_detect_buffer(const unsigned char *head, size_t len);
 int plumb_read_file(plumb_profile *p, const char *path, const plumb_read_opts *opts,
 		    plumb_format *fmt_out, plumb_error *err);
 
+/* The profile's costs summed per event fit in 64 bits (every view sums
+ * them); else PLUMB_ERR_OVERFLOW naming what (a file, "the files merged").
+ * plumb_read_file checks each file; a caller that merges checks the sum. */
+int plumb_check_totals(const plumb_profile *p, const char *what, plumb_error *err);
+
 /* Write p to path in fmt. Every writer writes a temporary file in the same
  * directory and renames it over path only when it is complete. */
 int plumb_write_file(const plumb_profile *p, const char *path, plumb_format fmt,

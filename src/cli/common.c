@@ -137,6 +137,9 @@ static int load_one(plumb_profile **all, const char *path, const plumb_read_opts
 	}
 	int rc = plumb_profile_merge(*all, p, err);
 	plumb_profile_free(p);
+	/* each file fits (plumb_read_file checked it); their sum may not */
+	if (rc == 0 && plumb_check_totals(*all, path, err))
+		return -1;
 	if (rc) {
 		/* Say which file did not fit with the others. */
 		char msg[sizeof err->message];

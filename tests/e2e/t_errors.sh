@@ -138,3 +138,15 @@ printf 'events: Ir\nfl=a.c\nfn=main\n1 5\n' > small.cg
 for c in "report $fig" "info $fig" "annotate small.cg" "gprof --help" "report --format csv $fig"; do
 	expect_err "$c > /dev/full: exit 1, says why" 1 "No space left on device" sh -c "\"$PLUMB\" $c > /dev/full"
 done
+
+# Costs whose sum does not fit 64 bits: every command refuses the file, by
+# name, and convert writes nothing (it used to write a .plumb no one could read).
+printf 'a;b;c 18446744073709551615\na;b;d 1\n' > overflow.folded
+for c in report info annotate; do
+	expect_err "$c: costs past 64 bits name the file" 1 "overflow.folded: the costs add up to more than 64 bits" "$PLUMB" $c overflow.folded
+done
+expect_err "convert: costs past 64 bits" 1 "overflow.folded: the costs add up" "$PLUMB" convert overflow.folded -o overflow.plumb
+same "convert wrote nothing" "$(ls overflow.plumb 2>/dev/null)" ""
+printf 'a;b;c 18446744073709551615\n' > max.folded
+printf 'a;b;d 1\n' > one.folded
+expect_err "two files whose sum overflows: the second is named" 1 "one.folded: the costs add up" "$PLUMB" report max.folded one.folded
