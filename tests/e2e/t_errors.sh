@@ -150,3 +150,21 @@ same "convert wrote nothing" "$(ls overflow.plumb 2>/dev/null)" ""
 printf 'a;b;c 18446744073709551615\n' > max.folded
 printf 'a;b;d 1\n' > one.folded
 expect_err "two files whose sum overflows: the second is named" 1 "one.folded: the costs add up" "$PLUMB" report max.folded one.folded
+
+# Lines have a bound (16 MiB) and text holds no NUL: a header then 20 MB
+# without a newline, or a sparse file, is refused at its byte offset in
+# bounded memory (it used to take as much memory as the line, or read the
+# NULs of a 5 GB sparse file as empty lines and exit 0).
+{ printf 'events: Ir\nfn=main\n'; head -c 20000000 /dev/zero | tr '\0' 'x'; } > long-line.cg
+run /usr/bin/time -f '%M' "$PLUMB" report long-line.cg
+case "$err" in
+*"long-line.cg: byte offset 19: a line of more than 16 MiB"*) ok "a 20 MB line is refused at its offset" ;;
+*) fail "a 20 MB line is refused at its offset" "exit $rc" "$err" ;;
+esac
+kb=$(printf '%s\n' "$err" | tail -1)
+[ "$rc" -eq 1 ] && [ "$kb" -lt 60000 ] && ok "the long line is refused in bounded memory (${kb} KB)" ||
+	fail "the long line is refused in bounded memory" "exit $rc, peak ${kb} KB (expected < 60000)"
+printf 'events: Ir\nfn=main\n1 5\n' > sparse.cg
+truncate -s 200M sparse.cg
+expect_err "a sparse file: the NUL bytes are refused at their offset" 1 "sparse.cg: byte offset 23: a NUL byte" "$PLUMB" report sparse.cg
+rm -f sparse.cg long-line.cg
