@@ -163,3 +163,8 @@ case "$err" in
 *"built with plumb cc"*) ok "CC=\"plumb cc\" make builds an instrumented program" ;;
 *) fail "CC=\"plumb cc\" make builds an instrumented program" "$err" ;;
 esac
+
+expect_status "plumb cc --help" 0 "$PLUMB" cc --help
+expect_out "plumb cc --help has usage" "usage: plumb cc"
+expect_err "plumb cc --cc with a missing compiler" 127 "cannot run" "$PLUMB" cc --cc=no-such-compiler-xyz -c x.c
+expect_err "--memres is for plumb cc programs" 2 "plumb cc" "$PLUMB" record --memres 8 true
