@@ -101,7 +101,7 @@ static int wrap(int argc, char **argv, bool cxx)
 			  PLUMB_LIBDIR);
 		return EXIT_BAD_INPUT;
 	}
-	char **args = calloc((size_t)argc + 16, sizeof *args);
+	char **args = calloc((size_t)argc + 32, sizeof *args);
 	if (!args) {
 		cli_error("out of memory");
 		return EXIT_BAD_INPUT;
@@ -120,8 +120,18 @@ static int wrap(int argc, char **argv, bool cxx)
 		args[n++] = linking ? "-Wp,-fsanitize=thread" : "-fsanitize=thread";
 	}
 	args[n++] = "-fsanitize-coverage=trace-pc";
+	/* calls, not inline code the hooks never see, for the wrapped libc
+	 * functions (src/inputs/wrap.c) */
+	static char *const no_builtin[] = { "-fno-builtin-memcpy", "-fno-builtin-memmove",
+		"-fno-builtin-memset", "-fno-builtin-memcmp", "-fno-builtin-strlen", "-fno-builtin-strcmp",
+		"-fno-builtin-strncmp", "-fno-builtin-strcpy" };
+	for (size_t i = 0; i < sizeof no_builtin / sizeof *no_builtin; i++)
+		args[n++] = no_builtin[i];
 	if (linking && !shared) {
 		args[n++] = runtime;
+		/* the libc calls whose reads and writes matter most (src/inputs/wrap.c) */
+		args[n++] = "-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset,--wrap=memcmp,"
+			    "--wrap=strlen,--wrap=strcmp,--wrap=strncmp,--wrap=strcpy";
 		/* shared libraries built with plumb cc find the hooks in the program */
 		args[n++] = "-Wl,--export-dynamic-symbol=__tsan_*";
 		args[n++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";

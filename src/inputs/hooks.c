@@ -144,6 +144,11 @@ __attribute__((destructor(101))) static void finish(void)
 	report(t, false);
 }
 
+INP_HIDDEN inp_thread *inp_current(void)
+{
+	return tls_thread;
+}
+
 /* ---- the hooks ------------------------------------------------------- */
 
 INP_EXPORT void __tsan_init(void)

@@ -173,6 +173,9 @@ static inline void inp_write(inp_thread *t, uintptr_t addr, size_t size)
 	inp_write_slow(t, addr, size);
 }
 
+/* The calling thread's state (hooks.c); NULL when not measuring. */
+inp_thread *inp_current(void);
+
 /* ---- the report (report.c) and routine names (names.c) ---------------- */
 
 typedef struct inp_report_opts {

@@ -168,3 +168,12 @@ expect_status "plumb cc --help" 0 "$PLUMB" cc --help
 expect_out "plumb cc --help has usage" "usage: plumb cc"
 expect_err "plumb cc --cc with a missing compiler" 127 "cannot run" "$PLUMB" cc --cc=no-such-compiler-xyz -c x.c
 expect_err "--memres is for plumb cc programs" 2 "plumb cc" "$PLUMB" record --memres 8 true
+
+# The wrapped libc calls: strlen, memset, memcpy, memcmp (inp_libc.c).
+expect_status "plumb cc builds the libc program" 0 "$PLUMB" cc -O2 "$T/inp_libc.c" -o libc
+mkdir repl
+run env PLUMB_APROF_DIR=repl ./libc
+fl=$(ls repl/*.aprof)
+out=$(for r in length zero_then_sum copy same main; do printf '%s=%s ' $r "$(aprof_points "$fl" $r | cut -d' ' -f1)"; done)
+same "libc calls are seen: strlen, memset first, memcpy, memcmp, and main's own memset" "$out" \
+	"length=25 zero_then_sum=0 copy=40 same=60 main=40 "
