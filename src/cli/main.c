@@ -15,6 +15,8 @@ static const struct command {
 	{ "annotate", cmd_annotate, "annotate source and instructions with costs (callgrind_annotate's layout)" },
 	{ "convert", cmd_convert, "convert profiles between formats (.plumb, Callgrind, folded)" },
 	{ "gprof", cmd_gprof, "GNU gprof's reports from gmon.out (same options; -b output byte for byte)" },
+	{ "cc", cmd_cc, "compile and link like cc, instrumented for input sizes and exact calls" },
+	{ "c++", cmd_cxx, "the same for C++: plumb c++ runs c++" },
 	{ "info", cmd_info, "describe a profile file: format, events, parts, counts, totals" },
 };
 
