@@ -178,6 +178,7 @@ typedef enum plumb_view_kind {
 	PLUMB_VIEW_THREADS,       /* "parts" is another name for it */
 	PLUMB_VIEW_POINTS,        /* performance points: routine (or context) x input size */
 	PLUMB_VIEW_INPUTS,        /* one row per routine: how its cost grows with input size */
+	PLUMB_VIEW_FLAME,         /* the call tree as flame-graph boxes (table.h's plumb_flame) */
 	PLUMB_VIEW_COUNT
 } plumb_view_kind;
 
@@ -209,6 +210,8 @@ typedef struct plumb_view_opts {
 	/* inputs view with --select: the charts to draw ("cost", "amortized",
 	 * "frequency", "total"); NULL = all, with cost the main one */
 	const char *chart;
+	/* flame view: an icicle of the bottom-up tree (leaves at the top) */
+	bool invert;
 } plumb_view_opts;
 
 void plumb_view_opts_init(plumb_view_opts *o);
