@@ -6,8 +6,8 @@
  * profiles and for call graphs unfolded from their arcs alike. The tree's
  * rows are depth-first, parents before children, so one pass lays them
  * out: a box starts where its previous sibling ended, its first child
- * where it starts. The table keeps one row per box (depth, x, width,
- * percent, name, file, module) and the boxes in t->flame for the SVG
+ * where it starts. The table keeps one row per box (its depth as the
+ * row's; x, width, percent, name, file, module) and the boxes in t->flame for the SVG
  * writer. */
 #include <assert.h>
 #include <stdlib.h>
@@ -41,20 +41,39 @@ static const char *keep(plumb_table *t, const char *s, bool *ok)
 }
 
 typedef struct flame_cols {
-	int depth, x, width, pct, name, file, module;
+	int x, width, pct, name, file, module;
 } flame_cols;
 
 static int add_columns(plumb_table *t, const plumb_profile *p, int ev, flame_cols *fc)
 {
-	fc->depth = plumb_table_add_column(t, "depth", "Depth", PLUMB_CELL_INT, -1, false);
 	fc->x = view_add_event_column(t, p, "x", "Offset", PLUMB_CELL_U64, ev);
 	fc->width = view_add_event_column(t, p, "inclusive", "Incl.", PLUMB_CELL_U64, ev);
 	fc->pct = view_add_event_column(t, p, "percent", "Incl. %", PLUMB_CELL_PCT, ev);
 	fc->name = plumb_table_add_column(t, "function", "Function", PLUMB_CELL_STR, -1, true);
 	fc->file = plumb_table_add_column(t, "file", "File", PLUMB_CELL_STR, -1, false);
 	fc->module = plumb_table_add_column(t, "module", "Load module", PLUMB_CELL_STR, -1, false);
-	return fc->depth < 0 || fc->x < 0 || fc->width < 0 || fc->pct < 0 || fc->name < 0 ||
+	return fc->x < 0 || fc->width < 0 || fc->pct < 0 || fc->name < 0 ||
 	       fc->file < 0 || fc->module < 0 ? -1 : 0;
+}
+
+/* The boxes' widths: a row's inclusive cost, or, where the tree has none
+ * (a call graph's cycle members and [recursive] marks), the sum of its
+ * children's, so that every box holds its children. One backward pass:
+ * acc[d] sums the rows of depth d since the last row above them. */
+static int widths(const plumb_table *tree, int cw, uint64_t *w, plumb_error *err)
+{
+	uint64_t *acc = calloc(tree->nrows + 2, sizeof *acc);
+	if (!acc)
+		return plumb_fail_nomem(err);
+	for (size_t i = tree->nrows; i-- > 0;) {
+		const plumb_row *r = &tree->rows[i];
+		uint32_t d = r->depth;
+		w[i] = r->cells[cw].type == PLUMB_CELL_U64 ? r->cells[cw].u : acc[d + 1];
+		acc[d + 1] = 0;
+		acc[d] += w[i];
+	}
+	free(acc);
+	return 0;
 }
 
 /* Lay the tree's rows out as boxes; next[d] is where the next box of depth
@@ -68,22 +87,32 @@ static int lay_out(const plumb_table *tree, plumb_table *t, plumb_flame *fl, con
 	/* the tree views always have these */
 	assert(cw >= 0 && cp >= 0 && cn >= 0);
 	plumb_flame_box *boxes = plumb_table_alloc(t, (tree->nrows ? tree->nrows : 1) * sizeof *boxes);
-	uint64_t *next = calloc(tree->nrows + 2, sizeof *next);
-	if (!boxes || !next) {
+	uint64_t *next = calloc(tree->nrows + 2, sizeof *next), *w = calloc(tree->nrows + 1, sizeof *w);
+	if (!boxes || !next || !w) {
 		free(next);
+		free(w);
 		return plumb_fail_nomem(err);
 	}
+	if (widths(tree, cw, w, err)) {
+		free(next);
+		free(w);
+		return -1;
+	}
+	/* the percentages' whole, for the rows whose percentage the tree left out */
+	double whole = 0;
+	for (size_t i = 0; i < tree->nrows && whole == 0; i++)
+		if (tree->rows[i].cells[cp].type == PLUMB_CELL_PCT && tree->rows[i].cells[cp].pct > 0)
+			whole = (double)w[i] * 100.0 / tree->rows[i].cells[cp].pct;
 	bool ok = true;
 	for (size_t i = 0; i < tree->nrows && ok; i++) {
 		const plumb_row *r = &tree->rows[i];
 		uint32_t d = r->depth;
-		/* a row's depth is at most one more than the row before it */
-		assert(d <= (i ? boxes[i - 1].depth + 1 : 0) || d == 0);
 		plumb_flame_box *b = &boxes[i];
 		b->depth = d;
 		b->x = next[d];
-		b->width = r->cells[cw].type == PLUMB_CELL_U64 ? r->cells[cw].u : 0;
-		b->pct = r->cells[cp].type == PLUMB_CELL_PCT ? r->cells[cp].pct : 0;
+		b->width = w[i];
+		b->pct = r->cells[cp].type == PLUMB_CELL_PCT ? r->cells[cp].pct
+			 : whole > 0 ? 100.0 * (double)w[i] / whole : 0;
 		b->name = keep(t, cell_str(r, cn), &ok);
 		b->file = keep(t, cell_str(r, cf), &ok);
 		b->module = keep(t, cell_str(r, cm), &ok);
@@ -98,7 +127,6 @@ static int lay_out(const plumb_table *tree, plumb_table *t, plumb_flame *fl, con
 			ok = false;
 			break;
 		}
-		plumb_cell_int(&row->cells[fc->depth], d);
 		plumb_cell_u64(&row->cells[fc->x], b->x);
 		plumb_cell_u64(&row->cells[fc->width], b->width);
 		plumb_cell_pct(&row->cells[fc->pct], b->pct);
@@ -107,6 +135,7 @@ static int lay_out(const plumb_table *tree, plumb_table *t, plumb_flame *fl, con
 		plumb_cell_str(&row->cells[fc->module], b->module);
 	}
 	free(next);
+	free(w);
 	if (!ok)
 		return plumb_fail_nomem(err);
 	fl->nboxes = tree->nrows;
@@ -128,7 +157,7 @@ int view_flame(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 	if (view_tree(p, &to, &tree, err))
 		return -1;
 	plumb_table *t = plumb_table_new(plumb_view_name(PLUMB_VIEW_FLAME),
-					 o->invert ? "Flame graph (inverted): functions by exclusive cost, callers above"
+					 o->invert ? "Icicle graph (inverted flame): functions by exclusive cost at the top, callers below"
 						   : "Flame graph: callees above their callers");
 	plumb_flame *fl = t ? plumb_table_alloc(t, sizeof *fl) : NULL;
 	flame_cols fc;
