@@ -209,7 +209,7 @@ int plumb_speedscope_write_stream(const plumb_profile *p, FILE *out, plumb_error
 	if (!stacks && (p->cg_self.n || p->arcs.n))
 		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
 				  "speedscope output: expected a profile with call stacks, got one with "
-				  "only a call graph (Callgrind, gmon.out): speedscope's profiles are "
+				  "only a call graph (as Callgrind, gmon.out and aprof routine reports give): speedscope's profiles are "
 				  "stacks; `plumb report --view flame --format svg` draws a flame graph "
 				  "of a call graph");
 	ss_writer w = { .p = p, .out = out };
