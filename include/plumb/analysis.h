@@ -227,4 +227,24 @@ const char *plumb_charts_list(void);
 int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
 		     plumb_error *err);
 
+/* ---- diff --------------------------------------------------------------
+ * Two profiles compared (plumb diff): one row per function (or line) of
+ * either, with its exclusive and inclusive cost of one event in each and
+ * the change (new - base), the largest change first; a function of one
+ * profile only has 0 on the other side. Columns: function, file, [line,]
+ * module, exclusive_base, exclusive_new, exclusive_delta, inclusive_base,
+ * inclusive_new, inclusive_delta. */
+typedef struct plumb_diff_opts {
+	plumb_level level;        /* PLUMB_LEVEL_FUNCTION (default) or PLUMB_LEVEL_LINE */
+	const char *metric;       /* the event by name; NULL: the base's first */
+	bool normalize;           /* shares of each profile's total (%), not counts */
+	bool sort_inclusive;      /* order by the inclusive change, not the exclusive */
+	size_t limit;             /* rows; 0 = all */
+	const plumb_symspec_list *focus; /* keep only stacks through these; NULL = all */
+} plumb_diff_opts;
+
+void plumb_diff_opts_init(plumb_diff_opts *o);
+int plumb_diff_build(const plumb_profile *base, const plumb_profile *cur, const plumb_diff_opts *o,
+		     plumb_table **out, plumb_error *err);
+
 #endif

@@ -45,5 +45,6 @@ int cmd_info(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_gprof(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif
