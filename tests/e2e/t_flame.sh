@@ -106,3 +106,26 @@ else
 fi
 
 expect_err "svg of a view without pictures" 2 "--view flame" "$PLUMB" report --format svg "$demo"
+
+# In a browser, clicking a box zooms: it becomes the full width, boxes
+# outside it are hidden and "Reset zoom" shows (headless Chromium).
+browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -z "$browser" ]; then
+	skip "click-to-zoom in headless Chromium" "chromium is not installed"
+else
+	sed 's|</svg>|<script>var g = [].slice.call(document.querySelectorAll("g.f")).filter(function (g) { return g.getAttribute("data-d") == "3"; })[0]; g.dispatchEvent(new MouseEvent("click"));</script></svg>|' demo.svg > click.svg
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu --virtual-time-budget=2000 \
+		--dump-dom "file://$PWD/click.svg" > click.dom 2> chromium.err
+	if python3 - click.dom > .pyout 2>&1 <<'PY'
+import re, sys
+dom = open(sys.argv[1]).read()
+boxes = re.findall(r'<g class="f" data-d="(\d+)"( style="[^"]*")?><title>([^<]*)</title><rect x="([^"]*)" y="[^"]*" width="([^"]*)"', dom)
+assert boxes, dom[:300]
+first3 = [b for b in boxes if b[0] == "3"][0]
+assert float(first3[4]) == 1200 and float(first3[3]) == 10, first3
+hidden = [b for b in boxes if "none" in b[1]]
+assert hidden, "nothing hidden"
+assert re.search(r'<text id="unzoom"[^>]*style=""', dom), "Reset zoom not shown"
+PY
+	then ok "click-to-zoom in headless Chromium"; else fail "click-to-zoom in headless Chromium" "$(cat .pyout)" "$(tail -3 chromium.err)"; fi
+fi
