@@ -241,6 +241,10 @@ typedef struct plumb_diff_opts {
 	bool sort_inclusive;      /* order by the inclusive change, not the exclusive */
 	size_t limit;             /* rows; 0 = all */
 	const plumb_symspec_list *focus; /* keep only stacks through these; NULL = all */
+	/* a differential flame graph instead: the new profile's flame view
+	 * (plumb_flame), each box with its change against the base's box of
+	 * the same call path; invert: of the bottom-up trees */
+	bool flame, invert;
 } plumb_diff_opts;
 
 void plumb_diff_opts_init(plumb_diff_opts *o);

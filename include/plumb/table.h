@@ -154,6 +154,10 @@ typedef struct plumb_flame_box {
 	uint64_t x, width;    /* offset from the left edge, inclusive cost */
 	double pct;           /* width as % of the event's total */
 	const char *name, *file, *module;  /* NULL: unknown */
+	/* differential flame (plumb diff --view flame): width less the base
+	 * profile's width of the same path (scaled to this total with
+	 * --normalize); 0 otherwise */
+	int64_t change;
 } plumb_flame_box;
 
 typedef struct plumb_flame {
@@ -161,6 +165,8 @@ typedef struct plumb_flame {
 	uint64_t total;       /* the sum of the roots' widths: the picture's width */
 	uint32_t max_depth;
 	bool inverted;        /* icicle: leaves at the top, callers below (--invert) */
+	bool differential;    /* boxes carry their change against a base profile */
+	uint64_t max_change;  /* the largest |change|: the colour scale's end */
 	size_t nboxes;
 	const plumb_flame_box *boxes;
 } plumb_flame;

@@ -217,10 +217,40 @@ void plumb_diff_opts_init(plumb_diff_opts *o)
 	o->level = PLUMB_LEVEL_FUNCTION;
 }
 
+/* The differential flame graph: the new profile's flame, each box with its
+ * change against the base's box of the same call path. */
+static int diff_flame(const plumb_profile *base, const plumb_profile *cur, const plumb_diff_opts *o,
+		      const char *event, plumb_table **out, plumb_error *err)
+{
+	plumb_view_opts vo;
+	plumb_view_opts_init(&vo);
+	vo.kind = PLUMB_VIEW_FLAME;
+	vo.focus = o->focus;
+	vo.invert = o->invert;
+	int eb = plumb_event_find(base, event), en = plumb_event_find(cur, event);
+	if (eb < 0 || en < 0)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "the %s profile has no event '%s'",
+				  eb < 0 ? "base" : "new", event);
+	plumb_table *bt = NULL;
+	vo.metric = eb;
+	if (view_flame(base, &vo, &bt, err))
+		return -1;
+	vo.metric = en;
+	int rc = view_flame_against(cur, &vo, bt, o->normalize, out, err);
+	plumb_table_free(bt);
+	return rc;
+}
+
 int plumb_diff_build(const plumb_profile *base, const plumb_profile *cur, const plumb_diff_opts *o,
 		     plumb_table **out, plumb_error *err)
 {
 	*out = NULL;
+	if (o->flame) {
+		if (!base->events.n)
+			return plumb_fail(err, PLUMB_ERR_FORMAT, "the base profile has no events");
+		return diff_flame(base, cur, o, o->metric ? o->metric : plumb_str(base, base->events.v[0].name),
+				  out, err);
+	}
 	if (o->level != PLUMB_LEVEL_FUNCTION && o->level != PLUMB_LEVEL_LINE)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "diff compares functions or lines");
 	if (!base->events.n)

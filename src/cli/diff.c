@@ -15,14 +15,17 @@ static const char diff_help[] =
 	"the other side; functions are the same when their name, file and module are.\n"
 	"\n"
 	"Options:\n"
-	"  -v, --view VIEW        functions (default; also: flat) or lines\n"
+	"  -v, --view VIEW        functions (default; also: flat), lines, or flame: a\n"
+	"                         differential flame graph of NEW (--format svg draws it),\n"
+	"                         red where a call path grew against BASE, blue where it\n"
+	"                         shrank (--invert: of the bottom-up trees)\n"
 	"  -m, --metric EVENT     the event to compare (default: BASE's first)\n"
 	"      --normalize        compare shares of each profile's total (%) instead of\n"
 	"                         counts: what changed once the runs' lengths are set aside\n"
 	"  -s, --sort KEY         exclusive (default) or inclusive: whose change orders rows\n"
 	"  -n, --limit N          at most N rows\n"
 	"  -F, --focus SYMSPEC    keep only the stacks that pass through SYMSPEC (repeatable)\n"
-	"  -f, --format FORMAT    text (default), json or csv\n"
+	"  -f, --format FORMAT    text (default), json, csv, or svg (--view flame)\n"
 	"  -o, --output FILE      write there (replaced atomically) instead of standard output\n"
 	"      --exe FILE         the executable gmon.out inputs belong to\n"
 	"  -w, --width N          fit text to N columns (default: the terminal's; 0: never cut)\n"
@@ -35,9 +38,10 @@ static const char diff_help[] =
 	"Examples:\n"
 	"  plumb diff before.plumb after.plumb\n"
 	"  plumb diff --normalize --format csv -o change.csv old.folded new.folded\n"
-	"  plumb diff --view lines --metric Ir callgrind.out.1 callgrind.out.2\n";
+	"  plumb diff --view lines --metric Ir callgrind.out.1 callgrind.out.2\n"
+	"  plumb diff --view flame --format svg -o change.svg before.plumb after.plumb\n";
 
-enum { OPT_NORMALIZE = 256, OPT_EXE, OPT_COLOR };
+enum { OPT_NORMALIZE = 256, OPT_EXE, OPT_COLOR, OPT_INVERT };
 
 typedef struct diff_args {
 	plumb_diff_opts d;
@@ -53,6 +57,7 @@ static int parse_args(int argc, char **argv, diff_args *a)
 		{ "view", required_argument, NULL, 'v' },
 		{ "metric", required_argument, NULL, 'm' },
 		{ "normalize", no_argument, NULL, OPT_NORMALIZE },
+		{ "invert", no_argument, NULL, OPT_INVERT },
 		{ "sort", required_argument, NULL, 's' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "focus", required_argument, NULL, 'F' },
@@ -77,14 +82,19 @@ static int parse_args(int argc, char **argv, diff_args *a)
 				a->d.level = PLUMB_LEVEL_FUNCTION;
 			else if (!strcmp(optarg, "lines"))
 				a->d.level = PLUMB_LEVEL_LINE;
+			else if (!strcmp(optarg, "flame"))
+				a->d.flame = true;
 			else
-				return cli_usage_error("diff", "unknown view '%s' (functions, lines)", optarg);
+				return cli_usage_error("diff", "unknown view '%s' (functions, lines, flame)", optarg);
 			break;
 		case 'm':
 			a->d.metric = optarg;
 			break;
 		case OPT_NORMALIZE:
 			a->d.normalize = true;
+			break;
+		case OPT_INVERT:
+			a->d.invert = true;
 			break;
 		case 's':
 			if (strcmp(optarg, "exclusive") && strcmp(optarg, "inclusive"))
@@ -101,9 +111,8 @@ static int parse_args(int argc, char **argv, diff_args *a)
 				return cli_usage_error("diff", "%s", err.message);
 			break;
 		case 'f':
-			a->writer = plumb_view_writer_by_name(optarg);
-			if (!a->writer || !strcmp(optarg, "svg"))
-				return cli_usage_error("diff", "unknown format '%s' (text, json, csv)", optarg);
+			if (!(a->writer = plumb_view_writer_by_name(optarg)))
+				return cli_usage_error("diff", "unknown format '%s' (text, json, csv, svg)", optarg);
 			break;
 		case 'o':
 			a->output = optarg;
@@ -132,6 +141,8 @@ static int parse_args(int argc, char **argv, diff_args *a)
 	}
 	if (argc - optind != 2)
 		return cli_usage_error("diff", "expected two profiles, BASE and NEW (got %d)", argc - optind);
+	if (!strcmp(a->writer->name, "svg") && !a->d.flame)
+		return cli_usage_error("diff", "--format svg draws --view flame only");
 	return 0;
 }
 

@@ -198,6 +198,19 @@ static void write_script(FILE *out)
 	}
 }
 
+/* Differential flames: red where the box grew, blue where it shrank, the
+ * deeper the larger the change against the largest one; grey when equal. */
+static void change_colour(const plumb_flame *fl, const plumb_flame_box *b, char out[8])
+{
+	if (b->change == 0 || fl->max_change == 0) {
+		snprintf(out, 8, "#dcdcdc");
+		return;
+	}
+	double mag = (double)(b->change < 0 ? -(b->change + 1) + 1.0 : (double)b->change);
+	double f = mag / (double)fl->max_change;
+	hsl_hex(b->change > 0 ? 0 : 215, 0.85, 0.92 - 0.42 * f, out);
+}
+
 static void write_box(FILE *out, const plumb_flame *fl, const plumb_flame_box *b, double height)
 {
 	double scale = (double)WIDTH / (double)fl->total;
@@ -205,7 +218,10 @@ static void write_box(FILE *out, const plumb_flame *fl, const plumb_flame_box *b
 	double y = fl->inverted ? TOP + (double)b->depth * BOX_H
 				: height - BOTTOM - (double)(b->depth + 1) * BOX_H;
 	char fill[8], pct[32], num[32];
-	box_colour(b, fill);
+	if (fl->differential)
+		change_colour(fl, b, fill);
+	else
+		box_colour(b, fill);
 	const char *name = b->name ? b->name : "[unknown]";
 	fprintf(out, "<g class=\"f\" data-d=\"%" PRIu32 "\"", b->depth);
 	if (b->module) {
@@ -218,7 +234,10 @@ static void write_box(FILE *out, const plumb_flame *fl, const plumb_flame_box *b
 	fprintf(out, " (%s ", plumb_format_u64(b->width, num, sizeof num));
 	plumb_svg_text(out, fl->event);
 	const char *p = plumb_format_fixed(b->pct, 2, pct, sizeof pct);
-	fprintf(out, ", %s%%)", p ? p : "?");
+	if (fl->differential)
+		fprintf(out, ", %s%%; change %+" PRId64 ")", p ? p : "?", b->change);
+	else
+		fprintf(out, ", %s%%)", p ? p : "?");
 	/* %.6f: the width is the cost's exact share to a millionth of a pixel */
 	fprintf(out, "</title><rect x=\"%.6f\" y=\"%.1f\" width=\"%.6f\" height=\"%d\" fill=\"%s\" "
 		"rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">", x, y, w, BOX_H - 1, fill, x + 3, y + BOX_H - 4.5);

@@ -68,4 +68,37 @@ fi
 
 expect_err "one profile is a usage error" 2 "expected two profiles" "$PLUMB" diff base.folded
 expect_err "an event missing from one side" 2 "no event 'Ir'" "$PLUMB" diff --metric Ir "$cg" base.folded
-expect_err "svg is no diff format" 2 "unknown format" "$PLUMB" diff --format svg base.folded new.folded
+expect_err "an unknown format" 2 "unknown format" "$PLUMB" diff --format pdf base.folded new.folded
+
+# A differential flame graph: NEW's boxes, each with its change against
+# BASE's box of the same call path (0 for a path BASE lacks).
+printf 'main;a 10\nmain;b 5\nmain;b;x 3\n' > fb.folded
+printf 'main;a 4\nmain;c 7\nmain;b 5\nmain;b;x 6\n' > fn.folded
+run "$PLUMB" diff --view flame --format csv fb.folded fn.folded
+same "--view flame: boxes of NEW with BASE's cost and the change" "$out" \
+"depth,kind,x.samples,inclusive.samples,percent.samples,base.samples,change.samples,function,file,module
+0,normal,0,22,100.0000,18,4,main,,
+1,normal,0,11,50.0000,8,3,b,,
+2,normal,0,6,27.2727,3,3,x,,
+1,normal,11,7,31.8182,0,7,c,,
+1,normal,18,4,18.1818,10,-6,a,,"
+expect_status "--view flame --format svg" 0 "$PLUMB" diff --view flame --format svg -o d.svg fb.folded fn.folded
+if python3 - d.svg > .pyout 2>&1 <<'PY'
+import re, sys
+svg = open(sys.argv[1]).read()
+boxes = dict((m[0], (int(m[1]), m[2])) for m in
+    re.findall(r'<title>(\w+) \([0-9,]+ samples, [0-9.]+%; change ([+-]\d+)\)</title><rect [^>]*fill="(#[0-9a-f]{6})"', svg))
+assert set(boxes) == {"main", "a", "b", "c", "x"}, boxes
+red = lambda c: int(c[1:3], 16) > int(c[5:7], 16)
+assert boxes["c"][0] == 7 and red(boxes["c"][1]), boxes["c"]
+assert boxes["a"][0] == -6 and not red(boxes["a"][1]), boxes["a"]
+PY
+then ok "differential svg: titles with the change, grown red, shrunk blue"; else fail "differential svg: titles with the change, grown red, shrunk blue" "$(cat .pyout)"; fi
+run "$PLUMB" diff --view flame --normalize --format csv fb.folded fn.folded
+py "--view flame --normalize scales the base to the new total" '
+import csv, sys
+rows = {r["function"]: r for r in csv.DictReader(sys.stdin)}
+assert rows["main"]["base.samples"] == "22" and rows["main"]["change.samples"] == "0", rows["main"]
+assert rows["a"]["base.samples"] == str(round(10 * 22 / 18)), rows["a"]
+'
+expect_err "svg needs --view flame" 2 "--view flame only" "$PLUMB" diff --format svg fb.folded fn.folded

@@ -129,3 +129,14 @@ assert re.search(r'<text id="unzoom"[^>]*style=""', dom), "Reset zoom not shown"
 PY
 	then ok "click-to-zoom in headless Chromium"; else fail "click-to-zoom in headless Chromium" "$(cat .pyout)" "$(tail -3 chromium.err)"; fi
 fi
+
+# offsets: siblings side by side, heaviest first, a first child where its
+# parent starts
+printf 'main;a 10\nmain;b 5\nmain;b;x 3\nmain 1\n' > small.folded
+run "$PLUMB" report --view flame --format csv small.folded
+same "flame rows: exact offsets and widths" "$out" \
+"depth,kind,x.samples,inclusive.samples,percent.samples,function,file,module
+0,normal,0,19,100.0000,main,,
+1,normal,0,10,52.6316,a,,
+1,normal,10,8,42.1053,b,,
+2,normal,10,3,15.7895,x,,"
