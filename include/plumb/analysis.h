@@ -178,6 +178,7 @@ typedef enum plumb_view_kind {
 	PLUMB_VIEW_THREADS,       /* "parts" is another name for it */
 	PLUMB_VIEW_POINTS,        /* performance points: routine (or context) x input size */
 	PLUMB_VIEW_INPUTS,        /* one row per routine: how its cost grows with input size */
+	PLUMB_VIEW_FLAME,         /* the call tree as flame-graph boxes (table.h's plumb_flame) */
 	PLUMB_VIEW_COUNT
 } plumb_view_kind;
 
@@ -209,6 +210,8 @@ typedef struct plumb_view_opts {
 	/* inputs view with --select: the charts to draw ("cost", "amortized",
 	 * "frequency", "total"); NULL = all, with cost the main one */
 	const char *chart;
+	/* flame view: an icicle of the bottom-up tree (leaves at the top) */
+	bool invert;
 } plumb_view_opts;
 
 void plumb_view_opts_init(plumb_view_opts *o);
@@ -223,5 +226,29 @@ const char *plumb_charts_list(void);
 /* Compute a view of p as a table. */
 int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
 		     plumb_error *err);
+
+/* ---- diff --------------------------------------------------------------
+ * Two profiles compared (plumb diff): one row per function (or line) of
+ * either, with its exclusive and inclusive cost of one event in each and
+ * the change (new - base), the largest change first; a function of one
+ * profile only has 0 on the other side. Columns: function, file, [line,]
+ * module, exclusive_base, exclusive_new, exclusive_delta, inclusive_base,
+ * inclusive_new, inclusive_delta. */
+typedef struct plumb_diff_opts {
+	plumb_level level;        /* PLUMB_LEVEL_FUNCTION (default) or PLUMB_LEVEL_LINE */
+	const char *metric;       /* the event by name; NULL: the base's first */
+	bool normalize;           /* shares of each profile's total (%), not counts */
+	bool sort_inclusive;      /* order by the inclusive change, not the exclusive */
+	size_t limit;             /* rows; 0 = all */
+	const plumb_symspec_list *focus; /* keep only stacks through these; NULL = all */
+	/* a differential flame graph instead: the new profile's flame view
+	 * (plumb_flame), each box with its change against the base's box of
+	 * the same call path; invert: of the bottom-up trees */
+	bool flame, invert;
+} plumb_diff_opts;
+
+void plumb_diff_opts_init(plumb_diff_opts *o);
+int plumb_diff_build(const plumb_profile *base, const plumb_profile *cur, const plumb_diff_opts *o,
+		     plumb_table **out, plumb_error *err);
 
 #endif

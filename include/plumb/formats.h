@@ -20,6 +20,7 @@ typedef enum plumb_format {
 	PLUMB_FMT_CALLGRIND,  /* Callgrind's profile format (seed 001) */
 	PLUMB_FMT_GMON,       /* gmon.out of gcc -pg programs (plumb/gmon.h) */
 	PLUMB_FMT_APROF,      /* aprof's input-sensitive profiles (seed 000) */
+	PLUMB_FMT_SPEEDSCOPE, /* speedscope's JSON (written only) */
 	PLUMB_FMT_COUNT
 } plumb_format;
 
@@ -41,7 +42,8 @@ typedef struct plumb_read_opts {
  * short files; decompressed when the file is compressed) and says whether
  * they are this format; read() adds the file's contents to p; write()
  * stores p at path and write_stream() writes it to an open stream (either
- * NULL when the format cannot be written that way). Adding a format is one
+ * NULL when the format cannot be written that way; detect and read are
+ * NULL for a format plumb only writes). Adding a format is one
  * file and one row: the messages, convert's choice of output format and the
  * detection order all come from the table. */
 typedef struct plumb_format_ops {
@@ -186,5 +188,11 @@ int plumb_aprof_read(plumb_profile *p, const char *path, const plumb_read_opts *
 		     plumb_error *err);
 int plumb_aprof_write(const plumb_profile *p, const char *path, plumb_error *err);
 int plumb_aprof_write_stream(const plumb_profile *p, FILE *out, plumb_error *err);
+
+/* speedscope's JSON file format (src/formats/speedscope.c), written only:
+ * one sampled profile per part and event, frames per function.
+ * PLUMB_ERR_UNSUPPORTED for a profile with only a call graph. */
+int plumb_speedscope_write(const plumb_profile *p, const char *path, plumb_error *err);
+int plumb_speedscope_write_stream(const plumb_profile *p, FILE *out, plumb_error *err);
 
 #endif

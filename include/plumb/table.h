@@ -143,6 +143,34 @@ typedef struct plumb_chart {
 	plumb_chart_series series[PLUMB_CHART_MAX_SERIES];
 } plumb_chart;
 
+/* ---- flame graphs ------------------------------------------------------
+ * The flame view's boxes (src/analysis/view_flame.c): one per node of the
+ * call tree, in depth-first order, parents before children. x and width
+ * are in cost units of one event: a box's width is its node's inclusive
+ * cost (the tree view's), children lie side by side inside their parent. */
+
+typedef struct plumb_flame_box {
+	uint32_t depth;       /* 0: a root (a stack's outermost function) */
+	uint64_t x, width;    /* offset from the left edge, inclusive cost */
+	double pct;           /* width as % of the event's total */
+	const char *name, *file, *module;  /* NULL: unknown */
+	/* differential flame (plumb diff --view flame): width less the base
+	 * profile's width of the same path (scaled to this total with
+	 * --normalize); 0 otherwise */
+	int64_t change;
+} plumb_flame_box;
+
+typedef struct plumb_flame {
+	const char *event;    /* the event's name ("samples", "Ir") */
+	uint64_t total;       /* the sum of the roots' widths: the picture's width */
+	uint32_t max_depth;
+	bool inverted;        /* icicle: leaves at the top, callers below (--invert) */
+	bool differential;    /* boxes carry their change against a base profile */
+	uint64_t max_change;  /* the largest |change|: the colour scale's end */
+	size_t nboxes;
+	const plumb_flame_box *boxes;
+} plumb_flame;
+
 typedef struct plumb_table {
 	char *view;           /* "flat", "tree", ... */
 	char *title;          /* one-line description printed above the table */
@@ -158,6 +186,8 @@ typedef struct plumb_table {
 	/* pictures (plumb_table_add_chart); none in most views */
 	size_t ncharts;
 	plumb_chart *charts;
+	/* the flame view's boxes; NULL in other views */
+	const plumb_flame *flame;
 	/* private: the arena of every string and block the table points to */
 	void **strs;
 	size_t nstrs, strs_cap;

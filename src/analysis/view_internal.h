@@ -110,6 +110,13 @@ int view_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **ou
 /* tree and bottom-up unfolded from a call graph's arcs (view_cgtree.c) */
 int view_cg_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
+/* The call tree (or bottom-up tree with o->invert) as flame-graph boxes. */
+int view_flame(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
+/* The same, each box with its change against the box of the same call path
+ * in base (a flame view's table of another profile); normalize scales the
+ * base to p's total. */
+int view_flame_against(const plumb_profile *p, const plumb_view_opts *o, const plumb_table *base,
+		       bool normalize, plumb_table **out, plumb_error *err);
 /* Input-sensitive profiles (view_points.c, view_inputs.c). */
 int view_points(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_inputs(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);

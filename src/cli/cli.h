@@ -47,5 +47,6 @@ int cmd_gprof(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_cc(int argc, char **argv);
 int cmd_cxx(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif

@@ -12,6 +12,7 @@ static const struct command {
 } commands[] = {
 	{ "record", cmd_record, "sample a command with complete call stacks and write profile.plumb" },
 	{ "report", cmd_report, "show a profile: flat, call graph, tree, lines, files, modules, threads" },
+	{ "diff", cmd_diff, "compare two profiles: each function's cost in both and the change" },
 	{ "annotate", cmd_annotate, "annotate source and instructions with costs (callgrind_annotate's layout)" },
 	{ "convert", cmd_convert, "convert profiles between formats (.plumb, Callgrind, folded)" },
 	{ "gprof", cmd_gprof, "GNU gprof's reports from gmon.out (same options; -b output byte for byte)" },

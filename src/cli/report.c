@@ -31,6 +31,8 @@ static const char report_help[] =
 	"              with --select, a chart of cost against input size under the table\n"
 	"  points      input-sensitive profiles: one row per routine (or calling context)\n"
 	"              and input size, every field of the report\n"
+	"  flame       the call tree as a flame graph (--format svg draws it; text, csv\n"
+	"              and json list its boxes); --invert: an icicle of the bottom-up tree\n"
 	"\n"
 	"Options:\n"
 	"  -v, --view VIEW        the view above\n"
@@ -51,8 +53,10 @@ static const char report_help[] =
 	"      --no-cycles        = --cycles=no\n"
 	"      --exe FILE         the executable a gmon.out belongs to (default: a.out\n"
 	"                         in the gmon file's directory)\n"
-	"  -f, --format FORMAT    text (default), json, csv or svg (the charts of --view\n"
-	"                         inputs --select ROUTINE)\n"
+	"  -f, --format FORMAT    text (default), json, csv or svg (--view flame, or the\n"
+	"                         charts of --view inputs --select ROUTINE)\n"
+	"      --invert           --view flame: leaf functions at the top, their callers\n"
+	"                         below (an icicle of the bottom-up tree)\n"
 	"  -o, --output FILE      write there (replaced atomically) instead of standard output\n"
 	"      --chart NAME       --view inputs: only this chart: cost (cost per call against\n"
 	"                         input size), amortized, frequency (calls per input size)\n"
@@ -74,10 +78,11 @@ static const char report_help[] =
 	"  plumb report --butterfly is_even --no-cycles callgrind.out.1234\n"
 	"  plumb report --view parts callgrind.out.1234     then --part 2 for one of them\n"
 	"  plumb report aprof.report                        routines by growth of cost\n"
-	"  plumb report --select parse --format svg -o cost.svg aprof.report\n";
+	"  plumb report --select parse --format svg -o cost.svg aprof.report\n"
+	"  plumb report --view flame --format svg -o flame.svg stacks.folded\n";
 
 enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR, OPT_CYCLES, OPT_NO_CYCLES, OPT_EXE,
-       OPT_CHART };
+       OPT_CHART, OPT_INVERT };
 
 typedef struct report_args {
 	plumb_view_opts view;
@@ -104,7 +109,7 @@ static int set_view(report_args *a, const char *name)
 	int v = plumb_view_by_name(name);
 	if (v < 0)
 		return cli_usage_error("report", "unknown view '%s' (flat, callers, callees, butterfly, "
-					       "tree, bottom-up, lines, files, modules, parts, inputs, points)", name);
+					       "tree, bottom-up, lines, files, modules, parts, inputs, points, flame)", name);
 	a->view.kind = (plumb_view_kind)v;
 	a->view_set = true;
 	return 0;
@@ -134,6 +139,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 		{ "exe", required_argument, NULL, OPT_EXE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "chart", required_argument, NULL, OPT_CHART },
+		{ "invert", no_argument, NULL, OPT_INVERT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -219,6 +225,9 @@ static int parse_args(int argc, char **argv, report_args *a)
 			if (!plumb_chart_known(optarg))
 				return cli_usage_error("report", "unknown chart '%s' (%s)", optarg, plumb_charts_list());
 			a->view.chart = optarg;
+			break;
+		case OPT_INVERT:
+			a->view.invert = true;
 			break;
 		case 'h':
 			fputs(report_help, stdout);

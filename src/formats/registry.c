@@ -15,6 +15,7 @@ static const char *const callgrind_prefix[] = { "callgrind.out", NULL };
 static const char *const gmon_prefix[] = { "gmon.out", NULL };
 static const char *const aprof_ext[] = { ".aprof", NULL };
 static const char *const folded_ext[] = { ".folded", ".txt", NULL };
+static const char *const speedscope_ext[] = { ".speedscope.json", NULL };
 
 /* Detection order matters: the most specific signatures come first. */
 static const plumb_format_ops formats[] = {
@@ -39,6 +40,9 @@ static const plumb_format_ops formats[] = {
 	  .description = "folded stacks (\"a;b;c 123\" per line)", .extensions = folded_ext,
 	  .detect = plumb_folded_detect, .read = plumb_folded_read, .write = plumb_folded_write,
 	  .write_stream = plumb_folded_write_stream },
+	{ .id = PLUMB_FMT_SPEEDSCOPE, .name = "speedscope",
+	  .description = "speedscope JSON (written only)", .extensions = speedscope_ext,
+	  .write = plumb_speedscope_write, .write_stream = plumb_speedscope_write_stream },
 };
 #define NFORMATS (sizeof formats / sizeof *formats)
 _Static_assert(NFORMATS == PLUMB_FMT_COUNT - 1, "one registry row per plumb_format");
@@ -105,7 +109,7 @@ static void list_formats(char *buf, size_t size, bool writers)
 	buf[0] = '\0';
 	for (size_t i = 0; i < NFORMATS && len < size; i++) {
 		const plumb_format_ops *f = &formats[i];
-		if (writers && !f->write)
+		if (writers ? !f->write : !f->detect)
 			continue;
 		len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
 					writers ? f->name : f->description);
@@ -132,7 +136,7 @@ const char *plumb_format_writers_list(void)
 plumb_format plumb_detect_buffer(const unsigned char *head, size_t len)
 {
 	for (size_t i = 0; i < NFORMATS; i++)
-		if (formats[i].detect(head, len))
+		if (formats[i].detect && formats[i].detect(head, len))
 			return formats[i].id;
 	return PLUMB_FMT_UNKNOWN;
 }

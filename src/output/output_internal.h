@@ -15,6 +15,12 @@ size_t plumb_utf8_seq(const unsigned char *s);
 /* "normal", "caller", "focus", "callee" or "separator" (CSV and JSON). */
 const char *plumb_row_kind_name(plumb_row_kind kind);
 
+/* s as SVG text content or attribute value: XML-escaped, bad UTF-8 as
+ * U+FFFD, control bytes as spaces. */
+void plumb_svg_text(FILE *out, const char *s);
+/* The flame view's boxes (t->flame) as an SVG flame graph (flame_svg.c). */
+int plumb_flame_write_svg(const plumb_table *t, FILE *out, plumb_error *err);
+
 /* Flush out and report a failed write of `what` as PLUMB_ERR_IO. */
 int plumb_output_flush(FILE *out, const char *what, plumb_error *err);
 

@@ -18,7 +18,7 @@ enum { PANEL_W = 640, PANEL_H = 420, LEFT = 78, RIGHT = 24, TOP = 44, BOTTOM = 5
 static const char *const colours[] = { "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e" };
 
 /* Text content or attribute value: XML-escaped, bad UTF-8 as U+FFFD. */
-static void svg_text(FILE *out, const char *s)
+void plumb_svg_text(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	while (*p) {
@@ -83,11 +83,11 @@ static void draw_axes(FILE *out, const panel *p, const plumb_chart *c)
 	}
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", p->x0 + p->w / 2,
 		p->y0 + p->h + 38);
-	svg_text(out, c->xlabel);
+	plumb_svg_text(out, c->xlabel);
 	fputs(c->xlog ? " (log scale)</text>\n" : "</text>\n", out);
 	fprintf(out, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" text-anchor=\"middle\">",
 		p->x0 - 58, p->y0 + p->h / 2);
-	svg_text(out, c->ylabel);
+	plumb_svg_text(out, c->ylabel);
 	fputs(c->ylog ? " (log scale)</text>\n" : "</text>\n", out);
 }
 
@@ -132,7 +132,7 @@ static void draw_legend(FILE *out, const panel *p, const plumb_chart *c)
 		else
 			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", x + 7, y - 4, col);
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 20, y);
-		svg_text(out, s->label);
+		plumb_svg_text(out, s->label);
 		fputs("</text>\n", out);
 	}
 }
@@ -143,7 +143,7 @@ static void draw_chart(FILE *out, const plumb_chart *c, double ox, double oy)
 		    .h = PANEL_H - TOP - BOTTOM };
 	fprintf(out, "<g>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">", ox + 12,
 		oy + 24);
-	svg_text(out, c->title);
+	plumb_svg_text(out, c->title);
 	fputs("</text>\n", out);
 	if (!chart_axis_of(c, false, &p.xa) || !chart_axis_of(c, true, &p.ya)) {
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">no values to draw</text>\n</g>\n", p.x0 + 20,
@@ -161,10 +161,13 @@ int plumb_table_write_svg(const plumb_table *t, FILE *out, plumb_error *err)
 {
 	if (!t || !out)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "no table or no output stream");
+	if (t->flame)
+		return plumb_flame_write_svg(t, out, err);
 	if (t->ncharts == 0)
 		return plumb_fail(err, PLUMB_ERR_USAGE,
-				  "the %s view has no pictures: --format svg draws --view inputs "
-				  "--select ROUTINE (an input-sensitive profile)", t->view ? t->view : "");
+				  "the %s view has no pictures: --format svg draws --view flame, or "
+				  "--view inputs --select ROUTINE (an input-sensitive profile)",
+				  t->view ? t->view : "");
 	size_t cols = t->ncharts > 1 ? 2 : 1, rows = (t->ncharts + cols - 1) / cols;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\" "

@@ -39,7 +39,7 @@ static const plumb_view_writer writers[] = {
 	{ .name = "json", .description = "one JSON document (docs/report-json.md)",
 	  .needs_summary = true, .write = write_json },
 	{ .name = "csv", .description = "RFC 4180 CSV with a header row", .write = write_csv },
-	{ .name = "svg", .description = "the view's charts as an SVG picture (--view inputs --select ROUTINE)",
+	{ .name = "svg", .description = "a picture: --view flame's flame graph, --view inputs --select ROUTINE's charts",
 	  .write = write_svg },
 };
 #define NWRITERS (sizeof writers / sizeof *writers)

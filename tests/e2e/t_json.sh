@@ -3,7 +3,7 @@
 # against docs/report.schema.json, its rows are the CSV's rows, and its
 # function summary is the same in every view.
 schema="$E2E_DIR/../../docs/report.schema.json"
-views="flat callers callees butterfly tree bottom-up lines files modules parts"
+views="flat callers callees butterfly tree bottom-up lines files modules parts flame"
 python3 -c 'import jsonschema' 2>/dev/null || { fail "t_json" "python3-jsonschema is not installed (scripts/deps.sh installs it)"; return 0; }
 
 check_views() { # LABEL FILE [OPTIONS...]

@@ -11,7 +11,9 @@ Test(registry, one_row_per_format_with_a_reader)
 	const plumb_format_ops *f = plumb_formats(&n);
 	cr_assert_eq(n, PLUMB_FMT_COUNT - 1, "rows %zu, formats %d", n, PLUMB_FMT_COUNT - 1);
 	for (size_t i = 0; i < n; i++) {
-		cr_expect(f[i].detect && f[i].read, "%s: no detect or read", f[i].name);
+		/* a format is read (detected by content) or written or both */
+		cr_expect(f[i].detect ? f[i].read != NULL : f[i].read == NULL && f[i].write,
+			  "%s: detect and read go together, and a row reads or writes", f[i].name);
 		cr_expect_eq(plumb_format_by_name(f[i].name), &f[i], "%s by name", f[i].name);
 		cr_expect_eq(plumb_format_get(f[i].id), &f[i], "%s by id", f[i].name);
 		for (size_t k = i + 1; k < n; k++)
@@ -28,7 +30,8 @@ Test(registry, output_names_choose_writable_formats)
 		{ "out.cg", PLUMB_FMT_CALLGRIND },
 		{ "stacks.folded", PLUMB_FMT_FOLDED },
 		{ "stacks.txt", PLUMB_FMT_FOLDED },
-		{ "x.speedscope.json", PLUMB_FMT_UNKNOWN },
+		{ "x.speedscope.json", PLUMB_FMT_SPEEDSCOPE },
+		{ "x.json", PLUMB_FMT_UNKNOWN },
 		{ "profile", PLUMB_FMT_UNKNOWN },
 		{ "gmon.out", PLUMB_FMT_UNKNOWN },   /* read only */
 		{ ".plumb", PLUMB_FMT_UNKNOWN },     /* an extension alone is no name */
