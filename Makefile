@@ -6,7 +6,7 @@ PREFIX    ?= /usr/local
 BUILD     ?= build
 SANITIZE  ?=
 CC        ?= cc
-PKGS      := sqlite3 zlib libzstd capstone libelf libdw
+PKGS      := sqlite3 zlib libzstd capstone libelf libdw libprotobuf-c
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -38,7 +38,13 @@ PRELOAD_OBJ    := $(PRELOAD_SRC:src/preload/%.c=$(BUILD)/preload-obj/%.o)
 PRELOAD_CFLAGS := -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers -fPIC \
 	-fvisibility=hidden -O2 -g
 
-.PHONY: all deps demo check test unit e2e sanitize install uninstall clean bench
+# pprof's message code is generated from the project's own profile.proto
+# and committed (a build needs libprotobuf-c only); `make proto` makes it
+# again after a change to the .proto (protoc-c: protobuf-c-compiler).
+proto:
+	cd src/formats && protoc-c --c_out=. pprof_profile.proto
+
+.PHONY: all deps demo check proto test unit e2e sanitize install uninstall clean bench
 
 all: $(BUILD)/plumb $(BUILD)/libplumb.a $(BUILD)/libplumb.so $(BUILD)/libplumb-sampler.so
 
