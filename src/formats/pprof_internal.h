@@ -35,7 +35,8 @@ typedef struct pprof_walk_error {
  * the fields profile.proto has (detection); otherwise unknown fields of a
  * valid wire type are skipped, as protobuf-c does. cut: buf is the head of
  * a longer file, so a field running past its end is no error. offs and
- * seen (bit n: top-level field n was met) may be NULL. Returns the number of top-level fields, or -1 with *e filled
+ * seen (bit n: a complete top-level field n was met, before any error)
+ * may be NULL. Returns the number of top-level fields, or -1 with *e filled
  * (-2: out of memory). */
 long pprof_walk(const uint8_t *buf, size_t len, bool strict, bool cut, pprof_offsets *offs,
 		uint32_t *seen, pprof_walk_error *e);

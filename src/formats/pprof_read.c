@@ -61,6 +61,7 @@ typedef struct reader {
 	/* thread parts met so far */
 	struct tpart { int64_t tid, pid; const char *name; plumb_id part; } *tparts;
 	size_t ntparts, cap_tparts;
+	plumb_id unlabeled;       /* the part of samples without thread labels */
 	char **other_keys;        /* label keys that are not threads */
 	size_t nother;
 } reader;
@@ -462,7 +463,13 @@ static int sample_part(reader *r, const Perftools__Profiles__Sample *s, size_t a
 		}
 	}
 	if (!thread && pid < 0) {
-		*out = plumb_part_default(r->p);
+		/* the whole-run part: the profile's first when it is one, else a
+		 * part of its own beside the threads */
+		if (r->unlabeled == PLUMB_NONE)
+			r->unlabeled = r->p->parts.n == 0 ? plumb_part_default(r->p)
+				     : r->p->parts.v[0].kind == PLUMB_PART_WHOLE
+					     ? 0 : plumb_part_add(r->p, PLUMB_PART_WHOLE, NULL, -1, -1);
+		*out = r->unlabeled;
 		return *out == PLUMB_NONE ? plumb_fail_nomem(r->err) : 0;
 	}
 	for (size_t i = 0; i < r->ntparts; i++) {
@@ -728,7 +735,7 @@ int plumb_pprof_read(plumb_profile *p, const char *path, const plumb_read_opts *
 	size_t raw_len, len;
 	if (read_all(path, &raw, &raw_len, err))
 		return -1;
-	reader r = { .p = p, .path = path, .opts = opts, .err = err };
+	reader r = { .p = p, .path = path, .opts = opts, .err = err, .unlabeled = PLUMB_NONE };
 	r.gz = pprof_is_gzip(raw, raw_len);
 	if (r.gz) {
 		int rc = pprof_gunzip(path, raw, raw_len, &data, &len, err);
@@ -791,9 +798,12 @@ bool plumb_pprof_detect(const unsigned char *head, size_t len)
 		free(buf);
 		return yes;
 	}
-	/* every field in the head is one profile.proto has, nested messages
-	 * included (the head may end inside a field), and a sample_type is
-	 * among them: Go writes it second, other writers first */
+	/* the fields in the head are ones profile.proto has, nested messages
+	 * included (the head may end inside a field), and a sample_type and
+	 * another field are among them: Go writes time_nanos first, other
+	 * writers sample_type. A file damaged further on is still pprof, for
+	 * the reader to name the byte at fault. */
 	uint32_t seen = 0;
-	return pprof_walk(head, len, true, true, NULL, &seen, NULL) >= 2 && (seen & 2u);
+	(void)pprof_walk(head, len, true, true, NULL, &seen, NULL);
+	return (seen & 2u) && (seen & ~2u);
 }
