@@ -501,87 +501,148 @@ static int sample_part(reader *r, const Perftools__Profiles__Sample *s, size_t a
 
 /* ---- samples -------------------------------------------------------------- */
 
+/* Samples in the order of their stacks read from the root (part, then
+ * location ids from the last): each then shares its longest prefix with
+ * the one before, and only the rest of its path is looked up in the CCT. */
+static int cmp_samples(const void *a, const void *b, void *ctx)
+{
+	const pb_profile *pb = ctx;
+	const Perftools__Profiles__Sample *x = pb->sample[*(const size_t *)a],
+					  *y = pb->sample[*(const size_t *)b];
+	size_t i = x->n_location_id, j = y->n_location_id;
+	while (i > 0 && j > 0) {
+		uint64_t u = x->location_id[--i], v = y->location_id[--j];
+		if (u != v)
+			return u < v ? -1 : 1;
+	}
+	return i > 0 ? 1 : j > 0 ? -1 : 0;
+}
+
+typedef struct path_buf {
+	plumb_id *frames, *nodes;   /* nodes[k + 1]: the node of frames[0..k] */
+	size_t n, cap;
+} path_buf;
+
+static int path_push(path_buf *b, plumb_id frame)
+{
+	if (b->n + 1 >= b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		plumb_id *f = realloc(b->frames, cap * sizeof *f);
+		if (f)
+			b->frames = f;
+		plumb_id *nd = realloc(b->nodes, (cap + 1) * sizeof *nd);
+		if (nd)
+			b->nodes = nd;
+		if (!f || !nd)
+			return -1;
+		b->cap = cap;
+	}
+	b->frames[b->n++] = frame;
+	return 0;
+}
+
+/* The frames of sample s, root first, cut by drop_frames, into b. */
+static int sample_frames(reader *r, const Perftools__Profiles__Sample *s, size_t i, size_t at,
+			 path_buf *b)
+{
+	const pb_profile *pb = r->pb;
+	b->n = 0;
+	bool user = false;
+	for (size_t j = s->n_location_id; j-- > 0;) {
+		size_t li = id_map_find(&r->locs, s->location_id[j]);
+		if (li == SIZE_MAX)
+			return fail_at(r, at, PLUMB_ERR_FORMAT, "expected sample %zu's location_id to "
+				       "be one of the %zu locations' ids, got %" PRIu64, i,
+				       pb->n_location, s->location_id[j]);
+		const Perftools__Profiles__Location *l = pb->location[li];
+		size_t k0 = r->loc_off[li], k1 = r->loc_off[li + 1];
+		for (size_t k = k0; k < k1; k++) {
+			size_t fi = l->n_line ? id_map_find(&r->funcs, l->line[k1 - 1 - k]->function_id)
+					      : SIZE_MAX;
+			/* pprof keeps the frames before the first that does not
+			 * match, and cuts at the first match after it */
+			if (!(fi != SIZE_MAX && r->drop_fn[fi]))
+				user = true;
+			else if (user)
+				return 0;
+			if (path_push(b, r->frames[k]) < 0)
+				return plumb_fail_nomem(r->err);
+		}
+	}
+	return 0;
+}
+
 static int read_samples(reader *r)
 {
 	const pb_profile *pb = r->pb;
-	size_t nev = pb->n_sample_type, cap = 256, n = 0;
-	plumb_id *path = malloc(cap * sizeof *path);
+	size_t nev = pb->n_sample_type, ns = pb->n_sample;
 	uint64_t *costs = malloc(nev * sizeof *costs);
-	int rc = path && costs ? 0 : plumb_fail_nomem(r->err);
-	for (size_t i = 0; i < pb->n_sample && rc == 0; i++) {
+	size_t *order = malloc((ns ? ns : 1) * sizeof *order);
+	path_buf cur = { 0 }, prev = { 0 };
+	plumb_id prev_part = PLUMB_NONE;
+	/* both buffers allocated up front, for stacks of no frames */
+	int rc = costs && order && path_push(&cur, 0) == 0 && path_push(&prev, 0) == 0
+			 ? 0 : plumb_fail_nomem(r->err);
+	cur.n = prev.n = 0;
+	for (size_t i = 0; i < ns && rc == 0; i++) {
+		const Perftools__Profiles__Sample *s = pb->sample[i];
+		order[i] = i;
+		if (s->n_value != nev)
+			rc = fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i), PLUMB_ERR_FORMAT,
+				     "expected sample %zu to have %zu values, one per sample type, "
+				     "got %zu", i, nev, s->n_value);
+		for (size_t k = 0; k < nev && rc == 0; k++)
+			if (s->value[k] < 0)
+				rc = fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i),
+					     PLUMB_ERR_UNSUPPORTED, "expected sample %zu's values to be 0 "
+					     "or more, got %" PRId64 " (a difference of profiles is not "
+					     "supported)", i, s->value[k]);
+	}
+	if (rc == 0)
+		qsort_r(order, ns, sizeof *order, cmp_samples, (void *)pb);
+	for (size_t oi = 0; oi < ns && rc == 0; oi++) {
+		size_t i = order[oi];
 		const Perftools__Profiles__Sample *s = pb->sample[i];
 		size_t at = pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i);
-		if (s->n_value != nev) {
-			rc = fail_at(r, at, PLUMB_ERR_FORMAT, "expected sample %zu to have %zu values, "
-				     "one per sample type, got %zu", i, nev, s->n_value);
-			break;
-		}
 		bool any = false;
-		for (size_t k = 0; k < nev && rc == 0; k++) {
-			if (s->value[k] < 0)
-				rc = fail_at(r, at, PLUMB_ERR_UNSUPPORTED, "expected sample %zu's values "
-					     "to be 0 or more, got %" PRId64 " (a difference of "
-					     "profiles is not supported)", i, s->value[k]);
+		for (size_t k = 0; k < nev; k++) {
 			costs[r->ev_of_type[k]] = (uint64_t)s->value[k];
 			any |= s->value[k] != 0;
 		}
 		plumb_id part;
-		if (rc || (rc = sample_part(r, s, at, &part)) < 0)
+		if ((rc = sample_part(r, s, at, &part)) < 0 ||
+		    (rc = sample_frames(r, s, i, at, &cur)) < 0)
 			break;
-		/* root first: the last location first, its frames in order */
-		n = 0;
-		bool user = false;
-		for (size_t j = s->n_location_id; j-- > 0 && rc == 0;) {
-			size_t li = id_map_find(&r->locs, s->location_id[j]);
-			if (li == SIZE_MAX) {
-				rc = fail_at(r, at, PLUMB_ERR_FORMAT, "expected sample %zu's location_id "
-					     "to be one of the %zu locations' ids, got %" PRIu64, i,
-					     pb->n_location, s->location_id[j]);
+		/* nodes has room for n + 1 (path_push keeps it so) */
+		size_t d = 0;
+		if (part == prev_part)
+			while (d < cur.n && d < prev.n && cur.frames[d] == prev.frames[d])
+				d++;
+		cur.nodes[0] = r->p->parts.v[part].root;
+		if (d)
+			memcpy(cur.nodes + 1, prev.nodes + 1, d * sizeof *cur.nodes);
+		for (; d < cur.n; d++)
+			if ((cur.nodes[d + 1] = plumb_cct_child(r->p, cur.nodes[d], cur.frames[d])) ==
+			    PLUMB_NONE) {
+				rc = plumb_fail_nomem(r->err);
 				break;
 			}
-			size_t k0 = r->loc_off[li], k1 = r->loc_off[li + 1];
-			bool dropped = false;
-			for (size_t k = k0; k < k1; k++) {
-				const Perftools__Profiles__Location *l = pb->location[li];
-				size_t line = k1 - 1 - k; /* this frame's index in l->line */
-				size_t fi = l->n_line ? id_map_find(&r->funcs, l->line[line]->function_id)
-						      : SIZE_MAX;
-				/* pprof keeps the frames before the first that does not
-				 * match, and cuts at the first match after it */
-				bool drop = fi != SIZE_MAX && r->drop_fn[fi];
-				if (!drop) {
-					user = true;
-				} else if (user) {
-					dropped = true;
-					break;
-				}
-				if (n == cap) {
-					plumb_id *np = realloc(path, cap * 2 * sizeof *np);
-					if (!np) {
-						rc = plumb_fail_nomem(r->err);
-						break;
-					}
-					path = np;
-					cap *= 2;
-				}
-				path[n++] = r->frames[k];
-			}
-			if (dropped)
-				break;
-		}
-		if (rc)
-			break;
-		plumb_id node = plumb_cct_path(r->p, part, path, n);
-		if (node == PLUMB_NONE)
-			rc = plumb_fail_nomem(r->err);
-		else if (any && plumb_cct_add_self(r->p, node, costs, r->err) < 0)
+		if (rc == 0 && any && plumb_cct_add_self(r->p, cur.nodes[cur.n], costs, r->err) < 0)
 			rc = r->err && r->err->code == PLUMB_ERR_OVERFLOW
 				     ? fail_at(r, at, PLUMB_ERR_OVERFLOW, "expected the values of a "
 					       "stack to total at most %" PRIu64 ", got more", UINT64_MAX)
 				     : -1;
+		path_buf t = prev;
+		prev = cur;
+		cur = t;
+		prev_part = part;
 	}
-	free(path);
+	free(cur.frames);
+	free(cur.nodes);
+	free(prev.frames);
+	free(prev.nodes);
 	free(costs);
+	free(order);
 	return rc;
 }
 

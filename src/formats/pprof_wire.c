@@ -324,10 +324,15 @@ size_t pprof_gunzip_head(const uint8_t *in, size_t len, uint8_t *out, size_t cap
 	return n;
 }
 
+/* Fastest compression, as Go's runtime/pprof writes its profiles: the
+ * files are written once and read rarely. */
 int pprof_gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len, plumb_error *err)
 {
+	if (len > UINT32_MAX - 4096)
+		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "pprof output: %zu bytes are more than "
+				  "gzip is written for here (4 GiB)", len);
 	z_stream zs = { 0 };
-	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return plumb_fail_nomem(err);
 	size_t cap = deflateBound(&zs, (uLong)len) + 64;
 	uint8_t *buf = malloc(cap);
