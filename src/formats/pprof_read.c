@@ -797,6 +797,12 @@ int plumb_pprof_read(plumb_profile *p, const char *path, const plumb_read_opts *
 	if (read_all(path, &raw, &raw_len, err))
 		return -1;
 	reader r = { .p = p, .path = path, .opts = opts, .err = err, .unlabeled = PLUMB_NONE };
+	static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	if (raw_len >= 4 && memcmp(raw, zstd_magic, 4) == 0) {
+		free(raw);
+		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "%s: zstd-compressed pprof is not read "
+				  "(pprof files are gzip-wrapped or raw): decompress it first", path);
+	}
 	r.gz = pprof_is_gzip(raw, raw_len);
 	if (r.gz) {
 		int rc = pprof_gunzip(path, raw, raw_len, &data, &len, err);

@@ -73,14 +73,14 @@ else
 	./gocpu cpu.pprof 1500
 	same_shares "Go CPU profile: plumb's shares are go tool pprof's" cpu.pprof cpu.pprof
 	run "$PLUMB" report --format csv cpu.pprof
-	py "Go CPU profile: events cpu (ns) first, hot above cold, main.main inclusive 100%" '
+	py "Go CPU profile: events cpu (ns) first, hot above cold, main.main inclusive most" '
 import csv, sys
 rows = list(csv.DictReader(sys.stdin))
 assert list(rows[0])[2] == "exclusive.cpu", list(rows[0])
 by = {r["function"]: r for r in rows}
 assert float(by["main.hot"]["percent.cpu"]) > float(by["main.cold"]["percent.cpu"]) > 5, by.keys()
 total = sum(int(r["exclusive.cpu"]) for r in rows)
-assert int(by["main.main"]["inclusive.cpu"]) == total
+assert int(by["main.main"]["inclusive.cpu"]) >= 0.9 * total  # the rest: runtime threads
 assert int(by["main.hot"]["exclusive.cpu"]) % 10000000 == 0  # 100 Hz: 10 ms a sample'
 	# 2. pprof in, pprof out: the same shares again in go tool pprof
 	run "$PLUMB" convert cpu.pprof -o again.pb.gz
@@ -157,3 +157,8 @@ expect_err "a damaged pprof names the byte at fault" 1 "truncated.pb: byte 288: 
 	"$PLUMB" report "$DATA/pprof/bad/truncated.pb"
 expect_err "a wrong wire type names the field" 1 "byte 8: expected field 7 (drop_frames) of Profile to be a varint" \
 	"$PLUMB" report "$DATA/pprof/bad/wire_type.pb"
+if command -v zstd >/dev/null 2>&1; then
+	zstd -q "$DATA/pprof/go_cpu_raw.pb" -o cpu.pb.zst
+	expect_err "a zstd-compressed pprof is refused with a reason" 1 "zstd-compressed pprof is not read" \
+		"$PLUMB" report cpu.pb.zst
+fi
