@@ -6,7 +6,7 @@ PREFIX    ?= /usr/local
 BUILD     ?= build
 SANITIZE  ?=
 CC        ?= cc
-PKGS      := sqlite3 zlib libzstd capstone libelf libdw
+PKGS      := sqlite3 zlib libzstd capstone libelf libdw libprotobuf-c
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -45,7 +45,13 @@ INPUTS_OBJ    := $(INPUTS_SRC:src/inputs/%.c=$(BUILD)/inputs-obj/%.o)
 # its algorithm, built like the library, for the unit tests
 INPUTS_CORE   := $(BUILD)/src/inputs/rms.o $(BUILD)/src/inputs/shadow.o
 
-.PHONY: all deps demo check test unit e2e sanitize install uninstall clean bench
+# pprof's message code is generated from the project's own profile.proto
+# and committed (a build needs libprotobuf-c only); `make proto` makes it
+# again after a change to the .proto (protoc-c: protobuf-c-compiler).
+proto:
+	cd src/formats && protoc-c --c_out=. pprof_profile.proto
+
+.PHONY: all deps demo check proto test unit e2e sanitize install uninstall clean bench
 
 all: $(BUILD)/plumb $(BUILD)/libplumb.a $(BUILD)/libplumb.so $(BUILD)/libplumb-sampler.so $(BUILD)/libplumb-inputs.a
 
@@ -91,7 +97,7 @@ $(BUILD)/test-unit: $(TEST_OBJ) $(INPUTS_CORE) $(BUILD)/libplumb.a
 
 # Fuzz targets run without libFuzzer (fuzz/replay.c feeds them files):
 # tests/e2e/t_fuzz.sh runs them over their corpora in both builds.
-FUZZ := $(BUILD)/fuzz-aprof
+FUZZ := $(BUILD)/fuzz-aprof $(BUILD)/fuzz-pprof
 
 $(BUILD)/fuzz-%: $(BUILD)/fuzz/%.o $(BUILD)/fuzz/replay.o $(BUILD)/libplumb.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(BUILD)/fuzz/$*.o $(BUILD)/fuzz/replay.o $(BUILD)/libplumb.a $(LDLIBS)
@@ -111,8 +117,8 @@ test: $(BUILD)/plumb $(BUILD)/test-unit $(FUZZ)
 # run to the end, and the summary line decides the exit status.
 SAN_VARS := BUILD=build-san SANITIZE=1 CFLAGS='-O1 -g'
 check: deps
-	@$(MAKE) --no-print-directory build/plumb build/test-unit build/fuzz-aprof
-	@$(MAKE) --no-print-directory $(SAN_VARS) build-san/plumb build-san/test-unit build-san/fuzz-aprof
+	@$(MAKE) --no-print-directory build/plumb build/test-unit build/fuzz-aprof build/fuzz-pprof
+	@$(MAKE) --no-print-directory $(SAN_VARS) build-san/plumb build-san/test-unit build-san/fuzz-aprof build-san/fuzz-pprof
 	-@sh tests/run.sh build
 	-@ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87 sh tests/run.sh build-san
 	@sh tests/summary.sh build build-san

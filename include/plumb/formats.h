@@ -21,6 +21,7 @@ typedef enum plumb_format {
 	PLUMB_FMT_GMON,       /* gmon.out of gcc -pg programs (plumb/gmon.h) */
 	PLUMB_FMT_APROF,      /* aprof's input-sensitive profiles (seed 000) */
 	PLUMB_FMT_SPEEDSCOPE, /* speedscope's JSON (written only) */
+	PLUMB_FMT_PPROF,      /* pprof's profile.proto, gzip-wrapped or raw */
 	PLUMB_FMT_COUNT
 } plumb_format;
 
@@ -194,5 +195,19 @@ int plumb_aprof_write_stream(const plumb_profile *p, FILE *out, plumb_error *err
  * PLUMB_ERR_UNSUPPORTED for a profile with only a call graph. */
 int plumb_speedscope_write(const plumb_profile *p, const char *path, plumb_error *err);
 int plumb_speedscope_write_stream(const plumb_profile *p, FILE *out, plumb_error *err);
+/* pprof (src/formats/pprof_*.c, docs/pprof.md): profile.proto, raw or
+ * gzip-wrapped. Sample types become events (the default one first),
+ * samples CCT paths with inlined lines as frames, thread labels thread
+ * parts. The writer writes any profile, gzip-wrapped; a call graph as
+ * one-frame samples of its self costs. */
+bool plumb_pprof_detect(const unsigned char *head, size_t len);
+int plumb_pprof_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+		     plumb_error *err);
+int plumb_pprof_write(const plumb_profile *p, const char *path, plumb_error *err);
+int plumb_pprof_write_stream(const plumb_profile *p, FILE *out, plumb_error *err);
+/* What a pprof file of p cannot hold (call-graph arcs, jumps, performance
+ * points), as one sentence for a warning; NULL when nothing is lost. The
+ * text is in a static buffer, valid until the next call. */
+const char *plumb_pprof_losses(const plumb_profile *p);
 
 #endif

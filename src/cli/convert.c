@@ -137,6 +137,9 @@ int cmd_convert(int argc, char **argv)
 	if (fmt == PLUMB_FMT_FOLDED && p->events.n > 1)
 		fprintf(stderr, "plumb: warning: folded stacks hold one event: writing '%s' only, "
 			"of %zu\n", plumb_str(p, p->events.v[0].name), p->events.n);
+	const char *lost = fmt == PLUMB_FMT_PPROF ? plumb_pprof_losses(p) : NULL;
+	if (lost)
+		fprintf(stderr, "plumb: warning: %s\n", lost);
 	int rc;
 	if (to_stdout)
 		rc = plumb_write_stream(p, stdout, "standard output", fmt, &err) ? cli_fail(&err) : EXIT_OK;

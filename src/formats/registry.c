@@ -14,6 +14,7 @@ static const char *const callgrind_ext[] = { ".callgrind", ".cg", NULL };
 static const char *const callgrind_prefix[] = { "callgrind.out", NULL };
 static const char *const gmon_prefix[] = { "gmon.out", NULL };
 static const char *const aprof_ext[] = { ".aprof", NULL };
+static const char *const pprof_ext[] = { ".pb.gz", ".pprof", ".pb", NULL };
 static const char *const folded_ext[] = { ".folded", ".txt", NULL };
 static const char *const speedscope_ext[] = { ".speedscope.json", NULL };
 
@@ -31,6 +32,13 @@ static const plumb_format_ops formats[] = {
 	  .description = "GNU gmon.out of a gcc -pg program (a BSD one with --exe)",
 	  .prefixes = gmon_prefix, .detect = plumb_gmon_format_detect,
 	  .read = plumb_gmon_profile_read },
+	/* binary, after the formats with a signature: its detection walks
+	 * the head as a profile.proto message */
+	{ .id = PLUMB_FMT_PPROF, .name = "pprof",
+	  .description = "pprof profile (profile.proto, gzip-wrapped or raw)",
+	  .extensions = pprof_ext, .compressed_input = true, .detect = plumb_pprof_detect,
+	  .read = plumb_pprof_read, .write = plumb_pprof_write,
+	  .write_stream = plumb_pprof_write_stream },
 	/* before folded stacks: "r main NONE 1" has a folded stack's shape */
 	{ .id = PLUMB_FMT_APROF, .name = "aprof",
 	  .description = "aprof input-sensitive profile (*.aprof)", .extensions = aprof_ext,

@@ -68,7 +68,7 @@ expect_err "bad symspec line" 2 "symspec 'a.c:12x'" "$PLUMB" report --select a.c
 expect_err "convert without -o" 2 "no output file" "$PLUMB" convert x
 expect_err "convert to an unknown format" 2 "cannot write format 'pdf'" "$PLUMB" convert x -o y --to pdf
 # An output name no format owns is an error, never a .plumb store by default.
-for name in out.json profile out.pb.gz; do
+for name in out.json profile out.pdf; do
 	expect_err "convert -o $name: no format owns the name" 2 "no known format has names like '$name'" \
 		"$PLUMB" convert "$DATA/fig21.folded" -o "$name"
 	same "convert -o $name: nothing written" "$(ls "$name" 2>&1 >/dev/null | grep -c 'No such')" 1

@@ -19,3 +19,16 @@ else
 	run "$fz" notes.txt
 	same fuzz_aprof_one_file "$rc $out" "0 1 inputs run"
 fi
+
+fz="$bindir/fuzz-pprof"
+if [ ! -x "$fz" ]; then
+	skip fuzz_pprof_corpus "$fz not built (make $fz)"
+else
+	run "$fz" "$DATA/pprof"
+	n=$(find "$DATA/pprof" -type f | wc -l)
+	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
+		ok fuzz_pprof_corpus
+	else
+		fail fuzz_pprof_corpus "exit $rc" "stdout: $out" "stderr: $err"
+	fi
+fi

@@ -1,0 +1,53 @@
+/* Private to the pprof reader and writer (src/formats/pprof_*.c): the wire
+ * walker that checks a profile.proto message field by field (detection, and
+ * the byte offset of what is wrong when protobuf-c refuses a file), and the
+ * gzip wrapper. */
+#ifndef PLUMB_FORMATS_PPROF_INTERNAL_H
+#define PLUMB_FORMATS_PPROF_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plumb/error.h"
+
+/* Where each Profile field of a repeated message starts (sample 2,
+ * mapping 3, location 4, function 5), so that errors found after decoding
+ * name the byte offset of the message at fault. */
+enum { PPROF_OFF_SAMPLE, PPROF_OFF_MAPPING, PPROF_OFF_LOCATION, PPROF_OFF_FUNCTION,
+       PPROF_OFF_KINDS };
+
+typedef struct pprof_offsets {
+	size_t *v[PPROF_OFF_KINDS];
+	size_t n[PPROF_OFF_KINDS], cap[PPROF_OFF_KINDS];
+} pprof_offsets;
+
+void pprof_offsets_free(pprof_offsets *o);
+/* The offset of the k-th message of a kind, or 0 if not recorded. */
+size_t pprof_offset(const pprof_offsets *o, int kind, size_t k);
+
+typedef struct pprof_walk_error {
+	size_t offset;
+	char what[256];       /* "expected ..., got ..." */
+} pprof_walk_error;
+
+/* Walk buf as a Profile message, every nested message too. strict: only
+ * the fields profile.proto has (detection); otherwise unknown fields of a
+ * valid wire type are skipped, as protobuf-c does. cut: buf is the head of
+ * a longer file, so a field running past its end is no error. offs and
+ * seen (bit n: a complete top-level field n was met, before any error)
+ * may be NULL. Returns the number of top-level fields, or -1 with *e filled
+ * (-2: out of memory). */
+long pprof_walk(const uint8_t *buf, size_t len, bool strict, bool cut, pprof_offsets *offs,
+		uint32_t *seen, pprof_walk_error *e);
+
+/* gzip: does buf start with its magic; inflate all of it (concatenated
+ * members too) into a malloc'd buffer; deflate with a gzip header. */
+bool pprof_is_gzip(const uint8_t *buf, size_t len);
+int pprof_gunzip(const char *path, const uint8_t *in, size_t len, uint8_t **out, size_t *out_len,
+		 plumb_error *err);
+/* The first bytes of a gzip stream, as many as inflate to at most cap. */
+size_t pprof_gunzip_head(const uint8_t *in, size_t len, uint8_t *out, size_t cap);
+int pprof_gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len, plumb_error *err);
+
+#endif

@@ -1,0 +1,876 @@
+/* plumb: the pprof reader (profile.proto, as Go's runtime/pprof, pprof,
+ * Pyroscope and Parca write it), gzip-wrapped or raw; docs/pprof.md.
+ *
+ * - sample types become events with their units; the default sample type
+ *   (default_sample_type, else the last type, as pprof picks) is the first
+ *   event, the others follow in the file's order;
+ * - each sample's locations (leaf first) become a CCT path, root first,
+ *   with the sample's values as the leaf's self cost; a location's lines
+ *   (inlined calls, innermost first) become one frame each, all at the
+ *   location's address;
+ * - functions keep name, system name (as the mangled name), file and start
+ *   line; mappings become modules with their build ids;
+ * - thread labels ("thread", "thread_id", "thread id", "tid",
+ *   "thread_name", "thread name") split the samples into thread parts, a
+ *   "pid" label sets their process; other label keys are listed in a
+ *   warning and in the metadata;
+ * - drop_frames / keep_frames are applied as pprof does; they, the period,
+ *   duration, time, comments and the default sample type are kept as
+ *   "pprof.*" metadata, which the writer writes back.
+ */
+#include "formats/pprof_internal.h"
+#include "formats/pprof_profile.pb-c.h"
+#include "plumb/formats.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef Perftools__Profiles__Profile pb_profile;
+
+/* id -> index, for mappings, locations and functions: ids are usually
+ * 1..n, so a dense table when they are, else a sorted one. */
+typedef struct id_map {
+	uint64_t *ids;        /* sorted (sparse case), with idx beside */
+	uint32_t *idx;
+	size_t n;
+	bool dense;           /* ids[i] == i + 1 */
+} id_map;
+
+typedef struct reader {
+	plumb_profile *p;
+	const char *path;
+	const plumb_read_opts *opts;
+	plumb_error *err;
+	const pb_profile *pb;
+	pprof_offsets offs;
+	bool gz;
+	id_map maps, locs, funcs;
+	plumb_id *mod_of_map;     /* mapping index -> module */
+	/* location index -> its frames, root first: frames[loc_off[i] ..] */
+	plumb_id *frames;
+	size_t *loc_off;
+	size_t *ev_of_type;       /* sample type index -> event slot */
+	regex_t drop, keep;
+	bool has_drop, has_keep;
+	bool *drop_fn;            /* function index -> matches drop and not keep */
+	/* thread parts met so far */
+	struct tpart { int64_t tid, pid; const char *name; plumb_id part; } *tparts;
+	size_t ntparts, cap_tparts;
+	plumb_id unlabeled;       /* the part of samples without thread labels */
+	char **other_keys;        /* label keys that are not threads */
+	size_t nother;
+} reader;
+
+static int fail_at(reader *r, size_t off, plumb_status code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail_at(reader *r, size_t off, plumb_status code, const char *fmt, ...)
+{
+	char msg[900];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return plumb_fail(r->err, code, "%s: byte %zu%s: %s", r->path, off,
+			  r->gz ? " (of the decompressed data)" : "", msg);
+}
+
+static void warn(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(reader *r, const char *fmt, ...)
+{
+	if (!r->opts || !r->opts->warn)
+		return;
+	char msg[900], full[1200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	snprintf(full, sizeof full, "%s: %s", r->path, msg);
+	r->opts->warn(r->opts->warn_ctx, full);
+}
+
+/* The string at index i of the string table; NULL (with the error set)
+ * when it is out of range. */
+static const char *str_at(reader *r, int64_t i, size_t off, const char *what)
+{
+	if (i < 0 || (uint64_t)i >= r->pb->n_string_table) {
+		fail_at(r, off, PLUMB_ERR_FORMAT, "expected %s to be an index into the string table "
+			"of %zu strings, got %" PRId64, what, r->pb->n_string_table, i);
+		return NULL;
+	}
+	return r->pb->string_table[i];
+}
+
+/* ---- id maps ------------------------------------------------------------ */
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* ids[i] is the id of entry i; an id 0 or twice is an error. */
+static int id_map_build(reader *r, id_map *m, const uint64_t *ids, size_t n, int kind,
+			const char *what)
+{
+	m->n = n;
+	m->dense = true;
+	for (size_t i = 0; i < n && m->dense; i++)
+		m->dense = ids[i] == i + 1;
+	if (m->dense)
+		return 0;
+	uint64_t *pairs = malloc((n ? n : 1) * 2 * sizeof *pairs);
+	m->ids = malloc((n ? n : 1) * sizeof *m->ids);
+	m->idx = malloc((n ? n : 1) * sizeof *m->idx);
+	if (!pairs || !m->ids || !m->idx) {
+		free(pairs);
+		return plumb_fail_nomem(r->err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		pairs[2 * i] = ids[i];
+		pairs[2 * i + 1] = i;
+	}
+	qsort(pairs, n, 2 * sizeof *pairs, cmp_pair);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		m->ids[i] = pairs[2 * i];
+		m->idx[i] = (uint32_t)pairs[2 * i + 1];
+		if (m->ids[i] == 0 || (i > 0 && m->ids[i] == m->ids[i - 1])) {
+			size_t at = pprof_offset(&r->offs, kind, m->idx[i]);
+			rc = fail_at(r, at, PLUMB_ERR_FORMAT, "expected a %s id that is not 0 and "
+				     "unique, got %" PRIu64 "%s", what, m->ids[i],
+				     m->ids[i] ? " a second time" : "");
+			break;
+		}
+	}
+	free(pairs);
+	return rc;
+}
+
+/* The index of id, or SIZE_MAX. */
+static size_t id_map_find(const id_map *m, uint64_t id)
+{
+	if (m->dense)
+		return id >= 1 && id <= m->n ? (size_t)(id - 1) : SIZE_MAX;
+	size_t lo = 0, hi = m->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->n && m->ids[lo] == id ? m->idx[lo] : SIZE_MAX;
+}
+
+static void id_map_free(id_map *m)
+{
+	free(m->ids);
+	free(m->idx);
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+/* The sample type pprof shows by default: default_sample_type, else the last. */
+static int default_type(reader *r, size_t *out)
+{
+	const pb_profile *pb = r->pb;
+	*out = pb->n_sample_type - 1;
+	if (!pb->default_sample_type)
+		return 0;
+	const char *want = str_at(r, pb->default_sample_type, 0, "default_sample_type");
+	if (!want)
+		return -1;
+	for (size_t i = 0; i < pb->n_sample_type; i++) {
+		const char *t = str_at(r, pb->sample_type[i]->type, 0, "a sample type's type");
+		if (!t)
+			return -1;
+		if (strcmp(t, want) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	warn(r, "default_sample_type \"%s\" is none of the sample types: the last one is the "
+	     "first event", want);
+	return 0;
+}
+
+static int setup_events(reader *r)
+{
+	const pb_profile *pb = r->pb;
+	plumb_profile *p = r->p;
+	if (pb->n_sample_type == 0)
+		return fail_at(r, 0, PLUMB_ERR_FORMAT, "expected at least one sample_type, got none");
+	size_t def;
+	if (default_type(r, &def) < 0)
+		return -1;
+	r->ev_of_type = malloc(pb->n_sample_type * sizeof *r->ev_of_type);
+	if (!r->ev_of_type)
+		return plumb_fail_nomem(r->err);
+	bool had = p->events.n > 0;
+	if (had && p->events.n != pb->n_sample_type)
+		return fail_at(r, 0, PLUMB_ERR_FORMAT, "expected %zu sample types, as the profiles "
+			       "read before, got %zu", p->events.n, pb->n_sample_type);
+	for (size_t k = 0; k < pb->n_sample_type; k++) {
+		/* event slot k holds type order[k]: the default first */
+		size_t i = k == 0 ? def : (k <= def ? k - 1 : k);
+		const char *type = str_at(r, pb->sample_type[i]->type, 0, "a sample type's type");
+		const char *unit = str_at(r, pb->sample_type[i]->unit, 0, "a sample type's unit");
+		if (!type || !unit)
+			return -1;
+		char name[256];
+		snprintf(name, sizeof name, "%s", *type ? type : "value");
+		/* two types of one name ("samples" twice) stay two events */
+		for (int dup = 2; plumb_event_find(p, name) >= 0 && !had; dup++)
+			snprintf(name, sizeof name, "%s#%d", *type ? type : "value", dup);
+		if (had) {
+			const char *have = plumb_str(p, p->events.v[k].name);
+			if (strcmp(have, name) != 0)
+				return fail_at(r, 0, PLUMB_ERR_FORMAT, "expected sample type %zu to be "
+					       "\"%s\", as in the profiles read before, got \"%s\"",
+					       k, have, name);
+		} else if (plumb_event_add(p, name, NULL, *unit ? unit : NULL, r->err) < 0) {
+			return -1;
+		}
+		r->ev_of_type[i] = k;
+	}
+	return 0;
+}
+
+/* ---- mappings, functions, locations -------------------------------------- */
+
+static int read_mappings(reader *r)
+{
+	const pb_profile *pb = r->pb;
+	size_t n = pb->n_mapping;
+	uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+	r->mod_of_map = malloc((n ? n : 1) * sizeof *r->mod_of_map);
+	if (!ids || !r->mod_of_map) {
+		free(ids);
+		return plumb_fail_nomem(r->err);
+	}
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const Perftools__Profiles__Mapping *m = pb->mapping[i];
+		size_t at = pprof_offset(&r->offs, PPROF_OFF_MAPPING, i);
+		ids[i] = m->id;
+		const char *file = str_at(r, m->filename, at, "a mapping's filename");
+		const char *bid = str_at(r, m->build_id, at, "a mapping's build_id");
+		if (!file || !bid) {
+			rc = -1;
+			break;
+		}
+		char anon[64];
+		if (!*file) { /* pprof shows such mappings by id */
+			snprintf(anon, sizeof anon, "[mapping %" PRIu64 "]", m->id);
+			file = anon;
+		}
+		r->mod_of_map[i] = plumb_module_intern(r->p, file, *bid ? bid : NULL);
+		if (r->mod_of_map[i] == PLUMB_NONE)
+			rc = plumb_fail_nomem(r->err);
+	}
+	if (rc == 0)
+		rc = id_map_build(r, &r->maps, ids, n, PPROF_OFF_MAPPING, "mapping");
+	free(ids);
+	return rc;
+}
+
+static int read_function_ids(reader *r)
+{
+	const pb_profile *pb = r->pb;
+	size_t n = pb->n_function;
+	uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+	r->drop_fn = calloc(n ? n : 1, sizeof *r->drop_fn);
+	if (!ids || !r->drop_fn) {
+		free(ids);
+		return plumb_fail_nomem(r->err);
+	}
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const Perftools__Profiles__Function *f = pb->function[i];
+		size_t at = pprof_offset(&r->offs, PPROF_OFF_FUNCTION, i);
+		ids[i] = f->id;
+		const char *name = str_at(r, f->name, at, "a function's name");
+		if (!name || !str_at(r, f->system_name, at, "a function's system_name") ||
+		    !str_at(r, f->filename, at, "a function's filename")) {
+			rc = -1;
+			break;
+		}
+		/* pprof matches drop_frames against the whole name */
+		if (r->has_drop && regexec(&r->drop, name, 0, NULL, 0) == 0)
+			r->drop_fn[i] = !(r->has_keep && regexec(&r->keep, name, 0, NULL, 0) == 0);
+	}
+	if (rc == 0)
+		rc = id_map_build(r, &r->funcs, ids, n, PPROF_OFF_FUNCTION, "function");
+	free(ids);
+	return rc;
+}
+
+/* The frame of one line of a location (function index fi, or SIZE_MAX
+ * for a location without lines) in module mod. */
+static plumb_id line_frame(reader *r, size_t fi, plumb_id mod, int64_t line, uint64_t addr)
+{
+	plumb_profile *p = r->p;
+	plumb_id fn;
+	if (fi == SIZE_MAX) {
+		/* unsymbolized: named by module and address, as plumb record does */
+		char name[64];
+		const char *mpath = mod != PLUMB_NONE ? plumb_str(p, p->modules.v[mod].path) : NULL;
+		const char *base = mpath ? strrchr(mpath, '/') : NULL;
+		base = base ? base + 1 : mpath;
+		if (base)
+			snprintf(name, sizeof name, "%.40s+0x%" PRIx64, base, addr);
+		else
+			snprintf(name, sizeof name, "0x%" PRIx64, addr);
+		fn = plumb_function_intern(p, name, NULL, mod, PLUMB_NONE, 0);
+	} else {
+		const Perftools__Profiles__Function *f = r->pb->function[fi];
+		const char *name = r->pb->string_table[f->name];
+		const char *sys = r->pb->string_table[f->system_name];
+		const char *file = r->pb->string_table[f->filename];
+		plumb_id fid = *file ? plumb_file_intern(p, file) : PLUMB_NONE;
+		if (*file && fid == PLUMB_NONE)
+			return PLUMB_NONE;
+		uint32_t start = f->start_line > 0 && f->start_line <= UINT32_MAX
+					 ? (uint32_t)f->start_line : 0;
+		fn = plumb_function_intern(p, *name ? name : (*sys ? sys : "[unknown]"),
+					   *sys && strcmp(sys, name) != 0 ? sys : NULL, mod, fid, start);
+	}
+	if (fn == PLUMB_NONE)
+		return PLUMB_NONE;
+	uint32_t ln = line > 0 && line <= UINT32_MAX ? (uint32_t)line : 0;
+	return plumb_frame_intern(p, fn, PLUMB_NONE, ln, addr);
+}
+
+/* Every location's frames, root first (its lines reversed); a frame is
+ * PLUMB_NONE when drop_frames drops it. */
+static int read_locations(reader *r)
+{
+	const pb_profile *pb = r->pb;
+	size_t n = pb->n_location, total = 0;
+	uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+	r->loc_off = malloc((n + 1) * sizeof *r->loc_off);
+	if (!ids || !r->loc_off) {
+		free(ids);
+		return plumb_fail_nomem(r->err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		ids[i] = pb->location[i]->id;
+		r->loc_off[i] = total;
+		total += pb->location[i]->n_line ? pb->location[i]->n_line : 1;
+	}
+	r->loc_off[n] = total;
+	r->frames = malloc((total ? total : 1) * sizeof *r->frames);
+	int rc = r->frames ? id_map_build(r, &r->locs, ids, n, PPROF_OFF_LOCATION, "location")
+			   : plumb_fail_nomem(r->err);
+	free(ids);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const Perftools__Profiles__Location *l = pb->location[i];
+		size_t at = pprof_offset(&r->offs, PPROF_OFF_LOCATION, i);
+		plumb_id mod = PLUMB_NONE;
+		if (l->mapping_id) {
+			size_t mi = id_map_find(&r->maps, l->mapping_id);
+			if (mi == SIZE_MAX)
+				return fail_at(r, at, PLUMB_ERR_FORMAT, "expected location %" PRIu64
+					       "'s mapping_id to be one of the %zu mappings' ids, got %"
+					       PRIu64, l->id, pb->n_mapping, l->mapping_id);
+			mod = r->mod_of_map[mi];
+		}
+		plumb_id *out = r->frames + r->loc_off[i];
+		if (l->n_line == 0) {
+			out[0] = line_frame(r, SIZE_MAX, mod, 0, l->address);
+			if (out[0] == PLUMB_NONE)
+				return plumb_fail_nomem(r->err);
+			continue;
+		}
+		for (size_t k = 0; k < l->n_line; k++) {
+			const Perftools__Profiles__Line *ln = l->line[l->n_line - 1 - k];
+			size_t fi = id_map_find(&r->funcs, ln->function_id);
+			if (fi == SIZE_MAX && ln->function_id != 0)
+				return fail_at(r, at, PLUMB_ERR_FORMAT, "expected location %" PRIu64
+					       "'s function_id to be one of the %zu functions' ids, got %"
+					       PRIu64, l->id, pb->n_function, ln->function_id);
+			out[k] = line_frame(r, fi, mod, ln->line, l->address);
+			if (out[k] == PLUMB_NONE)
+				return plumb_fail_nomem(r->err);
+		}
+	}
+	return rc;
+}
+
+/* ---- labels: thread parts ------------------------------------------------- */
+
+static bool key_is(const char *k, const char *const *names)
+{
+	for (; *names; names++)
+		if (strcmp(k, *names) == 0)
+			return true;
+	return false;
+}
+
+static const char *const tid_keys[] = { "thread_id", "thread id", "tid", NULL };
+static const char *const tname_keys[] = { "thread_name", "thread name", NULL };
+static const char *const pid_keys[] = { "pid", "process_id", "process id", NULL };
+
+static int note_other_key(reader *r, const char *key)
+{
+	for (size_t i = 0; i < r->nother; i++)
+		if (strcmp(r->other_keys[i], key) == 0)
+			return 0;
+	char **k = realloc(r->other_keys, (r->nother + 1) * sizeof *k);
+	if (!k)
+		return plumb_fail_nomem(r->err);
+	r->other_keys = k;
+	if (!(k[r->nother] = strdup(key)))
+		return plumb_fail_nomem(r->err);
+	r->nother++;
+	return 0;
+}
+
+/* The part of a sample: a thread part when it has thread labels. */
+static int sample_part(reader *r, const Perftools__Profiles__Sample *s, size_t at, plumb_id *out)
+{
+	int64_t tid = -1, pid = -1;
+	const char *name = NULL;
+	bool thread = false;
+	for (size_t i = 0; i < s->n_label; i++) {
+		const Perftools__Profiles__Label *l = s->label[i];
+		const char *key = str_at(r, l->key, at, "a label's key");
+		const char *sv = str_at(r, l->str, at, "a label's str");
+		if (!key || !sv || !str_at(r, l->num_unit, at, "a label's num_unit"))
+			return -1;
+		char *end;
+		if (strcmp(key, "thread") == 0 || key_is(key, tid_keys)) {
+			thread = true;
+			if (!*sv)
+				tid = l->num;
+			else if (strcmp(key, "thread") != 0 &&
+				 (errno = 0, tid = strtoll(sv, &end, 10), *end || errno))
+				tid = -1, name = sv;
+			else if (strcmp(key, "thread") == 0)
+				name = sv;
+		} else if (key_is(key, tname_keys)) {
+			thread = true;
+			name = *sv ? sv : name;
+		} else if (key_is(key, pid_keys)) {
+			pid = *sv ? strtoll(sv, NULL, 10) : l->num;
+		} else if (note_other_key(r, key) < 0) {
+			return -1;
+		}
+	}
+	if (!thread && pid < 0) {
+		/* the whole-run part: the profile's first when it is one, else a
+		 * part of its own beside the threads */
+		if (r->unlabeled == PLUMB_NONE)
+			r->unlabeled = r->p->parts.n == 0 ? plumb_part_default(r->p)
+				     : r->p->parts.v[0].kind == PLUMB_PART_WHOLE
+					     ? 0 : plumb_part_add(r->p, PLUMB_PART_WHOLE, NULL, -1, -1);
+		*out = r->unlabeled;
+		return *out == PLUMB_NONE ? plumb_fail_nomem(r->err) : 0;
+	}
+	for (size_t i = 0; i < r->ntparts; i++) {
+		struct tpart *t = &r->tparts[i];
+		if (t->tid == tid && t->pid == pid &&
+		    (t->name == name || (t->name && name && strcmp(t->name, name) == 0))) {
+			*out = t->part;
+			return 0;
+		}
+	}
+	if (r->ntparts == r->cap_tparts) {
+		size_t cap = r->cap_tparts ? r->cap_tparts * 2 : 16;
+		struct tpart *t = realloc(r->tparts, cap * sizeof *t);
+		if (!t)
+			return plumb_fail_nomem(r->err);
+		r->tparts = t;
+		r->cap_tparts = cap;
+	}
+	char label[64];
+	if (!name && tid >= 0)
+		snprintf(label, sizeof label, "thread %" PRId64, tid);
+	*out = plumb_part_add(r->p, thread ? PLUMB_PART_THREAD : PLUMB_PART_PROCESS,
+			      name ? name : (tid >= 0 ? label : NULL), pid, tid);
+	if (*out == PLUMB_NONE)
+		return plumb_fail_nomem(r->err);
+	r->tparts[r->ntparts++] = (struct tpart){ tid, pid, name, *out };
+	return 0;
+}
+
+/* ---- samples -------------------------------------------------------------- */
+
+/* Samples in the order of their stacks read from the root (part, then
+ * location ids from the last): each then shares its longest prefix with
+ * the one before, and only the rest of its path is looked up in the CCT. */
+static int cmp_samples(const void *a, const void *b, void *ctx)
+{
+	const pb_profile *pb = ctx;
+	const Perftools__Profiles__Sample *x = pb->sample[*(const size_t *)a],
+					  *y = pb->sample[*(const size_t *)b];
+	size_t i = x->n_location_id, j = y->n_location_id;
+	while (i > 0 && j > 0) {
+		uint64_t u = x->location_id[--i], v = y->location_id[--j];
+		if (u != v)
+			return u < v ? -1 : 1;
+	}
+	return i > 0 ? 1 : j > 0 ? -1 : 0;
+}
+
+typedef struct path_buf {
+	plumb_id *frames, *nodes;   /* nodes[k + 1]: the node of frames[0..k] */
+	size_t n, cap;
+} path_buf;
+
+static int path_push(path_buf *b, plumb_id frame)
+{
+	if (b->n + 1 >= b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		plumb_id *f = realloc(b->frames, cap * sizeof *f);
+		if (f)
+			b->frames = f;
+		plumb_id *nd = realloc(b->nodes, (cap + 1) * sizeof *nd);
+		if (nd)
+			b->nodes = nd;
+		if (!f || !nd)
+			return -1;
+		b->cap = cap;
+	}
+	b->frames[b->n++] = frame;
+	return 0;
+}
+
+/* The frames of sample s, root first, cut by drop_frames, into b. */
+static int sample_frames(reader *r, const Perftools__Profiles__Sample *s, size_t i, size_t at,
+			 path_buf *b)
+{
+	const pb_profile *pb = r->pb;
+	b->n = 0;
+	bool user = false;
+	for (size_t j = s->n_location_id; j-- > 0;) {
+		size_t li = id_map_find(&r->locs, s->location_id[j]);
+		if (li == SIZE_MAX)
+			return fail_at(r, at, PLUMB_ERR_FORMAT, "expected sample %zu's location_id to "
+				       "be one of the %zu locations' ids, got %" PRIu64, i,
+				       pb->n_location, s->location_id[j]);
+		const Perftools__Profiles__Location *l = pb->location[li];
+		size_t k0 = r->loc_off[li], k1 = r->loc_off[li + 1];
+		for (size_t k = k0; k < k1; k++) {
+			size_t fi = l->n_line ? id_map_find(&r->funcs, l->line[k1 - 1 - k]->function_id)
+					      : SIZE_MAX;
+			/* pprof keeps the frames before the first that does not
+			 * match, and cuts at the first match after it */
+			if (!(fi != SIZE_MAX && r->drop_fn[fi]))
+				user = true;
+			else if (user)
+				return 0;
+			if (path_push(b, r->frames[k]) < 0)
+				return plumb_fail_nomem(r->err);
+		}
+	}
+	return 0;
+}
+
+static int read_samples(reader *r)
+{
+	const pb_profile *pb = r->pb;
+	size_t nev = pb->n_sample_type, ns = pb->n_sample;
+	uint64_t *costs = malloc(nev * sizeof *costs);
+	size_t *order = malloc((ns ? ns : 1) * sizeof *order);
+	path_buf cur = { 0 }, prev = { 0 };
+	plumb_id prev_part = PLUMB_NONE;
+	/* both buffers allocated up front, for stacks of no frames */
+	int rc = costs && order && path_push(&cur, 0) == 0 && path_push(&prev, 0) == 0
+			 ? 0 : plumb_fail_nomem(r->err);
+	cur.n = prev.n = 0;
+	for (size_t i = 0; i < ns && rc == 0; i++) {
+		const Perftools__Profiles__Sample *s = pb->sample[i];
+		order[i] = i;
+		if (s->n_value != nev)
+			rc = fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i), PLUMB_ERR_FORMAT,
+				     "expected sample %zu to have %zu values, one per sample type, "
+				     "got %zu", i, nev, s->n_value);
+		for (size_t k = 0; k < nev && rc == 0; k++)
+			if (s->value[k] < 0)
+				rc = fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i),
+					     PLUMB_ERR_UNSUPPORTED, "expected sample %zu's values to be 0 "
+					     "or more, got %" PRId64 " (a difference of profiles is not "
+					     "supported)", i, s->value[k]);
+	}
+	if (rc == 0)
+		qsort_r(order, ns, sizeof *order, cmp_samples, (void *)pb);
+	for (size_t oi = 0; oi < ns && rc == 0; oi++) {
+		size_t i = order[oi];
+		const Perftools__Profiles__Sample *s = pb->sample[i];
+		size_t at = pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i);
+		bool any = false;
+		for (size_t k = 0; k < nev; k++) {
+			costs[r->ev_of_type[k]] = (uint64_t)s->value[k];
+			any |= s->value[k] != 0;
+		}
+		plumb_id part;
+		if ((rc = sample_part(r, s, at, &part)) < 0 ||
+		    (rc = sample_frames(r, s, i, at, &cur)) < 0)
+			break;
+		/* nodes has room for n + 1 (path_push keeps it so) */
+		size_t d = 0;
+		if (part == prev_part)
+			while (d < cur.n && d < prev.n && cur.frames[d] == prev.frames[d])
+				d++;
+		cur.nodes[0] = r->p->parts.v[part].root;
+		if (d)
+			memcpy(cur.nodes + 1, prev.nodes + 1, d * sizeof *cur.nodes);
+		for (; d < cur.n; d++)
+			if ((cur.nodes[d + 1] = plumb_cct_child(r->p, cur.nodes[d], cur.frames[d])) ==
+			    PLUMB_NONE) {
+				rc = plumb_fail_nomem(r->err);
+				break;
+			}
+		if (rc == 0 && any && plumb_cct_add_self(r->p, cur.nodes[cur.n], costs, r->err) < 0)
+			rc = r->err && r->err->code == PLUMB_ERR_OVERFLOW
+				     ? fail_at(r, at, PLUMB_ERR_OVERFLOW, "expected the values of a "
+					       "stack to total at most %" PRIu64 ", got more", UINT64_MAX)
+				     : -1;
+		path_buf t = prev;
+		prev = cur;
+		cur = t;
+		prev_part = part;
+	}
+	free(cur.frames);
+	free(cur.nodes);
+	free(prev.frames);
+	free(prev.nodes);
+	free(costs);
+	free(order);
+	return rc;
+}
+
+/* ---- the rest: drop/keep, metadata ------------------------------------------ */
+
+static int compile_frames_rx(reader *r, int64_t idx, regex_t *rx, bool *has, const char *what)
+{
+	const char *s = str_at(r, idx, 0, what);
+	if (!s)
+		return -1;
+	if (!*s)
+		return 0;
+	/* pprof anchors the expression: the whole name must match */
+	size_t len = strlen(s) + 8;
+	char *full = malloc(len);
+	if (!full)
+		return plumb_fail_nomem(r->err);
+	snprintf(full, len, "^(%s)$", s);
+	if (regcomp(rx, full, REG_EXTENDED | REG_NOSUB) != 0)
+		warn(r, "%s \"%s\" is not a regular expression plumb understands: not applied",
+		     what, s);
+	else
+		*has = true;
+	free(full);
+	return 0;
+}
+
+static int meta_i64(reader *r, const char *key, int64_t v)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "%" PRId64, v);
+	return plumb_meta_set(r->p, key, buf, r->err);
+}
+
+static int read_meta(reader *r)
+{
+	const pb_profile *pb = r->pb;
+	plumb_profile *p = r->p;
+	if ((pb->time_nanos && meta_i64(r, "pprof.time_ns", pb->time_nanos)) ||
+	    (pb->duration_nanos && meta_i64(r, "pprof.duration_ns", pb->duration_nanos)) ||
+	    (pb->period && meta_i64(r, "pprof.period", pb->period)))
+		return -1;
+	if (pb->period_type) {
+		const char *t = str_at(r, pb->period_type->type, 0, "period_type's type");
+		const char *u = str_at(r, pb->period_type->unit, 0, "period_type's unit");
+		if (!t || !u)
+			return -1;
+		char buf[512];
+		snprintf(buf, sizeof buf, "%s/%s", t, u);
+		if ((*t || *u) && plumb_meta_set(p, "pprof.period_type", buf, r->err))
+			return -1;
+	}
+	const char *keys[] = { "pprof.drop_frames", "pprof.keep_frames", "pprof.default_sample_type" };
+	int64_t idx[] = { pb->drop_frames, pb->keep_frames, pb->default_sample_type };
+	for (int i = 0; i < 3; i++) {
+		const char *s = str_at(r, idx[i], 0, keys[i] + 6);
+		if (!s || (*s && plumb_meta_set(p, keys[i], s, r->err)))
+			return -1;
+	}
+	if (pb->n_comment) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *fp = open_memstream(&buf, &len);
+		if (!fp)
+			return plumb_fail_nomem(r->err);
+		int rc = 0;
+		for (size_t i = 0; i < pb->n_comment && rc == 0; i++) {
+			const char *c = str_at(r, pb->comment[i], 0, "a comment");
+			if (!c)
+				rc = -1;
+			else
+				fprintf(fp, "%s%s", i ? "\n" : "", c);
+		}
+		fclose(fp);
+		if (rc == 0)
+			rc = plumb_meta_set(p, "pprof.comments", buf, r->err);
+		free(buf);
+		if (rc)
+			return -1;
+	}
+	if (r->nother) {
+		char buf[512] = "";
+		size_t len = 0;
+		for (size_t i = 0; i < r->nother && len < sizeof buf; i++)
+			len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? ", " : "",
+						r->other_keys[i]);
+		warn(r, "labels %s are not kept (only thread and pid labels split the samples)", buf);
+		if (plumb_meta_set(p, "pprof.other_labels", buf, r->err))
+			return -1;
+	}
+	return plumb_meta_get(p, "creator") ? 0 : plumb_meta_set(p, "creator", "pprof", r->err);
+}
+
+/* ---- the file --------------------------------------------------------------- */
+
+static int read_all(const char *path, uint8_t **out, size_t *len, plumb_error *err)
+{
+	FILE *fp = plumb_open_input(path, err);
+	if (!fp)
+		return -1;
+	size_t cap = 1 << 16, n = 0, got;
+	uint8_t *buf = malloc(cap);
+	int rc = buf ? 0 : plumb_fail_nomem(err);
+	while (rc == 0 && (got = fread(buf + n, 1, cap - n, fp)) > 0) {
+		n += got;
+		if (n == cap) {
+			uint8_t *b = realloc(buf, cap * 2);
+			if (!b)
+				rc = plumb_fail_nomem(err);
+			else
+				buf = b, cap *= 2;
+		}
+	}
+	if (rc == 0 && ferror(fp))
+		rc = plumb_fail(err, PLUMB_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+	fclose(fp);
+	if (rc) {
+		free(buf);
+		return -1;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static void reader_free(reader *r)
+{
+	pprof_offsets_free(&r->offs);
+	id_map_free(&r->maps);
+	id_map_free(&r->locs);
+	id_map_free(&r->funcs);
+	free(r->mod_of_map);
+	free(r->frames);
+	free(r->loc_off);
+	free(r->ev_of_type);
+	free(r->drop_fn);
+	free(r->tparts);
+	for (size_t i = 0; i < r->nother; i++)
+		free(r->other_keys[i]);
+	free(r->other_keys);
+	if (r->has_drop)
+		regfree(&r->drop);
+	if (r->has_keep)
+		regfree(&r->keep);
+}
+
+int plumb_pprof_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+		     plumb_error *err)
+{
+	uint8_t *raw, *data;
+	size_t raw_len, len;
+	if (read_all(path, &raw, &raw_len, err))
+		return -1;
+	reader r = { .p = p, .path = path, .opts = opts, .err = err, .unlabeled = PLUMB_NONE };
+	static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	if (raw_len >= 4 && memcmp(raw, zstd_magic, 4) == 0) {
+		free(raw);
+		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "%s: zstd-compressed pprof is not read "
+				  "(pprof files are gzip-wrapped or raw): decompress it first", path);
+	}
+	r.gz = pprof_is_gzip(raw, raw_len);
+	if (r.gz) {
+		int rc = pprof_gunzip(path, raw, raw_len, &data, &len, err);
+		free(raw);
+		if (rc)
+			return -1;
+	} else {
+		data = raw;
+		len = raw_len;
+	}
+	pprof_walk_error we;
+	int rc = 0;
+	if (len == 0)
+		rc = fail_at(&r, 0, PLUMB_ERR_FORMAT, "expected a pprof Profile message, got no data");
+	else if (pprof_walk(data, len, false, false, &r.offs, NULL, &we) < 0)
+		rc = fail_at(&r, we.offset, PLUMB_ERR_FORMAT, "%s", we.what);
+	pb_profile *pb = rc ? NULL : perftools__profiles__profile__unpack(NULL, len, data);
+	free(data);
+	if (rc == 0 && !pb) /* the walk found nothing wrong: protobuf-c ran out of memory */
+		rc = plumb_fail(err, PLUMB_ERR_NOMEM, "%s: cannot decode the pprof message (out of "
+				"memory?)", path);
+	r.pb = pb;
+	if (rc == 0 && (pb->n_string_table == 0 || pb->string_table[0][0] != '\0'))
+		rc = fail_at(&r, 0, PLUMB_ERR_FORMAT, "expected the string table to start with \"\", "
+			     "got %s", pb->n_string_table ? "another string" : "no strings");
+	if (rc == 0)
+		rc = compile_frames_rx(&r, pb->drop_frames, &r.drop, &r.has_drop, "drop_frames");
+	if (rc == 0)
+		rc = compile_frames_rx(&r, pb->keep_frames, &r.keep, &r.has_keep, "keep_frames");
+	if (rc == 0)
+		rc = setup_events(&r);
+	if (rc == 0)
+		rc = read_mappings(&r);
+	if (rc == 0)
+		rc = read_function_ids(&r);
+	if (rc == 0)
+		rc = read_locations(&r);
+	if (rc == 0)
+		rc = read_samples(&r);
+	if (rc == 0)
+		rc = read_meta(&r);
+	if (pb)
+		perftools__profiles__profile__free_unpacked(pb, NULL);
+	reader_free(&r);
+	return rc;
+}
+
+bool plumb_pprof_detect(const unsigned char *head, size_t len)
+{
+	if (!head || len < 2)
+		return false;
+	if (pprof_is_gzip(head, len)) {
+		/* a head not yet decompressed (the registry decompresses it) */
+		static const size_t cap = 64 * 1024;
+		uint8_t *buf = malloc(cap);
+		if (!buf)
+			return false;
+		size_t n = pprof_gunzip_head(head, len, buf, cap);
+		bool yes = n >= 2 && !pprof_is_gzip(buf, n) && plumb_pprof_detect(buf, n);
+		free(buf);
+		return yes;
+	}
+	/* the fields in the head are ones profile.proto has, nested messages
+	 * included (the head may end inside a field), and a sample_type and
+	 * another field are among them: Go writes time_nanos first, other
+	 * writers sample_type. A file damaged further on is still pprof, for
+	 * the reader to name the byte at fault. */
+	uint32_t seen = 0;
+	(void)pprof_walk(head, len, true, true, NULL, &seen, NULL);
+	return (seen & 2u) && (seen & ~2u);
+}

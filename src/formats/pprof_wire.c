@@ -1,0 +1,357 @@
+/* The pprof wire walker and gzip wrapper (see pprof_internal.h).
+ *
+ * protobuf-c says only "cannot unpack" of a damaged file; this walk says
+ * where and what was expected. It knows profile.proto's field numbers and
+ * wire types (src/formats/pprof_profile.proto) and checks the nesting, so
+ * detection accepts a file only when its head is that message all through. */
+#include "formats/pprof_internal.h"
+#include "model/index.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+enum msg { M_PROFILE, M_VALUE_TYPE, M_SAMPLE, M_LABEL, M_MAPPING, M_LOCATION, M_LINE,
+	   M_FUNCTION, M_COUNT };
+enum kind { F_UNKNOWN = 0, F_VARINT, F_PACKED, F_STRING, F_MSG };
+
+typedef struct field {
+	unsigned char kind, sub;
+	const char *name;
+} field;
+
+#define NFIELDS 15
+static const char *const msg_names[M_COUNT] = { "Profile", "ValueType", "Sample", "Label",
+						"Mapping", "Location", "Line", "Function" };
+static const field schema[M_COUNT][NFIELDS] = {
+	[M_PROFILE] = { [1] = { F_MSG, M_VALUE_TYPE, "sample_type" }, [2] = { F_MSG, M_SAMPLE, "sample" },
+			[3] = { F_MSG, M_MAPPING, "mapping" }, [4] = { F_MSG, M_LOCATION, "location" },
+			[5] = { F_MSG, M_FUNCTION, "function" }, [6] = { F_STRING, 0, "string_table" },
+			[7] = { F_VARINT, 0, "drop_frames" }, [8] = { F_VARINT, 0, "keep_frames" },
+			[9] = { F_VARINT, 0, "time_nanos" }, [10] = { F_VARINT, 0, "duration_nanos" },
+			[11] = { F_MSG, M_VALUE_TYPE, "period_type" }, [12] = { F_VARINT, 0, "period" },
+			[13] = { F_PACKED, 0, "comment" }, [14] = { F_VARINT, 0, "default_sample_type" } },
+	[M_VALUE_TYPE] = { [1] = { F_VARINT, 0, "type" }, [2] = { F_VARINT, 0, "unit" } },
+	[M_SAMPLE] = { [1] = { F_PACKED, 0, "location_id" }, [2] = { F_PACKED, 0, "value" },
+		       [3] = { F_MSG, M_LABEL, "label" } },
+	[M_LABEL] = { [1] = { F_VARINT, 0, "key" }, [2] = { F_VARINT, 0, "str" },
+		      [3] = { F_VARINT, 0, "num" }, [4] = { F_VARINT, 0, "num_unit" } },
+	[M_MAPPING] = { [1] = { F_VARINT, 0, "id" }, [2] = { F_VARINT, 0, "memory_start" },
+			[3] = { F_VARINT, 0, "memory_limit" }, [4] = { F_VARINT, 0, "file_offset" },
+			[5] = { F_VARINT, 0, "filename" }, [6] = { F_VARINT, 0, "build_id" },
+			[7] = { F_VARINT, 0, "has_functions" }, [8] = { F_VARINT, 0, "has_filenames" },
+			[9] = { F_VARINT, 0, "has_line_numbers" },
+			[10] = { F_VARINT, 0, "has_inline_frames" } },
+	[M_LOCATION] = { [1] = { F_VARINT, 0, "id" }, [2] = { F_VARINT, 0, "mapping_id" },
+			 [3] = { F_VARINT, 0, "address" }, [4] = { F_MSG, M_LINE, "line" },
+			 [5] = { F_VARINT, 0, "is_folded" } },
+	[M_LINE] = { [1] = { F_VARINT, 0, "function_id" }, [2] = { F_VARINT, 0, "line" },
+		     [3] = { F_VARINT, 0, "column" } },
+	[M_FUNCTION] = { [1] = { F_VARINT, 0, "id" }, [2] = { F_VARINT, 0, "name" },
+			 [3] = { F_VARINT, 0, "system_name" }, [4] = { F_VARINT, 0, "filename" },
+			 [5] = { F_VARINT, 0, "start_line" } },
+};
+
+typedef struct walker {
+	const uint8_t *base;
+	bool strict, cut;
+	pprof_offsets *offs;
+	uint32_t seen;        /* bit n: top-level field n met */
+	pprof_walk_error *e;
+} walker;
+
+static int fail(walker *w, const uint8_t *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(walker *w, const uint8_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	w->e->offset = (size_t)(at - w->base);
+	vsnprintf(w->e->what, sizeof w->e->what, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* 1 with *v and *p advanced, 0 when the data ends first, -1 when the
+ * varint is longer than 10 bytes. */
+static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (int i = 0; i < 10; i++) {
+		if (*p + i >= end)
+			return 0;
+		uint8_t b = (*p)[i];
+		x |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80)) {
+			*p += i + 1;
+			*v = x;
+			return 1;
+		}
+	}
+	return -1;
+}
+
+static const char *const wire_names[8] = { "a varint (wire type 0)", "64 bits (wire type 1)",
+					   "a length-delimited field (wire type 2)",
+					   "a group start (wire type 3)", "a group end (wire type 4)",
+					   "32 bits (wire type 5)", "wire type 6", "wire type 7" };
+
+static int record_offset(walker *w, int kind, const uint8_t *at)
+{
+	pprof_offsets *o = w->offs;
+	if (plumb_vec_reserve_((void **)&o->v[kind], &o->cap[kind], o->n[kind] + 1,
+			       sizeof *o->v[kind]) < 0)
+		return -2;
+	o->v[kind][o->n[kind]++] = (size_t)(at - w->base);
+	return 0;
+}
+
+/* Walk one message of type m in [p, end); top: it is the whole buffer
+ * (cut applies). Returns its field count or -1/-2. */
+static long walk(walker *w, int m, const uint8_t *p, const uint8_t *end, bool top)
+{
+	long count = 0;
+	while (p < end) {
+		const uint8_t *start = p;
+		uint64_t key, v;
+		int r = varint(&p, end, &key);
+		if (r <= 0) {
+			if (r == 0 && top && w->cut)
+				return count;
+			return fail(w, start, "expected a field key of %s (a varint), got %s",
+				    msg_names[m], r == 0 ? "the end of the data" : "more than 10 bytes");
+		}
+		uint64_t num = key >> 3;
+		int wt = (int)(key & 7);
+		if (num == 0 || num > 536870911u)
+			return fail(w, start, "expected a field number of %s from 1, got %llu",
+				    msg_names[m], (unsigned long long)num);
+		const field *f = num < NFIELDS ? &schema[m][num] : NULL;
+		if (!f || f->kind == F_UNKNOWN) {
+			if (w->strict)
+				return fail(w, start, "expected a field of %s (profile.proto), got "
+					    "unknown field %llu", msg_names[m], (unsigned long long)num);
+			if (wt != 0 && wt != 1 && wt != 2 && wt != 5)
+				return fail(w, start, "expected unknown field %llu of %s to have "
+					    "wire type 0, 1, 2 or 5, got %s", (unsigned long long)num,
+					    msg_names[m], wire_names[wt]);
+		} else {
+			int want = f->kind == F_VARINT ? 0 : 2;
+			if (wt != want && !(f->kind == F_PACKED && wt == 0))
+				return fail(w, start, "expected field %llu (%s) of %s to be %s, got %s",
+					    (unsigned long long)num, f->name, msg_names[m],
+					    wire_names[want], wire_names[wt]);
+		}
+		const uint8_t *body = p;
+		uint64_t size = 0;
+		switch (wt) {
+		case 0:
+			r = varint(&p, end, &v);
+			if (r == 0 && top && w->cut)
+				return count;
+			if (r <= 0)
+				return fail(w, body, "expected the varint value of field %llu of %s, got %s",
+					    (unsigned long long)num, msg_names[m],
+					    r == 0 ? "the end of the data" : "more than 10 bytes");
+			break;
+		case 1:
+		case 5:
+			size = wt == 1 ? 8 : 4;
+			if ((uint64_t)(end - p) < size) {
+				if (top && w->cut)
+					return count;
+				return fail(w, body, "expected %llu bytes of field %llu of %s, got %zu",
+					    (unsigned long long)size, (unsigned long long)num,
+					    msg_names[m], (size_t)(end - p));
+			}
+			p += size;
+			break;
+		default: /* 2 */
+			r = varint(&p, end, &size);
+			if (r == 0 && top && w->cut)
+				return count;
+			if (r <= 0)
+				return fail(w, body, "expected the length of field %llu of %s, got %s",
+					    (unsigned long long)num, msg_names[m],
+					    r == 0 ? "the end of the data" : "more than 10 bytes");
+			if (size > (uint64_t)(end - p)) {
+				if (top && w->cut)
+					return count;
+				return fail(w, body, "expected field %llu of %s to fit in the %zu bytes "
+					    "left of its message, got a length of %llu",
+					    (unsigned long long)num, msg_names[m], (size_t)(end - p),
+					    (unsigned long long)size);
+			}
+			if (f && f->kind == F_MSG) {
+				long sub = walk(w, f->sub, p, p + size, false);
+				if (sub < 0)
+					return sub;
+			} else if (f && f->kind == F_PACKED) {
+				const uint8_t *q = p, *qe = p + size;
+				while (q < qe) {
+					const uint8_t *at = q;
+					if (varint(&q, qe, &v) <= 0)
+						return fail(w, at, "expected a packed varint of field %llu "
+							    "(%s) of %s", (unsigned long long)num,
+							    f->name, msg_names[m]);
+				}
+			}
+			p += size;
+			break;
+		}
+		if (top && num < 32)
+			w->seen |= 1u << num;
+		if (top && w->offs && num >= 2 && num <= 5) {
+			int rc = record_offset(w, (int)num - 2, start);
+			if (rc < 0)
+				return rc;
+		}
+		count++;
+	}
+	return count;
+}
+
+long pprof_walk(const uint8_t *buf, size_t len, bool strict, bool cut, pprof_offsets *offs,
+		uint32_t *seen, pprof_walk_error *e)
+{
+	pprof_walk_error spare;
+	walker w = { .base = buf, .strict = strict, .cut = cut, .offs = offs, .e = e ? e : &spare };
+	long n = walk(&w, M_PROFILE, buf, buf + len, true);
+	if (n == -2) {
+		w.e->offset = 0;
+		snprintf(w.e->what, sizeof w.e->what, "out of memory");
+	}
+	if (seen)
+		*seen = w.seen;
+	return n;
+}
+
+void pprof_offsets_free(pprof_offsets *o)
+{
+	for (int k = 0; k < PPROF_OFF_KINDS; k++)
+		free(o->v[k]);
+}
+
+size_t pprof_offset(const pprof_offsets *o, int kind, size_t k)
+{
+	return o && k < o->n[kind] ? o->v[kind][k] : 0;
+}
+
+/* ---- gzip ------------------------------------------------------------- */
+
+bool pprof_is_gzip(const uint8_t *buf, size_t len)
+{
+	return len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b;
+}
+
+int pprof_gunzip(const char *path, const uint8_t *in, size_t len, uint8_t **out, size_t *out_len,
+		 plumb_error *err)
+{
+	z_stream zs = { 0 };
+	if (inflateInit2(&zs, 15 + 16) != Z_OK)
+		return plumb_fail_nomem(err);
+	size_t cap = len * 4 + 4096, n = 0;
+	uint8_t *buf = malloc(cap);
+	int rc = buf ? 0 : plumb_fail_nomem(err);
+	zs.next_in = (Bytef *)in;
+	while (rc == 0) {
+		if (n == cap) {
+			uint8_t *b = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+			if (!b) {
+				rc = plumb_fail_nomem(err);
+				break;
+			}
+			buf = b;
+			cap *= 2;
+		}
+		/* zlib counts in uInt: feed and take at most 1 GiB a call */
+		size_t left_in = len - (size_t)(zs.next_in - in);
+		zs.avail_in = (uInt)(left_in < (1u << 30) ? left_in : (1u << 30));
+		zs.next_out = buf + n;
+		zs.avail_out = (uInt)(cap - n < (1u << 30) ? cap - n : (1u << 30));
+		uInt before = zs.avail_out;
+		int z = inflate(&zs, Z_NO_FLUSH);
+		n += before - zs.avail_out;
+		left_in = len - (size_t)(zs.next_in - in);
+		if (z == Z_STREAM_END) {
+			/* another member may follow (cat a.gz b.gz) */
+			if (left_in >= 2 && pprof_is_gzip(zs.next_in, left_in)) {
+				if (inflateReset(&zs) != Z_OK)
+					rc = plumb_fail_nomem(err);
+				continue;
+			}
+			break;
+		}
+		if (z == Z_BUF_ERROR && left_in == 0) {
+			rc = plumb_fail(err, PLUMB_ERR_FORMAT, "%s: byte %zu: expected more gzip data, "
+					"got the end of the file", path, len);
+			break;
+		}
+		if (z != Z_OK && z != Z_BUF_ERROR) {
+			rc = z == Z_MEM_ERROR ? plumb_fail_nomem(err)
+					      : plumb_fail(err, PLUMB_ERR_FORMAT, "%s: byte %zu: expected "
+							   "gzip data, got damaged data (%s)", path,
+							   (size_t)(zs.next_in - in),
+							   zs.msg ? zs.msg : "inflate failed");
+			break;
+		}
+	}
+	inflateEnd(&zs);
+	if (rc) {
+		free(buf);
+		return -1;
+	}
+	*out = buf;
+	*out_len = n;
+	return 0;
+}
+
+size_t pprof_gunzip_head(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
+{
+	z_stream zs = { 0 };
+	if (inflateInit2(&zs, 15 + 16) != Z_OK)
+		return 0;
+	zs.next_in = (Bytef *)in;
+	zs.avail_in = (uInt)(len < (1u << 30) ? len : (1u << 30));
+	zs.next_out = out;
+	zs.avail_out = (uInt)(cap < (1u << 30) ? cap : (1u << 30));
+	uInt before = zs.avail_out;
+	(void)inflate(&zs, Z_SYNC_FLUSH);
+	size_t n = before - zs.avail_out;
+	inflateEnd(&zs);
+	return n;
+}
+
+/* Fastest compression, as Go's runtime/pprof writes its profiles: the
+ * files are written once and read rarely. */
+int pprof_gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len, plumb_error *err)
+{
+	if (len > UINT32_MAX - 4096)
+		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "pprof output: %zu bytes are more than "
+				  "gzip is written for here (4 GiB)", len);
+	z_stream zs = { 0 };
+	if (deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return plumb_fail_nomem(err);
+	size_t cap = deflateBound(&zs, (uLong)len) + 64;
+	uint8_t *buf = malloc(cap);
+	if (!buf) {
+		deflateEnd(&zs);
+		return plumb_fail_nomem(err);
+	}
+	zs.next_in = (Bytef *)in;
+	zs.avail_in = (uInt)len;
+	zs.next_out = buf;
+	zs.avail_out = (uInt)cap;
+	int z = deflate(&zs, Z_FINISH);
+	size_t n = cap - zs.avail_out;
+	deflateEnd(&zs);
+	if (z != Z_STREAM_END) {
+		free(buf);
+		return plumb_fail(err, PLUMB_ERR_NOMEM, "gzip: cannot compress %zu bytes", len);
+	}
+	*out = buf;
+	*out_len = n;
+	return 0;
+}
