@@ -56,6 +56,10 @@ typedef struct aprof_reader {
 	PLUMB_VEC(aprof_context) contexts;
 	aprof_idmap context_ix;
 
+	const void *has_layout;         /* the p/q layout of the last point line */
+	size_t has_n;                   /* and its number of fields */
+	uint32_t has;                   /* and the PLUMB_PT_* fields it has */
+
 	uint64_t no_self;               /* points without a self sum */
 	bool warned_g, warned_fav, warned_deprecated;
 } aprof_reader;
