@@ -7,10 +7,10 @@
 #
 # Benchmarks: folded (bench/folded.sh), callgrind (bench/callgrind.sh),
 # gprof (bench/gprof.sh), record (bench/record.sh), record_signal
-# (bench/record_signal.sh). Environment variables are passed on to each.
+# (bench/record_signal.sh), aprof (bench/aprof.sh). Environment variables are passed on to each.
 set -eu
 cd "$(dirname "$0")/.."
-names=${*:-folded callgrind gprof record record_signal}
+names=${*:-folded callgrind gprof record record_signal aprof}
 for n in $names; do
 	script=bench/$n.sh
 	if [ ! -f "$script" ]; then
