@@ -253,6 +253,88 @@ static int parse_fields(aprof_reader *r, char tag, const char *s, const char *en
 	return 0;
 }
 
+/* ---- the current routine's points ---------------------------------------
+ * Equal points (same routine and input size) can only come from this file:
+ * each file is a part of its own. A routine's first block of points is
+ * therefore checked against that block alone, in a table sized to the
+ * block; a function seen in an earlier block (its points came in two
+ * blocks, or two routines share a name and object) goes through
+ * plumb_point_add. */
+
+static size_t block_slot(const aprof_block *b, uint64_t input)
+{
+	size_t mask = b->nslots - 1, i = (size_t)((input * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
+	while (b->slots[i].id1 && b->slots[i].input != input)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* A table of n slots (cleared), the block's points placed again. */
+static int block_resize(aprof_reader *r, size_t n)
+{
+	aprof_block *b = &r->block;
+	if (n > b->cap) {
+		aprof_block_slot *v = realloc(b->slots, n * sizeof *v);
+		if (!v)
+			return -1;
+		b->slots = v;
+		b->cap = n;
+	}
+	memset(b->slots, 0, n * sizeof *b->slots);
+	b->nslots = n;
+	for (size_t id = b->first; id < r->p->points.n; id++) {
+		uint64_t input = r->p->points.v[id].input;
+		b->slots[block_slot(b, input)] = (aprof_block_slot){ input, (uint32_t)id + 1 };
+	}
+	return 0;
+}
+
+static int block_start(aprof_reader *r, plumb_id fn)
+{
+	aprof_block *b = &r->block;
+	if (fn >= b->nseen) {
+		size_t n = r->p->functions.n > fn ? r->p->functions.n : (size_t)fn + 1;
+		uint8_t *v = realloc(b->seen, n);
+		if (!v)
+			return -1;
+		memset(v + b->nseen, 0, n - b->nseen);
+		b->seen = v;
+		b->nseen = n;
+	}
+	b->fn = fn;
+	b->shared = b->seen[fn];
+	b->seen[fn] = 1;
+	b->first = r->p->points.n;
+	b->count = 0;
+	return block_resize(r, 64);
+}
+
+static int block_add(aprof_reader *r, const plumb_point *pt, plumb_error *e2)
+{
+	aprof_block *b = &r->block;
+	if ((b->fn != pt->function || !b->nslots) && block_start(r, pt->function))
+		return plumb_fail_nomem(e2);
+	if (b->shared)
+		return plumb_point_add(r->p, pt, e2);
+	size_t i = block_slot(b, pt->input);
+	if (b->slots[i].id1)
+		return plumb_point_combine(&r->p->points.v[b->slots[i].id1 - 1], pt, e2);
+	uint32_t id = (uint32_t)r->p->points.n;
+	if (plumb_point_append(r->p, pt, e2))
+		return -1;
+	b->slots[i] = (aprof_block_slot){ pt->input, id + 1 };
+	if (++b->count * 2 > b->nslots && block_resize(r, b->nslots * 2))
+		return plumb_fail_nomem(e2);
+	return 0;
+}
+
+void aprof_block_free(aprof_block *b)
+{
+	free(b->slots);
+	free(b->seen);
+	memset(b, 0, sizeof *b);
+}
+
 int aprof_point_line(aprof_reader *r, char tag, const char *s, const char *end)
 {
 	plumb_point pt = { .part = r->part, .context = PLUMB_NONE };
@@ -274,7 +356,7 @@ int aprof_point_line(aprof_reader *r, char tag, const char *s, const char *end)
 	const aprof_routine *rt = &r->routines.v[i];
 	pt.function = rt->fn;
 	plumb_error e2;
-	if (plumb_point_add(r->p, &pt, &e2) ||
+	if (block_add(r, &pt, &e2) ||
 	    ((pt.has & PLUMB_PT_SELF) && plumb_cg_add_self(r->p, r->part, rt->frame, &pt.self_sum, &e2)))
 		return e2.code == PLUMB_ERR_NOMEM ? plumb_fail_nomem(r->err)
 						  : aprof_bad_at(r, e2.code, r->lineno, "%s", e2.message);
