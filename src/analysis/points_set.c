@@ -2,6 +2,7 @@
  * and routine, then merged by (routine, context path, input size) with the
  * model's own rule, so that parts, and a routine's contexts, add up as
  * aprof merges reports. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,7 +194,7 @@ static int make_groups(const plumb_profile *p, points_set *s, const sort_ctx *c,
 		return plumb_fail_nomem(err);
 	(void)p;
 	for (size_t i = 0; i < s->npts; i++) {
-		const plumb_point *pt = &s->pts[i];
+		const plumb_point *pt = s->pts[i];
 		const char *path = path_of(c, pt);
 		points_group *g = s->ngroups ? &s->groups[s->ngroups - 1] : NULL;
 		if (!g || g->function != pt->function || (g->context != path &&
@@ -260,17 +261,30 @@ int points_gather(const plumb_profile *p, const plumb_view_opts *o, bool by_cont
 	if (!(tmp = malloc((n ? n : 1) * sizeof *tmp)) || !(count = malloc((nb + 1) * sizeof *count)))
 		goto nomem;
 	const sort_key *sorted = sort_keys(keys, tmp, n, p->functions.n, nranks, count);
-	if (!(s->pts = malloc((n ? n : 1) * sizeof *s->pts)))
+	/* the profile's points where they stand alone (no copy of a million
+	 * of them), a merged copy where equal ones meet */
+	size_t nmerged = 0;
+	for (size_t i = 1; i < n; i++)
+		nmerged += same_key(&sorted[i - 1], &sorted[i]) &&
+			   (i < 2 || !same_key(&sorted[i - 2], &sorted[i - 1]));
+	if (!(s->pts = malloc((n ? n : 1) * sizeof *s->pts)) ||
+	    !(s->merged = malloc((nmerged ? nmerged : 1) * sizeof *s->merged)))
 		goto nomem;
+	size_t used = 0;
 	for (size_t i = 0; i < n; i++) {
 		const plumb_point *pt = &p->points.v[sorted[i].idx];
 		if (i && same_key(&sorted[i - 1], &sorted[i])) {
-			if (plumb_point_combine(&s->pts[s->npts - 1], pt, err))
+			if (i < 2 || !same_key(&sorted[i - 2], &sorted[i - 1])) {
+				s->merged[used] = *s->pts[s->npts - 1];
+				s->pts[s->npts - 1] = &s->merged[used++];
+			}
+			if (plumb_point_combine(&s->merged[used - 1], pt, err))
 				goto fail;
 			continue;
 		}
-		s->pts[s->npts++] = *pt;
+		s->pts[s->npts++] = pt;
 	}
+	assert(used == nmerged);
 	sort_ctx c = { p, s->paths, by_context };
 	if (make_groups(p, s, &c, err))
 		goto fail;
@@ -298,6 +312,7 @@ void points_set_free(points_set *s)
 		free(s->paths[i]);
 	free(s->paths);
 	free(s->pts);
+	free(s->merged);
 	free(s->groups);
 	memset(s, 0, sizeof *s);
 }
