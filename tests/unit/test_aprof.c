@@ -141,6 +141,40 @@ Test(aprof, equal_points_merge_in_and_across_blocks)
 	plumb_profile_free(p);
 }
 
+/* Numbers of every length from 1 to 20 digits, at every offset from the
+ * end of the line (the reader takes digits 8 at a time where it can). */
+Test(aprof, numbers_of_every_length_read_exactly)
+{
+	char path[] = "/tmp/plumb-test-aprof-digits-XXXXXX.aprof";
+	int fd = mkstemps(path, 6);
+	cr_assert_geq(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	cr_assert_not_null(f);
+	fputs("v 6\nr \"digits\" \"/bin/x\" 1\n", f);
+	uint64_t want[40];
+	size_t nwant = 0;
+	for (unsigned len = 1; len <= 20; len++) {
+		/* len digits: 1, 12, 123, ... wrapping through 9 then 0 */
+		uint64_t v = 0;
+		for (unsigned i = 0; i < len && v <= (UINT64_MAX - 9) / 10; i++)
+			v = v * 10 + (i + 1) % 10;
+		if (len == 20)
+			v = UINT64_MAX; /* 18446744073709551615, the largest */
+		/* the input in the middle of the line, the self sum of squares last */
+		fprintf(f, "p 1 %" PRIu64 " 1 1 1 1 1 1 1 1 1 %" PRIu64 "\n", v, v);
+		want[nwant++] = v;
+	}
+	cr_assert_eq(fclose(f), 0);
+	plumb_profile *p = load_path(path);
+	unlink(path);
+	cr_assert_eq(p->points.n, nwant);
+	for (size_t i = 0; i < nwant; i++) {
+		cr_expect_eq(p->points.v[i].input, want[i], "%zu digits: input", i + 1);
+		cr_expect(p->points.v[i].self_sqr_sum == (long double)want[i], "%zu digits: self sqr", i + 1);
+	}
+	plumb_profile_free(p);
+}
+
 Test(aprof, version_0_sum_is_avg_times_calls_and_not_exact)
 {
 	plumb_profile *p = load("v0_old_2011.aprof");
