@@ -38,9 +38,16 @@ PRELOAD_OBJ    := $(PRELOAD_SRC:src/preload/%.c=$(BUILD)/preload-obj/%.o)
 PRELOAD_CFLAGS := -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers -fPIC \
 	-fvisibility=hidden -O2 -g
 
+# The input-sensitive runtime linked into programs built with `plumb cc`:
+# libc only, never sanitized, symbols hidden except the compiler's hooks.
+INPUTS_SRC    := $(sort $(wildcard src/inputs/*.c))
+INPUTS_OBJ    := $(INPUTS_SRC:src/inputs/%.c=$(BUILD)/inputs-obj/%.o)
+# its algorithm, built like the library, for the unit tests
+INPUTS_CORE   := $(BUILD)/src/inputs/rms.o $(BUILD)/src/inputs/shadow.o
+
 .PHONY: all deps demo check test unit e2e sanitize install uninstall clean bench
 
-all: $(BUILD)/plumb $(BUILD)/libplumb.a $(BUILD)/libplumb.so $(BUILD)/libplumb-sampler.so
+all: $(BUILD)/plumb $(BUILD)/libplumb.a $(BUILD)/libplumb.so $(BUILD)/libplumb-sampler.so $(BUILD)/libplumb-inputs.a
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -50,15 +57,24 @@ $(BUILD)/preload-obj/%.o: src/preload/%.c $(wildcard src/preload/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -D_GNU_SOURCE -Isrc $(PRELOAD_CFLAGS) -c $< -o $@
 
+$(BUILD)/inputs-obj/%.o: src/inputs/%.c $(wildcard src/inputs/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -D_GNU_SOURCE -Isrc $(PRELOAD_CFLAGS) -fno-sanitize=all -c $< -o $@
+
+$(BUILD)/libplumb-inputs.a: $(INPUTS_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 # Where `make install` puts the sampler, for plumb_record_signal to find it.
 $(BUILD)/src/record/signal.o: ALL_CPPFLAGS += -DPLUMB_LIBDIR='"$(PREFIX)/lib/plumb"'
+$(BUILD)/src/cli/cc.o: ALL_CPPFLAGS += -DPLUMB_LIBDIR='"$(PREFIX)/lib/plumb"'
 
 $(BUILD)/libplumb-sampler.so: $(PRELOAD_OBJ)
 	$(CC) -shared -Wl,-z,now -Wl,-soname,libplumb-sampler.so -o $@ $^ -lgcc_s
 
 # plumb record --sampler=signal loads the sampler from next to plumb, so
 # every build of plumb (make check, make test) has one.
-$(BUILD)/plumb: | $(BUILD)/libplumb-sampler.so
+$(BUILD)/plumb: | $(BUILD)/libplumb-sampler.so $(BUILD)/libplumb-inputs.a
 
 $(BUILD)/libplumb.a: $(LIB_OBJ)
 	@rm -f $@
@@ -70,8 +86,8 @@ $(BUILD)/libplumb.so: $(LIB_OBJ)
 $(BUILD)/plumb: $(CLI_OBJ) $(BUILD)/libplumb.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libplumb.a $(LDLIBS)
 
-$(BUILD)/test-unit: $(TEST_OBJ) $(BUILD)/libplumb.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libplumb.a $(LDLIBS) -lcriterion
+$(BUILD)/test-unit: $(TEST_OBJ) $(INPUTS_CORE) $(BUILD)/libplumb.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJ) $(INPUTS_CORE) $(BUILD)/libplumb.a $(LDLIBS) -lcriterion
 
 # Fuzz targets run without libFuzzer (fuzz/replay.c feeds them files):
 # tests/e2e/t_fuzz.sh runs them over their corpora in both builds.
@@ -112,6 +128,7 @@ install: all
 	install -m 755 $(BUILD)/libplumb.so $(DESTDIR)$(PREFIX)/lib/libplumb.so.0
 	install -d $(DESTDIR)$(PREFIX)/lib/plumb
 	install -m 755 $(BUILD)/libplumb-sampler.so $(DESTDIR)$(PREFIX)/lib/plumb/libplumb-sampler.so
+	install -m 644 $(BUILD)/libplumb-inputs.a $(DESTDIR)$(PREFIX)/lib/plumb/libplumb-inputs.a
 	ln -sf libplumb.so.0 $(DESTDIR)$(PREFIX)/lib/libplumb.so
 	install -m 644 include/plumb/*.h $(DESTDIR)$(PREFIX)/include/plumb/
 	install -m 644 docs/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/

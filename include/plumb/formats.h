@@ -83,6 +83,12 @@ const char *plumb_format_writers_list(void);
  * directory or an unreadable file. */
 FILE *plumb_open_input(const char *path, plumb_error *err);
 
+/* Standard input ("-") and pipes cannot be read twice (detection, then
+ * the reader): copy such an input into a temporary file first. *tmp_out
+ * gets its malloc'd name, to read and then unlink and free; NULL when path
+ * can be read as it is. */
+int plumb_spool_input(const char *path, char **tmp_out, plumb_error *err);
+
 /* Detect a file's format from its content. */
 int plumb_detect_file(const char *path, plumb_format *out, plumb_error *err);
 plumb_format plumb_detect_buffer(const unsigned char *head, size_t len);
@@ -92,6 +98,11 @@ plumb_format plumb_detect_buffer(const unsigned char *head, size_t len);
  * On failure p may hold part of the file: discard it (plumb_profile_free). */
 int plumb_read_file(plumb_profile *p, const char *path, const plumb_read_opts *opts,
 		    plumb_format *fmt_out, plumb_error *err);
+
+/* The profile's costs summed per event fit in 64 bits (every view sums
+ * them); else PLUMB_ERR_OVERFLOW naming what (a file, "the files merged").
+ * plumb_read_file checks each file; a caller that merges checks the sum. */
+int plumb_check_totals(const plumb_profile *p, const char *what, plumb_error *err);
 
 /* Write p to path in fmt. Every writer writes a temporary file in the same
  * directory and renames it over path only when it is complete. */
@@ -105,10 +116,20 @@ int plumb_write_stream(const plumb_profile *p, FILE *out, const char *out_name, 
 
 /* ---- helpers for writers: atomic output ------------------------------ */
 
+/* How an output is written (docs/plumb.1, "Outputs"):
+ *  - a new name or a regular file: into a temporary file beside it, renamed
+ *    over it only when complete; a replaced file keeps its mode (and, for
+ *    root, its owner and group);
+ *  - a symbolic link is followed, as cp(1) follows it: the file it names is
+ *    the one replaced (or created), and the link stays;
+ *  - a device, FIFO or socket (/dev/null, /dev/full, a named pipe) is never
+ *    replaced: the output goes to a temporary file in $TMPDIR (or /tmp) and
+ *    is copied into it when complete, and its write errors are reported. */
 typedef struct plumb_atomic_file {
 	FILE *fp;
-	char *path;       /* final path */
-	char *tmp_path;   /* path.tmp-XXXXXX in the same directory */
+	char *path;       /* the file replaced or written (a link's target) */
+	char *tmp_path;   /* the temporary file */
+	bool special;     /* path is a device, FIFO or socket: copied into */
 } plumb_atomic_file;
 
 /* Create tmp file next to path. fp is open for writing. */

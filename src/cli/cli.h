@@ -45,5 +45,7 @@ int cmd_info(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_gprof(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_cc(int argc, char **argv);
+int cmd_cxx(int argc, char **argv);
 
 #endif

@@ -1,5 +1,4 @@
 #include <errno.h>
-#include <glob.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +91,35 @@ static void free_list(char **v, size_t n)
 	free(v);
 }
 
+/* Messages name the user's input, not the temporary copy of a pipe. */
+static void rename_in_message(plumb_error *err, const char *tmp, const char *name)
+{
+	char *at = strstr(err->message, tmp);
+	if (!at)
+		return;
+	char msg[sizeof err->message];
+	snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - err->message), err->message, name,
+		 at + strlen(tmp));
+	memcpy(err->message, msg, sizeof msg);
+}
+
+/* Read one input, a pipe or standard input ("-") through a temporary copy. */
+static int read_input(plumb_profile *p, const char *path, const plumb_read_opts *ro,
+		      plumb_format *fmt, plumb_error *err)
+{
+	char *tmp;
+	if (plumb_spool_input(path, &tmp, err))
+		return -1;
+	if (!tmp)
+		return plumb_read_file(p, path, ro, fmt, err);
+	int rc = plumb_read_file(p, tmp, ro, fmt, err);
+	if (rc)
+		rename_in_message(err, tmp, strcmp(path, "-") == 0 ? "standard input" : path);
+	unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
 /* Read one file and add it to *all (which it becomes if NULL). */
 static int load_one(plumb_profile **all, const char *path, const plumb_read_opts *ro,
 		    plumb_format *fmt, plumb_error *err)
@@ -99,7 +127,7 @@ static int load_one(plumb_profile **all, const char *path, const plumb_read_opts
 	plumb_profile *p = plumb_profile_new();
 	if (!p)
 		return plumb_fail_nomem(err);
-	if (plumb_read_file(p, path, ro, fmt, err)) {
+	if (read_input(p, path, ro, fmt, err)) {
 		plumb_profile_free(p);
 		return -1;
 	}
@@ -109,6 +137,9 @@ static int load_one(plumb_profile **all, const char *path, const plumb_read_opts
 	}
 	int rc = plumb_profile_merge(*all, p, err);
 	plumb_profile_free(p);
+	/* each file fits (plumb_read_file checked it); their sum may not */
+	if (rc == 0 && plumb_check_totals(*all, path, err))
+		return -1;
 	if (rc) {
 		/* Say which file did not fit with the others. */
 		char msg[sizeof err->message];

@@ -1,4 +1,5 @@
 /* plumb: the command line. One file per subcommand (git's shape). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,8 @@ static const struct command {
 	{ "annotate", cmd_annotate, "annotate source and instructions with costs (callgrind_annotate's layout)" },
 	{ "convert", cmd_convert, "convert profiles between formats (.plumb, Callgrind, folded)" },
 	{ "gprof", cmd_gprof, "GNU gprof's reports from gmon.out (same options; -b output byte for byte)" },
+	{ "cc", cmd_cc, "compile and link like cc, instrumented for input sizes and exact calls" },
+	{ "c++", cmd_cxx, "the same for C++: plumb c++ runs c++" },
 	{ "info", cmd_info, "describe a profile file: format, events, parts, counts, totals" },
 };
 
@@ -27,7 +30,23 @@ static void usage(FILE *out)
 	      "Exit status: 0 on success, 1 on bad input, 2 on bad usage.\n", out);
 }
 
-int main(int argc, char **argv)
+/* Output on standard output is only written when it is flushed: a full
+ * disk or a closed pipe shows up here, and must not end in status 0 (as GNU
+ * tools' close_stdout). */
+static int finish(int rc)
+{
+	int e = 0;
+	if (fflush(stdout) != 0 || ferror(stdout))
+		e = errno ? errno : EIO;
+	if (fclose(stdout) != 0 && !e)
+		e = errno ? errno : EIO;
+	if (!e || rc)
+		return rc; /* a failed command has said why already */
+	fprintf(stderr, "plumb: write error: %s\n", strerror(e));
+	return EXIT_BAD_INPUT;
+}
+
+static int run(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -59,4 +78,10 @@ int main(int argc, char **argv)
 	fprintf(stderr, "plumb: '%s' is not a command.\n\n", cmd);
 	usage(stderr);
 	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	errno = 0;
+	return finish(run(argc, argv));
 }

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "cli/cli.h"
+#include "plumb/inputs.h"
 #include "plumb/record.h"
 #include "plumb/store.h"
 
@@ -45,6 +46,13 @@ static const char record_help[] =
 	"                         or auto (default: perf, else signal when perf_event_open\n"
 	"                         is not permitted)\n"
 	"  -q, --quiet            no summary on stderr\n"
+	"\n"
+	"A program built with 'plumb cc' is not sampled: its own runtime measures\n"
+	"every call (basic blocks executed, read memory size) and the profile holds\n"
+	"input-sensitive points, exact call counts and the calling context tree\n"
+	"(plumb report --view inputs). For those:\n"
+	"      --memres N         bytes per memory cell: 1, 2, 4 (default), 8 or 16\n"
+	"      --contexts=no      routine points only, no calling contexts\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"Examples:\n"
@@ -56,12 +64,14 @@ static const char record_help[] =
 	"  plumb record -p 1234 -o daemon.plumb             until Ctrl-C\n"
 	"  plumb report --view threads                      per thread: id, name, start routine\n";
 
-enum { OPT_STACK_SIZE = 256, OPT_SAMPLER };
+enum { OPT_STACK_SIZE = 256, OPT_SAMPLER, OPT_MEMRES, OPT_CONTEXTS };
 
 typedef struct record_args {
 	const char *output, *events, *sampler;
 	plumb_record_opts ro;
 	bool quiet;
+	unsigned memres;
+	bool no_contexts;
 } record_args;
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -85,6 +95,8 @@ static int parse_args(int argc, char **argv, record_args *a)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "sampler", required_argument, NULL, OPT_SAMPLER },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "memres", required_argument, NULL, OPT_MEMRES },
+		{ "contexts", required_argument, NULL, OPT_CONTEXTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -138,6 +150,16 @@ static int parse_args(int argc, char **argv, record_args *a)
 			break;
 		case 'q':
 			a->quiet = true;
+			break;
+		case OPT_MEMRES:
+			if (parse_u64(optarg, &v) || (v != 1 && v != 2 && v != 4 && v != 8 && v != 16))
+				return cli_usage_error("record", "--memres expects 1, 2, 4, 8 or 16, got '%s'", optarg);
+			a->memres = (unsigned)v;
+			break;
+		case OPT_CONTEXTS:
+			if (strcmp(optarg, "yes") && strcmp(optarg, "no"))
+				return cli_usage_error("record", "--contexts expects yes or no, got '%s'", optarg);
+			a->no_contexts = strcmp(optarg, "no") == 0;
 			break;
 		case 'h':
 			fputs(record_help, stdout);
@@ -309,6 +331,50 @@ static int record(record_args *a)
 	return status;
 }
 
+/* ---- programs built with plumb cc --------------------------------------- */
+
+static int record_inputs(record_args *a)
+{
+	plumb_error err;
+	if (!a->quiet)
+		fprintf(stderr, "plumb record: %s was built with plumb cc: measuring input sizes and exact "
+			"calls (no sampling)\n", a->ro.argv[0]);
+	catch_signals();
+	plumb_profile *p = plumb_profile_new();
+	if (!p) {
+		cli_error("out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	plumb_inputs_opts o = { .argv = a->ro.argv, .memres = a->memres, .no_contexts = a->no_contexts,
+				.started = started };
+	int st = -1;
+	size_t n = 0;
+	int status;
+	if (plumb_record_inputs(&o, p, &st, &n, &err)) {
+		status = st >= 0 && command_status(st) == 127 ? 127 : cli_fail(&err);
+	} else {
+		status = command_status(st);
+		char buf[4096];
+		size_t len = 0;
+		buf[0] = 0;
+		for (char *const *s = a->ro.argv; *s && len < sizeof buf - 1; s++)
+			len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", s == a->ro.argv ? "" : " ", *s);
+		if (plumb_meta_set(p, "cmd", buf, &err) || plumb_meta_set(p, "creator", "plumb record", &err) ||
+		    plumb_meta_set(p, "record.sampler", "inputs (plumb cc)", &err) ||
+		    plumb_store_write(p, a->output, &err)) {
+			status = cli_fail(&err);
+		} else if (!a->quiet) {
+			struct stat sb;
+			fprintf(stderr, "plumb record: %zu report%s (one per thread) read", n, n == 1 ? "" : "s");
+			if (stat(a->output, &sb) == 0)
+				fprintf(stderr, "; %s: %lld KB", a->output, ((long long)sb.st_size + 1023) / 1024);
+			fputc('\n', stderr);
+		}
+	}
+	plumb_profile_free(p);
+	return status;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	record_args a = { .output = "profile.plumb", .sampler = "auto" };
@@ -317,5 +383,14 @@ int cmd_record(int argc, char **argv)
 		return EXIT_OK; /* --help */
 	if (rc)
 		return rc;
+	if (!a.ro.pid) {
+		char *exe = plumb_inputs_which(a.ro.argv[0]);
+		bool inputs = exe && plumb_inputs_instrumented(exe);
+		free(exe);
+		if (inputs)
+			return record_inputs(&a);
+	}
+	if (a.memres || a.no_contexts)
+		return cli_usage_error("record", "--memres and --contexts are for programs built with plumb cc");
 	return record(&a);
 }

@@ -218,7 +218,12 @@ void plumb_linesrc_close(plumb_linesrc *s)
 static int refill(plumb_linesrc *s, plumb_error *err)
 {
 	size_t keep = s->end - s->pos;
+	if (keep >= PLUMB_LINE_MAX)
+		return plumb_fail(err, PLUMB_ERR_FORMAT, "%s: byte offset %llu: a line of more than "
+				  "%d MiB: not a profile plumb reads (a text profile's lines are short)",
+				  s->path, (unsigned long long)(s->offset + s->pos), PLUMB_LINE_MAX >> 20);
 	if (s->pos > 0) {
+		s->offset += s->pos;
 		memmove(s->buf, s->buf + s->pos, keep);
 		s->scanned -= s->pos;
 		s->pos = 0;
@@ -245,6 +250,14 @@ int plumb_linesrc_next(plumb_linesrc *s, char **line, size_t *len, plumb_error *
 {
 	for (;;) {
 		char *nl = memchr(s->buf + s->scanned, '\n', s->end - s->scanned);
+		/* text profiles hold no NUL: a binary or sparse file is refused
+		 * where it starts, not read as empty lines */
+		char *nul = memchr(s->buf + s->scanned, '\0',
+				   (nl ? (size_t)(nl - s->buf) : s->end) - s->scanned);
+		if (nul)
+			return plumb_fail(err, PLUMB_ERR_FORMAT, "%s: byte offset %llu: a NUL byte, "
+					  "which no text profile holds", s->path,
+					  (unsigned long long)(s->offset + (size_t)(nul - s->buf)));
 		if (nl) {
 			*line = s->buf + s->pos;
 			*len = (size_t)(nl - *line);

@@ -17,8 +17,12 @@ typedef enum plumb_compression {
 	PLUMB_COMP_ZSTD
 } plumb_compression;
 
+/* The longest line a text reader takes (a bound on its memory). */
+#define PLUMB_LINE_MAX (16 << 20)
+
 typedef struct plumb_linesrc {
 	const char *path;
+	uint64_t offset;         /* byte offset (of the text) of buf[0] */
 	int fd;
 	plumb_compression comp;
 	char *buf;               /* decompressed text; lines are [pos, end) */
@@ -35,7 +39,9 @@ plumb_compression plumb_compression_of(const unsigned char *head, size_t len);
 
 int plumb_linesrc_open(plumb_linesrc *s, const char *path, plumb_error *err);
 /* The next line, without its '\n' (a '\r' before it stays): 1 with *line
- * and *len set (valid until the next call), 0 at the end, -1 on error. */
+ * and *len set (valid until the next call), 0 at the end, -1 on error: a
+ * line over PLUMB_LINE_MAX bytes, a NUL byte (both named by byte offset of
+ * the text, decompressed when the file is), or a failed read. */
 int plumb_linesrc_next(plumb_linesrc *s, char **line, size_t *len, plumb_error *err);
 void plumb_linesrc_close(plumb_linesrc *s);
 

@@ -207,7 +207,28 @@ int plumb_read_file(plumb_profile *p, const char *path, const plumb_read_opts *o
 	if (fmt_out)
 		*fmt_out = fmt;
 	plumb_read_opts none = { 0 };
-	return plumb_format_get(fmt)->read(p, path, opts ? opts : &none, err);
+	if (plumb_format_get(fmt)->read(p, path, opts ? opts : &none, err))
+		return -1;
+	return plumb_check_totals(p, path, err);
+}
+
+int plumb_check_totals(const plumb_profile *p, const char *what, plumb_error *err)
+{
+	size_t nev = p->events.n;
+	uint64_t *tot = malloc((nev ? nev : 1) * sizeof *tot);
+	if (!tot)
+		return plumb_fail_nomem(err);
+	plumb_error mine;
+	int rc = plumb_profile_totals(p, tot, &mine);
+	free(tot);
+	if (rc == 0)
+		return 0;
+	if (mine.code == PLUMB_ERR_NOMEM)
+		return plumb_fail_nomem(err);
+	/* every view sums the costs: a profile whose sum does not fit cannot be
+	 * shown, so it is not read (nor written) as if it could */
+	return plumb_fail(err, PLUMB_ERR_OVERFLOW, "%s: the costs add up to more than 64 bits "
+			  "hold (%.800s)", what, mine.message);
 }
 
 static const plumb_format_ops *writer_of(plumb_format fmt, bool stream, const char *out_name,

@@ -98,6 +98,8 @@ int plumb_vec_reserve_(void **v, size_t *cap, size_t need, size_t elem)
 
 int plumb_costs_grow_(uint64_t **v, size_t *n, size_t *cap, size_t nev)
 {
+	if (nev == 0)
+		return 0; /* no event yet: nothing to hold (and memset of NULL is undefined) */
 	if (plumb_vec_reserve_((void **)v, cap, *n + nev, sizeof(uint64_t)))
 		return -1;
 	memset(*v + *n, 0, nev * sizeof(uint64_t));

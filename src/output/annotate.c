@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "output/annotate_internal.h"
+#include "output/output_internal.h"
 #include "plumb/output.h"
 
 /* ---- cells ------------------------------------------------------------- */
@@ -241,7 +242,5 @@ int plumb_annotation_write(const plumb_annotation *a, FILE *out, plumb_error *er
 	w.base = a->late_total;
 	if (a->disasm)
 		ann_write_disasm(&w);
-	if (fflush(out) || ferror(out))
-		return plumb_fail(err, PLUMB_ERR_IO, "write error on the output");
-	return 0;
+	return plumb_output_flush(out, "annotation", err);
 }

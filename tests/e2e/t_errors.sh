@@ -98,3 +98,73 @@ for c in report info annotate; do
 done
 run "$PLUMB" convert late-events.cg -o late-events.callgrind
 same "events after fn= lines: convert exits 0" "$rc" 0
+
+# Outputs (docs/plumb.1, FILES): a special file is written into, never
+# replaced; a replaced file keeps its mode; a link is followed as cp does.
+fig="$DATA/fig21.folded"
+expect_err "convert -o /dev/full: the device's error, exit 1" 1 "/dev/full: cannot write: No space left on device" \
+	"$PLUMB" convert "$fig" --to callgrind -o /dev/full
+same "/dev/full is still a character device" "$(stat -c %F /dev/full)" "character special file"
+expect_status "convert -o /dev/null" 0 "$PLUMB" convert "$fig" --to plumb -o /dev/null
+same "/dev/null is still a character device" "$(stat -c %F /dev/null)" "character special file"
+mkfifo out.fifo
+cat out.fifo > from-fifo.txt &
+expect_status "convert into a named pipe" 0 "$PLUMB" convert "$fig" --to folded -o out.fifo
+wait
+same "the pipe's reader got the stacks" "$(sort from-fifo.txt)" "$(sort "$fig")"
+same "the named pipe is still a pipe" "$(stat -c %F out.fifo)" "fifo"
+"$PLUMB" convert "$fig" -o private.plumb
+chmod 600 private.plumb
+expect_status "convert replaces a 0600 .plumb" 0 "$PLUMB" convert "$fig" -o private.plumb
+same "the replaced file keeps mode 0600" "$(stat -c %a private.plumb)" 600
+if [ "$(id -u)" -eq 0 ]; then
+	chown 65534:65534 private.plumb
+	"$PLUMB" convert "$fig" -o private.plumb
+	same "run as root, the replaced file keeps its owner and group" "$(stat -c %u:%g:%a private.plumb)" "65534:65534:600"
+else
+	skip "the replaced file keeps its owner" "not root: only root can give a file away"
+fi
+"$PLUMB" convert "$fig" -o target.folded
+ln -s target.folded link.folded
+echo 'x 1' > target.folded
+expect_status "convert -o a symbolic link" 0 "$PLUMB" convert "$fig" -o link.folded
+same "the link stays a link" "$(stat -c %F link.folded)" "symbolic link"
+same "the link's target got the output" "$(sort target.folded)" "$(sort "$fig")"
+ln -s made-through-link.folded dangling.folded
+expect_status "convert -o a dangling link creates its target" 0 "$PLUMB" convert "$fig" -o dangling.folded
+same "the dangling link's target now exists" "$(sort made-through-link.folded 2>&1)" "$(sort "$fig")"
+# Standard output: a write error is exit 1 with a message, for every command.
+printf 'events: Ir\nfl=a.c\nfn=main\n1 5\n' > small.cg
+for c in "report $fig" "info $fig" "annotate small.cg" "gprof --help" "report --format csv $fig"; do
+	expect_err "$c > /dev/full: exit 1, says why" 1 "No space left on device" sh -c "\"$PLUMB\" $c > /dev/full"
+done
+
+# Costs whose sum does not fit 64 bits: every command refuses the file, by
+# name, and convert writes nothing (it used to write a .plumb no one could read).
+printf 'a;b;c 18446744073709551615\na;b;d 1\n' > overflow.folded
+for c in report info annotate; do
+	expect_err "$c: costs past 64 bits name the file" 1 "overflow.folded: the costs add up to more than 64 bits" "$PLUMB" $c overflow.folded
+done
+expect_err "convert: costs past 64 bits" 1 "overflow.folded: the costs add up" "$PLUMB" convert overflow.folded -o overflow.plumb
+same "convert wrote nothing" "$(ls overflow.plumb 2>/dev/null)" ""
+printf 'a;b;c 18446744073709551615\n' > max.folded
+printf 'a;b;d 1\n' > one.folded
+expect_err "two files whose sum overflows: the second is named" 1 "one.folded: the costs add up" "$PLUMB" report max.folded one.folded
+
+# Lines have a bound (16 MiB) and text holds no NUL: a header then 20 MB
+# without a newline, or a sparse file, is refused at its byte offset in
+# bounded memory (it used to take as much memory as the line, or read the
+# NULs of a 5 GB sparse file as empty lines and exit 0).
+{ printf 'events: Ir\nfn=main\n'; head -c 20000000 /dev/zero | tr '\0' 'x'; } > long-line.cg
+run /usr/bin/time -f '%M' "$PLUMB" report long-line.cg
+case "$err" in
+*"long-line.cg: byte offset 19: a line of more than 16 MiB"*) ok "a 20 MB line is refused at its offset" ;;
+*) fail "a 20 MB line is refused at its offset" "exit $rc" "$err" ;;
+esac
+kb=$(printf '%s\n' "$err" | tail -1)
+[ "$rc" -eq 1 ] && [ "$kb" -lt 60000 ] && ok "the long line is refused in bounded memory (${kb} KB)" ||
+	fail "the long line is refused in bounded memory" "exit $rc, peak ${kb} KB (expected < 60000)"
+printf 'events: Ir\nfn=main\n1 5\n' > sparse.cg
+truncate -s 200M sparse.cg
+expect_err "a sparse file: the NUL bytes are refused at their offset" 1 "sparse.cg: byte offset 23: a NUL byte" "$PLUMB" report sparse.cg
+rm -f sparse.cg long-line.cg

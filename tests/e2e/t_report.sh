@@ -185,3 +185,13 @@ f = {x["name"]: x for x in json.load(sys.stdin)["functions"]}
 assert f["r"]["inclusive"] == [3] and f["main"]["inclusive"] == [203]'
 run "$PLUMB" report --view bottom-up --threshold 0 --format csv deep.folded
 same "deep bottom-up: every row" "$(printf '%s\n' "$out" | tail -n +2 | wc -l | tr -d ' ')" 5401
+
+# Standard input and pipes: "-" and /dev/stdin read like a file (detection
+# on a copy), and their errors say "standard input".
+run sh -c "cat '$fig' | '$PLUMB' report --format csv -"
+same "report - from a pipe" "$(printf '%s\n' "$out" | grep -c ',E,')" 1
+run sh -c "cat '$fig' | '$PLUMB' report --format csv /dev/stdin"
+same "report /dev/stdin from a pipe" "$rc:$(printf '%s\n' "$out" | grep -c ',E,')" "0:1"
+run sh -c "'$PLUMB' convert - -o piped.plumb < '$fig'"
+same "convert - from a redirected file" "$rc" 0
+expect_err "garbage on standard input names it" 1 "standard input: unknown format" sh -c "printf 'a;b x\n' | '$PLUMB' report -"

@@ -1,0 +1,302 @@
+/* The hooks gcc's -fsanitize=thread and -fsanitize-coverage=trace-pc make
+ * every instrumented function call (plumb's runtime stands in for libtsan),
+ * and the runtime's life: a state per thread made at its first hook, a
+ * report when the thread ends, at exit, and on a fatal or terminating
+ * signal whose action was the default. Without PLUMB_APROF_DIR in the
+ * environment every hook returns at once and nothing is written. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "inputs/inputs.h"
+
+/* What `plumb record` looks for to know a program was built with plumb cc. */
+__attribute__((section(".plumb_inputs"), used)) static const char marker[] = "plumb-inputs 1";
+
+enum { OFF = 1, ON = 2 };
+static atomic_int mode;                 /* 0: not yet initialised */
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_key_t thread_key;
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+static inp_report_opts opts;
+static char dir_buf[4096];
+static uint32_t clock_max = UINT32_MAX;
+static atomic_uint next_seq = 1;
+
+static __thread inp_thread *tls_thread __attribute__((tls_model("initial-exec")));
+static __thread bool tls_dead __attribute__((tls_model("initial-exec")));
+
+static void report(inp_thread *t, bool in_signal)
+{
+	inp_unwind_all(t);
+	if (in_signal ? pthread_mutex_trylock(&report_lock) : pthread_mutex_lock(&report_lock))
+		return;
+	inp_write_report(t, &opts);
+	pthread_mutex_unlock(&report_lock);
+}
+
+static void thread_end(void *arg)
+{
+	inp_thread *t = arg;
+	tls_thread = NULL;
+	tls_dead = true;
+	report(t, false);
+	inp_thread_free(t);
+	inp_unmap(t, sizeof *t);
+}
+
+static void on_signal(int sig)
+{
+	inp_thread *t = tls_thread;
+	if (t) {
+		tls_thread = NULL;
+		tls_dead = true;
+		report(t, true);
+	}
+	/* SA_RESETHAND gave the default action back: take it */
+	raise(sig);
+}
+
+static void catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+		struct sigaction old, sa;
+		if (sigaction(sigs[i], NULL, &old) || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
+			continue; /* the program's own, or ignored: leave it */
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static void init(void)
+{
+	const char *dir = getenv("PLUMB_APROF_DIR");
+	if (!dir || !*dir || strlen(dir) >= sizeof dir_buf || pthread_key_create(&thread_key, thread_end)) {
+		atomic_store(&mode, OFF);
+		return;
+	}
+	strcpy(dir_buf, dir);
+	opts.dir = dir_buf;
+	opts.memres = 4;
+	const char *m = getenv("PLUMB_APROF_MEMRES");
+	if (m && (!strcmp(m, "1") || !strcmp(m, "2") || !strcmp(m, "8") || !strcmp(m, "16")))
+		opts.memres = (unsigned)atoi(m);
+	const char *c = getenv("PLUMB_APROF_CONTEXTS");
+	opts.contexts = !(c && (!strcmp(c, "no") || !strcmp(c, "0")));
+	/* tests: a small clock makes the renumbering happen */
+	const char *cm = getenv("PLUMB_APROF_CLOCK_MAX");
+	if (cm && atol(cm) >= 64)
+		clock_max = (uint32_t)atol(cm);
+	catch_signals();
+	atomic_store(&mode, ON);
+}
+
+static unsigned log2_of(unsigned v)
+{
+	unsigned s = 0;
+	while ((1u << s) < v)
+		s++;
+	return s;
+}
+
+__attribute__((noinline)) static inp_thread *thread_start(void)
+{
+	if (tls_dead)
+		return NULL;
+	if (!atomic_load_explicit(&mode, memory_order_acquire))
+		pthread_once(&once, init);
+	if (atomic_load_explicit(&mode, memory_order_relaxed) != ON)
+		return NULL;
+	inp_thread *t = inp_map(sizeof *t);
+	if (!t || inp_thread_init(t, log2_of(opts.memres))) {
+		inp_unmap(t, sizeof *t);
+		tls_dead = true;
+		return NULL;
+	}
+	t->clock_max = clock_max;
+	t->seq = gettid() == getpid() ? 0 : atomic_fetch_add(&next_seq, 1);
+	tls_thread = t;
+	pthread_setspecific(thread_key, t);
+	return t;
+}
+
+__attribute__((constructor(101))) static void start(void)
+{
+	pthread_once(&once, init);
+}
+
+/* At exit, the exiting thread's report (the others end with their threads). */
+__attribute__((destructor(101))) static void finish(void)
+{
+	inp_thread *t = tls_thread;
+	if (!t)
+		return;
+	tls_thread = NULL;
+	tls_dead = true;
+	pthread_setspecific(thread_key, NULL);
+	report(t, false);
+}
+
+INP_HIDDEN inp_thread *inp_current(void)
+{
+	return tls_thread;
+}
+
+/* ---- the hooks ------------------------------------------------------- */
+
+INP_EXPORT void __tsan_init(void)
+{
+	(void)*(volatile const char *)marker;
+}
+
+INP_EXPORT void __tsan_func_entry(void *caller_pc)
+{
+	inp_thread *t = tls_thread;
+	if (__builtin_expect(!t, 0) && !(t = thread_start()))
+		return;
+	inp_enter(t, (uintptr_t)__builtin_return_address(0), (uintptr_t)__builtin_frame_address(0),
+		  (uintptr_t)caller_pc);
+}
+
+INP_EXPORT void __tsan_func_exit(void)
+{
+	inp_thread *t = tls_thread;
+	if (t)
+		inp_exit(t, (uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0));
+}
+
+INP_EXPORT void __sanitizer_cov_trace_pc(void)
+{
+	inp_thread *t = tls_thread;
+	if (t)
+		t->cost++;
+}
+
+#define ACCESS(name, size, fn)                        \
+	INP_EXPORT void name(void *addr)              \
+	{                                             \
+		inp_thread *t = tls_thread;           \
+		if (t)                                \
+			fn(t, (uintptr_t)addr, size); \
+	}
+#define ACCESSES(size)                                               \
+	ACCESS(__tsan_read##size, size, inp_read)                    \
+	ACCESS(__tsan_write##size, size, inp_write)                  \
+	ACCESS(__tsan_unaligned_read##size, size, inp_read)          \
+	ACCESS(__tsan_unaligned_write##size, size, inp_write)        \
+	ACCESS(__tsan_volatile_read##size, size, inp_read)           \
+	ACCESS(__tsan_volatile_write##size, size, inp_write)
+ACCESS(__tsan_read1, 1, inp_read)
+ACCESS(__tsan_write1, 1, inp_write)
+ACCESS(__tsan_volatile_read1, 1, inp_read)
+ACCESS(__tsan_volatile_write1, 1, inp_write)
+ACCESSES(2)
+ACCESSES(4)
+ACCESSES(8)
+ACCESSES(16)
+
+INP_EXPORT void __tsan_read_range(void *addr, size_t size)
+{
+	inp_thread *t = tls_thread;
+	if (t)
+		inp_read(t, (uintptr_t)addr, size);
+}
+
+INP_EXPORT void __tsan_write_range(void *addr, size_t size)
+{
+	inp_thread *t = tls_thread;
+	if (t)
+		inp_write(t, (uintptr_t)addr, size);
+}
+
+INP_EXPORT void __tsan_vptr_update(void **vptr, void *value)
+{
+	(void)value;
+	__tsan_write8(vptr);
+}
+
+INP_EXPORT void __tsan_vptr_read(void **vptr)
+{
+	__tsan_read8(vptr);
+}
+
+/* ---- atomics: done for real (sequentially consistent, whatever order was
+ * asked), seen as a read, and a write when they store ------------------- */
+
+INP_EXPORT void __tsan_atomic_thread_fence(int mo)
+{
+	(void)mo;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+INP_EXPORT void __tsan_atomic_signal_fence(int mo)
+{
+	(void)mo;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+#define SEEN_READ(a) __tsan_read_range((void *)(a), sizeof *(a))
+#define SEEN_RMW(a) (__tsan_read_range((void *)(a), sizeof *(a)), __tsan_write_range((void *)(a), sizeof *(a)))
+
+#define RMW(bits, T, op, builtin)                                                         \
+	INP_EXPORT T __tsan_atomic##bits##_##op(volatile T *a, T v, int mo)               \
+	{                                                                                 \
+		(void)mo;                                                                 \
+		SEEN_RMW(a);                                                              \
+		return builtin(a, v, __ATOMIC_SEQ_CST);                                   \
+	}
+#define ATOMICS(bits, T)                                                                        \
+	INP_EXPORT T __tsan_atomic##bits##_load(const volatile T *a, int mo)                    \
+	{                                                                                       \
+		(void)mo;                                                                       \
+		SEEN_READ(a);                                                                   \
+		return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                    \
+	}                                                                                       \
+	INP_EXPORT void __tsan_atomic##bits##_store(volatile T *a, T v, int mo)                 \
+	{                                                                                       \
+		(void)mo;                                                                       \
+		__tsan_write_range((void *)a, sizeof *a);                                       \
+		__atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                       \
+	}                                                                                       \
+	RMW(bits, T, exchange, __atomic_exchange_n)                                             \
+	RMW(bits, T, fetch_add, __atomic_fetch_add)                                             \
+	RMW(bits, T, fetch_sub, __atomic_fetch_sub)                                             \
+	RMW(bits, T, fetch_and, __atomic_fetch_and)                                             \
+	RMW(bits, T, fetch_or, __atomic_fetch_or)                                               \
+	RMW(bits, T, fetch_xor, __atomic_fetch_xor)                                             \
+	RMW(bits, T, fetch_nand, __atomic_fetch_nand)                                           \
+	INP_EXPORT int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *e, T v,  \
+								     int mo, int fmo)           \
+	{                                                                                       \
+		(void)mo, (void)fmo;                                                            \
+		SEEN_RMW(a);                                                                    \
+		return __atomic_compare_exchange_n(a, e, v, 0, __ATOMIC_SEQ_CST,                \
+						   __ATOMIC_SEQ_CST);                           \
+	}                                                                                       \
+	INP_EXPORT int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *e, T v,    \
+								   int mo, int fmo)             \
+	{                                                                                       \
+		(void)mo, (void)fmo;                                                            \
+		SEEN_RMW(a);                                                                    \
+		return __atomic_compare_exchange_n(a, e, v, 1, __ATOMIC_SEQ_CST,                \
+						   __ATOMIC_SEQ_CST);                           \
+	}                                                                                       \
+	INP_EXPORT T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T e, T v, int mo, \
+								int fmo)                        \
+	{                                                                                       \
+		(void)mo, (void)fmo;                                                            \
+		SEEN_RMW(a);                                                                    \
+		__atomic_compare_exchange_n(a, &e, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);   \
+		return e;                                                                       \
+	}
+ATOMICS(8, uint8_t)
+ATOMICS(16, uint16_t)
+ATOMICS(32, uint32_t)
+ATOMICS(64, uint64_t)

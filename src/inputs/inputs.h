@@ -1,0 +1,194 @@
+/* libplumb-inputs.a: the input-sensitive runtime linked into programs built
+ * with `plumb cc` (docs/inputs.md). It uses libc only, is never sanitized,
+ * and its symbols are hidden except the compiler's hooks. This header is
+ * the interface between its files; the algorithm (research/aprof.md §5)
+ * lives in rms.c and works on one thread's state, so the unit tests drive it
+ * with hand-made events. */
+#ifndef PLUMB_INPUTS_INPUTS_H
+#define PLUMB_INPUTS_INPUTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define INP_HIDDEN __attribute__((visibility("hidden")))
+#define INP_EXPORT __attribute__((visibility("default")))
+
+/* ---- memory: anonymous mappings only (no malloc: the program may be
+ * inside malloc, or in a signal handler, when a hook runs) -------------- */
+
+void *inp_map(size_t bytes);
+void inp_unmap(void *p, size_t bytes);
+/* Grow an array of *cap elements of size `elem` to at least `need`; the
+ * new part is zero. Returns -1 when out of memory (the array is unchanged). */
+int inp_grow(void **v, size_t *cap, size_t need, size_t elem);
+
+/* ---- shadow memory: a 32-bit timestamp per granule, per thread -------- */
+
+/* Leaves of 64 KiB of address space each, made on first touch; the two
+ * upper levels are reserved (not committed) address space. Addresses past
+ * 2^48 are not shadowed. */
+#define INP_LEAF_BITS 16
+typedef struct inp_shadow {
+	uint32_t ***top;          /* [addr >> 32][(addr >> 16) & 0xffff] -> leaf */
+	uintptr_t last_hi;        /* addr >> 16 of the last leaf used */
+	uint32_t *last_leaf;
+	unsigned shift;           /* log2(memres) */
+	uint32_t **leaves;        /* every leaf, for renumbering and freeing */
+	size_t nleaves, leaves_cap;
+	bool failed;              /* out of memory once: accesses are dropped */
+} inp_shadow;
+
+int inp_shadow_init(inp_shadow *s, unsigned shift);
+void inp_shadow_free(inp_shadow *s);
+uint32_t *inp_shadow_leaf_slow(inp_shadow *s, uintptr_t addr);
+static inline uint32_t *inp_shadow_cell(inp_shadow *s, uintptr_t addr)
+{
+	uintptr_t hi = addr >> INP_LEAF_BITS;
+	uint32_t *leaf = hi == s->last_hi ? s->last_leaf : inp_shadow_leaf_slow(s, addr);
+	if (!leaf)
+		return NULL;
+	return &leaf[(addr & ((1u << INP_LEAF_BITS) - 1)) >> s->shift];
+}
+size_t inp_shadow_leaf_cells(const inp_shadow *s);
+
+/* ---- one thread: shadow stack, routines, contexts, points ------------- */
+
+typedef struct inp_frame {
+	uint32_t aid;             /* activation id: grows with depth */
+	uint32_t node;            /* CCT node (its routine is nodes[node].routine) */
+	uintptr_t sp;             /* frame address at entry, to find frames a longjmp left */
+	uintptr_t caller_pc;      /* the activation's return address */
+	uint64_t start_cost, children_cost;
+	int64_t partial;          /* partial rms: RMS(A) = sum of partials from A up */
+} inp_frame;
+
+typedef struct inp_routine {
+	uintptr_t pc;             /* an address inside the routine (its entry hook's return) */
+	uint32_t pending;         /* activations on the stack, for real sums */
+} inp_routine;
+
+typedef struct inp_node {
+	uint32_t parent, routine;
+	uint32_t last_child;      /* cache of the latest child looked up */
+} inp_node;
+
+typedef struct inp_point {
+	uint32_t node;
+	uint64_t rms, calls, min, max, sum, real_sum, self_sum, self_min, self_max;
+	unsigned __int128 sqr, self_sqr;
+} inp_point;
+
+/* An open-addressing table from a 64-bit key to a 32-bit index + 1 (0: empty). */
+typedef struct inp_table {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, n;
+} inp_table;
+
+typedef struct inp_thread {
+	uint64_t cost;            /* basic blocks executed */
+	uint32_t clock;           /* the last activation id given */
+	uint32_t clock_max;       /* renumber when the clock reaches it */
+	uint32_t depth;           /* frames[1..depth]; frames[0] is the root */
+	size_t frames_cap;
+	inp_frame *frames;
+	inp_shadow shadow;
+	inp_routine *routines;    /* [0] unused: ids start at 1 */
+	size_t nroutines, routines_cap;
+	inp_node *nodes;          /* [0] is the root */
+	size_t nnodes, nodes_cap;
+	inp_point *points;
+	size_t npoints, points_cap;
+	inp_table routine_ix;     /* pc -> routine */
+	inp_table child_ix;       /* (parent node, pc) -> node */
+	inp_table point_ix;       /* (node, rms) -> point */
+	uint32_t seq;             /* the thread's number in its process (main: 0) */
+	uint32_t renumberings;
+	bool failed;              /* out of memory: stop collecting */
+} inp_thread;
+
+int inp_thread_init(inp_thread *t, unsigned memres_shift);
+void inp_thread_free(inp_thread *t);
+/* Events. sp is the frame address of the hook (stack grows down); exit's
+ * ra is the hook's return address (the routine's own return address when
+ * the compiler made the exit hook a tail call). */
+void inp_enter(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t caller_pc);
+void inp_exit(inp_thread *t, uintptr_t sp, uintptr_t ra);
+void inp_read_slow(inp_thread *t, uintptr_t addr, size_t size);
+void inp_write_slow(inp_thread *t, uintptr_t addr, size_t size);
+/* Close every pending activation as if it returned now (at exit or a signal). */
+void inp_unwind_all(inp_thread *t);
+/* Renumber activation ids and timestamps (the clock reached clock_max). */
+void inp_renumber(inp_thread *t);
+
+/* The fast path of a read of one granule-aligned cell by the top activation. */
+static inline void inp_read_cell(inp_thread *t, uint32_t *c)
+{
+	inp_frame *top = &t->frames[t->depth];
+	uint32_t old = *c;
+	if (old >= top->aid)
+		return; /* this activation or a finished child of it has counted the cell */
+	*c = top->aid;
+	top->partial++;
+	if (t->depth > 1 && old >= t->frames[1].aid) {
+		/* the deepest pending ancestor A with A.aid <= old already counted it */
+		uint32_t lo = 1, hi = t->depth - 1;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo + 1) / 2;
+			if (t->frames[mid].aid <= old)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		t->frames[lo].partial--;
+	}
+}
+
+static inline void inp_read(inp_thread *t, uintptr_t addr, size_t size)
+{
+	if (t->depth == 0)
+		return;
+	unsigned sh = t->shadow.shift;
+	if (((addr ^ (addr + size - 1)) >> sh) == 0) {
+		uint32_t *c = inp_shadow_cell(&t->shadow, addr);
+		if (c)
+			inp_read_cell(t, c);
+		return;
+	}
+	inp_read_slow(t, addr, size);
+}
+
+static inline void inp_write(inp_thread *t, uintptr_t addr, size_t size)
+{
+	if (t->depth == 0)
+		return;
+	unsigned sh = t->shadow.shift;
+	if (((addr ^ (addr + size - 1)) >> sh) == 0) {
+		uint32_t *c = inp_shadow_cell(&t->shadow, addr);
+		if (c)
+			*c = t->frames[t->depth].aid;
+		return;
+	}
+	inp_write_slow(t, addr, size);
+}
+
+/* The calling thread's state (hooks.c); NULL when not measuring. */
+inp_thread *inp_current(void);
+
+/* ---- the report (report.c) and routine names (names.c) ---------------- */
+
+typedef struct inp_report_opts {
+	const char *dir;          /* PLUMB_APROF_DIR */
+	unsigned memres;
+	bool contexts;            /* q and x lines; else p lines per routine */
+} inp_report_opts;
+
+/* Write t as an aprof version-6 report <exe>_<pid>_<seq>_<memres>.aprof in
+ * opts->dir. Returns 0 or -1. */
+int inp_write_report(inp_thread *t, const inp_report_opts *opts);
+
+/* The function containing pc: its name and its object's path. */
+void inp_symbolize(uintptr_t pc, char *name, size_t name_size, char *obj, size_t obj_size);
+
+#endif

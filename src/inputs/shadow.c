@@ -1,0 +1,100 @@
+/* Shadow memory and the runtime's allocations: anonymous mappings only.
+ * A leaf shadows 64 KiB of address space with 65536 / memres 32-bit
+ * timestamps (64 KiB of shadow per 64 KiB touched at memres 4). */
+#include <string.h>
+#include <sys/mman.h>
+
+#include "inputs/inputs.h"
+
+INP_HIDDEN void *inp_map(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+INP_HIDDEN void inp_unmap(void *p, size_t bytes)
+{
+	if (p && bytes)
+		munmap(p, bytes);
+}
+
+static size_t page_round(size_t n)
+{
+	return (n + 4095) & ~(size_t)4095;
+}
+
+INP_HIDDEN int inp_grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap : 64;
+	while (ncap < need)
+		ncap *= 2;
+	size_t old_bytes = page_round(*cap * elem), new_bytes = page_round(ncap * elem);
+	void *p;
+	if (*v)
+		p = mremap(*v, old_bytes, new_bytes, MREMAP_MAYMOVE);
+	else
+		p = mmap(NULL, new_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	/* fresh pages are zero; mremap keeps the old bytes */
+	*v = p;
+	*cap = new_bytes / elem;
+	return 0;
+}
+
+#define TOP_ENTRIES (1u << 16)
+#define MID_ENTRIES (1u << 16)
+
+INP_HIDDEN int inp_shadow_init(inp_shadow *s, unsigned shift)
+{
+	memset(s, 0, sizeof *s);
+	s->shift = shift;
+	s->last_hi = UINTPTR_MAX;
+	s->top = inp_map(TOP_ENTRIES * sizeof *s->top);
+	return s->top ? 0 : -1;
+}
+
+INP_HIDDEN size_t inp_shadow_leaf_cells(const inp_shadow *s)
+{
+	return ((size_t)1 << INP_LEAF_BITS) >> s->shift;
+}
+
+INP_HIDDEN uint32_t *inp_shadow_leaf_slow(inp_shadow *s, uintptr_t addr)
+{
+	uintptr_t hi = addr >> INP_LEAF_BITS;
+	if ((uint64_t)addr >> 48 || s->failed)
+		return NULL;
+	uint32_t ***mid = &s->top[(uint64_t)addr >> 32];
+	if (!*mid && !(*mid = inp_map(MID_ENTRIES * sizeof **mid)))
+		goto fail;
+	uint32_t **leaf = &(*mid)[hi & (MID_ENTRIES - 1)];
+	if (!*leaf) {
+		if (inp_grow((void **)&s->leaves, &s->leaves_cap, s->nleaves + 1, sizeof *s->leaves))
+			goto fail;
+		if (!(*leaf = inp_map(inp_shadow_leaf_cells(s) * sizeof **leaf)))
+			goto fail;
+		s->leaves[s->nleaves++] = *leaf;
+	}
+	s->last_hi = hi;
+	s->last_leaf = *leaf;
+	return *leaf;
+fail:
+	s->failed = true;
+	return NULL;
+}
+
+INP_HIDDEN void inp_shadow_free(inp_shadow *s)
+{
+	if (!s->top)
+		return;
+	for (size_t i = 0; i < s->nleaves; i++)
+		inp_unmap(s->leaves[i], inp_shadow_leaf_cells(s) * sizeof **s->leaves);
+	for (size_t i = 0; i < TOP_ENTRIES; i++)
+		inp_unmap(s->top[i], MID_ENTRIES * sizeof **s->top);
+	inp_unmap(s->top, TOP_ENTRIES * sizeof *s->top);
+	inp_unmap(s->leaves, page_round(s->leaves_cap * sizeof *s->leaves));
+	memset(s, 0, sizeof *s);
+}
