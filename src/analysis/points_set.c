@@ -51,8 +51,8 @@ static const char *path_of(const sort_ctx *c, const plumb_point *pt)
 
 /* The order of the points: (routine, context path, input size), the
  * routine as a whole before its contexts, then the point's index. A radix
- * sort over these keys, not qsort: a million-point report sorts in a tenth
- * of the time. */
+ * sort over keys copied out of the points, not qsort_r reading the points:
+ * a million points sort in a fifth of the time. */
 typedef struct sort_key {
 	uint64_t input;
 	uint32_t idx;
