@@ -371,6 +371,11 @@ const char *plumb_meta_get(const plumb_profile *p, const char *key);
  * known only on one side are dropped from `has`). Checked: -1 with
  * PLUMB_ERR_OVERFLOW when a sum would wrap. */
 int plumb_point_add(plumb_profile *p, const plumb_point *pt, plumb_error *err);
+/* Add a point that the caller knows has no equal (same part, routine,
+ * context and input size) among the profile's points, without looking it
+ * up: a reader that finds equal points by itself saves a lookup per point
+ * in the index of every point (which plumb_point_add completes). */
+int plumb_point_append(plumb_profile *p, const plumb_point *pt, plumb_error *err);
 /* Take b into a as plumb_point_add does (whatever their keys: views merge
  * the points of several parts). On failure a is unchanged. */
 int plumb_point_combine(plumb_point *a, const plumb_point *b, plumb_error *err);

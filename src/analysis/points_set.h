@@ -17,8 +17,10 @@ typedef struct points_group {
 } points_group;
 
 typedef struct points_set {
-	plumb_point *pts;     /* merged: one per group and input size */
+	const plumb_point **pts; /* one per group and input size: the profile's
+				    point, or its merge with equal ones in merged */
 	size_t npts;
+	plumb_point *merged;  /* points merged from several (parts, contexts) */
 	points_group *groups; /* in the order of their first point */
 	size_t ngroups;
 	char **paths;         /* context path per CCT node (NULL if unused); owned */

@@ -4,8 +4,11 @@
  * points (view_inputs_chart.c) go into the table for the SVG and text
  * writers. */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "analysis/fit.h"
 #include "analysis/points_set.h"
@@ -43,7 +46,7 @@ size_t view_inputs_series(const points_set *s, const points_group *g, double *n,
 {
 	size_t k = 0;
 	for (size_t i = 0; i < g->n; i++) {
-		const plumb_point *pt = &s->pts[g->first + i];
+		const plumb_point *pt = s->pts[g->first + i];
 		if (!pt->calls)
 			continue;
 		n[k] = (double)pt->input;
@@ -52,25 +55,62 @@ size_t view_inputs_series(const points_set *s, const points_group *g, double *n,
 	return k;
 }
 
-static int fit_groups(const points_set *s, plumb_fit *fits, plumb_error *err)
+/* Fitting is most of the view's time on a large report (some forty
+ * least-squares passes over every point), and routines are fitted each on
+ * its own: a second thread takes groups from the same counter when there
+ * are enough points to pay for it. A fit is the same whichever thread
+ * makes it, so the output does not change. */
+#define FIT_THREAD_MIN_POINTS 100000
+#define FIT_CHUNK 8
+
+typedef struct fit_work {
+	const points_set *s;
+	plumb_fit *fits;
+	size_t most;           /* points of the largest group */
+	atomic_size_t next;    /* the next group to fit */
+} fit_work;
+
+/* Fit groups until none is left; without memory, leave them to the other
+ * thread. */
+static void *fit_worker(void *arg)
 {
-	size_t most = 0;
-	for (size_t g = 0; g < s->ngroups; g++)
-		if (s->groups[g].n > most)
-			most = s->groups[g].n;
-	double *n = malloc((most ? most : 1) * sizeof *n), *y = malloc((most ? most : 1) * sizeof *y);
-	if (!n || !y) {
-		free(n);
-		free(y);
-		return plumb_fail_nomem(err);
-	}
-	for (size_t g = 0; g < s->ngroups; g++) {
-		size_t k = view_inputs_series(s, &s->groups[g], n, y);
-		plumb_fit_growth(n, y, k, &fits[g]);
-	}
+	fit_work *w = arg;
+	size_t most = w->most ? w->most : 1;
+	double *n = malloc(most * sizeof *n), *y = malloc(most * sizeof *y);
+	if (n && y)
+		for (;;) {
+			size_t g = atomic_fetch_add(&w->next, FIT_CHUNK);
+			if (g >= w->s->ngroups)
+				break;
+			size_t end = g + FIT_CHUNK < w->s->ngroups ? g + FIT_CHUNK : w->s->ngroups;
+			for (; g < end; g++) {
+				size_t k = view_inputs_series(w->s, &w->s->groups[g], n, y);
+				plumb_fit_growth(n, y, k, &w->fits[g]);
+			}
+		}
 	free(n);
 	free(y);
-	return 0;
+	return NULL;
+}
+
+static int fit_groups(const points_set *s, plumb_fit *fits, plumb_error *err)
+{
+	fit_work w = { .s = s, .fits = fits };
+	atomic_init(&w.next, 0);
+	size_t total = 0;
+	for (size_t g = 0; g < s->ngroups; g++) {
+		total += s->groups[g].n;
+		if (s->groups[g].n > w.most)
+			w.most = s->groups[g].n;
+	}
+	pthread_t helper;
+	bool helping = total >= FIT_THREAD_MIN_POINTS && sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
+		       pthread_create(&helper, NULL, fit_worker, &w) == 0;
+	fit_worker(&w);
+	if (helping)
+		pthread_join(helper, NULL);
+	/* every chunk taken was fitted: none taken means no memory anywhere */
+	return atomic_load(&w.next) < s->ngroups ? plumb_fail_nomem(err) : 0;
 }
 
 typedef struct order_ctx {
@@ -94,7 +134,7 @@ static uint64_t order_cost(const points_set *s, const points_group *g)
 		return g->cost;
 	uint64_t v = 0;
 	for (size_t i = 0; i < g->n; i++)
-		v = v > UINT64_MAX - s->pts[g->first + i].sum ? UINT64_MAX : v + s->pts[g->first + i].sum;
+		v = v > UINT64_MAX - s->pts[g->first + i]->sum ? UINT64_MAX : v + s->pts[g->first + i]->sum;
 	return v;
 }
 
@@ -147,8 +187,8 @@ static int add_row(plumb_table *t, const plumb_profile *p, const points_set *s,
 	plumb_cell_str(&c[C_MODULE], module_of(p, g->function));
 	plumb_cell_u64(&c[C_CALLS], g->calls);
 	plumb_cell_u64(&c[C_POINTS], g->n);
-	plumb_cell_u64(&c[C_MIN_INPUT], s->pts[g->first].input);
-	plumb_cell_u64(&c[C_MAX_INPUT], s->pts[g->first + g->n - 1].input);
+	plumb_cell_u64(&c[C_MIN_INPUT], s->pts[g->first]->input);
+	plumb_cell_u64(&c[C_MAX_INPUT], s->pts[g->first + g->n - 1]->input);
 	if (g->has & PLUMB_PT_REAL) {
 		plumb_cell_u64(&c[C_COST], g->cost);
 		if (s->total_cost)

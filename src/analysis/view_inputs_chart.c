@@ -41,7 +41,7 @@ static bool spans_decades(const double *v, size_t n)
 
 static bool inputs_span_decades(const points_set *s, const points_group *g)
 {
-	double lo = (double)s->pts[g->first].input, hi = (double)s->pts[g->first + g->n - 1].input;
+	double lo = (double)s->pts[g->first]->input, hi = (double)s->pts[g->first + g->n - 1]->input;
 	return hi / (lo < 1 ? 1 : lo) > 100;
 }
 
@@ -108,7 +108,7 @@ static int cost_chart(chart_ctx *c, const plumb_fit *fit)
 	    !plumb_chart_add_series(c->t, ch, "avg", "average", PLUMB_MARK_POINTS, g->n, &xa, &ya))
 		return -1;
 	for (size_t i = 0; i < g->n; i++) {
-		const plumb_point *pt = &c->s->pts[g->first + i];
+		const plumb_point *pt = c->s->pts[g->first + i];
 		if (!pt->calls)
 			continue;
 		xa[k] = (double)pt->input;
@@ -169,7 +169,7 @@ static int amortized_chart(chart_ctx *c)
 	size_t k = 0;
 	double total = 0;
 	for (size_t i = 0; i < g->n; i++) {
-		const plumb_point *pt = &c->s->pts[g->first + i];
+		const plumb_point *pt = c->s->pts[g->first + i];
 		if (pt->calls) {
 			v[k] = (avg_ix){ (double)pt->sum / (double)pt->calls, (double)pt->sum, i };
 			total += v[k++].cost;
@@ -209,8 +209,8 @@ static int amortized_chart(chart_ctx *c)
 			val[v[i].i] = (1 + alpha) * v[i].avg;
 		size_t j = 0;
 		for (size_t i = 0; val && i < g->n; i++)
-			if (c->s->pts[g->first + i].calls) {
-				x[j] = (double)c->s->pts[g->first + i].input;
+			if (c->s->pts[g->first + i]->calls) {
+				x[j] = (double)c->s->pts[g->first + i]->input;
 				y[j++] = val[i];
 			}
 		free(val);
@@ -241,7 +241,7 @@ static int per_input_chart(chart_ctx *c, bool calls)
 				    calls ? PLUMB_MARK_BARS : PLUMB_MARK_POINTS, g->n, &x, &y))
 		return -1;
 	for (size_t i = 0; i < g->n; i++) {
-		const plumb_point *pt = &c->s->pts[g->first + i];
+		const plumb_point *pt = c->s->pts[g->first + i];
 		x[i] = (double)pt->input;
 		y[i] = calls ? (double)pt->calls : (double)pt->sum;
 	}

@@ -171,7 +171,7 @@ int view_points(const plumb_profile *p, const plumb_view_opts *o, plumb_table **
 		for (size_t k = 0; k < g->n; k++) {
 			if (o->limit && t->nrows >= o->limit)
 				break;
-			if (add_row(t, p, g, &s.pts[g->first + k]))
+			if (add_row(t, p, g, s.pts[g->first + k]))
 				goto nomem;
 		}
 	}

@@ -12,7 +12,8 @@ static const char info_help[] =
 	"\n"
 	"Describe a profile: its format, events, parts (threads, processes, dumps),\n"
 	"how many functions, frames, contexts, arcs and samples it has, and the total\n"
-	"of each event.\n"
+	"of each event; for an input-sensitive profile (aprof), how many performance\n"
+	"points it has and what they were measured with.\n"
 	"\n"
 	"Options:\n"
 	"  -f, --format FORMAT  text (default) or json\n"
@@ -20,6 +21,13 @@ static const char info_help[] =
 	"\n"
 	"Example:\n"
 	"  plumb info profile.plumb\n";
+
+/* An input-sensitive profile: performance points, or the header of a
+ * report that had none. */
+static bool has_points(const plumb_profile *p)
+{
+	return p->points.n > 0 || p->points_info.version >= 0;
+}
 
 typedef struct count {
 	const char *key, *title;
@@ -47,6 +55,53 @@ static void print_text(const plumb_profile *p, const char *file, plumb_format fm
 	}
 	for (size_t i = 0; i < ncounts; i++)
 		printf("%-10s %s\n", counts[i].title, plumb_format_u64(counts[i].n, buf, sizeof buf));
+	if (!has_points(p))
+		return;
+	/* what the points were measured with: aprof's i, t, k and v lines */
+	const plumb_points_info *pi = &p->points_info;
+	const char *metric = plumb_str(p, pi->input_metric);
+	printf("%-10s %s\n", "Points:", plumb_format_u64(p->points.n, buf, sizeof buf));
+	printf("  %-18s %s\n", "input metric", metric ? metric : "-");
+	if (pi->memres)
+		printf("  %-18s %u byte%s\n", "memory resolution", pi->memres, pi->memres == 1 ? "" : "s");
+	else
+		printf("  %-18s -\n", "memory resolution");
+	/* k 0: no k line (the model keeps no other mark of it) */
+	printf("  %-18s %s\n", "total cost (k)",
+	       pi->total_cost ? plumb_format_u64(pi->total_cost, buf, sizeof buf) : "-");
+	if (pi->version >= 0)
+		printf("  %-18s %d\n", "report version", pi->version);
+	else
+		printf("  %-18s -\n", "report version");
+}
+
+/* The points part of the JSON: null for a profile without points. */
+static void print_json_points(const plumb_profile *p)
+{
+	fputs(",\n \"points\": ", stdout);
+	if (!has_points(p)) {
+		fputs("null", stdout);
+		return;
+	}
+	const plumb_points_info *pi = &p->points_info;
+	printf("{\"count\": %zu, \"input_metric\": ", p->points.n);
+	const char *metric = plumb_str(p, pi->input_metric);
+	if (metric)
+		plumb_json_write_string(stdout, metric);
+	else
+		fputs("null", stdout);
+	if (pi->memres)
+		printf(", \"memory_resolution\": %u", pi->memres);
+	else
+		fputs(", \"memory_resolution\": null", stdout);
+	if (pi->total_cost)
+		printf(", \"total_cost\": %" PRIu64, pi->total_cost);
+	else
+		fputs(", \"total_cost\": null", stdout);
+	if (pi->version >= 0)
+		printf(", \"version\": %d}", pi->version);
+	else
+		fputs(", \"version\": null}", stdout);
 }
 
 static void print_json(const plumb_profile *p, const char *file, plumb_format fmt,
@@ -71,7 +126,9 @@ static void print_json(const plumb_profile *p, const char *file, plumb_format fm
 		fputs(": ", stdout);
 		plumb_json_write_string(stdout, plumb_str(p, p->meta.v[i].value));
 	}
-	fputs("}}", stdout);
+	fputc('}', stdout);
+	print_json_points(p);
+	fputc('}', stdout);
 }
 
 /* sep is printed before the description, once the file has been read. */

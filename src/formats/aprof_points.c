@@ -151,38 +151,134 @@ static uint64_t *u64_field(plumb_point *pt, field f)
 	}
 }
 
+/* The line's tokens, each with its value when it is digits only and short
+ * enough not to overflow (19 digits); in one pass over the line, as a
+ * million-point report has 12 million of them. */
+typedef struct tokens {
+	const char *tok[MAX_FIELDS + 1];
+	size_t len[MAX_FIELDS + 1];
+	uint64_t val[MAX_FIELDS + 1];
+	bool digits[MAX_FIELDS + 1];  /* val holds the token's number */
+	size_t n;
+} tokens;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Eight bytes at a time (little-endian): how many of them, from the first,
+ * are ASCII digits. A byte is a digit when its high half is 3 and adding 6
+ * keeps it so; the carry of that addition can only come out of a byte
+ * that is not a digit, so it never hides the first one. */
+static inline unsigned leading_digits(uint64_t v)
+{
+	const uint64_t high = 0xf0f0f0f0f0f0f0f0ULL, threes = 0x3030303030303030ULL;
+	uint64_t bad = ((v & high) ^ threes) | (((v + 0x0606060606060606ULL) & high) ^ threes);
+	return bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
+}
+
+/* The value of the first k (1 to 8) bytes of v, all digits: moved to the
+ * top (the bytes below become leading zeros), then combined in pairs,
+ * fours and eights (as simdjson's parse_eight_digits_unrolled). */
+static inline uint64_t digits_value(uint64_t v, unsigned k)
+{
+	v -= 0x3030303030303030ULL; /* no borrow out of the k digits */
+	v <<= 8 * (8 - k);
+	v = v * 10 + (v >> 8);
+	return (((v & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32))) +
+		(((v >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32)))) >> 32;
+}
+
+static const uint64_t pow10_8[9] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+};
+#endif
+
+static void split_tokens(const char *s, const char *end, tokens *t)
+{
+	size_t n = 0;
+	while (n <= MAX_FIELDS) {
+		while (s < end && *s == ' ')
+			s++;
+		if (s == end)
+			break;
+		const char *b = s;
+		uint64_t v = 0;
+		bool digits = true;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* whole runs of digits, 8 bytes at a time while the line has 8 */
+		while (end - s >= 8) {
+			uint64_t w;
+			memcpy(&w, s, 8);
+			unsigned k = leading_digits(w);
+			if (k)
+				v = v * pow10_8[k] + digits_value(w, k);
+			s += k;
+			if (k < 8)
+				break;
+		}
+#endif
+		/* the rest: the end of the line, or a byte that is not a digit */
+		for (; s < end && *s != ' '; s++) {
+			unsigned d = (unsigned)(unsigned char)*s - '0';
+			digits &= d <= 9;
+			v = v * 10 + d;
+		}
+		t->tok[n] = b;
+		t->len[n] = (size_t)(s - b);
+		t->val[n] = v;
+		t->digits[n] = digits && s - b <= 19;
+		n++;
+	}
+	t->n = n;
+}
+
+/* A token as aprof_parse_u64 reads it. */
+static bool token_u64(const tokens *t, size_t i, uint64_t *out)
+{
+	if (t->digits[i]) {
+		*out = t->val[i];
+		return true;
+	}
+	return aprof_parse_u64(t->tok[i], t->len[i], out);
+}
+
 /* Parse the fields into pt and the line's id. */
 static int parse_fields(aprof_reader *r, char tag, const char *s, const char *end, plumb_point *pt,
 			uint64_t *id)
 {
-	const char *tok[MAX_FIELDS + 1];
-	size_t len[MAX_FIELDS + 1], n = 0;
-	while (n <= MAX_FIELDS && aprof_token(&s, end, &tok[n], &len[n]))
-		n++;
+	tokens t;
+	split_tokens(s, end, &t);
+	size_t n = t.n;
 	const char *expect;
 	const field *lay = layout(r->version, n, &expect);
 	if (!lay)
 		return aprof_bad(r, "expected %s fields after \"%c\" in a version %d report, got %s%zu",
 				 expect, tag, r->version, n > MAX_FIELDS ? "more than " : "",
 				 n > MAX_FIELDS ? (size_t)MAX_FIELDS : n);
-	pt->has = layout_has(lay, n);
+	if (lay != r->has_layout || n != r->has_n) {
+		r->has_layout = lay;
+		r->has_n = n;
+		r->has = layout_has(lay, n);
+	}
+	pt->has = r->has;
 	char q[PLUMB_QUOTE_SIZE];
 	for (size_t i = 0; i < n; i++) {
 		bool ok, nonzero = false;
 		uint64_t *dst = u64_field(pt, lay[i]);
 		if (lay[i] == F_ID)
-			ok = aprof_parse_u64(tok[i], len[i], id);
+			ok = token_u64(&t, i, id);
 		else if (dst)
-			ok = aprof_parse_u64(tok[i], len[i], dst);
-		else if (lay[i] == F_SQR || lay[i] == F_SSQR)
-			ok = parse_square(tok[i], len[i], lay[i] == F_SQR ? &pt->sqr_sum : &pt->self_sqr_sum);
+			ok = token_u64(&t, i, dst);
+		else if ((lay[i] == F_SQR || lay[i] == F_SSQR) && t.digits[i]) {
+			*(lay[i] == F_SQR ? &pt->sqr_sum : &pt->self_sqr_sum) = (long double)t.val[i];
+			ok = true;
+		} else if (lay[i] == F_SQR || lay[i] == F_SSQR)
+			ok = parse_square(t.tok[i], t.len[i], lay[i] == F_SQR ? &pt->sqr_sum : &pt->self_sqr_sum);
 		else
-			ok = parse_deprecated(tok[i], len[i], &nonzero);
+			ok = parse_deprecated(t.tok[i], t.len[i], &nonzero);
 		if (!ok)
 			return aprof_bad(r, "expected %s (a whole decimal number%s) as field %zu after \"%c\", "
 					 "got %s", field_name(lay[i]),
 					 lay[i] == F_SQR || lay[i] == F_SSQR ? " below 10^60" : " of at most 64 bits",
-					 i + 1, tag, plumb_quote_input(q, sizeof q, tok[i], len[i]));
+					 i + 1, tag, plumb_quote_input(q, sizeof q, t.tok[i], t.len[i]));
 		if (nonzero && !r->warned_deprecated) {
 			r->warned_deprecated = true;
 			aprof_warn(r, "fields 13 and 14 (sums of rms of the old rvms metric) are not kept");
@@ -198,6 +294,88 @@ static int parse_fields(aprof_reader *r, char tag, const char *s, const char *en
 	}
 	drop_missing(pt, r->missing);
 	return 0;
+}
+
+/* ---- the current routine's points ---------------------------------------
+ * Equal points (same routine and input size) can only come from this file:
+ * each file is a part of its own. A routine's first block of points is
+ * therefore checked against that block alone, in a table sized to the
+ * block; a function seen in an earlier block (its points came in two
+ * blocks, or two routines share a name and object) goes through
+ * plumb_point_add. */
+
+static size_t block_slot(const aprof_block *b, uint64_t input)
+{
+	size_t mask = b->nslots - 1, i = (size_t)((input * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
+	while (b->slots[i].id1 && b->slots[i].input != input)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* A table of n slots (cleared), the block's points placed again. */
+static int block_resize(aprof_reader *r, size_t n)
+{
+	aprof_block *b = &r->block;
+	if (n > b->cap) {
+		aprof_block_slot *v = realloc(b->slots, n * sizeof *v);
+		if (!v)
+			return -1;
+		b->slots = v;
+		b->cap = n;
+	}
+	memset(b->slots, 0, n * sizeof *b->slots);
+	b->nslots = n;
+	for (size_t id = b->first; id < r->p->points.n; id++) {
+		uint64_t input = r->p->points.v[id].input;
+		b->slots[block_slot(b, input)] = (aprof_block_slot){ input, (uint32_t)id + 1 };
+	}
+	return 0;
+}
+
+static int block_start(aprof_reader *r, plumb_id fn)
+{
+	aprof_block *b = &r->block;
+	if (fn >= b->nseen) {
+		size_t n = r->p->functions.n > fn ? r->p->functions.n : (size_t)fn + 1;
+		uint8_t *v = realloc(b->seen, n);
+		if (!v)
+			return -1;
+		memset(v + b->nseen, 0, n - b->nseen);
+		b->seen = v;
+		b->nseen = n;
+	}
+	b->fn = fn;
+	b->shared = b->seen[fn];
+	b->seen[fn] = 1;
+	b->first = r->p->points.n;
+	b->count = 0;
+	return block_resize(r, 64);
+}
+
+static int block_add(aprof_reader *r, const plumb_point *pt, plumb_error *e2)
+{
+	aprof_block *b = &r->block;
+	if ((b->fn != pt->function || !b->nslots) && block_start(r, pt->function))
+		return plumb_fail_nomem(e2);
+	if (b->shared)
+		return plumb_point_add(r->p, pt, e2);
+	size_t i = block_slot(b, pt->input);
+	if (b->slots[i].id1)
+		return plumb_point_combine(&r->p->points.v[b->slots[i].id1 - 1], pt, e2);
+	uint32_t id = (uint32_t)r->p->points.n;
+	if (plumb_point_append(r->p, pt, e2))
+		return -1;
+	b->slots[i] = (aprof_block_slot){ pt->input, id + 1 };
+	if (++b->count * 2 > b->nslots && block_resize(r, b->nslots * 2))
+		return plumb_fail_nomem(e2);
+	return 0;
+}
+
+void aprof_block_free(aprof_block *b)
+{
+	free(b->slots);
+	free(b->seen);
+	memset(b, 0, sizeof *b);
 }
 
 int aprof_point_line(aprof_reader *r, char tag, const char *s, const char *end)
@@ -221,7 +399,7 @@ int aprof_point_line(aprof_reader *r, char tag, const char *s, const char *end)
 	const aprof_routine *rt = &r->routines.v[i];
 	pt.function = rt->fn;
 	plumb_error e2;
-	if (plumb_point_add(r->p, &pt, &e2) ||
+	if (block_add(r, &pt, &e2) ||
 	    ((pt.has & PLUMB_PT_SELF) && plumb_cg_add_self(r->p, r->part, rt->frame, &pt.self_sum, &e2)))
 		return e2.code == PLUMB_ERR_NOMEM ? plumb_fail_nomem(r->err)
 						  : aprof_bad_at(r, e2.code, r->lineno, "%s", e2.message);

@@ -490,7 +490,7 @@ int plumb_aprof_read(plumb_profile *p, const char *path, const plumb_read_opts *
 {
 	plumb_read_opts none = { 0 };
 	aprof_reader r = { .p = p, .path = path, .opts = opts ? opts : &none, .err = err,
-			   .version = -1 };
+			   .version = -1, .block = { .fn = PLUMB_NONE } };
 	plumb_points_info_init(&r.info);
 	if (plumb_linesrc_open(&r.src, path, err))
 		return -1;
@@ -514,5 +514,6 @@ int plumb_aprof_read(plumb_profile *p, const char *path, const plumb_read_opts *
 	free(r.contexts.v);
 	aprof_idmap_free(&r.routine_ix);
 	aprof_idmap_free(&r.context_ix);
+	aprof_block_free(&r.block);
 	return rc;
 }

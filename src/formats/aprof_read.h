@@ -35,6 +35,26 @@ typedef struct aprof_context {
 	uint64_t line;
 } aprof_context;
 
+/* The points of the routine whose p lines are being read, by input size
+ * (aprof_points.c): aprof writes each routine's points after its r line,
+ * so a small table finds equal points where the profile's index of every
+ * point would miss the cache on each line. */
+typedef struct aprof_block_slot {
+	uint64_t input;
+	uint32_t id1;                   /* point id + 1; 0: empty */
+} aprof_block_slot;
+
+typedef struct aprof_block {
+	plumb_id fn;                    /* the routine's function; PLUMB_NONE: none yet */
+	bool shared;                    /* fn had points before: the profile's index finds them */
+	size_t first;                   /* its points are p->points.v[first ..] */
+	size_t count, nslots;           /* nslots: a power of two, count <= nslots / 2 */
+	aprof_block_slot *slots;
+	size_t cap;                     /* slots allocated */
+	uint8_t *seen;                  /* per function: had a block in this file */
+	size_t nseen;
+} aprof_block;
+
 typedef struct aprof_reader {
 	plumb_profile *p;
 	const char *path;
@@ -56,6 +76,12 @@ typedef struct aprof_reader {
 	PLUMB_VEC(aprof_context) contexts;
 	aprof_idmap context_ix;
 
+	const void *has_layout;         /* the p/q layout of the last point line */
+	size_t has_n;                   /* and its number of fields */
+	uint32_t has;                   /* and the PLUMB_PT_* fields it has */
+
+	aprof_block block;
+
 	uint64_t no_self;               /* points without a self sum */
 	bool warned_g, warned_fav, warned_deprecated;
 } aprof_reader;
@@ -71,6 +97,7 @@ int aprof_routine_function(aprof_reader *r, uint32_t i);
 
 /* A p or q line (tag 'p' or 'q'; s..end after the tag). */
 int aprof_point_line(aprof_reader *r, char tag, const char *s, const char *end);
+void aprof_block_free(aprof_block *b);
 /* An x line. */
 int aprof_context_line(aprof_reader *r, const char *s, const char *end);
 /* At the end of the file: every context becomes a CCT path and every q

@@ -87,11 +87,40 @@ int plumb_point_combine(plumb_point *a, const plumb_point *b, plumb_error *err)
 	return 0;
 }
 
+/* The index covers points[0 .. point_ix.count): those plumb_point_append
+ * added since are indexed at the next lookup. */
+static int index_appended(plumb_profile *p)
+{
+	if (p->point_ix.count == p->points.n)
+		return 0;
+	if (plumb_index_reserve(&p->point_ix, p->points.n))
+		return -1;
+	for (size_t i = p->point_ix.count; i < p->points.n; i++) {
+		const plumb_point *q = &p->points.v[i];
+		point_key k = { q->part, q->function, q->context, q->input };
+		if (plumb_index_insert(&p->point_ix, point_hash(&k), (uint32_t)i))
+			return -1;
+	}
+	return 0;
+}
+
+int plumb_point_append(plumb_profile *p, const plumb_point *pt, plumb_error *err)
+{
+	assert(pt->part < p->parts.n && pt->function < p->functions.n);
+	assert(pt->context == PLUMB_NONE || pt->context < p->cct.n);
+	assert((pt->has & ~(uint32_t)PLUMB_PT_ALL) == 0);
+	if (p->points.n >= PLUMB_NONE - 1)
+		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "more than 2^32 performance points");
+	return plumb_vec_push(p->points, *pt) ? plumb_fail_nomem(err) : 0;
+}
+
 int plumb_point_add(plumb_profile *p, const plumb_point *pt, plumb_error *err)
 {
 	assert(pt->part < p->parts.n && pt->function < p->functions.n);
 	assert(pt->context == PLUMB_NONE || pt->context < p->cct.n);
 	assert((pt->has & ~(uint32_t)PLUMB_PT_ALL) == 0);
+	if (index_appended(p))
+		return plumb_fail_nomem(err);
 	point_key k = { pt->part, pt->function, pt->context, pt->input };
 	uint32_t h = point_hash(&k);
 	plumb_id id = plumb_index_find(&p->point_ix, h, point_eq, p, &k);

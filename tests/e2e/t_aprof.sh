@@ -29,6 +29,34 @@ run "$PLUMB" info "$ad/cct_77_0_4.aprof"
 expect_out "info names the format" "Format:    aprof"
 expect_out "info counts the contexts" "Contexts:  7"
 
+# info: how many performance points and what they were measured with, as
+# the report's own lines say (i, t, k, v; one point per p or q line here)
+for f in "$ad/sha_4242_0_4.aprof" "$ad/cct_77_0_4.aprof"; do
+	b=$(basename "$f")
+	hdr() { awk -v t="$1" '$1 == t { print $2; exit }' "$f"; }
+	npts=$(grep -c '^[pq] ' "$f")
+	run "$PLUMB" info "$f"
+	expect_out "info counts the points of $b" "Points:    $npts"
+	expect_out "info names the input metric of $b" "  input metric       $(hdr i)"
+	expect_out "info gives the memory resolution of $b" "  memory resolution  $(hdr t) bytes"
+	expect_out "info gives k of $b" "  total cost (k)     $(python3 -c "print(f'{$(hdr k):,}')")"
+	expect_out "info gives the report version of $b" "  report version     $(hdr v)"
+	run "$PLUMB" info --format json "$f"
+	py "info json describes the points of $b" "import json,sys; d=json.load(sys.stdin)['points']; \
+assert d == {'count': $npts, 'input_metric': '$(hdr i)', 'memory_resolution': $(hdr t), \
+'total_cost': $(hdr k), 'version': $(hdr v)}, d"
+done
+expect_status "a .plumb store of aprof points" 0 "$PLUMB" convert "$ad/sha_4242_0_4.aprof" -o sha.plumb
+run "$PLUMB" info --format json sha.plumb
+py "info on the store describes the same points" "import json,sys; d=json.load(sys.stdin)['points']; \
+assert d['count'] == 9 and d['input_metric'] == 'rms' and d['version'] == 6, d"
+run "$PLUMB" info "$ad/v0_old_2011.aprof"
+expect_out "info: a version 0 report says no input metric" "  input metric       -"
+run "$PLUMB" info --format json "$DATA/fig21.folded"
+py "info json: no points in a profile of samples" "import json,sys; assert json.load(sys.stdin)['points'] is None"
+run "$PLUMB" info "$DATA/fig21.folded"
+if printf '%s' "$out" | grep -q '^Points:'; then fail "info text: no points line without points" "$out"; else ok "info text: no points line without points"; fi
+
 # convert: by name, and to standard output; writing what was read again
 # gives the same text
 expect_status "convert to .aprof" 0 "$PLUMB" convert "$ad/sha_4242_0_4.aprof" -o one.aprof

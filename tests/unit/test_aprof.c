@@ -96,6 +96,85 @@ Test(aprof, every_point_of_every_version_reads_as_the_file_says)
 	}
 }
 
+/* Equal points (same routine and input size) merge wherever they are: in
+ * one block of a routine's points past the reader's first table sizes, in
+ * a second block of the same routine, and in the block of another routine
+ * of the same name and object; a point added after reading finds them. */
+Test(aprof, equal_points_merge_in_and_across_blocks)
+{
+	char path[] = "/tmp/plumb-test-aprof-blocks-XXXXXX.aprof";
+	int fd = mkstemps(path, 6);
+	cr_assert_geq(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	cr_assert_not_null(f);
+	const unsigned inputs = 300;
+	fputs("v 6\nr \"big\" \"/bin/x\" 1\n", f);
+	for (unsigned round = 0; round < 2; round++) /* each input twice in the block */
+		for (unsigned i = 1; i <= inputs; i++)
+			fprintf(f, "p 1 %u %u %u %u %u 1 %u %u %u %u %u\n", i * 7, i, i, i, i * i, i, i,
+				i, i, i * i);
+	fputs("r \"other\" \"/bin/x\" 2\np 2 7 5 5 5 25 1 5 5 5 5 25\n", f);
+	for (unsigned i = 1; i <= inputs; i += 3) /* a second block of big */
+		fprintf(f, "p 1 %u %u %u %u %u 1 %u %u %u %u %u\n", i * 7, i, i, i, i * i, i, i, i, i,
+			i * i);
+	fputs("r \"big\" \"/bin/x\" 3\n", f); /* the same function again */
+	for (unsigned i = 2; i <= inputs; i += 3)
+		fprintf(f, "p 3 %u %u %u %u %u 1 %u %u %u %u %u\n", i * 7, i, i, i, i * i, i, i, i, i,
+			i * i);
+	cr_assert_eq(fclose(f), 0);
+	plumb_profile *p = load_path(path);
+	unlink(path);
+	cr_expect_eq(p->points.n, inputs + 1, "one point per routine and input size");
+	for (unsigned i = 1; i <= inputs; i++) {
+		const plumb_point *pt = point_of(p, "big", i * 7);
+		uint64_t lines = 2 + (i % 3 != 0);
+		cr_expect_eq(pt->calls, lines, "input %u: calls", i * 7);
+		cr_expect_eq(pt->sum, lines * i, "input %u: sum", i * 7);
+		cr_expect_eq(pt->min, i, "input %u: min", i * 7);
+	}
+	/* the profile's index of points holds what the reader added */
+	plumb_point extra = *point_of(p, "big", 7);
+	plumb_error err;
+	cr_assert_eq(plumb_point_add(p, &extra, &err), 0, "%s", err.message);
+	cr_expect_eq(p->points.n, inputs + 1, "a point added later merges with its equal");
+	cr_expect_eq(point_of(p, "big", 7)->calls, 6);
+	plumb_profile_free(p);
+}
+
+/* Numbers of every length from 1 to 20 digits, at every offset from the
+ * end of the line (the reader takes digits 8 at a time where it can). */
+Test(aprof, numbers_of_every_length_read_exactly)
+{
+	char path[] = "/tmp/plumb-test-aprof-digits-XXXXXX.aprof";
+	int fd = mkstemps(path, 6);
+	cr_assert_geq(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	cr_assert_not_null(f);
+	fputs("v 6\nr \"digits\" \"/bin/x\" 1\n", f);
+	uint64_t want[40];
+	size_t nwant = 0;
+	for (unsigned len = 1; len <= 20; len++) {
+		/* len digits: 1, 12, 123, ... wrapping through 9 then 0 */
+		uint64_t v = 0;
+		for (unsigned i = 0; i < len && v <= (UINT64_MAX - 9) / 10; i++)
+			v = v * 10 + (i + 1) % 10;
+		if (len == 20)
+			v = UINT64_MAX; /* 18446744073709551615, the largest */
+		/* the input in the middle of the line, the self sum of squares last */
+		fprintf(f, "p 1 %" PRIu64 " 1 1 1 1 1 1 1 1 1 %" PRIu64 "\n", v, v);
+		want[nwant++] = v;
+	}
+	cr_assert_eq(fclose(f), 0);
+	plumb_profile *p = load_path(path);
+	unlink(path);
+	cr_assert_eq(p->points.n, nwant);
+	for (size_t i = 0; i < nwant; i++) {
+		cr_expect_eq(p->points.v[i].input, want[i], "%zu digits: input", i + 1);
+		cr_expect(p->points.v[i].self_sqr_sum == (long double)want[i], "%zu digits: self sqr", i + 1);
+	}
+	plumb_profile_free(p);
+}
+
 Test(aprof, version_0_sum_is_avg_times_calls_and_not_exact)
 {
 	plumb_profile *p = load("v0_old_2011.aprof");

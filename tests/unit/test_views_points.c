@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/fit.h"
 #include "plumb/analysis.h"
 #include "plumb/output.h"
 
@@ -299,6 +300,63 @@ Test(views_points, inputs_fit_growth_and_list_the_worst_first)
 	cr_expect_eq(cell(t, 0, "self_cost")->u * 2, cell(t, 0, "cost")->u);
 	cr_expect(fabs(cell(t, 0, "self_pct")->pct - 100.0 * (double)cell(t, 0, "self_cost")->u / (double)self) < 1e-9);
 	cr_expect_eq(t->ncharts, 0, "no --select: no pictures");
+	plumb_table_free(t);
+	plumb_profile_free(p);
+}
+
+/* Past 100,000 points the inputs view fits routines in two threads: each
+ * row's fit is still exactly the routine's own (plumb_fit_growth of its
+ * cost per call), whichever thread made it. */
+Test(views_points, inputs_of_a_large_profile_fit_each_routine_as_alone)
+{
+	plumb_profile *p = plumb_profile_new();
+	cr_assert(p && plumb_event_add(p, "bb-count", NULL, NULL, &err) == 0);
+	plumb_id part = plumb_part_add(p, PLUMB_PART_THREAD, "t1", 1, 1);
+	plumb_id mod = plumb_module_intern(p, "/bin/app", NULL);
+	enum { ROUTINES = 420, POINTS = 250 };
+	uint64_t seed = 1;
+	for (unsigned r = 0; r < ROUTINES; r++) {
+		char name[32];
+		snprintf(name, sizeof name, "routine_%u", r);
+		plumb_id fn = plumb_function_intern(p, name, NULL, mod, PLUMB_NONE, 0);
+		double power = (r % 7) * 0.5; /* 0, n^0.5 .. n^3 */
+		for (uint64_t n = 1; n <= POINTS; n++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			double jitter = 1 + (double)(seed >> 40) / (double)(1ULL << 24) * 0.05;
+			uint64_t each = (uint64_t)((50 + pow((double)n, power)) * jitter);
+			plumb_point pt = routine_point(part, fn, n * 3, 1 + n % 4, each);
+			add(p, &pt);
+		}
+	}
+	cr_assert_geq(p->points.n, 100000);
+	plumb_table *t = view(p, PLUMB_VIEW_INPUTS, NULL);
+	cr_assert_eq(t->nrows, ROUTINES);
+	double n[POINTS], y[POINTS];
+	for (size_t row = 0; row < t->nrows; row++) {
+		plumb_id fn = PLUMB_NONE;
+		for (size_t f = 0; f < p->functions.n && fn == PLUMB_NONE; f++)
+			if (strcmp(plumb_function_name(p, (plumb_id)f), str(t, row, "routine")) == 0)
+				fn = (plumb_id)f;
+		size_t k = 0;
+		for (size_t i = 0; i < p->points.n; i++) /* added by input, ascending */
+			if (p->points.v[i].function == fn) {
+				n[k] = (double)p->points.v[i].input;
+				y[k++] = (double)p->points.v[i].sum / (double)p->points.v[i].calls;
+			}
+		cr_assert_eq(k, POINTS);
+		plumb_fit want;
+		plumb_fit_growth(n, y, k, &want);
+		if (isfinite(want.chosen.r2))
+			cr_expect_eq(cell(t, row, "r2")->num, want.chosen.r2, "%s: R2", str(t, row, "routine"));
+		else
+			cr_expect_eq(cell(t, row, "r2")->type, PLUMB_CELL_NULL, "%s: no R2",
+				     str(t, row, "routine"));
+		double e = want.growth == PLUMB_GROWTH_CONST || fabs(want.power.c) < 5e-4 ? 0 : want.power.c;
+		cr_expect_eq(cell(t, row, "exponent")->num, e, "%s: exponent", str(t, row, "routine"));
+		const char *g = plumb_growth_name(want.growth);
+		if (g)
+			cr_expect_str_eq(str(t, row, "growth"), g, "%s", str(t, row, "routine"));
+	}
 	plumb_table_free(t);
 	plumb_profile_free(p);
 }
