@@ -533,7 +533,7 @@ out:
 
 static int wr_file(wr *w, const char *tmp_path)
 {
-	int rc = sqlite3_open_v2(tmp_path, &w->db, SQLITE_OPEN_READWRITE, NULL);
+	int rc = sqlite3_open_v2(tmp_path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		wr_fail(w, rc);
 		sqlite3_close(w->db);

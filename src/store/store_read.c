@@ -1015,7 +1015,7 @@ static int rd_exec(rd *r, const char *sql)
 /* The file is untrusted input: no schema-defined code may run with power. */
 static int rd_open(rd *r)
 {
-	int rc = sqlite3_open_v2(r->path, &r->db, SQLITE_OPEN_READONLY, NULL);
+	int rc = sqlite3_open_v2(r->path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_extended_result_codes(r->db, 1);
 	if (rc == SQLITE_OK)
