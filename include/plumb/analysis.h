@@ -212,6 +212,9 @@ typedef struct plumb_view_opts {
 	const char *chart;
 	/* flame view: an icicle of the bottom-up tree (leaves at the top) */
 	bool invert;
+	/* also build the flame view and the parts view of the same profile
+	 * into the table's views (what an HTML report shows beside its rows) */
+	bool report_views;
 } plumb_view_opts;
 
 void plumb_view_opts_init(plumb_view_opts *o);

@@ -378,6 +378,7 @@ static int run(report_args *a, char *const *files, int nfiles)
 	if (!a->view_set && p->points.n > 0)
 		a->view.kind = PLUMB_VIEW_INPUTS;
 	a->view.summary = a->writer->needs_summary;
+	a->view.report_views = a->writer->needs_report_views;
 	plumb_table *t = NULL;
 	if (plumb_view_build(p, &a->view, &t, &err)) {
 		plumb_profile_free(p);
