@@ -56,8 +56,10 @@ static const char report_help[] =
 	"                         inlined into (no, as perf report shows them)\n"
 	"      --exe FILE         the executable a gmon.out belongs to (default: a.out\n"
 	"                         in the gmon file's directory)\n"
-	"  -f, --format FORMAT    text (default), json, csv or svg (--view flame, or the\n"
-	"                         charts of --view inputs --select ROUTINE)\n"
+	"  -f, --format FORMAT    text (default), json, csv, svg (--view flame, or the\n"
+	"                         charts of --view inputs --select ROUTINE) or html (one\n"
+	"                         self-contained page: flame graph, sortable table, callers\n"
+	"                         and callees, threads)\n"
 	"      --invert           --view flame: leaf functions at the top, their callers\n"
 	"                         below (an icicle of the bottom-up tree)\n"
 	"  -o, --output FILE      write there (replaced atomically) instead of standard output\n"
@@ -82,7 +84,8 @@ static const char report_help[] =
 	"  plumb report --view parts callgrind.out.1234     then --part 2 for one of them\n"
 	"  plumb report aprof.report                        routines by growth of cost\n"
 	"  plumb report --select parse --format svg -o cost.svg aprof.report\n"
-	"  plumb report --view flame --format svg -o flame.svg stacks.folded\n";
+	"  plumb report --view flame --format svg -o flame.svg stacks.folded\n"
+	"  plumb report --format html -o report.html profile.plumb\n";
 
 enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR, OPT_CYCLES, OPT_NO_CYCLES, OPT_EXE,
        OPT_CHART, OPT_INVERT, OPT_INLINE };
