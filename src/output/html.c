@@ -18,6 +18,9 @@
 #include "plumb/output.h"
 
 enum { MAX_DRAWN = 1000 };
+/* Callers and callees kept per function, heaviest first: a profile of
+ * thousands of functions that all call each other stays megabytes. */
+enum { MAX_ARCS = 40 };
 
 /* s as a JSON string that can sit inside <script>: '<', '>' and '&' escaped. */
 static void json_str(FILE *out, const char *s)
@@ -93,7 +96,7 @@ static void json_costs(FILE *out, const uint64_t *v, size_t n)
 static void json_arcs(FILE *out, const plumb_table_arc *a, size_t n, size_t nev)
 {
 	fputc('[', out);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && i < MAX_ARCS; i++) {
 		fputs(i ? ",{\"name\":" : "{\"name\":", out);
 		json_str(out, a[i].other.name);
 		if (a[i].calls == PLUMB_COUNT_UNKNOWN)
@@ -137,6 +140,7 @@ static void json_summary(FILE *out, const plumb_table_summary *s)
 			fputs(",\"calls\":null", out);
 		else
 			fprintf(out, ",\"calls\":%" PRIu64, f->calls);
+		fprintf(out, ",\"ncallers\":%zu,\"ncallees\":%zu", f->ncallers, f->ncallees);
 		fputs(",\"callers\":", out);
 		json_arcs(out, f->callers, f->ncallers, s->nevents);
 		fputs(",\"callees\":", out);
@@ -332,21 +336,21 @@ static const char script[] =
 	"    body.appendChild(tr);\n"
 	"  }\n"
 	"  document.getElementById('pl-shown').textContent = order.length > n\n"
-	"    ? 'The first ' + n + ' of ' + order.length + ' rows are drawn (of ' + rows.length + ' in all): filter or sort to see others.'\n"
+	"    ? 'The first ' + n + ' of ' + order.length + ' rows are drawn' + (filter ? ' (of ' + rows.length + ' in all)' : '') + ': filter or sort to see others.'\n"
 	"    : n + ' of ' + rows.length + ' rows drawn.';\n"
 	"}\n"
 	"document.getElementById('pl-filter').addEventListener('input', function (e) { filter = e.target.value.toLowerCase(); draw(); });\n"
 	"var byName = {};\n"
 	"if (S) S.functions.forEach(function (f) { if (!(f.name in byName)) byName[f.name] = f; });\n"
 	"function pct(v, e) { return S.totals[e] ? ' (' + (100 * v / S.totals[e]).toFixed(1) + '%)' : ''; }\n"
-	"function arcs(title, list) {\n"
-	"  var box = el('div'); box.appendChild(el('h3', title + ' (' + list.length + ')'));\n"
+	"function arcs(title, list, total) {\n"
+	"  var box = el('div'); box.appendChild(el('h3', title + ' (' + total + ')'));\n"
 	"  if (!list.length) { box.appendChild(el('p', 'none', 'pl-note')); return box; }\n"
 	"  var t = el('table', undefined, 'pl-grid'), h = el('tr');\n"
 	"  h.appendChild(el('th', 'Function'));\n"
 	"  S.events.forEach(function (e) { h.appendChild(el('th', e, 'n')); });\n"
 	"  h.appendChild(el('th', 'Calls', 'n')); t.appendChild(h);\n"
-	"  list.slice(0, D.maxDrawn).forEach(function (a) {\n"
+	"  list.forEach(function (a) {\n"
 	"    var tr = el('tr'), td = el('td'), link = el('a', a.name);\n"
 	"    link.addEventListener('click', function () { show(a.name); });\n"
 	"    td.appendChild(link); tr.appendChild(td);\n"
@@ -355,7 +359,7 @@ static const char script[] =
 	"    t.appendChild(tr);\n"
 	"  });\n"
 	"  box.appendChild(t);\n"
-	"  if (list.length > D.maxDrawn) box.appendChild(el('p', 'The first ' + D.maxDrawn + ' are shown.', 'pl-note'));\n"
+	"  if (total > list.length) box.appendChild(el('p', 'The heaviest ' + list.length + ' of ' + total + ' are shown.', 'pl-note'));\n"
 	"  return box;\n"
 	"}\n"
 	"function show(name) {\n"
@@ -377,8 +381,8 @@ static const char script[] =
 	"  });\n"
 	"  out.appendChild(t);\n"
 	"  if (f.calls !== null) out.appendChild(el('p', 'Calls: ' + fmt(f.calls, 'u64')));\n"
-	"  out.appendChild(arcs('Callers', f.callers));\n"
-	"  out.appendChild(arcs('Callees', f.callees));\n"
+	"  out.appendChild(arcs('Callers', f.callers, f.ncallers));\n"
+	"  out.appendChild(arcs('Callees', f.callees, f.ncallees));\n"
 	"  document.getElementById('pl-calls').scrollIntoView({ block: 'nearest' });\n"
 	"}\n"
 	"Array.prototype.forEach.call(document.querySelectorAll('#pl-flame g.f'), function (g) {\n"

@@ -78,7 +78,8 @@ assert "Callers (1)" in text and "Callees (%d)" % len(f["callees"]) in text, tex
 def num(v): return format(v, ",")
 for a in f["callers"] + f["callees"][:20]:
     assert re.search(r"\b%s\s+%s \(" % (re.escape(a["name"]), re.escape(num(a["attributed"][0]))), text), a
-assert "%s (" % num(f["inclusive"][0]) in text'
+assert "%s (" % num(f["inclusive"][0]) in text
+assert re.search(r"The heaviest \d+ of %d are shown" % len(f["callees"]), text), "no word of the callees left out"'
 
 timeout 120 chromium --headless --disable-gpu --no-sandbox --window-size=1300,1500 \
 	--screenshot="$PWD/shot.png" "file://$PWD/r.html" > /dev/null 2>&1
