@@ -212,6 +212,9 @@ typedef struct plumb_view_opts {
 	const char *chart;
 	/* flame view: an icicle of the bottom-up tree (leaves at the top) */
 	bool invert;
+	/* also build the flame view and the parts view of the same profile
+	 * into the table's views (what an HTML report shows beside its rows) */
+	bool report_views;
 } plumb_view_opts;
 
 void plumb_view_opts_init(plumb_view_opts *o);
@@ -226,6 +229,18 @@ const char *plumb_charts_list(void);
 /* Compute a view of p as a table. */
 int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
 		     plumb_error *err);
+
+/* ---- inlined frames ----------------------------------------------------
+ * Is frame an inlined call in parent_frame (the caller's frame on a CCT
+ * path)? The model's mark: both at one non-zero address of one module,
+ * different functions (a recording's inline chain, a pprof location's
+ * lines). */
+bool plumb_frame_inlined_into(const plumb_profile *p, plumb_id frame, plumb_id parent_frame);
+/* A copy of p with every inlined call folded into its caller: its cost is
+ * the caller's own, it is listed nowhere (plumb report --inline=no).
+ * nfolded (may be NULL): how many CCT nodes were folded. */
+int plumb_profile_fold_inlined(const plumb_profile *p, plumb_profile **out, size_t *nfolded,
+			       plumb_error *err);
 
 /* ---- diff --------------------------------------------------------------
  * Two profiles compared (plumb diff): one row per function (or line) of

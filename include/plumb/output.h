@@ -45,6 +45,10 @@ int plumb_table_write_json(const plumb_table *t, FILE *out, plumb_error *err);
 /* The table's charts (plumb/table.h) as one SVG picture, panels two per
  * row; an error when the table has none. */
 int plumb_table_write_svg(const plumb_table *t, FILE *out, plumb_error *err);
+/* One self-contained HTML page (no network): the flame graph of the
+ * attached flame view, the rows as a sortable table, callers and callees
+ * from the summary, the other attached views (plumb_view_opts.report_views). */
+int plumb_table_write_html(const plumb_table *t, FILE *out, plumb_error *err);
 /* The table's main charts drawn in characters, o->width wide (the text
  * writer prints them under the table). */
 int plumb_table_write_text_charts(const plumb_table *t, FILE *out, const plumb_text_opts *o,
@@ -61,6 +65,8 @@ typedef struct plumb_view_writer {
 	const char *description;
 	/* the view must be built with its function summary (plumb_view_opts.summary) */
 	bool needs_summary;
+	/* ... and with the flame and parts views (plumb_view_opts.report_views) */
+	bool needs_report_views;
 	/* for people at a terminal: the caller may print a header above it and
 	 * fit it to the width and colours of o */
 	bool for_terminal;

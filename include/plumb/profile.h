@@ -405,5 +405,10 @@ const char *plumb_function_module(const plumb_profile *p, plumb_id fn);
  * order (or dst must have none yet). Parts of src become parts of dst.
  * Used to read several input files into one profile. */
 int plumb_profile_merge(plumb_profile *dst, const plumb_profile *src, plumb_error *err);
+/* The same, with the CCT nodes i of src where fold[i] is non-zero merged
+ * into their parent (its self cost, children and samples go to the
+ * parent's node): how inlined frames are folded (plumb_profile_fold_inlined). */
+int plumb_profile_merge_folding(plumb_profile *dst, const plumb_profile *src, const uint8_t *fold,
+				plumb_error *err);
 
 #endif

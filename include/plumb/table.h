@@ -188,6 +188,11 @@ typedef struct plumb_table {
 	plumb_chart *charts;
 	/* the flame view's boxes; NULL in other views */
 	const plumb_flame *flame;
+	/* other views of the same profile built with this one
+	 * (plumb_view_opts.report_views: an HTML report's flame graph and
+	 * parts); owned, freed with the table */
+	size_t nviews;
+	struct plumb_table **views;
 	/* private: the arena of every string and block the table points to */
 	void **strs;
 	size_t nstrs, strs_cap;
@@ -204,6 +209,9 @@ plumb_row *plumb_table_add_row(plumb_table *t, plumb_row_kind kind, uint32_t dep
 /* Copy s into the table's arena; NULL on ENOMEM. */
 const char *plumb_table_strdup(plumb_table *t, const char *s);
 int plumb_table_add_note(plumb_table *t, const char *note);
+/* Keep view in t->views (t owns it from now on, also on failure: then it
+ * is freed and -1 returned). */
+int plumb_table_attach(plumb_table *t, plumb_table *view);
 /* n zeroed bytes in the table's arena (freed with it); NULL on ENOMEM. */
 void *plumb_table_alloc(plumb_table *t, size_t n);
 

@@ -59,6 +59,9 @@ void plumb_table_free(plumb_table *t)
 	free(t->rows);
 	free(t->cols);
 	free(t->notes);
+	for (size_t i = 0; i < t->nviews; i++)
+		plumb_table_free(t->views[i]);
+	free(t->views);
 	for (size_t i = 0; i < t->nstrs; i++)
 		free(t->strs[i]);
 	free(t->strs);
@@ -136,5 +139,17 @@ int plumb_table_add_note(plumb_table *t, const char *note)
 		return -1;
 	t->notes = n;
 	n[t->nnotes++] = copy;
+	return 0;
+}
+
+int plumb_table_attach(plumb_table *t, plumb_table *view)
+{
+	plumb_table **v = realloc(t->views, (t->nviews + 1) * sizeof *v);
+	if (!v) {
+		plumb_table_free(view);
+		return -1;
+	}
+	t->views = v;
+	t->views[t->nviews++] = view;
 	return 0;
 }

@@ -401,13 +401,37 @@ static int build_rows(const plumb_profile *p, const plumb_view_opts *o, plumb_ta
 	return plumb_fail(err, PLUMB_ERR_USAGE, "unknown view");
 }
 
+/* The flame graph and the parts of the same selection of the profile. */
+static int add_report_views(const plumb_profile *p, const plumb_view_opts *o, plumb_table *t,
+			    plumb_error *err)
+{
+	static const plumb_view_kind kinds[] = { PLUMB_VIEW_FLAME, PLUMB_VIEW_THREADS };
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+		plumb_view_opts vo;
+		plumb_view_opts_init(&vo);
+		vo.kind = kinds[i];
+		vo.metric = o->metric;
+		vo.focus = o->focus;
+		vo.part = kinds[i] == PLUMB_VIEW_THREADS ? PLUMB_NONE : o->part;
+		vo.no_cycles = o->no_cycles;
+		vo.invert = o->invert;
+		plumb_table *v = NULL;
+		if (build_rows(p, &vo, &v, err))
+			return -1;
+		if (plumb_table_attach(t, v))
+			return plumb_fail_nomem(err);
+	}
+	return 0;
+}
+
 int plumb_view_build(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
 		     plumb_error *err)
 {
 	*out = NULL;
 	if (build_rows(p, o, out, err))
 		return -1;
-	if (o->summary && view_add_summary(p, o, *out, err)) {
+	if ((o->summary && view_add_summary(p, o, *out, err)) ||
+	    (o->report_views && add_report_views(p, o, *out, err))) {
 		plumb_table_free(*out);
 		*out = NULL;
 		return -1;

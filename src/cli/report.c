@@ -51,10 +51,15 @@ static const char report_help[] =
 	"                         each other as <cycle N> rows and tags (default yes); no\n"
 	"                         hides them, inclusive costs stay the same\n"
 	"      --no-cycles        = --cycles=no\n"
+	"      --inline=yes|no    recordings and pprof: inlined functions as frames of their\n"
+	"                         own (yes, default), or folded into the function they were\n"
+	"                         inlined into (no, as perf report shows them)\n"
 	"      --exe FILE         the executable a gmon.out belongs to (default: a.out\n"
 	"                         in the gmon file's directory)\n"
-	"  -f, --format FORMAT    text (default), json, csv or svg (--view flame, or the\n"
-	"                         charts of --view inputs --select ROUTINE)\n"
+	"  -f, --format FORMAT    text (default), json, csv, svg (--view flame, or the\n"
+	"                         charts of --view inputs --select ROUTINE) or html (one\n"
+	"                         self-contained page: flame graph, sortable table, callers\n"
+	"                         and callees, threads)\n"
 	"      --invert           --view flame: leaf functions at the top, their callers\n"
 	"                         below (an icicle of the bottom-up tree)\n"
 	"  -o, --output FILE      write there (replaced atomically) instead of standard output\n"
@@ -79,10 +84,11 @@ static const char report_help[] =
 	"  plumb report --view parts callgrind.out.1234     then --part 2 for one of them\n"
 	"  plumb report aprof.report                        routines by growth of cost\n"
 	"  plumb report --select parse --format svg -o cost.svg aprof.report\n"
-	"  plumb report --view flame --format svg -o flame.svg stacks.folded\n";
+	"  plumb report --view flame --format svg -o flame.svg stacks.folded\n"
+	"  plumb report --format html -o report.html profile.plumb\n";
 
 enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR, OPT_CYCLES, OPT_NO_CYCLES, OPT_EXE,
-       OPT_CHART, OPT_INVERT };
+       OPT_CHART, OPT_INVERT, OPT_INLINE };
 
 typedef struct report_args {
 	plumb_view_opts view;
@@ -94,6 +100,7 @@ typedef struct report_args {
 	bool threshold_set;
 	long width;              /* -1: the terminal's */
 	size_t part;             /* --part N (1-based); 0: all parts */
+	bool no_inline;          /* --inline=no: inlined frames folded into their callers */
 } report_args;
 
 static int add_spec(plumb_symspec_list *l, const char *text)
@@ -140,6 +147,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 		{ "output", required_argument, NULL, 'o' },
 		{ "chart", required_argument, NULL, OPT_CHART },
 		{ "invert", no_argument, NULL, OPT_INVERT },
+		{ "inline", required_argument, NULL, OPT_INLINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -228,6 +236,11 @@ static int parse_args(int argc, char **argv, report_args *a)
 			break;
 		case OPT_INVERT:
 			a->view.invert = true;
+			break;
+		case OPT_INLINE:
+			if (strcmp(optarg, "yes") && strcmp(optarg, "no"))
+				return cli_usage_error("report", "--inline expects yes or no, got '%s'", optarg);
+			a->no_inline = strcmp(optarg, "no") == 0;
 			break;
 		case 'h':
 			fputs(report_help, stdout);
@@ -333,6 +346,15 @@ static int run(report_args *a, char *const *files, int nfiles)
 	plumb_profile *p = cli_load_ex(files, nfiles, true, &fmt, &err);
 	if (!p)
 		return cli_fail(&err);
+	if (a->no_inline) {
+		plumb_profile *folded = NULL;
+		if (plumb_profile_fold_inlined(p, &folded, NULL, &err)) {
+			plumb_profile_free(p);
+			return cli_fail(&err);
+		}
+		plumb_profile_free(p);
+		p = folded;
+	}
 	plumb_profile_drop_lookups(p); /* nothing more is added: tens of MB back */
 	int rc = EXIT_OK;
 	if (a->metric && (a->view.metric = plumb_event_find(p, a->metric)) < 0) {
@@ -359,6 +381,7 @@ static int run(report_args *a, char *const *files, int nfiles)
 	if (!a->view_set && p->points.n > 0)
 		a->view.kind = PLUMB_VIEW_INPUTS;
 	a->view.summary = a->writer->needs_summary;
+	a->view.report_views = a->writer->needs_report_views;
 	plumb_table *t = NULL;
 	if (plumb_view_build(p, &a->view, &t, &err)) {
 		plumb_profile_free(p);

@@ -78,6 +78,12 @@ static int merge_points(plumb_profile *dst, const plumb_profile *src, const plum
 
 int plumb_profile_merge(plumb_profile *dst, const plumb_profile *src, plumb_error *err)
 {
+	return plumb_profile_merge_folding(dst, src, NULL, err);
+}
+
+int plumb_profile_merge_folding(plumb_profile *dst, const plumb_profile *src, const uint8_t *fold,
+				 plumb_error *err)
+{
 	if (dst->events.n == 0 && !dst->costs_started) {
 		if (copy_events(dst, src, err))
 			return -1;
@@ -130,13 +136,16 @@ int plumb_profile_merge(plumb_profile *dst, const plumb_profile *src, plumb_erro
 	/* Parents precede children, so one forward pass maps every node. */
 	for (size_t i = 0; i < src->cct.n; i++) {
 		const plumb_cct_node *n = &src->cct.v[i];
+		bool folded = fold && fold[i] && n->parent != PLUMB_NONE;
 		node[i] = n->parent == PLUMB_NONE ? dst->parts.v[part[n->part]].root
-						  : plumb_cct_child(dst, node[n->parent], frame[n->frame]);
+			  : folded ? node[n->parent]
+				   : plumb_cct_child(dst, node[n->parent], frame[n->frame]);
 		if (node[i] == PLUMB_NONE)
 			goto nomem;
 		if (plumb_cct_add_self(dst, node[i], src->cct_self.v + i * nev, err))
 			goto out;
-		if (n->activations != PLUMB_COUNT_UNKNOWN &&
+		/* a folded node's entries are its parent's own */
+		if (!folded && n->activations != PLUMB_COUNT_UNKNOWN &&
 		    plumb_cct_add_activations(dst, node[i], n->activations, err))
 			goto out;
 	}

@@ -33,6 +33,12 @@ static int write_json(const plumb_table *t, FILE *out, const plumb_text_opts *o,
 	return plumb_table_write_json(t, out, err);
 }
 
+static int write_html(const plumb_table *t, FILE *out, const plumb_text_opts *o, plumb_error *err)
+{
+	(void)o;
+	return plumb_table_write_html(t, out, err);
+}
+
 static const plumb_view_writer writers[] = {
 	{ .name = "text", .description = "aligned columns for a terminal", .for_terminal = true,
 	  .write = write_text },
@@ -41,6 +47,8 @@ static const plumb_view_writer writers[] = {
 	{ .name = "csv", .description = "RFC 4180 CSV with a header row", .write = write_csv },
 	{ .name = "svg", .description = "a picture: --view flame's flame graph, --view inputs --select ROUTINE's charts",
 	  .write = write_svg },
+	{ .name = "html", .description = "one self-contained page: flame graph, sortable rows, callers and callees, parts",
+	  .needs_summary = true, .needs_report_views = true, .write = write_html },
 };
 #define NWRITERS (sizeof writers / sizeof *writers)
 

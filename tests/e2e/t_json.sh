@@ -85,5 +85,5 @@ check_views "threads as parts" "$DATA/callgrind/threads.cg"
 check_views "--focus" "$DATA/fig21.folded" --focus C
 
 # The writers come from one table: an unknown --format lists them.
-expect_err "unknown --format lists the writers" 2 "unknown format 'yaml' (text, json, csv, svg)" \
+expect_err "unknown --format lists the writers" 2 "unknown format 'yaml' (text, json, csv, svg, html)" \
 	"$PLUMB" report --format yaml "$DATA/fig21.folded"
