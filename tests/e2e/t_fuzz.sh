@@ -32,3 +32,17 @@ else
 		fail fuzz_pprof_corpus "exit $rc" "stdout: $out" "stderr: $err"
 	fi
 fi
+
+# Callgrind: the test files and the inputs fuzzing found (tests/fuzz/callgrind)
+fz="$bindir/fuzz-callgrind"
+if [ ! -x "$fz" ]; then
+	skip fuzz_callgrind_corpus "$fz not built (make $fz)"
+else
+	run "$fz" "$DATA/callgrind" "$DATA/../fuzz/callgrind"
+	n=$(find "$DATA/callgrind" "$DATA/../fuzz/callgrind" -type f | wc -l)
+	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
+		ok fuzz_callgrind_corpus
+	else
+		fail fuzz_callgrind_corpus "exit $rc" "stdout: $out" "stderr: $err"
+	fi
+fi

@@ -1,0 +1,106 @@
+/* libFuzzer target for the Callgrind reader, detection and writer.
+ *
+ * `make $(BUILD)/fuzz-callgrind` builds it with fuzz/replay.c, which runs
+ * every file of the directories it is given once (make check runs it over
+ * tests/data/callgrind and tests/fuzz/callgrind, the inputs fuzzing found).
+ * For real fuzzing (from the repository root; clang is Debian's clang):
+ *
+ *   clang -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc \
+ *     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+ *     fuzz/callgrind.c src/formats/callgrind_*.c src/formats/linesrc.c \
+ *     src/formats/quote.c src/formats/fileio.c src/model/?*.c \
+ *     -lz -lzstd -lm -o build/fuzz-callgrind-lf
+ *   mkdir -p build/fuzz-corpus-callgrind
+ *   ./build/fuzz-callgrind-lf build/fuzz-corpus-callgrind \
+ *     tests/data/callgrind tests/fuzz/callgrind
+ *
+ * Besides "never crash, leak or hang", it checks an oracle: whatever the
+ * reader accepts, the writer writes, and reading that back gives the same
+ * events (by name, as one token), the same total per event and the same number of parts.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plumb/formats.h"
+
+static char in_path[] = "/tmp/plumb-fuzz-callgrind-XXXXXX";
+static char out_path[sizeof in_path + 4];
+
+static void put(const char *path, const uint8_t *data, size_t size)
+{
+	FILE *fp = fopen(path, "wb");
+	if (!fp || fwrite(data, 1, size, fp) != size || fclose(fp) != 0)
+		abort();
+}
+
+static void remove_files(void)
+{
+	unlink(in_path);
+	unlink(out_path);
+}
+
+/* An event name as the writer writes it: one token, bytes up to ' ' as '_'. */
+static char *token_of(const char *name)
+{
+	char *t = strdup(name);
+	if (!t)
+		abort();
+	for (char *c = t; *c; c++)
+		if ((unsigned char)*c <= ' ')
+			*c = '_';
+	return t;
+}
+
+static void check_same(const plumb_profile *a, const plumb_profile *b)
+{
+	size_t n = a->events.n;
+	if (b->events.n != n || a->parts.n != b->parts.n)
+		abort();
+	uint64_t *ta = calloc(n + 1, sizeof *ta), *tb = calloc(n + 1, sizeof *tb);
+	if (!ta || !tb || plumb_profile_totals(a, ta, NULL) || plumb_profile_totals(b, tb, NULL))
+		abort();
+	for (size_t e = 0; e < n; e++) {
+		/* by name: the writer puts measured events before derived ones */
+		char *name = token_of(plumb_str(a, a->events.v[e].name));
+		int eb = plumb_event_find(b, name);
+		if (eb < 0 || ta[e] != tb[eb])
+			abort();
+		free(name);
+	}
+	free(ta);
+	free(tb);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!out_path[0]) {
+		int fd = mkstemp(in_path);
+		if (fd < 0)
+			abort();
+		close(fd);
+		atexit(remove_files);
+		snprintf(out_path, sizeof out_path, "%s.cg", in_path);
+	}
+	(void)plumb_callgrind_detect(data, size);
+	put(in_path, data, size);
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	if (plumb_callgrind_read(p, in_path, NULL, &err) == 0) {
+		if (plumb_callgrind_write(p, out_path, &err) != 0)
+			abort(); /* the writer writes any profile */
+		plumb_profile *q = plumb_profile_new();
+		if (plumb_callgrind_read(q, out_path, NULL, &err) != 0)
+			abort();
+		check_same(p, q);
+		plumb_profile_free(q);
+		unlink(out_path);
+	} else if (err.code != PLUMB_ERR_FORMAT && err.code != PLUMB_ERR_OVERFLOW &&
+		   err.code != PLUMB_ERR_UNSUPPORTED) {
+		abort();
+	}
+	plumb_profile_free(p);
+	return 0;
+}
