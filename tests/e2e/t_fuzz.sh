@@ -46,3 +46,17 @@ else
 		fail fuzz_callgrind_corpus "exit $rc" "stdout: $out" "stderr: $err"
 	fi
 fi
+
+# .plumb store: small files plumb convert wrote (tests/fuzz/store)
+fz="$bindir/fuzz-store"
+if [ ! -x "$fz" ]; then
+	skip fuzz_store_corpus "$fz not built (make $fz)"
+else
+	run "$fz" "$DATA/../fuzz/store"
+	n=$(find "$DATA/../fuzz/store" -type f | wc -l)
+	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
+		ok fuzz_store_corpus
+	else
+		fail fuzz_store_corpus "exit $rc" "stdout: $out" "stderr: $err"
+	fi
+fi
