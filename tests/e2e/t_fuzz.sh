@@ -60,3 +60,18 @@ else
 		fail fuzz_store_corpus "exit $rc" "stdout: $out" "stderr: $err"
 	fi
 fi
+
+# gmon.out decoder and writer, no executable (tests/fuzz/gmon: a gcc -pg
+# run's file and hand-made records, each after a layout byte)
+fz="$bindir/fuzz-gmon"
+if [ ! -x "$fz" ]; then
+	skip fuzz_gmon_corpus "$fz not built (make $fz)"
+else
+	run "$fz" "$DATA/../fuzz/gmon"
+	n=$(find "$DATA/../fuzz/gmon" -type f | wc -l)
+	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
+		ok fuzz_gmon_corpus
+	else
+		fail fuzz_gmon_corpus "exit $rc" "stdout: $out" "stderr: $err"
+	fi
+fi
