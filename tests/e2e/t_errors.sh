@@ -168,3 +168,9 @@ printf 'events: Ir\nfn=main\n1 5\n' > sparse.cg
 truncate -s 200M sparse.cg
 expect_err "a sparse file: the NUL bytes are refused at their offset" 1 "sparse.cg: byte offset 23: a NUL byte" "$PLUMB" report sparse.cg
 rm -f sparse.cg long-line.cg
+
+# A gmon.out histogram record with no bins: report --exe credits nothing,
+# gprof refuses it and names the file (plumb itself stands in for a.out).
+printf 'gmon\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\020\000\000\000\000\000\000\000\020\000\000\000\000\000\000\000\000\000\000\144\000\000\000seconds\000\000\000\000\000\000\000\000s' > zero-bins.gmon
+expect_err "gprof: a histogram with no bins names the file" 1 "zero-bins.gmon: histogram record (at byte 20) with no bins" \
+	"$PLUMB" gprof "$PLUMB" zero-bins.gmon
