@@ -3,16 +3,9 @@
  * `make $(BUILD)/fuzz-callgrind` builds it with fuzz/replay.c, which runs
  * every file of the directories it is given once (make check runs it over
  * tests/data/callgrind and tests/fuzz/callgrind, the inputs fuzzing found).
- * For real fuzzing (from the repository root; clang is Debian's clang):
- *
- *   clang -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc \
- *     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
- *     fuzz/callgrind.c src/formats/callgrind_*.c src/formats/linesrc.c \
- *     src/formats/quote.c src/formats/fileio.c src/model/?*.c \
- *     -lz -lzstd -lm -o build/fuzz-callgrind-lf
- *   mkdir -p build/fuzz-corpus-callgrind
- *   ./build/fuzz-callgrind-lf build/fuzz-corpus-callgrind \
- *     tests/data/callgrind tests/fuzz/callgrind
+ * For real fuzzing, link it against a libplumb.a built with clang for
+ * libFuzzer (the reader looks for part files through the format registry,
+ * which needs most of the library); fuzz/README.md has the commands.
  *
  * Besides "never crash, leak or hang", it checks an oracle: whatever the
  * reader accepts, the writer writes, and reading that back gives the same
