@@ -9,7 +9,8 @@
  *
  * Besides "never crash, leak or hang", it checks an oracle: whatever the
  * reader accepts, the writer writes, and reading that back gives the same
- * events (in the writer's order, names as one token), the same total per event and the same number of parts.
+ * events (in the writer's order, names as one token), the same total per
+ * event and the same number of parts.
  */
 #include <stdbool.h>
 #include <stdint.h>
