@@ -1,6 +1,7 @@
 /* plumb gprof: GNU gprof's command line and reports, on libplumb's gmon
  * reader, ELF symbol table and gprof core. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -323,9 +324,17 @@ static int load_gmon(inputs *in, char **files, int nfiles, const gprof_args *a, 
 		return plumb_fail_nomem(err);
 	plumb_gmon_layout lay = plumb_exe_gmon_layout(plumb_gprof_symtab_exe(in->symtab));
 	lay.format = a->format;
-	for (int i = 0; i < nfiles; i++)
+	for (int i = 0; i < nfiles; i++) {
 		if (plumb_gmon_read(in->gmon, files[i], &lay, err))
 			return -1;
+		/* the reader takes them (report --exe credits nothing); gprof's
+		 * bin width would divide by zero: refuse here, where the file is known */
+		for (size_t h = 0; h < in->gmon->nhists; h++)
+			if (in->gmon->hists[h].nbins == 0)
+				return plumb_fail(err, PLUMB_ERR_FORMAT,
+						  "%s: histogram record (at byte %" PRIu64 ") with no bins",
+						  files[i], in->gmon->hists[h].file_offset);
+	}
 	return 0;
 }
 

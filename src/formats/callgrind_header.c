@@ -267,7 +267,7 @@ static int set_totals(cg_reader *r, const char *s, const char *e)
 
 /* ---- sections ------------------------------------------------------------ */
 
-/* A header line after a section's body starts the next section. */
+/* A header line after a section's body or totals: starts the next section. */
 static int new_section(cg_reader *r)
 {
 	if (cg_end_section(r))
@@ -291,7 +291,9 @@ int cg_header_line(cg_reader *r, const char *key, size_t klen, const char *v, co
 {
 	if (key_is(key, klen, "totals"))
 		return set_totals(r, v, e);
-	if (r->in_body && new_section(r))
+	/* totals: ends a section: after it, a header line starts the next one
+	 * even if this one had no cost lines (an empty part, as plumb writes) */
+	if ((r->in_body || (r->totals && r->events_here)) && new_section(r))
 		return -1;
 	if (r->nsection == 0)
 		r->nsection = 1;

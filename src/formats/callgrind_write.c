@@ -99,6 +99,7 @@ typedef struct cgw {
 	FILE *out;
 	size_t nev, nprim;
 	uint32_t *prim;       /* primary event indexes */
+	char **ev_name;       /* nev: each event's name as one token, unique */
 	uint32_t nfn;         /* functions + 1 (a pseudo function for frames without one) */
 	uint32_t *rank;       /* function -> order */
 	uint32_t *file_rank;  /* file -> order */
@@ -127,6 +128,9 @@ typedef struct cgw {
 static void cgw_free(cgw *w)
 {
 	free(w->prim);
+	for (size_t e = 0; w->ev_name && e < w->nev; e++)
+		free(w->ev_name[e]);
+	free(w->ev_name);
 	free(w->rank);
 	free(w->file_rank);
 	free(w->frame_pos);
@@ -210,17 +214,9 @@ static void put_escaped(cgw *w, const char *s)
 	}
 }
 
-/* An event name as one token: whitespace would split the events: line. */
 static void put_event_name(cgw *w, plumb_id ev)
 {
-	const char *s = plumb_str(w->p, w->p->events.v[ev].name);
-	if (!s || !*s) {
-		put(w, "E");
-		put_u64(w, ev);
-		return;
-	}
-	for (; *s; s++)
-		put_c(w, (unsigned char)*s <= ' ' ? '_' : *s);
+	put(w, w->ev_name[ev]);
 }
 
 /* ---- name compression -------------------------------------------------- */
@@ -307,6 +303,62 @@ static int names_init(cgw *w)
 
 /* ---- preparing: events, functions, positions ----------------------------- */
 
+/* An event name as one token: whitespace would split the events: line,
+ * so bytes up to ' ' become '_'; "E<id>" for an empty name. */
+static char *event_token(const plumb_profile *p, size_t ev)
+{
+	const char *s = plumb_str(p, p->events.v[ev].name);
+	char *t;
+	if (!s || !*s) {
+		if (asprintf(&t, "E%zu", ev) < 0)
+			return NULL;
+		return t;
+	}
+	if (!(t = strdup(s)))
+		return NULL;
+	for (char *c = t; *c; c++)
+		if ((unsigned char)*c <= ' ')
+			*c = '_';
+	return t;
+}
+
+static bool token_taken(char *const *tokens, size_t n, size_t self, const char *t)
+{
+	for (size_t i = 0; i < n; i++)
+		if (i != self && tokens[i] && strcmp(tokens[i], t) == 0)
+			return true;
+	return false;
+}
+
+/* Each event's token, unique: two names that differ only in the bytes
+ * made '_' ("a b", "a_b") would be one event twice, which readers refuse;
+ * the later one gets "_2", "_3", ... past every other event's token. */
+static int name_events(cgw *w, plumb_error *err)
+{
+	if (!(w->ev_name = alloc_array(w->nev, sizeof *w->ev_name)))
+		return plumb_fail_nomem(err);
+	for (size_t e = 0; e < w->nev; e++)
+		if (!(w->ev_name[e] = event_token(w->p, e)))
+			return plumb_fail_nomem(err);
+	for (size_t e = 1; e < w->nev; e++) {
+		if (!token_taken(w->ev_name, e, e, w->ev_name[e]))
+			continue;
+		char *base = w->ev_name[e], *t = NULL;
+		for (unsigned k = 2;; k++) {
+			free(t);
+			if (asprintf(&t, "%s_%u", base, k) < 0) {
+				w->ev_name[e] = base;
+				return plumb_fail_nomem(err);
+			}
+			if (!token_taken(w->ev_name, w->nev, e, t))
+				break;
+		}
+		free(base);
+		w->ev_name[e] = t;
+	}
+	return 0;
+}
+
 static int prepare_events(cgw *w, plumb_error *err)
 {
 	const plumb_profile *p = w->p;
@@ -320,7 +372,7 @@ static int prepare_events(cgw *w, plumb_error *err)
 	if (w->nprim == 0)
 		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
 				  "a profile without events cannot be written as Callgrind");
-	return 0;
+	return name_events(w, err);
 }
 
 /* Names in a fixed order (unknown last), so that the output depends on the

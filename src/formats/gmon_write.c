@@ -72,8 +72,11 @@ static void put_arc(writer *w, const plumb_gmon_arc *a)
 	} while (left);
 }
 
+/* Counts are address-sized: in a 32-bit file, what a count has past
+ * 2^32 - 1 follows in records of one block each, which readers add back. */
 static void put_bbs(writer *w, const plumb_gmon *g)
 {
+	uint64_t max = w->asz == 4 ? UINT32_MAX : UINT64_MAX;
 	size_t i = 0;
 	while (i < g->nbbs) {
 		size_t n = g->nbbs - i < UINT32_MAX ? g->nbbs - i : UINT32_MAX;
@@ -81,10 +84,19 @@ static void put_bbs(writer *w, const plumb_gmon *g)
 		put(w, n, 4);
 		for (size_t k = i; k < i + n; k++) {
 			put(w, g->bbs[k].addr, w->asz);
-			put(w, g->bbs[k].count, w->asz);
+			put(w, g->bbs[k].count > max ? max : g->bbs[k].count, w->asz);
 		}
 		i += n;
 	}
+	for (size_t k = 0; k < g->nbbs; k++)
+		for (uint64_t left = g->bbs[k].count > max ? g->bbs[k].count - max : 0; left;) {
+			uint64_t part = left > max ? max : left;
+			put(w, 2, 1);
+			put(w, 1, 4);
+			put(w, g->bbs[k].addr, w->asz);
+			put(w, part, w->asz);
+			left -= part;
+		}
 }
 
 int plumb_gmon_write_stream(const plumb_gmon *g, FILE *out, plumb_error *err)

@@ -61,7 +61,10 @@ static int rd_sqlite_fail(rd *r, int rc)
 	const char *msg = r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc);
 	switch (rc & 0xff) {
 	case SQLITE_NOMEM:
-		return plumb_fail_nomem(r->err);
+		/* a damaged record can claim more bytes than SQLite will allocate:
+		 * say both, as a file error, not a bare "out of memory" */
+		return plumb_fail(r->err, PLUMB_ERR_FORMAT,
+				  "%s: damaged .plumb file, or out of memory (SQLite: %s)", r->path, msg);
 	case SQLITE_IOERR:
 		if (rc == SQLITE_IOERR_SHORT_READ)
 			break;

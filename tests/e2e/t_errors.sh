@@ -168,3 +168,17 @@ printf 'events: Ir\nfn=main\n1 5\n' > sparse.cg
 truncate -s 200M sparse.cg
 expect_err "a sparse file: the NUL bytes are refused at their offset" 1 "sparse.cg: byte offset 23: a NUL byte" "$PLUMB" report sparse.cg
 rm -f sparse.cg long-line.cg
+
+# A gmon.out histogram record with no bins: report --exe credits nothing,
+# gprof refuses it and names the file (plumb itself stands in for a.out).
+printf 'gmon\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\020\000\000\000\000\000\000\000\020\000\000\000\000\000\000\000\000\000\000\144\000\000\000seconds\000\000\000\000\000\000\000\000s' > zero-bins.gmon
+expect_err "gprof: a histogram with no bins names the file" 1 "zero-bins.gmon: histogram record (at byte 20) with no bins" \
+	"$PLUMB" gprof "$PLUMB" zero-bins.gmon
+
+# A .plumb cost of -1 is 2^64 - 1 (costs are stored as their 64 bits):
+# with any other cost the total overflows, and the message names the file.
+"$PLUMB" convert "$DATA/fig21.folded" -o minus-one.plumb
+python3 -c 'import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); d.execute("UPDATE cct_costs SET value = -1 WHERE node = (SELECT max(node) FROM cct_costs)"); d.commit()' minus-one.plumb
+for c in report info; do
+	expect_err "a .plumb cost of -1: $c names the file" 1 "minus-one.plumb: " "$PLUMB" $c minus-one.plumb
+done

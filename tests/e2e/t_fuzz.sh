@@ -32,3 +32,46 @@ else
 		fail fuzz_pprof_corpus "exit $rc" "stdout: $out" "stderr: $err"
 	fi
 fi
+
+# Callgrind: the test files and the inputs fuzzing found (tests/fuzz/callgrind)
+fz="$bindir/fuzz-callgrind"
+if [ ! -x "$fz" ]; then
+	skip fuzz_callgrind_corpus "$fz not built (make $fz)"
+else
+	run "$fz" "$DATA/callgrind" "$DATA/../fuzz/callgrind"
+	n=$(find "$DATA/callgrind" "$DATA/../fuzz/callgrind" -type f | wc -l)
+	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
+		ok fuzz_callgrind_corpus
+	else
+		fail fuzz_callgrind_corpus "exit $rc" "stdout: $out" "stderr: $err"
+	fi
+fi
+
+# .plumb store: small files plumb convert wrote (tests/fuzz/store)
+fz="$bindir/fuzz-store"
+if [ ! -x "$fz" ]; then
+	skip fuzz_store_corpus "$fz not built (make $fz)"
+else
+	run "$fz" "$DATA/../fuzz/store"
+	n=$(find "$DATA/../fuzz/store" -type f | wc -l)
+	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
+		ok fuzz_store_corpus
+	else
+		fail fuzz_store_corpus "exit $rc" "stdout: $out" "stderr: $err"
+	fi
+fi
+
+# gmon.out decoder and writer, no executable (tests/fuzz/gmon: a gcc -pg
+# run's file and hand-made records, each after a layout byte)
+fz="$bindir/fuzz-gmon"
+if [ ! -x "$fz" ]; then
+	skip fuzz_gmon_corpus "$fz not built (make $fz)"
+else
+	run "$fz" "$DATA/../fuzz/gmon"
+	n=$(find "$DATA/../fuzz/gmon" -type f | wc -l)
+	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
+		ok fuzz_gmon_corpus
+	else
+		fail fuzz_gmon_corpus "exit $rc" "stdout: $out" "stderr: $err"
+	fi
+fi

@@ -464,6 +464,18 @@ Test(callgrind_read, header_without_body_is_an_empty_part)
 	plumb_profile_free(p);
 }
 
+/* totals: ends a section: a header line after it starts the next part even
+ * when the section had no cost lines (plumb writes empty parts so). */
+Test(callgrind_read, header_after_totals_starts_the_next_part)
+{
+	plumb_profile *p = load("empty_parts.cg");
+	cr_assert_eq(p->parts.n, 2);
+	cr_assert_str_eq(plumb_str(p, p->parts.v[0].name), "part 1");
+	cr_assert_str_eq(plumb_str(p, p->parts.v[1].name), "part 2");
+	cr_assert_str_eq(warnings, "");
+	plumb_profile_free(p);
+}
+
 /* ---- detection ------------------------------------------------------------------ */
 
 static bool det(const char *s)

@@ -213,6 +213,28 @@ Test(callgrind_write, header_in_order)
 	plumb_profile_free(p);
 }
 
+/* Event names are one token each, and different: "a b" is written a_b,
+ * and the event really named a_b then a_b_2 (one event twice on the
+ * events: line would be refused by readers). */
+Test(callgrind_write, event_tokens_stay_apart)
+{
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	cr_assert_eq(plumb_event_add(p, "a b", NULL, NULL, &err), 0);
+	cr_assert_eq(plumb_event_add(p, "a_b", NULL, NULL, &err), 1);
+	cr_assert_eq(plumb_event_add(p, "a_b_2", NULL, NULL, &err), 2);
+	plumb_id part = plumb_part_default(p);
+	plumb_id f = fn_in(p, "main", "m.c", NULL, 3);
+	uint64_t c[3] = { 1, 2, 3 };
+	cr_assert_eq(plumb_cg_add_self(p, part, frame_at(p, f, NULL, 3, 0), c, &err), 0);
+	char *text = write_ok(p);
+	lines l = split(text);
+	cr_assert_geq(find_line(&l, 0, "events: a_b a_b_3 a_b_2"), 0, "%s", text);
+	lines_free(&l);
+	free(text);
+	plumb_profile_free(p);
+}
+
 /* One desc: line per line of the value, verbatim; empty lines dropped. */
 Test(callgrind_write, desc_lines_verbatim)
 {
