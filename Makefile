@@ -99,8 +99,9 @@ $(BUILD)/test-unit: $(TEST_OBJ) $(INPUTS_CORE) $(BUILD)/libplumb.a
 # tests/e2e/t_fuzz.sh runs them over their corpora in both builds.
 FUZZ := $(BUILD)/fuzz-aprof $(BUILD)/fuzz-pprof $(BUILD)/fuzz-callgrind $(BUILD)/fuzz-store $(BUILD)/fuzz-gmon
 
-$(BUILD)/fuzz-%: $(BUILD)/fuzz/%.o $(BUILD)/fuzz/replay.o $(BUILD)/libplumb.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $(BUILD)/fuzz/$*.o $(BUILD)/fuzz/replay.o $(BUILD)/libplumb.a $(LDLIBS)
+$(BUILD)/fuzz-%: $(BUILD)/fuzz/%.o $(BUILD)/fuzz/replay.o $(BUILD)/fuzz/roundtrip.o $(BUILD)/libplumb.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(BUILD)/fuzz/$*.o $(BUILD)/fuzz/replay.o $(BUILD)/fuzz/roundtrip.o \
+		$(BUILD)/libplumb.a $(LDLIBS)
 
 deps:
 	@sh scripts/deps.sh

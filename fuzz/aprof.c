@@ -7,7 +7,7 @@
  *
  *   clang -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc \
  *     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
- *     fuzz/aprof.c src/formats/aprof_*.c src/formats/linesrc.c src/formats/quote.c \
+ *     fuzz/aprof.c fuzz/roundtrip.c src/formats/aprof_*.c src/formats/linesrc.c src/formats/quote.c \
  *     src/formats/fileio.c src/model/?*.c -lz -lzstd -lm -o build/fuzz-aprof-lf
  *   mkdir -p build/fuzz-corpus-aprof
  *   ./build/fuzz-aprof-lf build/fuzz-corpus-aprof tests/data/aprof
@@ -25,16 +25,7 @@
 #include <unistd.h>
 
 #include "plumb/formats.h"
-
-static char in_path[] = "/tmp/plumb-fuzz-aprof-XXXXXX";
-static char out_path[sizeof in_path + 8];
-
-static void put(const char *path, const uint8_t *data, size_t size)
-{
-	FILE *fp = fopen(path, "wb");
-	if (!fp || fwrite(data, 1, size, fp) != size || fclose(fp) != 0)
-		abort();
-}
+#include "roundtrip.h"
 
 /* What a point is about, comparable across profiles: routine name and
  * object, context path, input size. */
@@ -115,42 +106,20 @@ static void check_same(const plumb_profile *a, const plumb_profile *b)
 	free(ib);
 }
 
-static void remove_files(void)
+/* Only no points, or a name that cannot be quoted. */
+static bool write_may_fail(const plumb_profile *p, const plumb_error *err)
 {
-	unlink(in_path);
-	unlink(out_path);
+	(void)p;
+	return err->code == PLUMB_ERR_UNSUPPORTED &&
+	       (p->points.n == 0 || strstr(err->message, "cannot write the"));
 }
+
+static const fuzz_format format = {
+	.fmt = PLUMB_FMT_APROF, .ext = ".aprof", .check_same = check_same, .write_may_fail = write_may_fail,
+	.read_io_errors = false,
+};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!out_path[0]) {
-		int fd = mkstemp(in_path);
-		if (fd < 0)
-			abort();
-		close(fd);
-		atexit(remove_files);
-		snprintf(out_path, sizeof out_path, "%s.aprof", in_path);
-	}
-	(void)plumb_aprof_detect(data, size);
-	put(in_path, data, size);
-	plumb_profile *p = plumb_profile_new();
-	plumb_error err;
-	if (plumb_aprof_read(p, in_path, NULL, &err) == 0) {
-		if (plumb_aprof_write(p, out_path, &err) == 0) {
-			plumb_profile *q = plumb_profile_new();
-			if (plumb_aprof_read(q, out_path, NULL, &err) != 0)
-				abort();
-			check_same(p, q);
-			plumb_profile_free(q);
-			unlink(out_path);
-		} else if (err.code != PLUMB_ERR_UNSUPPORTED ||
-			   !(p->points.n == 0 || strstr(err.message, "cannot write the"))) {
-			abort(); /* only no points, or a name that cannot be quoted */
-		}
-	} else if (err.code != PLUMB_ERR_FORMAT && err.code != PLUMB_ERR_OVERFLOW &&
-		   err.code != PLUMB_ERR_UNSUPPORTED) {
-		abort();
-	}
-	plumb_profile_free(p);
-	return 0;
+	return fuzz_round_trip(&format, data, size);
 }

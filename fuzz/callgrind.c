@@ -21,22 +21,7 @@
 #include <unistd.h>
 
 #include "plumb/formats.h"
-
-static char in_path[] = "/tmp/plumb-fuzz-callgrind-XXXXXX";
-static char out_path[sizeof in_path + 4];
-
-static void put(const char *path, const uint8_t *data, size_t size)
-{
-	FILE *fp = fopen(path, "wb");
-	if (!fp || fwrite(data, 1, size, fp) != size || fclose(fp) != 0)
-		abort();
-}
-
-static void remove_files(void)
-{
-	unlink(in_path);
-	unlink(out_path);
-}
+#include "roundtrip.h"
 
 /* The events of a in the order the writer writes them, which reading back
  * gives: measured ones (the events: line), then derived ones. */
@@ -94,35 +79,19 @@ static bool totals_overflow(const plumb_profile *p)
 	return over;
 }
 
+/* The writer writes any profile whose totals fit. */
+static bool write_may_fail(const plumb_profile *p, const plumb_error *err)
+{
+	(void)p;
+	return err->code == PLUMB_ERR_OVERFLOW && totals_overflow(p);
+}
+
+static const fuzz_format format = {
+	.fmt = PLUMB_FMT_CALLGRIND, .ext = ".cg", .check_same = check_same, .write_may_fail = write_may_fail,
+	.read_io_errors = false,
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!out_path[0]) {
-		int fd = mkstemp(in_path);
-		if (fd < 0)
-			abort();
-		close(fd);
-		atexit(remove_files);
-		snprintf(out_path, sizeof out_path, "%s.cg", in_path);
-	}
-	(void)plumb_callgrind_detect(data, size);
-	put(in_path, data, size);
-	plumb_profile *p = plumb_profile_new();
-	plumb_error err;
-	if (plumb_callgrind_read(p, in_path, NULL, &err) == 0) {
-		if (plumb_callgrind_write(p, out_path, &err) == 0) {
-			plumb_profile *q = plumb_profile_new();
-			if (plumb_callgrind_read(q, out_path, NULL, &err) != 0)
-				abort();
-			check_same(p, q);
-			plumb_profile_free(q);
-			unlink(out_path);
-		} else if (err.code != PLUMB_ERR_OVERFLOW || !totals_overflow(p)) {
-			abort(); /* the writer writes any profile whose totals fit */
-		}
-	} else if (err.code != PLUMB_ERR_FORMAT && err.code != PLUMB_ERR_OVERFLOW &&
-		   err.code != PLUMB_ERR_UNSUPPORTED) {
-		abort();
-	}
-	plumb_profile_free(p);
-	return 0;
+	return fuzz_round_trip(&format, data, size);
 }

@@ -7,7 +7,7 @@
  *
  *   clang -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc \
  *     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
- *     fuzz/pprof.c src/formats/pprof_*.c src/formats/fileio.c src/model/?*.c \
+ *     fuzz/pprof.c fuzz/roundtrip.c src/formats/pprof_*.c src/formats/fileio.c src/model/?*.c \
  *     -lprotobuf-c -lz -lm -o build/fuzz-pprof-lf
  *   mkdir -p build/fuzz-corpus-pprof
  *   ./build/fuzz-pprof-lf build/fuzz-corpus-pprof tests/data/pprof
@@ -23,22 +23,7 @@
 #include <unistd.h>
 
 #include "plumb/formats.h"
-
-static char in_path[] = "/tmp/plumb-fuzz-pprof-XXXXXX";
-static char out_path[sizeof in_path + 8];
-
-static void put(const char *path, const uint8_t *data, size_t size)
-{
-	FILE *fp = fopen(path, "wb");
-	if (!fp || fwrite(data, 1, size, fp) != size || fclose(fp) != 0)
-		abort();
-}
-
-static void remove_files(void)
-{
-	unlink(in_path);
-	unlink(out_path);
-}
+#include "roundtrip.h"
 
 static void check_same(const plumb_profile *a, const plumb_profile *b)
 {
@@ -56,35 +41,19 @@ static void check_same(const plumb_profile *a, const plumb_profile *b)
 	free(tb);
 }
 
+/* Only values past pprof's signed 64 bits. */
+static bool write_may_fail(const plumb_profile *p, const plumb_error *err)
+{
+	(void)p;
+	return err->code == PLUMB_ERR_OVERFLOW;
+}
+
+static const fuzz_format format = {
+	.fmt = PLUMB_FMT_PPROF, .ext = ".pb.gz", .check_same = check_same, .write_may_fail = write_may_fail,
+	.read_io_errors = false,
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!out_path[0]) {
-		int fd = mkstemp(in_path);
-		if (fd < 0)
-			abort();
-		close(fd);
-		atexit(remove_files);
-		snprintf(out_path, sizeof out_path, "%s.pb.gz", in_path);
-	}
-	(void)plumb_pprof_detect(data, size);
-	put(in_path, data, size);
-	plumb_profile *p = plumb_profile_new();
-	plumb_error err;
-	if (plumb_pprof_read(p, in_path, NULL, &err) == 0) {
-		if (plumb_pprof_write(p, out_path, &err) == 0) {
-			plumb_profile *q = plumb_profile_new();
-			if (plumb_pprof_read(q, out_path, NULL, &err) != 0)
-				abort();
-			check_same(p, q);
-			plumb_profile_free(q);
-			unlink(out_path);
-		} else if (err.code != PLUMB_ERR_OVERFLOW) {
-			abort(); /* only values past pprof's signed 64 bits */
-		}
-	} else if (err.code != PLUMB_ERR_FORMAT && err.code != PLUMB_ERR_OVERFLOW &&
-		   err.code != PLUMB_ERR_UNSUPPORTED) {
-		abort();
-	}
-	plumb_profile_free(p);
-	return 0;
+	return fuzz_round_trip(&format, data, size);
 }

@@ -11,7 +11,7 @@
  *     CFLAGS='-O1 -g -fsanitize=fuzzer-no-link' build-lf/libplumb.a
  *   clang -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc \
  *     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
- *     fuzz/store.c build-lf/libplumb.a $(pkg-config --libs sqlite3 zlib \
+ *     fuzz/store.c fuzz/roundtrip.c build-lf/libplumb.a $(pkg-config --libs sqlite3 zlib \
  *     libzstd capstone libelf libdw libprotobuf-c) -liberty -lm \
  *     -o build-lf/fuzz-store-lf
  *   mkdir -p build-lf/corpus-store
@@ -28,23 +28,8 @@
 #include <unistd.h>
 
 #include "plumb/formats.h"
+#include "roundtrip.h"
 #include "plumb/store.h"
-
-static char in_path[] = "/tmp/plumb-fuzz-store-XXXXXX";
-static char out_path[sizeof in_path + 8];
-
-static void put(const char *path, const uint8_t *data, size_t size)
-{
-	FILE *fp = fopen(path, "wb");
-	if (!fp || fwrite(data, 1, size, fp) != size || fclose(fp) != 0)
-		abort();
-}
-
-static void remove_files(void)
-{
-	unlink(in_path);
-	unlink(out_path);
-}
 
 static void check_same(const plumb_profile *a, const plumb_profile *b)
 {
@@ -63,35 +48,19 @@ static void check_same(const plumb_profile *a, const plumb_profile *b)
 	free(tb);
 }
 
+/* The store writes what it reads. */
+static bool write_may_fail(const plumb_profile *p, const plumb_error *err)
+{
+	(void)p;
+	return err->code == PLUMB_ERR_OVERFLOW;
+}
+
+static const fuzz_format format = {
+	.fmt = PLUMB_FMT_PLUMB, .ext = ".plumb", .check_same = check_same, .write_may_fail = write_may_fail,
+	.read_io_errors = true,
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!out_path[0]) {
-		int fd = mkstemp(in_path);
-		if (fd < 0)
-			abort();
-		close(fd);
-		atexit(remove_files);
-		snprintf(out_path, sizeof out_path, "%s.plumb", in_path);
-	}
-	(void)plumb_store_detect(data, size);
-	put(in_path, data, size);
-	plumb_profile *p = plumb_profile_new();
-	plumb_error err;
-	if (plumb_store_read(p, in_path, NULL, &err) == 0) {
-		if (plumb_store_write(p, out_path, &err) == 0) {
-			plumb_profile *q = plumb_profile_new();
-			if (plumb_store_read(q, out_path, NULL, &err) != 0)
-				abort();
-			check_same(p, q);
-			plumb_profile_free(q);
-			unlink(out_path);
-		} else if (err.code != PLUMB_ERR_OVERFLOW) {
-			abort(); /* the store writes what it reads */
-		}
-	} else if (err.code != PLUMB_ERR_FORMAT && err.code != PLUMB_ERR_OVERFLOW &&
-		   err.code != PLUMB_ERR_UNSUPPORTED && err.code != PLUMB_ERR_IO) {
-		abort();
-	}
-	plumb_profile_free(p);
-	return 0;
+	return fuzz_round_trip(&format, data, size);
 }
