@@ -97,7 +97,8 @@ $(BUILD)/test-unit: $(TEST_OBJ) $(INPUTS_CORE) $(BUILD)/libplumb.a
 
 # Fuzz targets run without libFuzzer (fuzz/replay.c feeds them files):
 # tests/e2e/t_fuzz.sh runs them over their corpora in both builds.
-FUZZ := $(BUILD)/fuzz-aprof $(BUILD)/fuzz-pprof $(BUILD)/fuzz-callgrind $(BUILD)/fuzz-store $(BUILD)/fuzz-gmon
+FUZZ := $(BUILD)/fuzz-aprof $(BUILD)/fuzz-pprof $(BUILD)/fuzz-callgrind $(BUILD)/fuzz-store $(BUILD)/fuzz-gmon \
+	$(BUILD)/fuzz-speedscope
 
 $(BUILD)/fuzz-%: $(BUILD)/fuzz/%.o $(BUILD)/fuzz/replay.o $(BUILD)/fuzz/roundtrip.o $(BUILD)/libplumb.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(BUILD)/fuzz/$*.o $(BUILD)/fuzz/replay.o $(BUILD)/fuzz/roundtrip.o \
@@ -118,8 +119,8 @@ test: $(BUILD)/plumb $(BUILD)/test-unit $(FUZZ)
 # run to the end, and the summary line decides the exit status.
 SAN_VARS := BUILD=build-san SANITIZE=1 CFLAGS='-O1 -g'
 check: deps
-	@$(MAKE) --no-print-directory build/plumb build/test-unit build/fuzz-aprof build/fuzz-pprof build/fuzz-callgrind build/fuzz-store build/fuzz-gmon
-	@$(MAKE) --no-print-directory $(SAN_VARS) build-san/plumb build-san/test-unit build-san/fuzz-aprof build-san/fuzz-pprof build-san/fuzz-callgrind build-san/fuzz-store build-san/fuzz-gmon
+	@$(MAKE) --no-print-directory build/plumb build/test-unit build/fuzz-aprof build/fuzz-pprof build/fuzz-callgrind build/fuzz-store build/fuzz-gmon build/fuzz-speedscope
+	@$(MAKE) --no-print-directory $(SAN_VARS) build-san/plumb build-san/test-unit build-san/fuzz-aprof build-san/fuzz-pprof build-san/fuzz-callgrind build-san/fuzz-store build-san/fuzz-gmon build-san/fuzz-speedscope
 	-@sh tests/run.sh build
 	-@ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87 sh tests/run.sh build-san
 	@sh tests/summary.sh build build-san

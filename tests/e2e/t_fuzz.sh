@@ -75,3 +75,17 @@ else
 		fail fuzz_gmon_corpus "exit $rc" "stdout: $out" "stderr: $err"
 	fi
 fi
+
+# speedscope is written only: folded stacks in, the writer's JSON checked
+fz="$bindir/fuzz-speedscope"
+if [ ! -x "$fz" ]; then
+	skip fuzz_speedscope_corpus "$fz not built (make $fz)"
+else
+	run "$fz" "$DATA/folded" "$DATA/fig21.folded"
+	n=$(($(find "$DATA/folded" -type f | wc -l) + 1))
+	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
+		ok fuzz_speedscope_corpus
+	else
+		fail fuzz_speedscope_corpus "exit $rc" "stdout: $out" "stderr: $err"
+	fi
+fi
