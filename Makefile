@@ -9,7 +9,8 @@ CC        ?= cc
 PKGS      := sqlite3 zlib libzstd capstone libelf libdw libprotobuf-c
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# capstone is opened with dlopen when first needed (src/symbols/capstone_lib.c)
+PKG_LIBS   := $(shell pkg-config --libs $(filter-out capstone,$(PKGS)) 2>/dev/null)
 
 # CFLAGS/LDFLAGS are the user's (optimisation, debug); what the build needs
 # goes in ALL_* so that `make CFLAGS=...` cannot drop it.

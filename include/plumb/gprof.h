@@ -114,6 +114,10 @@ void plumb_gprof_free(plumb_gprof *g);
 int plumb_gprof_add_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint32_t nbins,
 			 const uint64_t *bins, uint32_t hz, const char *dimen, char abbrev,
 			 plumb_error *err);
+/* The same, taking *bins (malloc'd) when the range is new: the engine
+ * narrows them in place and *bins becomes NULL; else they are only read. */
+int plumb_gprof_take_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint32_t nbins,
+			  uint64_t **bins, uint32_t hz, const char *dimen, char abbrev, plumb_error *err);
 /* One arc record (from_pc in the caller, self_pc in the callee). Records
  * that hit no symbol are dropped, as the INCL_ARCS/EXCL_ARCS tables say. */
 void plumb_gprof_add_arc(plumb_gprof *g, uint64_t from_pc, uint64_t self_pc, uint64_t count);
@@ -176,6 +180,10 @@ int plumb_gprof_print_file_info(const char *name, const struct plumb_gmon *g, FI
  * with plumb_gprof_add_hist/_arc/_bb. Old BSD files carry no clock rate:
  * 100 Hz is taken, as gprof takes the host's. */
 int plumb_gprof_add_gmon(plumb_gprof *g, const struct plumb_gmon *gm, plumb_error *err);
+/* The same, moving the histograms' bins and the arcs into the engine (their
+ * copies would double gprof's peak memory); gm is left with NULL bins and
+ * no arcs, only fit to be freed. */
+int plumb_gprof_take_gmon(plumb_gprof *g, struct plumb_gmon *gm, plumb_error *err);
 
 /* gprof's default specs: the mcount family (mcount, _mcount, __mcleanup,
  * __mcount_internal, ...) kept out of time propagation, the call graph and

@@ -472,12 +472,19 @@ static int run(gprof_args *a, const char *exe, char **files, int nfiles)
 	size_t nsym;
 	const plumb_gprof_symbol *sym = plumb_gprof_symtab_symbols(in.symtab, &nsym);
 	if (!(g = plumb_gprof_new(sym, nsym, &a->o, &err)) || add_specs(g, a, &err) ||
-	    plumb_gprof_add_gmon(g, in.gmon, &err) ||
-	    (a->o.static_calls && plumb_gprof_scan_calls_elf(g, plumb_gprof_symtab_exe(in.symtab), &err)) ||
-	    plumb_gprof_analyze(g, &err))
+	    ((style & STYLE_SUM) ? plumb_gprof_add_gmon(g, in.gmon, &err) : plumb_gprof_take_gmon(g, in.gmon, &err)))
 		goto fail;
 	if (in.gmon->nbbs && !a->o.line)
 		cli_error("gprof: warning: ignoring basic-block exec counts (use -l or --line)");
+	/* the engine has its own copy: give the reader's back before the graph
+	 * is built (gprof's peak memory), unless gmon.sum is written from it */
+	if (!(style & STYLE_SUM)) {
+		plumb_gmon_free(in.gmon);
+		in.gmon = NULL;
+	}
+	if ((a->o.static_calls && plumb_gprof_scan_calls_elf(g, plumb_gprof_symtab_exe(in.symtab), &err)) ||
+	    plumb_gprof_analyze(g, &err))
+		goto fail;
 	if (style & STYLE_INFO)
 		plumb_gprof_after_output(g);
 	if ((style & STYLE_SUM) && plumb_gprof_write_sum(g, in.gmon, "gmon.sum", &err))

@@ -4,6 +4,7 @@
  * addressing tables of (index + 1). */
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,8 +89,9 @@ static int add_bins(plumb_gmon_hist *dst, const plumb_gmon_hist *h, const char *
 	return 0;
 }
 
-int plumb_gmon_add_hist(plumb_gmon *g, const plumb_gmon_hist *h, const char *name,
-			plumb_error *err)
+/* take: h->bins is the caller's malloc'd array, kept (and set to NULL in h)
+ * when the range is new, instead of copied. */
+static int add_hist(plumb_gmon *g, plumb_gmon_hist *h, bool take, const char *name, plumb_error *err)
 {
 	if (g->nhists && hist_compatible(&g->hists[0], h, name, err))
 		return -1;
@@ -110,13 +112,28 @@ int plumb_gmon_add_hist(plumb_gmon *g, const plumb_gmon_hist *h, const char *nam
 	g->hists = nh;
 	plumb_gmon_hist *d = &g->hists[g->nhists];
 	*d = *h;
-	d->bins = malloc((h->nbins ? h->nbins : 1) * sizeof *d->bins);
-	if (!d->bins)
-		return plumb_fail_nomem(err);
-	memcpy(d->bins, h->bins, h->nbins * sizeof *d->bins);
+	if (take) {
+		h->bins = NULL;
+	} else {
+		d->bins = malloc((h->nbins ? h->nbins : 1) * sizeof *d->bins);
+		if (!d->bins)
+			return plumb_fail_nomem(err);
+		memcpy(d->bins, h->bins, h->nbins * sizeof *d->bins);
+	}
 	if (g->nhists++ == 0)
 		g->hz = h->prof_rate;
 	return 0;
+}
+
+int plumb_gmon_add_hist(plumb_gmon *g, const plumb_gmon_hist *h, const char *name,
+			plumb_error *err)
+{
+	return add_hist(g, (plumb_gmon_hist *)h, false, name, err);
+}
+
+int plumb_gmon_take_hist(plumb_gmon *g, plumb_gmon_hist *h, const char *name, plumb_error *err)
+{
+	return add_hist(g, h, true, name, err);
 }
 
 /* ---- arcs and BB counts: summed by key ------------------------------- */

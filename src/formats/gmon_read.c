@@ -116,7 +116,7 @@ static int gnu_hist(cursor *c, plumb_gmon *g, plumb_error *err)
 	c->pos += 16;
 	if (check_range(c, &h, err) || read_bins(c, &h, err))
 		return -1;
-	int rc = plumb_gmon_add_hist(g, &h, c->name, err);
+	int rc = plumb_gmon_take_hist(g, &h, c->name, err);
 	free(h.bins);
 	return rc;
 }
@@ -293,7 +293,7 @@ static int read_bsd(plumb_gmon *g, cursor *c, const plumb_gmon_layout *l, plumb_
 	c->what = "BSD histogram";
 	if (check_range(c, &h, err) || read_bins(c, &h, err))
 		return -1;
-	int rc = plumb_gmon_add_hist(g, &h, c->name, err);
+	int rc = plumb_gmon_take_hist(g, &h, c->name, err);
 	free(h.bins);
 	if (rc)
 		return -1;

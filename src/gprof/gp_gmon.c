@@ -1,5 +1,6 @@
 /* The gprof engine fed from libplumb's gmon reader: histograms, arcs and
  * block counts, and the default options that keep the mcount family out. */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "gprof/gp_internal.h"
@@ -16,21 +17,42 @@ int plumb_gprof_add_default_specs(plumb_gprof *g, plumb_error *err)
 	return 0;
 }
 
-int plumb_gprof_add_gmon(plumb_gprof *g, const struct plumb_gmon *gm, plumb_error *err)
+/* take: the histograms' bins and the arcs move into the engine where they
+ * can (gm keeps its block counts; its bins are NULL, its arcs gone) */
+static int add_gmon(plumb_gprof *g, struct plumb_gmon *gm, bool take, plumb_error *err)
 {
 	for (size_t i = 0; i < gm->nhists; i++) {
-		const plumb_gmon_hist *h = &gm->hists[i];
+		plumb_gmon_hist *h = &gm->hists[i];
 		/* old BSD files carry no rate: the reader leaves hz 0, gprof takes the host's */
 		uint32_t hz = gm->hz ? gm->hz : h->prof_rate ? h->prof_rate : 100;
-		if (plumb_gprof_add_hist(g, h->low_pc, h->high_pc, h->nbins, h->bins, hz, h->dimen,
-					 h->dimen_abbrev, err))
+		if (take ? plumb_gprof_take_hist(g, h->low_pc, h->high_pc, h->nbins, &h->bins, hz, h->dimen,
+						 h->dimen_abbrev, err)
+			 : plumb_gprof_add_hist(g, h->low_pc, h->high_pc, h->nbins, h->bins, hz, h->dimen,
+						h->dimen_abbrev, err))
 			return -1;
+	}
+	if (take && !g->nraw && gm->narcs) {
+		g->raw = gm->arcs;
+		g->nraw = gm->narcs;
+		g->raw_cap = gm->arcs_cap;
+		gm->arcs = NULL;
+		gm->narcs = gm->arcs_cap = 0;
 	}
 	for (size_t i = 0; i < gm->narcs; i++)
 		plumb_gprof_add_arc(g, gm->arcs[i].from_pc, gm->arcs[i].self_pc, gm->arcs[i].count);
 	for (size_t i = 0; i < gm->nbbs; i++)
 		plumb_gprof_add_bb(g, gm->bbs[i].addr, gm->bbs[i].count);
 	return 0;
+}
+
+int plumb_gprof_add_gmon(plumb_gprof *g, const struct plumb_gmon *gm, plumb_error *err)
+{
+	return add_gmon(g, (struct plumb_gmon *)gm, false, err);
+}
+
+int plumb_gprof_take_gmon(plumb_gprof *g, struct plumb_gmon *gm, plumb_error *err)
+{
+	return add_gmon(g, gm, true, err);
 }
 
 /* ---- for the unit tests (gp_internal.h) ---------------------------------- */

@@ -83,7 +83,7 @@ static int arc_add(plumb_gprof *g, arc_map *m, uint32_t p, uint32_t c, uint64_t 
  * to its function's entry symbol; the arc tables may drop it. */
 static int tally(plumb_gprof *g, arc_map *m, const gp_rawarc *r, plumb_error *err)
 {
-	uint32_t p = gp_sym_at(g, r->from), c = gp_sym_at(g, r->self);
+	uint32_t p = gp_sym_at(g, r->from_pc), c = gp_sym_at(g, r->self_pc);
 	if (p == GP_NONE || c == GP_NONE)
 		return 0;
 	while (!g->sym[c].s.is_func) {
@@ -475,6 +475,10 @@ int gp_graph_build(plumb_gprof *g, plumb_error *err)
 	int rc = 0;
 	for (size_t i = 0; i < g->nraw && !rc; i++)
 		rc = tally(g, &m, &g->raw[i], err);
+	/* the records are arcs now (nraw still says there were some) */
+	free(g->raw);
+	g->raw = NULL;
+	g->raw_cap = 0;
 	g->narc_read = g->narc;
 	if (!rc)
 		rc = prepare(g, &m, err);

@@ -1,6 +1,7 @@
 /* The gprof analysis object: its options, its inputs (histograms, arcs,
  * basic-block counts, -c's calls, symspecs) and analyze(), which runs the
  * other files' steps in gprof's order. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,10 +122,31 @@ static int check_header(plumb_gprof *g, double scale, uint32_t hz, const char *d
 	return 0;
 }
 
-int plumb_gprof_add_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint32_t nbins,
-			 const uint64_t *bins, uint32_t hz, const char *dimen, char abbrev,
-			 plumb_error *err)
+/* The 64-bit counts of *bins as 32-bit saturating ones, in the same buffer
+ * (element i is read before bytes 4i .. 4i + 3 are written, and those never
+ * reach an element not yet read), shrunk to its new size: a histogram of
+ * half a million bins then never exists twice. */
+static uint32_t *narrow_in_place(uint64_t **bins, uint32_t nbins)
 {
+	unsigned char *p = (unsigned char *)*bins;
+	for (uint32_t i = 0; i < nbins; i++) {
+		uint64_t v;
+		memcpy(&v, p + (size_t)i * sizeof v, sizeof v);
+		uint32_t w = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+		memcpy(p + (size_t)i * sizeof w, &w, sizeof w);
+	}
+	uint32_t *shrunk = realloc(p, (size_t)nbins * sizeof *shrunk);
+	*bins = NULL;
+	return shrunk ? shrunk : (uint32_t *)p;
+}
+
+/* owned: the caller's malloc'd bins, taken when the range is new (*owned
+ * becomes NULL), else only read; NULL to copy bins. */
+static int add_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint32_t nbins,
+		    const uint64_t *bins, uint64_t **owned, uint32_t hz, const char *dimen, char abbrev,
+		    plumb_error *err)
+{
+	assert(!g->analyzed); /* analyze gives the bins back */
 	if (nbins == 0 || high_pc < low_pc)
 		return plumb_fail(err, PLUMB_ERR_FORMAT, "histogram record with %s",
 				  nbins == 0 ? "no bins" : "its end before its start");
@@ -140,12 +162,17 @@ int plumb_gprof_add_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint
 			return plumb_fail_nomem(err);
 		g->hist = nh;
 		h = &nh[g->nhist];
-		h->bins = calloc(nbins, sizeof *h->bins);
-		if (!h->bins)
-			return plumb_fail_nomem(err);
 		h->low = low_pc;
 		h->high = high_pc;
 		h->nbins = nbins;
+		if (owned && *owned) {
+			h->bins = narrow_in_place(owned, nbins);
+			g->nhist++;
+			return 0;
+		}
+		h->bins = calloc(nbins, sizeof *h->bins);
+		if (!h->bins)
+			return plumb_fail_nomem(err);
 		g->nhist++;
 	} else if (h->nbins != nbins) {
 		return plumb_fail(err, PLUMB_ERR_FORMAT, "histogram records for one range differ in bins");
@@ -155,6 +182,19 @@ int plumb_gprof_add_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint
 		h->bins[i] = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
 	}
 	return 0;
+}
+
+int plumb_gprof_add_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint32_t nbins,
+			 const uint64_t *bins, uint32_t hz, const char *dimen, char abbrev,
+			 plumb_error *err)
+{
+	return add_hist(g, low_pc, high_pc, nbins, bins, NULL, hz, dimen, abbrev, err);
+}
+
+int plumb_gprof_take_hist(plumb_gprof *g, uint64_t low_pc, uint64_t high_pc, uint32_t nbins,
+			  uint64_t **bins, uint32_t hz, const char *dimen, char abbrev, plumb_error *err)
+{
+	return add_hist(g, low_pc, high_pc, nbins, *bins, bins, hz, dimen, abbrev, err);
 }
 
 /* Room for one more of n elements of size elem in *v (capacity *cap). */
@@ -174,6 +214,7 @@ static bool room(void **v, size_t n, size_t *cap, size_t elem)
 /* Out of memory here only loses data; analyze reports it. */
 void plumb_gprof_add_arc(plumb_gprof *g, uint64_t from_pc, uint64_t self_pc, uint64_t count)
 {
+	assert(!g->analyzed); /* analyze gives the records back */
 	if (room((void **)&g->raw, g->nraw, &g->raw_cap, sizeof *g->raw))
 		g->raw[g->nraw++] = (gp_rawarc){ from_pc, self_pc, count };
 	else
@@ -271,6 +312,11 @@ int plumb_gprof_analyze(plumb_gprof *g, plumb_error *err)
 		return plumb_fail_nomem(err);
 	if (g->nhist)
 		gp_hist_assign(g);
+	/* the symbols have their time: the bins are not read again */
+	for (size_t k = 0; k < g->nhist; k++) {
+		free(g->hist[k].bins);
+		g->hist[k].bins = NULL;
+	}
 	if (g->nraw)
 		return gp_graph_build(g, err);
 	return 0;

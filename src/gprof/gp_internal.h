@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "plumb/elfsym.h"
+#include "plumb/gmon.h"
 #include "plumb/gprof.h"
 
 #define GP_NONE UINT32_MAX
@@ -55,10 +56,9 @@ typedef struct gp_hist {
 	uint32_t *bins;                  /* 32 bits as gprof's int; saturating */
 } gp_hist;
 
-/* An arc record as read: from_pc in the caller, self_pc in the callee. */
-typedef struct gp_rawarc {
-	uint64_t from, self, count;
-} gp_rawarc;
+/* An arc record as read: from_pc in the caller, self_pc in the callee; the
+ * gmon reader's own type, so that its array can move into the engine. */
+typedef plumb_gmon_arc gp_rawarc;
 
 /* A basic-block count record as read (-l places it on its symbol). */
 typedef struct gp_bb_count {

@@ -10,13 +10,13 @@
  * longer instruction, while the bytes of a disp32 or rel32 rarely start
  * one. Files are opened once and kept open (a profile has few modules). */
 #include <assert.h>
-#include <capstone/capstone.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "symbols/call_site.h"
+#include "symbols/capstone_lib.h"
 
 #define MAX_CALL 8 /* REX + ff + modrm + sib + disp32 */
 
@@ -48,7 +48,7 @@ void plumb_call_sites_free(plumb_call_sites *cs)
 	}
 	free(cs->files);
 	if (cs->cs_open)
-		cs_close(&cs->cs);
+		plumb_capstone_get(NULL)->close(&cs->cs);
 	free(cs);
 }
 
@@ -87,16 +87,20 @@ static int32_t le32(const unsigned char *b)
 /* Is code[0 .. len) exactly one call instruction (capstone's reading)? */
 static bool is_call(plumb_call_sites *cs, const unsigned char *code, size_t len)
 {
+	/* without capstone, only the e8 form is found */
+	const plumb_capstone *lib = plumb_capstone_get(NULL);
+	if (!lib)
+		return false;
 	if (!cs->cs_open) {
-		if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs->cs) != CS_ERR_OK)
+		if (lib->open(CS_ARCH_X86, CS_MODE_64, &cs->cs) != CS_ERR_OK)
 			return false;
 		cs->cs_open = true;
 	}
 	cs_insn *insn;
-	size_t n = cs_disasm(cs->cs, code, len, 0, 1, &insn);
+	size_t n = lib->disasm(cs->cs, code, len, 0, 1, &insn);
 	bool call = n == 1 && insn->size == len && insn->id == X86_INS_CALL;
 	if (n)
-		cs_free(insn, n);
+		lib->free(insn, n);
 	return call;
 }
 

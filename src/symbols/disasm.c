@@ -1,6 +1,5 @@
 /* ELF function symbols, load bias and disassembly: libelf reads the
  * symbols and bytes, capstone decodes them. */
-#include <capstone/capstone.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <gelf.h>
@@ -9,6 +8,7 @@
 #include <string.h>
 
 #include "plumb/symbols.h"
+#include "symbols/capstone_lib.h"
 #include "symbols/elf_file.h"
 
 #define PAGE 4096u
@@ -141,11 +141,14 @@ int plumb_elf_disasm(plumb_elf *e, uint64_t address, uint64_t size, plumb_insn *
 	if (!bytes)
 		return plumb_fail(err, PLUMB_ERR_FORMAT, "%s: no loaded bytes at 0x%llx", e->path,
 				  (unsigned long long)address);
+	const plumb_capstone *cs = plumb_capstone_get(err);
+	if (!cs)
+		return -1;
 	csh h;
-	if (cs_open(arch, mode, &h) != CS_ERR_OK)
+	if (cs->open(arch, mode, &h) != CS_ERR_OK)
 		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "capstone cannot open this machine");
 	cs_insn *insn = NULL;
-	size_t count = cs_disasm(h, bytes, size, address, 0, &insn);
+	size_t count = cs->disasm(h, bytes, size, address, 0, &insn);
 	int rc = 0;
 	if (count && !(*out = calloc(count, sizeof **out)))
 		rc = plumb_fail_nomem(err);
@@ -159,7 +162,7 @@ int plumb_elf_disasm(plumb_elf *e, uint64_t address, uint64_t size, plumb_insn *
 	if (!rc)
 		*n = count;
 	if (count)
-		cs_free(insn, count);
-	cs_close(&h);
+		cs->free(insn, count);
+	cs->close(&h);
 	return rc;
 }

@@ -58,3 +58,14 @@ if [ $? -eq 0 ]; then
 else
 	fail "annotate --disasm on a recording" "$(cat check.txt)" "$(head -40 ann.txt)"
 fi
+
+# capstone is opened when first needed, not linked: every command but the
+# disassembling ones is spared its 3.3 MB of relocated tables (the check
+# above shows it still disassembles).
+if command -v ldd > /dev/null 2>&1; then
+	if ldd "$PLUMB" | grep -q libcapstone; then
+		fail "plumb does not link libcapstone (dlopen'ed by src/symbols/capstone_lib.c)" "$(ldd "$PLUMB" | grep capstone)"
+	else
+		ok "plumb does not link libcapstone (dlopen'ed when disassembling)"
+	fi
+fi

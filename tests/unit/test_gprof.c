@@ -82,6 +82,34 @@ Test(gprof, bin_overlap_credit_in_units)
 	plumb_gprof_free(g);
 }
 
+/* take_hist moves the caller's 64-bit bins into the engine as 32-bit
+ * saturating counts; a second record of the range is added, not taken. */
+Test(gprof, taken_bins_narrow_in_place_and_saturate)
+{
+	static plumb_gprof_symbol s[4];
+	plumb_gprof_symbol init[4] = { SYM(0x1000, "a"), SYM(0x1006, "b"), SYM(0x100a, "c"),
+				       SYM(0x1020, "d") };
+	memcpy(s, init, sizeof s);
+	plumb_gprof *g = make(s, 4, 0x1040);
+	uint64_t *bins = malloc(4 * sizeof *bins);
+	cr_assert_not_null(bins);
+	bins[0] = 4, bins[1] = 9, bins[2] = 0, bins[3] = (uint64_t)UINT32_MAX + 7;
+	plumb_error err;
+	cr_assert_eq(plumb_gprof_take_hist(g, 0x1000, 0x1012, 4, &bins, 100, "seconds", 's', &err), 0);
+	cr_assert_null(bins, "the engine took the bins");
+	uint64_t *again = malloc(4 * sizeof *again);
+	cr_assert_not_null(again);
+	again[0] = 1, again[1] = 0, again[2] = 2, again[3] = 1;
+	cr_assert_eq(plumb_gprof_take_hist(g, 0x1000, 0x1012, 4, &again, 100, "seconds", 's', &err), 0);
+	cr_assert_not_null(again, "a range the engine has is added, not taken");
+	free(again);
+	cr_expect_eq(g->hist[0].bins[0], 5);
+	cr_expect_eq(g->hist[0].bins[1], 9);
+	cr_expect_eq(g->hist[0].bins[2], 2);
+	cr_expect_eq(g->hist[0].bins[3], UINT32_MAX, "saturated: %u", g->hist[0].bins[3]);
+	plumb_gprof_free(g);
+}
+
 Test(gprof, flat_filter_takes_time_out_of_the_total)
 {
 	plumb_gprof *g = four_bins();
