@@ -179,6 +179,7 @@ typedef enum plumb_view_kind {
 	PLUMB_VIEW_POINTS,        /* performance points: routine (or context) x input size */
 	PLUMB_VIEW_INPUTS,        /* one row per routine: how its cost grows with input size */
 	PLUMB_VIEW_FLAME,         /* the call tree as flame-graph boxes (table.h's plumb_flame) */
+	PLUMB_VIEW_TIMELINE,      /* per part and event, the cost in equal time buckets */
 	PLUMB_VIEW_COUNT
 } plumb_view_kind;
 
@@ -215,6 +216,8 @@ typedef struct plumb_view_opts {
 	/* also build the flame view and the parts view of the same profile
 	 * into the table's views (what an HTML report shows beside its rows) */
 	bool report_views;
+	/* timeline view: how many time buckets (0: the default, 50) */
+	size_t buckets;
 } plumb_view_opts;
 
 void plumb_view_opts_init(plumb_view_opts *o);
@@ -241,6 +244,29 @@ bool plumb_frame_inlined_into(const plumb_profile *p, plumb_id frame, plumb_id p
  * nfolded (may be NULL): how many CCT nodes were folded. */
 int plumb_profile_fold_inlined(const plumb_profile *p, plumb_profile **out, size_t *nfolded,
 			       plumb_error *err);
+
+/* ---- time ----------------------------------------------------------------
+ * A recording's samples carry their time; times are in seconds from its
+ * first sample. A range: "START,END" in seconds, either side may be empty
+ * (from the first, to the last sample), or "A%-B%" of the recording's span
+ * (perf report --time's percent form). */
+typedef struct plumb_time_range {
+	double start, end;        /* seconds, or percent of the span when pct */
+	bool has_start, has_end;  /* false: open on that side */
+	bool pct;
+} plumb_time_range;
+/* Parse a --time argument; an error says what was expected. */
+int plumb_time_range_parse(const char *s, plumb_time_range *r, plumb_error *err);
+/* The recording's span: first and last sample times (ns). -1 when p has no
+ * timed samples, or costs that no sample carries (merged from a format
+ * without time): err says which. */
+int plumb_profile_time_span(const plumb_profile *p, uint64_t *first_ns, uint64_t *last_ns,
+			    plumb_error *err);
+/* A copy of p holding only the samples in r (start <= t < end, the last
+ * sample included when the range is open at the end): every cost of every
+ * view is then what ran in that time. nkept (may be NULL): samples kept. */
+int plumb_profile_time_slice(const plumb_profile *p, const plumb_time_range *r, plumb_profile **out,
+			     size_t *nkept, plumb_error *err);
 
 /* ---- diff --------------------------------------------------------------
  * Two profiles compared (plumb diff): one row per function (or line) of

@@ -171,6 +171,27 @@ typedef struct plumb_flame {
 	const plumb_flame_box *boxes;
 } plumb_flame;
 
+/* ---- timelines -----------------------------------------------------------
+ * The timeline view's lanes (src/analysis/view_timeline.c): one per part
+ * and event, its values summed in equal time buckets. Text draws a lane a
+ * line, SVG a strip each; the rows hold the same numbers. */
+typedef struct plumb_timeline_lane {
+	uint32_t part;        /* 1-based, as --part takes it */
+	const char *thread;   /* the part's label */
+	const char *event;    /* event name */
+	const char *unit;     /* NULL: not known */
+	uint64_t total;       /* the sum of values */
+	uint64_t max;         /* the largest value: the lane's scale */
+	const uint64_t *values;  /* nbuckets */
+} plumb_timeline_lane;
+
+typedef struct plumb_timeline {
+	double start_s, bucket_s;  /* the first bucket's start, a bucket's length */
+	size_t nbuckets;
+	size_t nlanes;
+	const plumb_timeline_lane *lanes;
+} plumb_timeline;
+
 typedef struct plumb_table {
 	char *view;           /* "flat", "tree", ... */
 	char *title;          /* one-line description printed above the table */
@@ -188,6 +209,7 @@ typedef struct plumb_table {
 	plumb_chart *charts;
 	/* the flame view's boxes; NULL in other views */
 	const plumb_flame *flame;
+	const plumb_timeline *timeline;  /* the timeline view's lanes, or NULL */
 	/* other views of the same profile built with this one
 	 * (plumb_view_opts.report_views: an HTML report's flame graph and
 	 * parts); owned, freed with the table */

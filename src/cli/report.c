@@ -33,6 +33,8 @@ static const char report_help[] =
 	"              and input size, every field of the report\n"
 	"  flame       the call tree as a flame graph (--format svg draws it; text, csv\n"
 	"              and json list its boxes); --invert: an icicle of the bottom-up tree\n"
+	"  timeline    recordings: each thread's cost in equal time buckets (a lane per\n"
+	"              thread in text and svg; csv: part,thread,start_s,end_s,event,value)\n"
 	"\n"
 	"Options:\n"
 	"  -v, --view VIEW        the view above\n"
@@ -60,6 +62,9 @@ static const char report_help[] =
 	"                         charts of --view inputs --select ROUTINE) or html (one\n"
 	"                         self-contained page: flame graph, sortable table, callers\n"
 	"                         and callees, threads)\n"
+	"      --time START,END   recordings: only the samples of that time, in seconds from\n"
+	"                         the first sample (2.5,4 or ,1.5 or 3,); or A%-B% of the run\n"
+	"      --buckets N        --view timeline: N time buckets (default 50)\n"
 	"      --invert           --view flame: leaf functions at the top, their callers\n"
 	"                         below (an icicle of the bottom-up tree)\n"
 	"  -o, --output FILE      write there (replaced atomically) instead of standard output\n"
@@ -85,10 +90,12 @@ static const char report_help[] =
 	"  plumb report aprof.report                        routines by growth of cost\n"
 	"  plumb report --select parse --format svg -o cost.svg aprof.report\n"
 	"  plumb report --view flame --format svg -o flame.svg stacks.folded\n"
-	"  plumb report --format html -o report.html profile.plumb\n";
+	"  plumb report --format html -o report.html profile.plumb\n"
+	"  plumb report --view timeline               where each thread spent its time\n"
+	"  plumb report --time 50%-100% --view tree   the second half of the run\n";
 
 enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR, OPT_CYCLES, OPT_NO_CYCLES, OPT_EXE,
-       OPT_CHART, OPT_INVERT, OPT_INLINE };
+       OPT_CHART, OPT_INVERT, OPT_INLINE, OPT_TIME, OPT_BUCKETS };
 
 typedef struct report_args {
 	plumb_view_opts view;
@@ -101,6 +108,7 @@ typedef struct report_args {
 	long width;              /* -1: the terminal's */
 	size_t part;             /* --part N (1-based); 0: all parts */
 	bool no_inline;          /* --inline=no: inlined frames folded into their callers */
+	const char *time;        /* --time RANGE; NULL: the whole recording */
 } report_args;
 
 static int add_spec(plumb_symspec_list *l, const char *text)
@@ -148,6 +156,8 @@ static int parse_args(int argc, char **argv, report_args *a)
 		{ "chart", required_argument, NULL, OPT_CHART },
 		{ "invert", no_argument, NULL, OPT_INVERT },
 		{ "inline", required_argument, NULL, OPT_INLINE },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "buckets", required_argument, NULL, OPT_BUCKETS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -241,6 +251,19 @@ static int parse_args(int argc, char **argv, report_args *a)
 			if (strcmp(optarg, "yes") && strcmp(optarg, "no"))
 				return cli_usage_error("report", "--inline expects yes or no, got '%s'", optarg);
 			a->no_inline = strcmp(optarg, "no") == 0;
+			break;
+		case OPT_TIME: {
+			plumb_time_range r;
+			plumb_error e;
+			if (plumb_time_range_parse(optarg, &r, &e))
+				return cli_usage_error("report", "%s", e.message);
+			a->time = optarg;
+			break;
+		}
+		case OPT_BUCKETS:
+			if (cli_parse_size(optarg, &n) || n == 0 || n > 100000)
+				return cli_usage_error("report", "--buckets expects a number from 1 to 100000, got '%s'", optarg);
+			a->view.buckets = n;
 			break;
 		case 'h':
 			fputs(report_help, stdout);
@@ -355,6 +378,23 @@ static int run(report_args *a, char *const *files, int nfiles)
 		plumb_profile_free(p);
 		p = folded;
 	}
+	char time_note[200] = "";
+	if (a->time) {
+		plumb_time_range r;
+		plumb_profile *slice = NULL;
+		uint64_t first = 0, last = 0;
+		size_t kept = 0, all = p->samples.n;
+		if (plumb_time_range_parse(a->time, &r, &err) || plumb_profile_time_span(p, &first, &last, &err) ||
+		    plumb_profile_time_slice(p, &r, &slice, &kept, &err)) {
+			cli_error("--time %s: %s: %s", a->time, files[0], err.message);
+			plumb_profile_free(p);
+			return err.code == PLUMB_ERR_USAGE ? EXIT_USAGE : EXIT_BAD_INPUT;
+		}
+		plumb_profile_free(p);
+		p = slice;
+		snprintf(time_note, sizeof time_note, "Time: --time %s, %zu of %zu samples (the recording spans %.3f s)\n",
+			 a->time, kept, all, (double)(last - first) / 1e9);
+	}
 	plumb_profile_drop_lookups(p); /* nothing more is added: tens of MB back */
 	int rc = EXIT_OK;
 	if (a->metric && (a->view.metric = plumb_event_find(p, a->metric)) < 0) {
@@ -403,6 +443,7 @@ static int run(report_args *a, char *const *files, int nfiles)
 		to.width = a->width >= 0 ? (unsigned)a->width : a->output ? 0 : cli_terminal_width();
 		to.color = !a->output && cli_use_color(a->color);
 		print_header(out, p, files, nfiles, fmt, &a->view);
+		fputs(time_note, out);
 	}
 	rc = a->writer->write(t, out, &to, &err);
 	if (a->output) {

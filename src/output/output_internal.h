@@ -21,6 +21,10 @@ void plumb_svg_text(FILE *out, const char *s);
 /* The flame view's boxes (t->flame) as an SVG flame graph (flame_svg.c). */
 int plumb_flame_write_svg(const plumb_table *t, FILE *out, plumb_error *err);
 
+/* The timeline view's lanes (t->timeline) as text and as SVG (timeline.c). */
+int plumb_timeline_write_text(const plumb_table *t, FILE *out, const plumb_text_opts *o, plumb_error *err);
+int plumb_timeline_write_svg(const plumb_table *t, FILE *out, plumb_error *err);
+
 /* Flush out and report a failed write of `what` as PLUMB_ERR_IO. */
 int plumb_output_flush(FILE *out, const char *what, plumb_error *err);
 

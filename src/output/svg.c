@@ -163,9 +163,11 @@ int plumb_table_write_svg(const plumb_table *t, FILE *out, plumb_error *err)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "no table or no output stream");
 	if (t->flame)
 		return plumb_flame_write_svg(t, out, err);
+	if (t->timeline)
+		return plumb_timeline_write_svg(t, out, err);
 	if (t->ncharts == 0)
 		return plumb_fail(err, PLUMB_ERR_USAGE,
-				  "the %s view has no pictures: --format svg draws --view flame, or "
+				  "the %s view has no pictures: --format svg draws --view flame, --view timeline, or "
 				  "--view inputs --select ROUTINE (an input-sensitive profile)",
 				  t->view ? t->view : "");
 	size_t cols = t->ncharts > 1 ? 2 : 1, rows = (t->ncharts + cols - 1) / cols;

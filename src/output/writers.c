@@ -1,6 +1,7 @@
 /* The writers of views, one row each: what `--format` chooses from. */
 #include <string.h>
 
+#include "output/output_internal.h"
 #include "plumb/output.h"
 
 static int write_text(const plumb_table *t, FILE *out, const plumb_text_opts *o, plumb_error *err)
@@ -10,6 +11,8 @@ static int write_text(const plumb_table *t, FILE *out, const plumb_text_opts *o,
 		plumb_text_opts_init(&def);
 		o = &def;
 	}
+	if (t->timeline) /* its rows, a bucket each, are for CSV and JSON */
+		return plumb_timeline_write_text(t, out, o, err);
 	if (plumb_table_write_text(t, out, o, err))
 		return -1;
 	return t->ncharts ? plumb_table_write_text_charts(t, out, o, err) : 0;
@@ -45,7 +48,7 @@ static const plumb_view_writer writers[] = {
 	{ .name = "json", .description = "one JSON document (docs/report-json.md)",
 	  .needs_summary = true, .write = write_json },
 	{ .name = "csv", .description = "RFC 4180 CSV with a header row", .write = write_csv },
-	{ .name = "svg", .description = "a picture: --view flame's flame graph, --view inputs --select ROUTINE's charts",
+	{ .name = "svg", .description = "a picture: --view flame's flame graph, --view timeline's lanes, --view inputs --select ROUTINE's charts",
 	  .write = write_svg },
 	{ .name = "html", .description = "one self-contained page: flame graph, sortable rows, callers and callees, parts",
 	  .needs_summary = true, .needs_report_views = true, .write = write_html },
