@@ -522,7 +522,8 @@ static int encode(const plumb_profile *p, uint8_t **out, size_t *out_len, plumb_
 		for (size_t i = 0; i < ws.v.n; i++) {
 			Perftools__Profiles__Sample *s = &ws.v.v[i];
 			part_labels *pl = &labels[s->n_label];
-			s->location_id = ws.locs.v + ws.loc_off.v[i];
+			/* no location at all: NULL, never NULL + 0 (undefined) */
+			s->location_id = ws.locs.v ? ws.locs.v + ws.loc_off.v[i] : NULL;
 			s->value = ws.values.v + i * nev;
 			s->n_label = pl->n;
 			s->label = pl->ptr;

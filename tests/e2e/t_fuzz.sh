@@ -24,8 +24,8 @@ fz="$bindir/fuzz-pprof"
 if [ ! -x "$fz" ]; then
 	skip fuzz_pprof_corpus "$fz not built (make $fz)"
 else
-	run "$fz" "$DATA/pprof"
-	n=$(find "$DATA/pprof" -type f | wc -l)
+	run "$fz" "$DATA/pprof" "$DATA/../fuzz/pprof"
+	n=$(find "$DATA/pprof" "$DATA/../fuzz/pprof" -type f | wc -l)
 	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
 		ok fuzz_pprof_corpus
 	else
