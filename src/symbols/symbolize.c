@@ -18,11 +18,13 @@
 #include "plumb/record.h"
 #include "plumb/symbols.h"
 #include "symbols/dwfl_open.h"
+#include "symbols/symbol_table.h"
 
 typedef struct sym_object {
 	char *path;
 	Dwfl *dwfl;            /* NULL: the file could not be read */
 	Dwfl_Module *mod;
+	plumb_symbol_table *syms; /* made at the first lookup */
 	char build_id[41];
 } sym_object;
 
@@ -53,6 +55,7 @@ void plumb_symbolizer_free(plumb_symbolizer *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->objs.n; i++) {
+		plumb_symbol_table_free(s->objs.v[i].syms);
 		if (s->objs.v[i].dwfl)
 			dwfl_end(s->objs.v[i].dwfl);
 		free(s->objs.v[i].path);
@@ -319,11 +322,10 @@ int plumb_symbolize(plumb_symbolizer *s, const char *path, uint64_t off, plumb_s
 	size_t k = inline_chain(s, o->mod, addr, out, max);
 	/* The outermost function: the ELF symbol names it (statics, aliases,
 	 * functions without DWARF) as perf and gprof do. */
-	GElf_Sym sym;
-	GElf_Off symoff;
+	if (!o->syms && !(o->syms = plumb_symbol_table_new(o->mod)))
+		return plumb_fail_nomem(err);
 	char plain[512];
-	const char *symname = unversioned(dwfl_module_addrinfo(o->mod, addr, &symoff, &sym, NULL,
-							      NULL, NULL), plain, sizeof plain);
+	const char *symname = unversioned(plumb_symbol_table_find(o->syms, addr), plain, sizeof plain);
 	if (k == 0) {
 		k = 1;
 		if (symname) {
