@@ -59,7 +59,7 @@ static const char report_help[] =
 	"  -f, --format FORMAT    text (default), json, csv, svg (--view flame, or the\n"
 	"                         charts of --view inputs --select ROUTINE) or html (one\n"
 	"                         self-contained page: flame graph, sortable table, callers\n"
-	"                         and callees, threads)\n"
+	"                         and callees, source lines, cost plots, threads)\n"
 	"      --invert           --view flame: leaf functions at the top, their callers\n"
 	"                         below (an icicle of the bottom-up tree)\n"
 	"  -o, --output FILE      write there (replaced atomically) instead of standard output\n"

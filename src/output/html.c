@@ -433,7 +433,7 @@ static const char script[] =
 	"    }\n"
 	"    var last = null;\n"
 	"    nums.forEach(function (n) {\n"
-	"      if (last !== null && n !== null && n > last + 1) {\n"
+	"      if (src && last !== null && n !== null && n > last + 1) { /* lines left out */\n"
 	"        var gap = el('tr'); gap.appendChild(el('td', '\\u22ee', 'n')); t.appendChild(gap);\n"
 	"      }\n"
 	"      last = n;\n"
