@@ -213,8 +213,10 @@ typedef struct plumb_view_opts {
 	const char *chart;
 	/* flame view: an icicle of the bottom-up tree (leaves at the top) */
 	bool invert;
-	/* also build the flame view and the parts view of the same profile
-	 * into the table's views (what an HTML report shows beside its rows) */
+	/* also build the flame, parts and lines views of the same profile
+	 * (and its inputs view with charts when it has performance points)
+	 * into the table's views (what an HTML report shows beside its rows);
+	 * the inputs view itself then charts its first routines */
 	bool report_views;
 	/* timeline view: how many time buckets (0: the default, 50) */
 	size_t buckets;

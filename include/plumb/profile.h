@@ -323,6 +323,13 @@ plumb_id plumb_part_default(plumb_profile *p);
 
 /* The child of parent for frame, created if absent. PLUMB_NONE on ENOMEM. */
 plumb_id plumb_cct_child(plumb_profile *p, plumb_id parent, plumb_id frame);
+/* n new nodes below parent, the path parent -> frames[0] -> ... ->
+ * frames[n-1], their ids into nodes[0..n). For a parent known to have no
+ * child for frames[0] yet (it was created since its children were last
+ * looked up): readers use it below a node plumb_cct_child just created,
+ * with no lookup per node. -1 on ENOMEM or a bad id. */
+int plumb_cct_new_path(plumb_profile *p, plumb_id parent, const plumb_id *frames, size_t n,
+		       plumb_id *nodes);
 /* Walk/create the path root -> frames[0] -> ... -> frames[n-1] (root first). */
 plumb_id plumb_cct_path(plumb_profile *p, plumb_id part, const plumb_id *frames, size_t n);
 /* Add costs (one per event) to a node's self cost; checked. */

@@ -99,7 +99,15 @@ uint32_t metrics_arc_get(builder *b, uint32_t caller, uint32_t callee)
 
 int metrics_add(builder *b, uint64_t *vec, uint32_t idx, const uint64_t *m, plumb_error *err)
 {
-	return plumb_costs_add(vec + (size_t)idx * b->nev, m, b->nev, err);
+	/* the hottest loop of a stack walk: added here, plumb_costs_add only
+	 * to report an overflow */
+	uint64_t *d = vec + (size_t)idx * b->nev;
+	for (size_t i = 0; i < b->nev; i++)
+		if (d[i] > UINT64_MAX - m[i])
+			return plumb_costs_add(d, m, b->nev, err);
+	for (size_t i = 0; i < b->nev; i++)
+		d[i] += m[i];
+	return 0;
 }
 
 static bool all_zero(const uint64_t *m, size_t n)

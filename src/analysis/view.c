@@ -404,12 +404,17 @@ static int build_rows(const plumb_profile *p, const plumb_view_opts *o, plumb_ta
 	return plumb_fail(err, PLUMB_ERR_USAGE, "unknown view");
 }
 
-/* The flame graph and the parts of the same selection of the profile. */
+/* The flame graph, the parts and the lines of the same selection of the
+ * profile, and for one with performance points its inputs view with the
+ * charts of its worst-scaling routines (when not the table itself). */
 static int add_report_views(const plumb_profile *p, const plumb_view_opts *o, plumb_table *t,
 			    plumb_error *err)
 {
-	static const plumb_view_kind kinds[] = { PLUMB_VIEW_FLAME, PLUMB_VIEW_THREADS };
+	static const plumb_view_kind kinds[] = { PLUMB_VIEW_FLAME, PLUMB_VIEW_THREADS,
+						 PLUMB_VIEW_LINES, PLUMB_VIEW_INPUTS };
 	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+		if (kinds[i] == o->kind || (kinds[i] == PLUMB_VIEW_INPUTS && !p->points.n))
+			continue;
 		plumb_view_opts vo;
 		plumb_view_opts_init(&vo);
 		vo.kind = kinds[i];
@@ -418,6 +423,7 @@ static int add_report_views(const plumb_profile *p, const plumb_view_opts *o, pl
 		vo.part = kinds[i] == PLUMB_VIEW_THREADS ? PLUMB_NONE : o->part;
 		vo.no_cycles = o->no_cycles;
 		vo.invert = o->invert;
+		vo.report_views = kinds[i] == PLUMB_VIEW_INPUTS; /* its charts */
 		plumb_table *v = NULL;
 		if (build_rows(p, &vo, &v, err))
 			return -1;

@@ -271,8 +271,10 @@ int view_inputs(const plumb_profile *p, const plumb_view_opts *o, plumb_table **
 			goto nomem;
 	if (add_notes(t, p))
 		goto nomem;
-	/* pictures of the routines --select names */
-	for (size_t i = 0; o->select && o->select->n && i < n && i < VIEW_INPUTS_MAX_CHARTED; i++)
+	/* pictures of the routines --select names, or for an HTML report
+	 * (report_views) of the first rows: the worst-scaling routines */
+	bool charts = (o->select && o->select->n) || o->report_views;
+	for (size_t i = 0; charts && i < n && i < VIEW_INPUTS_MAX_CHARTED; i++)
 		if (view_inputs_charts(t, p, o, &s, &s.groups[order[i]], &fits[order[i]], err))
 			goto fail;
 	free(fits);

@@ -61,7 +61,7 @@ static const char report_help[] =
 	"  -f, --format FORMAT    text (default), json, csv, svg (--view flame, or the\n"
 	"                         charts of --view inputs --select ROUTINE) or html (one\n"
 	"                         self-contained page: flame graph, sortable table, callers\n"
-	"                         and callees, threads)\n"
+	"                         and callees, source lines, cost plots, threads)\n"
 	"      --time START,END   recordings: only the samples of that time, in seconds from\n"
 	"                         the first sample (2.5,4 or ,1.5 or 3,); or A%-B% of the run\n"
 	"      --buckets N        --view timeline: N time buckets (default 50)\n"

@@ -54,6 +54,9 @@ typedef struct reader {
 	/* location index -> its frames, root first: frames[loc_off[i] ..] */
 	plumb_id *frames;
 	size_t *loc_off;
+	/* frames[k] is of a function drop_frames cuts at; NULL without
+	 * drop_frames (then nothing is cut) */
+	bool *frame_drop;
 	size_t *ev_of_type;       /* sample type index -> event slot */
 	regex_t drop, keep;
 	bool has_drop, has_keep;
@@ -365,7 +368,9 @@ static int read_locations(reader *r)
 	}
 	r->loc_off[n] = total;
 	r->frames = malloc((total ? total : 1) * sizeof *r->frames);
-	int rc = r->frames ? id_map_build(r, &r->locs, ids, n, PPROF_OFF_LOCATION, "location")
+	if (r->has_drop)
+		r->frame_drop = calloc(total ? total : 1, sizeof *r->frame_drop);
+	int rc = r->frames && (!r->has_drop || r->frame_drop) ? id_map_build(r, &r->locs, ids, n, PPROF_OFF_LOCATION, "location")
 			   : plumb_fail_nomem(r->err);
 	free(ids);
 	for (size_t i = 0; i < n && rc == 0; i++) {
@@ -394,6 +399,8 @@ static int read_locations(reader *r)
 				return fail_at(r, at, PLUMB_ERR_FORMAT, "expected location %" PRIu64
 					       "'s function_id to be one of the %zu functions' ids, got %"
 					       PRIu64, l->id, pb->n_function, ln->function_id);
+			if (r->frame_drop)
+				r->frame_drop[r->loc_off[i] + k] = fi != SIZE_MAX && r->drop_fn[fi];
 			out[k] = line_frame(r, fi, mod, ln->line, l->address);
 			if (out[k] == PLUMB_NONE)
 				return plumb_fail_nomem(r->err);
@@ -501,26 +508,41 @@ static int sample_part(reader *r, const Perftools__Profiles__Sample *s, size_t a
 
 /* ---- samples -------------------------------------------------------------- */
 
-/* Samples in the order of their stacks read from the root (part, then
- * location ids from the last): each then shares its longest prefix with
- * the one before, and only the rest of its path is looked up in the CCT. */
-static int cmp_samples(const void *a, const void *b, void *ctx)
+/* Samples in the order of their stacks read from the root (location ids
+ * from the last): each then shares its longest prefix with the one
+ * before, and only the rest of its path is expanded and looked up in the
+ * CCT. The two root-most ids sit in the key: most comparisons end there,
+ * without a trip to the sample's own array. */
+typedef struct sample_key {
+	uint64_t k0, k1;      /* the root-most ids, 0 past the stack's end */
+	const uint64_t *ids;
+	size_t n, i;
+} sample_key;
+
+static int cmp_samples(const void *a, const void *b)
 {
-	const pb_profile *pb = ctx;
-	const Perftools__Profiles__Sample *x = pb->sample[*(const size_t *)a],
-					  *y = pb->sample[*(const size_t *)b];
-	size_t i = x->n_location_id, j = y->n_location_id;
+	const sample_key *x = a, *y = b;
+	if (x->k0 != y->k0)
+		return x->k0 < y->k0 ? -1 : 1;
+	if (x->k1 != y->k1)
+		return x->k1 < y->k1 ? -1 : 1;
+	size_t i = x->n, j = y->n;
 	while (i > 0 && j > 0) {
-		uint64_t u = x->location_id[--i], v = y->location_id[--j];
+		uint64_t u = x->ids[--i], v = y->ids[--j];
 		if (u != v)
 			return u < v ? -1 : 1;
 	}
-	return i > 0 ? 1 : j > 0 ? -1 : 0;
+	return i > 0 ? 1 : j > 0 ? -1 : x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* The path of the current sample: frames root first, nodes[k + 1] the
+ * CCT node of frames[0..k] (nodes[0] the part's root), and cum[j] the
+ * number of frames of its first j locations from the root. */
 typedef struct path_buf {
-	plumb_id *frames, *nodes;   /* nodes[k + 1]: the node of frames[0..k] */
+	plumb_id *frames, *nodes;
 	size_t n, cap;
+	size_t *cum;
+	size_t ncum_cap;
 } path_buf;
 
 static int path_push(path_buf *b, plumb_id frame)
@@ -541,35 +563,57 @@ static int path_push(path_buf *b, plumb_id frame)
 	return 0;
 }
 
-/* The frames of sample s, root first, cut by drop_frames, into b. */
+/* The frames of sample s, root first, cut by drop_frames, into b: its
+ * first `keep` locations are the previous sample's (b holds their frames
+ * already); the rest are expanded. With drop_frames keep is 0 (where the
+ * cut falls depends on the frames before). */
 static int sample_frames(reader *r, const Perftools__Profiles__Sample *s, size_t i, size_t at,
-			 path_buf *b)
+			 size_t keep, path_buf *b)
 {
 	const pb_profile *pb = r->pb;
-	b->n = 0;
-	bool user = false;
-	for (size_t j = s->n_location_id; j-- > 0;) {
-		size_t li = id_map_find(&r->locs, s->location_id[j]);
+	size_t nloc = s->n_location_id;
+	if (nloc + 1 > b->ncum_cap) {
+		size_t cap = (nloc + 1) * 2;
+		size_t *c = realloc(b->cum, cap * sizeof *c);
+		if (!c)
+			return plumb_fail_nomem(r->err);
+		b->cum = c;
+		b->ncum_cap = cap;
+	}
+	b->cum[0] = 0;
+	b->n = b->cum[keep];
+	bool user = false, cut = false;
+	for (size_t j = keep; j < nloc; j++) {
+		uint64_t id = s->location_id[nloc - 1 - j];
+		size_t li = id_map_find(&r->locs, id);
 		if (li == SIZE_MAX)
 			return fail_at(r, at, PLUMB_ERR_FORMAT, "expected sample %zu's location_id to "
 				       "be one of the %zu locations' ids, got %" PRIu64, i,
-				       pb->n_location, s->location_id[j]);
-		const Perftools__Profiles__Location *l = pb->location[li];
+				       pb->n_location, id);
 		size_t k0 = r->loc_off[li], k1 = r->loc_off[li + 1];
-		for (size_t k = k0; k < k1; k++) {
-			size_t fi = l->n_line ? id_map_find(&r->funcs, l->line[k1 - 1 - k]->function_id)
-					      : SIZE_MAX;
+		for (size_t k = k0; k < k1 && !cut; k++) {
 			/* pprof keeps the frames before the first that does not
 			 * match, and cuts at the first match after it */
-			if (!(fi != SIZE_MAX && r->drop_fn[fi]))
+			if (!(r->frame_drop && r->frame_drop[k]))
 				user = true;
 			else if (user)
-				return 0;
-			if (path_push(b, r->frames[k]) < 0)
+				cut = true;
+			if (!cut && path_push(b, r->frames[k]) < 0)
 				return plumb_fail_nomem(r->err);
 		}
+		b->cum[j + 1] = b->n;
 	}
 	return 0;
+}
+
+/* How many locations from the root s shares with the sample before. */
+static size_t shared_locations(const Perftools__Profiles__Sample *s,
+			       const Perftools__Profiles__Sample *prev)
+{
+	size_t i = s->n_location_id, j = prev->n_location_id, n = 0;
+	while (i > 0 && j > 0 && s->location_id[--i] == prev->location_id[--j])
+		n++;
+	return n;
 }
 
 static int read_samples(reader *r)
@@ -577,16 +621,18 @@ static int read_samples(reader *r)
 	const pb_profile *pb = r->pb;
 	size_t nev = pb->n_sample_type, ns = pb->n_sample;
 	uint64_t *costs = malloc(nev * sizeof *costs);
-	size_t *order = malloc((ns ? ns : 1) * sizeof *order);
-	path_buf cur = { 0 }, prev = { 0 };
+	sample_key *order = malloc((ns ? ns : 1) * sizeof *order);
+	path_buf cur = { 0 };
+	const Perftools__Profiles__Sample *prev = NULL;
 	plumb_id prev_part = PLUMB_NONE;
-	/* both buffers allocated up front, for stacks of no frames */
-	int rc = costs && order && path_push(&cur, 0) == 0 && path_push(&prev, 0) == 0
-			 ? 0 : plumb_fail_nomem(r->err);
-	cur.n = prev.n = 0;
+	/* the buffer allocated up front, for stacks of no frames */
+	int rc = costs && order && path_push(&cur, 0) == 0 ? 0 : plumb_fail_nomem(r->err);
+	cur.n = 0;
 	for (size_t i = 0; i < ns && rc == 0; i++) {
 		const Perftools__Profiles__Sample *s = pb->sample[i];
-		order[i] = i;
+		size_t n = s->n_location_id;
+		order[i] = (sample_key){ n ? s->location_id[n - 1] : 0, n > 1 ? s->location_id[n - 2] : 0,
+					 s->location_id, n, i };
 		if (s->n_value != nev)
 			rc = fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i), PLUMB_ERR_FORMAT,
 				     "expected sample %zu to have %zu values, one per sample type, "
@@ -599,9 +645,9 @@ static int read_samples(reader *r)
 					     "supported)", i, s->value[k]);
 	}
 	if (rc == 0)
-		qsort_r(order, ns, sizeof *order, cmp_samples, (void *)pb);
+		qsort(order, ns, sizeof *order, cmp_samples);
 	for (size_t oi = 0; oi < ns && rc == 0; oi++) {
-		size_t i = order[oi];
+		size_t i = order[oi].i;
 		const Perftools__Profiles__Sample *s = pb->sample[i];
 		size_t at = pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i);
 		bool any = false;
@@ -610,37 +656,42 @@ static int read_samples(reader *r)
 			any |= s->value[k] != 0;
 		}
 		plumb_id part;
-		if ((rc = sample_part(r, s, at, &part)) < 0 ||
-		    (rc = sample_frames(r, s, i, at, &cur)) < 0)
+		if ((rc = sample_part(r, s, at, &part)) < 0)
+			break;
+		/* the locations shared with the sample before keep their frames
+		 * and nodes (the same part, and no drop_frames) */
+		size_t keep = prev && part == prev_part && !r->frame_drop ? shared_locations(s, prev) : 0;
+		if ((rc = sample_frames(r, s, i, at, keep, &cur)) < 0)
 			break;
 		/* nodes has room for n + 1 (path_push keeps it so) */
-		size_t d = 0;
-		if (part == prev_part)
-			while (d < cur.n && d < prev.n && cur.frames[d] == prev.frames[d])
-				d++;
+		size_t d = cur.cum[keep];
 		cur.nodes[0] = r->p->parts.v[part].root;
-		if (d)
-			memcpy(cur.nodes + 1, prev.nodes + 1, d * sizeof *cur.nodes);
-		for (; d < cur.n; d++)
+		/* below a node created here, every node is new: no lookups */
+		for (; d < cur.n; d++) {
+			size_t had = r->p->cct.n;
 			if ((cur.nodes[d + 1] = plumb_cct_child(r->p, cur.nodes[d], cur.frames[d])) ==
 			    PLUMB_NONE) {
 				rc = plumb_fail_nomem(r->err);
 				break;
 			}
+			if (r->p->cct.n > had) {
+				if (plumb_cct_new_path(r->p, cur.nodes[d + 1], cur.frames + d + 1,
+						       cur.n - d - 1, cur.nodes + d + 2))
+					rc = plumb_fail_nomem(r->err);
+				break;
+			}
+		}
 		if (rc == 0 && any && plumb_cct_add_self(r->p, cur.nodes[cur.n], costs, r->err) < 0)
 			rc = r->err && r->err->code == PLUMB_ERR_OVERFLOW
 				     ? fail_at(r, at, PLUMB_ERR_OVERFLOW, "expected the values of a "
 					       "stack to total at most %" PRIu64 ", got more", UINT64_MAX)
 				     : -1;
-		path_buf t = prev;
-		prev = cur;
-		cur = t;
+		prev = s;
 		prev_part = part;
 	}
 	free(cur.frames);
 	free(cur.nodes);
-	free(prev.frames);
-	free(prev.nodes);
+	free(cur.cum);
 	free(costs);
 	free(order);
 	return rc;
@@ -779,6 +830,7 @@ static void reader_free(reader *r)
 	free(r->loc_off);
 	free(r->ev_of_type);
 	free(r->drop_fn);
+	free(r->frame_drop);
 	free(r->tparts);
 	for (size_t i = 0; i < r->nother; i++)
 		free(r->other_keys[i]);

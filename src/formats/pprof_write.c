@@ -362,9 +362,12 @@ static int cct_samples(writer *w, wsamples *ws)
 	size_t nn = p->cct.n, nev = p->events.n;
 	plumb_id *run = malloc((nn ? nn : 1) * sizeof *run);
 	uint64_t *loc_of = calloc(nn ? nn : 1, sizeof *loc_of);
+	/* the location of a run of one frame, by frame: most runs, found
+	 * without hashing */
+	uint64_t *frame_loc = calloc(p->frames.n ? p->frames.n : 1, sizeof *frame_loc);
 	uint32_t *frames = NULL;
 	size_t fcap = 0;
-	int rc = run && loc_of ? 0 : plumb_fail_nomem(w->err);
+	int rc = run && loc_of && frame_loc ? 0 : plumb_fail_nomem(w->err);
 	for (size_t i = 0; i < nn && rc == 0; i++) {
 		const plumb_cct_node *nd = &p->cct.v[i];
 		plumb_id par = nd->parent;
@@ -387,7 +390,12 @@ static int cct_samples(writer *w, wsamples *ws)
 			continue;
 		}
 		for (plumb_id x = (plumb_id)i; x != PLUMB_NONE && p->cct.v[x].parent != PLUMB_NONE && rc == 0;) {
-			if (!loc_of[x]) {
+			if (!loc_of[x] && run[x] == x) {
+				plumb_id f = p->cct.v[x].frame;
+				if (!frame_loc[f] && !(frame_loc[f] = location_of(w, &f, 1)))
+					rc = plumb_fail_nomem(w->err);
+				loc_of[x] = frame_loc[f];
+			} else if (!loc_of[x]) {
 				size_t n = 0;
 				for (plumb_id y = x;; y = p->cct.v[y].parent) {
 					if (grow((void **)&frames, &fcap, n + 1, sizeof *frames) < 0) {
@@ -410,6 +418,7 @@ static int cct_samples(writer *w, wsamples *ws)
 	}
 	free(run);
 	free(loc_of);
+	free(frame_loc);
 	free(frames);
 	return rc;
 }

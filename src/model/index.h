@@ -19,6 +19,12 @@ uint32_t plumb_index_find(const plumb_index *ix, uint32_t h, plumb_index_eq eq,
 /* Record id under hash h (the caller has checked it is absent). -1 on ENOMEM. */
 int plumb_index_insert(plumb_index *ix, uint32_t h, uint32_t id);
 void plumb_index_free(plumb_index *ix);
+/* Start fetching the slot a lookup or insert of hash h begins at. */
+static inline void plumb_index_prefetch(const plumb_index *ix, uint32_t h)
+{
+	if (ix->nslots)
+		__builtin_prefetch(&ix->slots[h & (ix->nslots - 1)], 1);
+}
 /* Make room for n entries without growing again. -1 on ENOMEM. */
 int plumb_index_reserve(plumb_index *ix, size_t n);
 

@@ -282,6 +282,39 @@ plumb_id plumb_cct_child(plumb_profile *p, plumb_id parent, plumb_id frame)
 	return id;
 }
 
+int plumb_cct_new_path(plumb_profile *p, plumb_id parent, const plumb_id *frames, size_t n,
+		       plumb_id *nodes)
+{
+	if (parent >= p->cct.n || n > PLUMB_NONE - 2 - p->cct.n)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (frames[i] >= p->frames.n)
+			return -1;
+	if (plumb_vec_reserve(p->cct, p->cct.n + n) ||
+	    plumb_index_reserve(&p->cct_ix, p->cct_ix.count + n))
+		return -1;
+	/* no lookup, and the ids are known in advance (the next ones): the
+	 * index slots of a batch are fetched together, not one miss at a time */
+	enum { BATCH = 16 };
+	uint32_t h[BATCH];
+	for (size_t i = 0; i < n; i += BATCH) {
+		size_t m = n - i < BATCH ? n - i : BATCH;
+		for (size_t j = 0; j < m; j++) {
+			plumb_id up = i + j ? (plumb_id)(p->cct.n + j - 1) : parent;
+			h[j] = (uint32_t)plumb_hash_mix(up, frames[i + j]);
+			plumb_index_prefetch(&p->cct_ix, h[j]);
+		}
+		for (size_t j = 0; j < m; j++) {
+			plumb_id up = i + j ? nodes[i + j - 1] : parent;
+			plumb_id id = cct_new_node(p, up, frames[i + j], p->cct.v[parent].part);
+			if (id == PLUMB_NONE || plumb_index_insert(&p->cct_ix, h[j], id))
+				return -1;
+			nodes[i + j] = id;
+		}
+	}
+	return 0;
+}
+
 plumb_id plumb_cct_path(plumb_profile *p, plumb_id part, const plumb_id *frames, size_t n)
 {
 	if (part >= p->parts.n)

@@ -13,17 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output/html_internal.h"
 #include "output/output_internal.h"
 #include "plumb/profile.h"
 #include "plumb/output.h"
 
-enum { MAX_DRAWN = 1000 };
+enum { MAX_DRAWN = HTML_MAX_DRAWN };
 /* Callers and callees kept per function, heaviest first: a profile of
  * thousands of functions that all call each other stays megabytes. */
 enum { MAX_ARCS = 40 };
 
 /* s as a JSON string that can sit inside <script>: '<', '>' and '&' escaped. */
-static void json_str(FILE *out, const char *s)
+void html_json_str(FILE *out, const char *s)
 {
 	if (!s) {
 		fputs("null", out);
@@ -43,7 +44,7 @@ static void json_str(FILE *out, const char *s)
 
 /* A cell as a JSON value: numbers as numbers (a u64 past 2^53 loses
  * precision in the browser, never in the file), null when unknown. */
-static void json_cell(FILE *out, const plumb_cell *c)
+void html_json_cell(FILE *out, const plumb_cell *c)
 {
 	char buf[64];
 	const char *f;
@@ -63,7 +64,7 @@ static void json_cell(FILE *out, const plumb_cell *c)
 		fprintf(out, "%.0Lf", c->big);
 		return;
 	case PLUMB_CELL_STR:
-		json_str(out, c->s);
+		html_json_str(out, c->s);
 		return;
 	case PLUMB_CELL_NULL:
 		break;
@@ -71,7 +72,7 @@ static void json_cell(FILE *out, const plumb_cell *c)
 	fputs("null", out);
 }
 
-static const char *cell_type_name(plumb_cell_type t)
+const char *html_cell_type_name(plumb_cell_type t)
 {
 	switch (t) {
 	case PLUMB_CELL_U64: return "u64";
@@ -98,7 +99,7 @@ static void json_arcs(FILE *out, const plumb_table_arc *a, size_t n, size_t nev)
 	fputc('[', out);
 	for (size_t i = 0; i < n && i < MAX_ARCS; i++) {
 		fputs(i ? ",{\"name\":" : "{\"name\":", out);
-		json_str(out, a[i].other.name);
+		html_json_str(out, a[i].other.name);
 		if (a[i].calls == PLUMB_COUNT_UNKNOWN)
 			fputs(",\"calls\":null", out);
 		else
@@ -119,7 +120,7 @@ static void json_summary(FILE *out, const plumb_table_summary *s)
 	fputs("{\"events\":[", out);
 	for (size_t e = 0; e < s->nevents; e++) {
 		fputs(e ? "," : "", out);
-		json_str(out, s->events[e].name);
+		html_json_str(out, s->events[e].name);
 	}
 	fputs("],\"totals\":", out);
 	json_costs(out, s->totals, s->nevents);
@@ -127,11 +128,11 @@ static void json_summary(FILE *out, const plumb_table_summary *s)
 	for (size_t i = 0; i < s->nfunctions; i++) {
 		const plumb_table_function *f = &s->functions[i];
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", out);
-		json_str(out, f->ref.name);
+		html_json_str(out, f->ref.name);
 		fputs(",\"file\":", out);
-		json_str(out, f->ref.file);
+		html_json_str(out, f->ref.file);
 		fputs(",\"module\":", out);
-		json_str(out, f->ref.module);
+		html_json_str(out, f->ref.module);
 		fputs(",\"exclusive\":", out);
 		json_costs(out, f->exclusive, s->nevents);
 		fputs(",\"inclusive\":", out);
@@ -154,14 +155,14 @@ static void json_summary(FILE *out, const plumb_table_summary *s)
 static void write_data(FILE *out, const plumb_table *t)
 {
 	fputs("<script type=\"application/json\" id=\"pl-data\">{\"view\":", out);
-	json_str(out, t->view);
+	html_json_str(out, t->view);
 	fprintf(out, ",\"maxDrawn\":%d,\"cols\":[", MAX_DRAWN);
 	for (size_t c = 0; c < t->ncols; c++) {
 		fputs(c ? ",{\"key\":" : "{\"key\":", out);
-		json_str(out, t->cols[c].key);
+		html_json_str(out, t->cols[c].key);
 		fputs(",\"title\":", out);
-		json_str(out, t->cols[c].title);
-		fprintf(out, ",\"type\":\"%s\",\"name\":%s}", cell_type_name(t->cols[c].type),
+		html_json_str(out, t->cols[c].title);
+		fprintf(out, ",\"type\":\"%s\",\"name\":%s}", html_cell_type_name(t->cols[c].type),
 			t->cols[c].name_column ? "true" : "false");
 	}
 	fputs("],\"rows\":[", out);
@@ -170,7 +171,7 @@ static void write_data(FILE *out, const plumb_table *t)
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (c)
 				fputc(',', out);
-			json_cell(out, &t->rows[r].cells[c]);
+			html_json_cell(out, &t->rows[r].cells[c]);
 		}
 		fprintf(out, ",%" PRIu32 "]", t->rows[r].depth);
 	}
@@ -212,7 +213,7 @@ static void html_cell(FILE *out, const plumb_cell *c)
 }
 
 /* An attached view other than the flame graph, drawn here (few rows). */
-static void write_static_table(FILE *out, const plumb_table *v)
+void html_static_table(FILE *out, const plumb_table *v)
 {
 	fputs("<h3>", out);
 	plumb_svg_text(out, v->title);
@@ -277,6 +278,9 @@ static const char style[] =
 	"#pl-flat tr.sel { background: #ffe89a; }\n"
 	".pl-scroll { max-height: 32em; overflow: auto; border: 1px solid #ddd; display: inline-block; }\n"
 	"#pl-calls a { color: #1f4f99; cursor: pointer; }\n"
+	".pl-src td.code { font-family: 'DejaVu Sans Mono', monospace; white-space: pre; }\n"
+	".pl-src tr.hot { background: #fff3c4; }\n"
+	".pl-plot svg { max-width: 100%; height: auto; }\n"
 	"</style>\n";
 
 static const char script[] =
@@ -383,8 +387,78 @@ static const char script[] =
 	"  if (f.calls !== null) out.appendChild(el('p', 'Calls: ' + fmt(f.calls, 'u64')));\n"
 	"  out.appendChild(arcs('Callers', f.callers, f.ncallers));\n"
 	"  out.appendChild(arcs('Callees', f.callees, f.ncallees));\n"
+	"  showLines(name); showPlot(name);\n"
 	"  document.getElementById('pl-calls').scrollIntoView({ block: 'nearest' });\n"
 	"}\n"
+	"/* source lines: the lines view's rows of the function, with the text */\n"
+	"var LE = document.getElementById('pl-lines-data'), L = LE ? JSON.parse(LE.textContent) : null;\n"
+	"function lcol(k) { return L ? L.cols.findIndex(function (c) { return c.key === k; }) : -1; }\n"
+	"var lFn = lcol('function'), lFile = lcol('file'), lLine = lcol('line');\n"
+	"var lCost = L ? L.cols.map(function (c, i) { return i; }).filter(function (i) {\n"
+	"  var c = L.cols[i]; return c.type !== 'str' && i !== lLine && c.key !== 'cumulative'; }) : [];\n"
+	"function showLines(name) {\n"
+	"  var out = document.getElementById('pl-lineinfo');\n"
+	"  if (!L) return;\n"
+	"  out.textContent = '';\n"
+	"  out.appendChild(el('h3', name));\n"
+	"  var mine = L.rows.filter(function (r) { return r[lFn] === name; });\n"
+	"  if (!mine.length) {\n"
+	"    out.appendChild(el('p', 'No line costs for ' + name + (L.total > L.rows.length\n"
+	"      ? ' among the ' + L.rows.length + ' heaviest lines of ' + L.total + ' kept in this report.' : '.'), 'pl-note'));\n"
+	"    return;\n"
+	"  }\n"
+	"  if (mine.every(function (r) { return r[lLine] === null; })) {\n"
+	"    out.appendChild(el('p', 'No line information for ' + name + ' in this profile: its cost is on the function as a whole.', 'pl-note'));\n"
+	"    return;\n"
+	"  }\n"
+	"  var files = {};\n"
+	"  mine.forEach(function (r) { var f = r[lFile] || ''; (files[f] = files[f] || []).push(r); });\n"
+	"  Object.keys(files).forEach(function (file) {\n"
+	"    var rs = files[file].sort(function (a, b) { return (a[lLine] || 0) - (b[lLine] || 0); });\n"
+	"    var src = file && L.sources[file], by = {};\n"
+	"    rs.forEach(function (r) { by[r[lLine]] = r; });\n"
+	"    out.appendChild(el('p', (file || 'no file') + (src ? '' : ': line numbers and costs only, ' +\n"
+	"      (L.unread[file] ? 'the source was not embedded (' + L.unread[file] + ' when the report was written)'\n"
+	"                      : 'no source text')), 'pl-note'));\n"
+	"    var t = el('table', undefined, 'pl-grid pl-src'), h = el('tr');\n"
+	"    h.appendChild(el('th', 'Line', 'n'));\n"
+	"    lCost.forEach(function (i) { h.appendChild(el('th', L.cols[i].title, 'n')); });\n"
+	"    if (src) h.appendChild(el('th', 'Source'));\n"
+	"    t.appendChild(h);\n"
+	"    var nums = rs.map(function (r) { return r[lLine]; });\n"
+	"    if (src) { /* the embedded lines of the span, the costed ones marked */\n"
+	"      var lo = nums[0] || 1, hi = nums[nums.length - 1] || 0, all = [];\n"
+	"      for (var n = Math.max(1, lo - 3); n <= hi + 3; n++) if ((n in src) || by[n]) all.push(n);\n"
+	"      nums = all;\n"
+	"    }\n"
+	"    var last = null;\n"
+	"    nums.forEach(function (n) {\n"
+	"      if (src && last !== null && n !== null && n > last + 1) { /* lines left out */\n"
+	"        var gap = el('tr'); gap.appendChild(el('td', '\\u22ee', 'n')); t.appendChild(gap);\n"
+	"      }\n"
+	"      last = n;\n"
+	"      var r = by[n], tr = el('tr', undefined, r ? 'hot' : '');\n"
+	"      tr.appendChild(el('td', n === null ? '-' : String(n), 'n'));\n"
+	"      lCost.forEach(function (i) { tr.appendChild(el('td', r ? fmt(r[i], L.cols[i].type) : '', 'n')); });\n"
+	"      if (src) tr.appendChild(el('td', src[n] !== undefined ? src[n] : '', 'code'));\n"
+	"      t.appendChild(tr);\n"
+	"    });\n"
+	"    out.appendChild(t);\n"
+	"  });\n"
+	"}\n"
+	"/* cost plots: one set per charted routine */\n"
+	"var plots = document.querySelectorAll('#pl-plots .pl-plot'), pick = document.getElementById('pl-plot-pick');\n"
+	"function showPlot(name) {\n"
+	"  var any = false;\n"
+	"  Array.prototype.forEach.call(plots, function (d) { if (d.dataset.routine === name) any = true; });\n"
+	"  if (!any) return;\n"
+	"  Array.prototype.forEach.call(plots, function (d) { d.hidden = d.dataset.routine !== name; });\n"
+	"  if (pick) pick.value = name;\n"
+	"}\n"
+	"Array.prototype.forEach.call(plots, function (d) {\n"
+	"  var o = el('option', d.dataset.routine); o.value = d.dataset.routine; pick.appendChild(o);\n"
+	"});\n"
+	"if (pick) pick.addEventListener('change', function () { showPlot(pick.value); });\n"
 	"Array.prototype.forEach.call(document.querySelectorAll('#pl-flame g.f'), function (g) {\n"
 	"  g.addEventListener('click', function () {\n"
 	"    var t = g.firstElementChild.textContent, n = t.slice(0, t.lastIndexOf(' ('));\n"
@@ -397,6 +471,17 @@ static const char script[] =
 	"})();\n"
 	"</script>\n";
 
+/* The table itself or its attached view of that name; NULL if none. */
+static const plumb_table *view_named(const plumb_table *t, const char *name)
+{
+	if (t->view && strcmp(t->view, name) == 0)
+		return t;
+	for (size_t i = 0; i < t->nviews; i++)
+		if (t->views[i]->view && strcmp(t->views[i]->view, name) == 0)
+			return t->views[i];
+	return NULL;
+}
+
 int plumb_table_write_html(const plumb_table *t, FILE *out, plumb_error *err)
 {
 	const plumb_table *flame = NULL;
@@ -405,6 +490,7 @@ int plumb_table_write_html(const plumb_table *t, FILE *out, plumb_error *err)
 			flame = t->views[i];
 	if (!flame && t->flame)
 		flame = t;
+	const plumb_table *lines = view_named(t, "lines"), *inputs = view_named(t, "inputs");
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta name=\"generator\" content=\"plumb\">\n<title>plumb report: ", out);
 	plumb_svg_text(out, t->title);
@@ -424,7 +510,10 @@ int plumb_table_write_html(const plumb_table *t, FILE *out, plumb_error *err)
 	}
 	fputs("</p>\n<nav><a href=\"#pl-flame\">Flame graph</a><a href=\"#pl-flat\">", out);
 	plumb_svg_text(out, t->title);
-	fputs("</a><a href=\"#pl-calls\">Callers and callees</a><a href=\"#pl-parts\">Threads and parts</a></nav>\n"
+	fputs("</a><a href=\"#pl-calls\">Callers and callees</a><a href=\"#pl-lines\">Source lines</a>", out);
+	if (inputs)
+		fputs("<a href=\"#pl-plots\">Cost plots</a>", out);
+	fputs("<a href=\"#pl-parts\">Threads and parts</a></nav>\n"
 	      "<section id=\"pl-flame\"><h2>Flame graph</h2>\n", out);
 	if (flame && flame->flame->nboxes) {
 		if (write_flame(out, flame, err))
@@ -446,12 +535,25 @@ int plumb_table_write_html(const plumb_table *t, FILE *out, plumb_error *err)
 	}
 	fputs("</section>\n<section id=\"pl-calls\"><h2>Callers and callees</h2>\n"
 	      "<div id=\"pl-callinfo\"><p class=\"pl-note\">Click a function in the table or the flame graph.</p></div>\n"
-	      "</section>\n<section id=\"pl-parts\"><h2>Threads and parts</h2>\n", out);
+	      "</section>\n<section id=\"pl-lines\"><h2>Source lines</h2>\n"
+	      "<div id=\"pl-lineinfo\"><p class=\"pl-note\">", out);
+	fputs(lines ? "Click a function for its source lines with their costs.</p></div>\n"
+		    : "No line costs in this view.</p></div>\n", out);
+	fputs("</section>\n", out);
+	if (inputs) {
+		fputs("<section id=\"pl-plots\"><h2>Cost plots</h2>\n<p>Routine: "
+		      "<select id=\"pl-plot-pick\"></select> (or click one)</p>\n", out);
+		html_write_plots(out, inputs, inputs != t);
+		fputs("</section>\n", out);
+	}
+	fputs("<section id=\"pl-parts\"><h2>Threads and parts</h2>\n", out);
 	for (size_t i = 0; i < t->nviews; i++)
-		if (!t->views[i]->flame)
-			write_static_table(out, t->views[i]);
+		if (!t->views[i]->flame && t->views[i] != lines && t->views[i] != inputs)
+			html_static_table(out, t->views[i]);
 	fputs("</section>\n", out);
 	write_data(out, t);
+	if (lines && html_write_lines(out, lines))
+		return plumb_fail_nomem(err);
 	fputs(script, out);
 	fputs("</body></html>\n", out);
 	return plumb_output_flush(out, "HTML report", err);

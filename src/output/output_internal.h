@@ -18,6 +18,9 @@ const char *plumb_row_kind_name(plumb_row_kind kind);
 /* s as SVG text content or attribute value: XML-escaped, bad UTF-8 as
  * U+FFFD, control bytes as spaces. */
 void plumb_svg_text(FILE *out, const char *s);
+/* n charts as one <svg> element (no XML declaration), panels two per row:
+ * the SVG writer's picture, and an HTML report's cost plots. */
+void plumb_svg_charts(FILE *out, const plumb_chart *charts, size_t n);
 /* The flame view's boxes (t->flame) as an SVG flame graph (flame_svg.c). */
 int plumb_flame_write_svg(const plumb_table *t, FILE *out, plumb_error *err);
 

@@ -170,14 +170,19 @@ int plumb_table_write_svg(const plumb_table *t, FILE *out, plumb_error *err)
 				  "the %s view has no pictures: --format svg draws --view flame, --view timeline, or "
 				  "--view inputs --select ROUTINE (an input-sensitive profile)",
 				  t->view ? t->view : "");
-	size_t cols = t->ncharts > 1 ? 2 : 1, rows = (t->ncharts + cols - 1) / cols;
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\" "
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+	plumb_svg_charts(out, t->charts, t->ncharts);
+	return plumb_output_flush(out, "SVG picture", err);
+}
+
+void plumb_svg_charts(FILE *out, const plumb_chart *charts, size_t n)
+{
+	size_t cols = n > 1 ? 2 : 1, rows = (n + cols - 1) / cols;
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\" "
 		"viewBox=\"0 0 %zu %zu\" font-family=\"sans-serif\" font-size=\"11\">\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n",
 		cols * PANEL_W, rows * PANEL_H, cols * PANEL_W, rows * PANEL_H);
-	for (size_t i = 0; i < t->ncharts; i++)
-		draw_chart(out, &t->charts[i], (double)(i % cols) * PANEL_W, (double)(i / cols) * PANEL_H);
+	for (size_t i = 0; i < n; i++)
+		draw_chart(out, &charts[i], (double)(i % cols) * PANEL_W, (double)(i / cols) * PANEL_H);
 	fputs("</svg>\n", out);
-	return plumb_output_flush(out, "SVG picture", err);
 }

@@ -93,3 +93,34 @@ Test(profile, event_added_after_nodes_widens_their_costs)
 	cr_expect_eq(plumb_cct_self(p, p->parts.v[part].root)[0], 0);
 	plumb_profile_free(p);
 }
+
+/* plumb_cct_new_path makes the same chain plumb_cct_child would, and the
+ * child lookups find its nodes afterwards (they are in the index); more
+ * nodes than one prefetch batch, and ids checked. */
+Test(profile, new_path_is_the_chain_child_lookups_find)
+{
+	plumb_id fr[3], fn[3];
+	plumb_profile *p = small_call_graph(fr, fn);
+	plumb_id root = p->parts.v[0].root, top = plumb_cct_child(p, root, fr[0]);
+	enum { N = 40 };
+	plumb_id frames[N], nodes[N];
+	for (int i = 0; i < N; i++)
+		frames[i] = fr[(i + 1) % 3];
+	size_t before = p->cct.n;
+	cr_assert_eq(plumb_cct_new_path(p, top, frames, N, nodes), 0);
+	cr_assert_eq(p->cct.n, before + N);
+	plumb_id up = top;
+	for (int i = 0; i < N; i++) {
+		cr_assert_eq(p->cct.v[nodes[i]].parent, up);
+		cr_assert_eq(p->cct.v[nodes[i]].frame, frames[i]);
+		cr_assert_eq(p->cct.v[nodes[i]].part, 0);
+		cr_assert_eq(plumb_cct_child(p, up, frames[i]), nodes[i], "node %d not found", i);
+		up = nodes[i];
+	}
+	cr_assert_eq(p->cct.n, before + N, "a lookup created a node again");
+	cr_assert_eq(plumb_cct_path(p, 0, (plumb_id[]){ fr[0], fr[1], fr[2] }, 3), nodes[1]);
+	plumb_id bad = (plumb_id)p->frames.n;
+	cr_assert_eq(plumb_cct_new_path(p, top, &bad, 1, nodes), -1);
+	cr_assert_eq(plumb_cct_new_path(p, (plumb_id)p->cct.n, frames, 1, nodes), -1);
+	plumb_profile_free(p);
+}
