@@ -1,13 +1,15 @@
 // A CPU profile written by Go's runtime/pprof, for tests/e2e/t_pprof.sh:
 // two functions burn CPU (hot about three times as long as cold), called
-// from main through work. Usage: gocpu OUT.pprof [milliseconds]
+// from main through work. Usage: gocpu OUT.pprof [milliseconds]: about
+// that much CPU time on an idle machine. The work is a fixed number of
+// rounds, not a wall-clock time, so that a loaded machine, which gives the
+// program less CPU, cannot shrink the profile to a handful of samples.
 package main
 
 import (
 	"os"
 	"runtime/pprof"
 	"strconv"
-	"time"
 )
 
 var sink uint64
@@ -31,8 +33,8 @@ func cold(n int) {
 }
 
 //go:noinline
-func work(until time.Time) {
-	for time.Now().Before(until) {
+func work(rounds int) {
+	for r := 0; r < rounds; r++ {
 		hot(3000000)
 		cold(1000000)
 	}
@@ -50,7 +52,7 @@ func main() {
 	if err := pprof.StartCPUProfile(f); err != nil {
 		panic(err)
 	}
-	work(time.Now().Add(time.Duration(ms) * time.Millisecond))
+	work(ms / 4) /* a round: about 4 ms of CPU */
 	pprof.StopCPUProfile()
 	f.Close()
 }
