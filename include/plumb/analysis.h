@@ -222,6 +222,10 @@ typedef struct plumb_view_opts {
 	size_t buckets;
 } plumb_view_opts;
 
+/* The flame view's threshold when it is drawn (SVG, HTML): a box under
+ * this % of the total is under 0.1 pixel of a flame graph's width. */
+#define PLUMB_FLAME_PICTURE_THRESHOLD 0.005
+
 void plumb_view_opts_init(plumb_view_opts *o);
 const char *plumb_view_name(plumb_view_kind k);
 /* By name ("flat", "bottom-up", ...); -1 if unknown. */

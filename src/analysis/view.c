@@ -423,6 +423,9 @@ static int add_report_views(const plumb_profile *p, const plumb_view_opts *o, pl
 		vo.part = kinds[i] == PLUMB_VIEW_THREADS ? PLUMB_NONE : o->part;
 		vo.no_cycles = o->no_cycles;
 		vo.invert = o->invert;
+		if (kinds[i] == PLUMB_VIEW_FLAME) /* drawn: boxes under 0.1 pixel are not */
+			vo.threshold = o->threshold > PLUMB_FLAME_PICTURE_THRESHOLD ? o->threshold
+										  : PLUMB_FLAME_PICTURE_THRESHOLD;
 		vo.report_views = kinds[i] == PLUMB_VIEW_INPUTS; /* its charts */
 		plumb_table *v = NULL;
 		if (build_rows(p, &vo, &v, err))

@@ -140,3 +140,32 @@ same "flame rows: exact offsets and widths" "$out" \
 1,normal,0,10,52.6316,a,,
 1,normal,10,8,42.1053,b,,
 2,normal,10,3,15.7895,x,,"
+
+# A picture is built without the boxes it would not draw (under 0.1 pixel):
+# the same boxes as the whole flame view drawn, far less memory on big
+# profiles. A stack of weight 1 in 10^6 is such a box.
+{
+	echo "main;work;big 1000000"
+	i=0
+	while [ $i -lt 40 ]; do echo "main;work;tiny_$i;leaf 1"; i=$((i + 1)); done
+} > tiny.folded
+"$PLUMB" report --view flame --format svg -o tiny-default.svg tiny.folded
+"$PLUMB" report --view flame --format svg --threshold 0 -o tiny-all.svg tiny.folded
+if python3 - tiny-default.svg tiny-all.svg > .pyout 2>&1 <<'PY'
+import sys, xml.etree.ElementTree as ET
+def boxes(path):
+    root = ET.parse(path).getroot()
+    out = []
+    for g in root.iter("{http://www.w3.org/2000/svg}g"):
+        if g.get("class") == "f":
+            t = g.find("{http://www.w3.org/2000/svg}title")
+            r = g.find("{http://www.w3.org/2000/svg}rect")
+            out.append((t.text, r.get("width")))
+    return sorted(out)
+a, b = boxes(sys.argv[1]), boxes(sys.argv[2])
+assert a == b, ("default", a, "threshold 0", b)
+assert any(t.startswith("big ") for t, _ in a) and not any("tiny" in t for t, _ in a), a
+print(len(a))
+PY
+then ok "flame SVG: built without sub-pixel boxes, the same boxes drawn as with --threshold 0 ($(cat .pyout))"
+else fail "flame SVG: built without sub-pixel boxes, the same boxes drawn as with --threshold 0" "$(tail -3 .pyout)"; fi
