@@ -42,6 +42,9 @@ typedef struct plumb_column {
 	plumb_cell_type type; /* the type of its non-null cells */
 	int event;            /* event index for cost/percent columns, -1 otherwise */
 	bool name_column;     /* the column that holds the row's name (indented in trees) */
+	/* the title without the event's name ("Excl." for "Excl. cycles"), for
+	 * narrow text tables of one event; NULL: the title is already short */
+	const char *short_title;
 } plumb_column;
 
 typedef enum plumb_row_kind {

@@ -114,7 +114,10 @@ int view_add_event_column(plumb_table *t, const plumb_profile *p, const char *wh
 	char key[256], head[256];
 	snprintf(key, sizeof key, "%s.%s", what, ev);
 	snprintf(head, sizeof head, "%s %s", title, ev);
-	return plumb_table_add_column(t, key, head, type, e, false);
+	int c = plumb_table_add_column(t, key, head, type, e, false);
+	if (c >= 0 && !(t->cols[c].short_title = plumb_table_strdup(t, title)))
+		return -1;
+	return c;
 }
 
 int view_metrics(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,

@@ -402,7 +402,16 @@ static int run(report_args *a, char *const *files, int nfiles)
 	if (a->writer->for_terminal) {
 		to.width = a->width >= 0 ? (unsigned)a->width : a->output ? 0 : cli_terminal_width();
 		to.color = !a->output && cli_use_color(a->color);
-		print_header(out, p, files, nfiles, fmt, &a->view);
+		/* The header wraps to the table's width like the table's notes. */
+		char *hb = NULL;
+		size_t hn = 0;
+		FILE *hf = open_memstream(&hb, &hn);
+		if (hf) {
+			print_header(hf, p, files, nfiles, fmt, &a->view);
+			fclose(hf);
+			plumb_text_write_wrapped(out, hb, to.width, 2);
+		}
+		free(hb);
 	}
 	rc = a->writer->write(t, out, &to, &err);
 	if (a->output) {
