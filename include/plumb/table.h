@@ -72,6 +72,8 @@ typedef struct plumb_table_event {
 	const char *name, *description;
 	const char *unit;     /* NULL: not known */
 	const char *formula;  /* NULL: not derived */
+	uint64_t period;      /* sampled every `period` events (costs count
+				 events; samples = cost / period); 0: none */
 } plumb_table_event;
 
 /* A function as other entries name it. */

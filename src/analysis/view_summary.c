@@ -142,6 +142,7 @@ static int make_events(summary_ctx *c, plumb_table_summary *s)
 										: e->name), &ok),
 			.unit = keep(c, plumb_str(p, e->unit), &ok),
 			.formula = e->formula != PLUMB_NONE ? keep(c, plumb_str(p, e->formula), &ok) : NULL,
+			.period = plumb_event_period(p, c->ve->ev[i]),
 		};
 	}
 	s->events = v;
