@@ -183,6 +183,9 @@ typedef struct plumb_table {
 	plumb_column *cols;
 	size_t nrows, rows_cap;
 	plumb_row *rows;
+	/* rows of depth > 0 detail the row above them (fprof's statements and
+	 * instructions): text leaves their empty cells blank, not "-" */
+	bool nested;
 	/* notes printed under the table ("inclusive times are estimates") */
 	char **notes;
 	size_t nnotes;

@@ -117,6 +117,11 @@ int view_flame(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
  * base to p's total. */
 int view_flame_against(const plumb_profile *p, const plumb_view_opts *o, const plumb_table *base,
 		       bool normalize, plumb_table **out, plumb_error *err);
+/* HP Caliper's fprof report (view_fprof.c). */
+int view_fprof(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
+/* A part's label, seed 003's "Kernel Thread ID": "4242 worker", "pid 7",
+ * "all threads", "part 3" (i: its index). */
+void view_part_label(const plumb_profile *p, const plumb_part *part, size_t i, char *buf, size_t n);
 /* Input-sensitive profiles (view_points.c, view_inputs.c). */
 int view_points(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_inputs(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);

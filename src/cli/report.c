@@ -33,6 +33,9 @@ static const char report_help[] =
 	"              and input size, every field of the report\n"
 	"  flame       the call tree as a flame graph (--format svg draws it; text, csv\n"
 	"              and json list its boxes); --invert: an icicle of the bottom-up tree\n"
+	"  fprof       HP Caliper's fprof report in one table: one row per thread and\n"
+	"              function (IP samples), its source statements below (~ approximate\n"
+	"              line, *> out of order) and their instructions (disassembled)\n"
 	"\n"
 	"Options:\n"
 	"  -v, --view VIEW        the view above\n"
@@ -90,6 +93,7 @@ static const char report_help[] =
 	"  plumb report --select parse --format svg -o cost.svg aprof.report\n"
 	"  plumb report --view flame --format svg -o flame.svg stacks.folded\n"
 	"  plumb report --event-name off-cpu --unit ns offcpu.folded\n"
+	"  plumb report --view fprof -n 5                  Caliper's fprof table\n"
 	"  plumb report --format html -o report.html profile.plumb\n";
 
 enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR, OPT_CYCLES, OPT_NO_CYCLES, OPT_EXE,
@@ -121,7 +125,7 @@ static int set_view(report_args *a, const char *name)
 	int v = plumb_view_by_name(name);
 	if (v < 0)
 		return cli_usage_error("report", "unknown view '%s' (flat, callers, callees, butterfly, "
-					       "tree, bottom-up, lines, files, modules, parts, inputs, points, flame)", name);
+					       "tree, bottom-up, lines, files, modules, parts, inputs, points, flame, fprof)", name);
 	a->view.kind = (plumb_view_kind)v;
 	a->view_set = true;
 	return 0;
@@ -380,8 +384,8 @@ static int run(report_args *a, char *const *files, int nfiles)
 {
 	plumb_error err;
 	plumb_format fmt = PLUMB_FMT_UNKNOWN;
-	/* no report view shows instruction addresses */
-	plumb_profile *p = cli_load_ex(files, nfiles, true, &fmt, &err);
+	/* no report view but fprof shows instruction addresses */
+	plumb_profile *p = cli_load_ex(files, nfiles, a->view.kind != PLUMB_VIEW_FPROF, &fmt, &err);
 	if (!p)
 		return cli_fail(&err);
 	if (a->no_inline) {

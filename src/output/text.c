@@ -228,6 +228,8 @@ static const char *cell_text(writer *wr, const plumb_row *r, size_t c)
 			s = NULL;
 		break;
 	case PLUMB_CELL_NULL:
+		if (t->nested && r->depth > 0)
+			s = "";
 		break;
 	}
 	bool mark = r->kind == PLUMB_ROW_FOCUS && t->cols[c].name_column;
