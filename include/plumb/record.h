@@ -61,6 +61,9 @@ typedef struct plumb_rec_data {
 	 * weighing the kernel's period of it (events, not samples); 0: sampled
 	 * by frequency, each sample weighs 1 (events.n entries) */
 	uint64_t *periods;
+	/* per event: the sum of the kernel's sample periods when sampled by
+	 * frequency (its count of events while sampling); 0 otherwise */
+	uint64_t *counts;
 	PLUMB_VEC(plumb_rec_sample) samples;
 	PLUMB_VEC(uint64_t) ips;
 	PLUMB_VEC(plumb_rec_map) maps;

@@ -74,6 +74,9 @@ typedef struct plumb_table_event {
 	const char *formula;  /* NULL: not derived */
 	uint64_t period;      /* sampled every `period` events (costs count
 				 events; samples = cost / period); 0: none */
+	uint64_t count;       /* the kernel's count of a frequency-sampled
+				 event while recording; 0: not known */
+	const char *count_unit;
 } plumb_table_event;
 
 /* A function as other entries name it. */

@@ -324,6 +324,13 @@ static void print_total(FILE *out, const plumb_profile *p, int e, uint64_t v)
 			unit && strcmp(unit, "events") ? " " : "", unit && strcmp(unit, "events") ? unit : "");
 	} else if (unit && *unit && strcmp(unit, name) != 0) {
 		fprintf(out, " %s %s of %s", buf, unit, name);
+		const char *cunit;
+		uint64_t count = plumb_event_count(p, e, &cunit);
+		if (count) {
+			char cb[32];
+			fprintf(out, " (the kernel counted %s%s%s)", plumb_format_u64(count, cb, sizeof cb),
+				cunit ? " " : "", cunit ? cunit : "");
+		}
 	} else {
 		fprintf(out, " %s %s", buf, name);
 	}

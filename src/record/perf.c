@@ -395,8 +395,11 @@ static void on_sample(recorder *r, const uint8_t *rec, size_t size)
 	if (ev < 0)
 		return;
 	r->res->samples++;
-	/* With a fixed period a sample stands for that many events. */
+	/* With a fixed period a sample stands for that many events; by
+	 * frequency, the kernel's periods add up to its count of them. */
 	uint64_t weight = r->d->periods[ev] && period ? period : 1;
+	if (!r->d->periods[ev] && period <= UINT64_MAX - r->d->counts[ev])
+		r->d->counts[ev] += period;
 	note(r, plumb_rec_sample_add(r->d, (int32_t)pid_tid[0], (int32_t)pid_tid[1], t, (uint32_t)ev,
 				     weight, r->chain, n, flags, r->err));
 }

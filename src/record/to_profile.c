@@ -365,8 +365,14 @@ static int convert(conv *c, const plumb_rec_profile_opts *o, plumb_error *err)
 		const char *unit = !period ? "samples"
 				   : strcmp(name, "cpu-clock") == 0 || strcmp(name, "task-clock") == 0 ? "ns"
 				   : "events";
+		uint64_t count = !period && c->d->counts ? c->d->counts[i] : 0;
+		char key[4200], val[32];
+		snprintf(key, sizeof key, "count.%s", name);
+		snprintf(val, sizeof val, "%" PRIu64 " %s", count,
+			 strcmp(name, "cpu-clock") == 0 || strcmp(name, "task-clock") == 0 ? "ns" : "events");
 		if (plumb_event_add(c->p, name, NULL, unit, err) < 0 ||
-		    (period && plumb_event_set_period(c->p, (int)i, period, err)))
+		    (period && plumb_event_set_period(c->p, (int)i, period, err)) ||
+		    (count && plumb_meta_set(c->p, key, val, err)))
 			return -1;
 	}
 	uint64_t *costs = calloc(c->d->events.n ? c->d->events.n : 1, sizeof *costs);

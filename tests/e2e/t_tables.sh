@@ -84,6 +84,15 @@ $view at $w: a line of $got columns"
 	done
 	[ -z "$bad" ] && ok "recording: no line longer than --width" || fail "recording: no line longer than --width" "$bad"
 
+	run "$PLUMB" report rec.plumb
+	py "-F: samples, and the kernel's count beside" '
+import re, sys
+m = re.search(r"Total: ([\d,]+) samples of cpu-clock \(the kernel counted ([\d,]+) ns\)", sys.stdin.read())
+assert m, "no total line"
+s, ns = (int(g.replace(",", "")) for g in m.groups())
+# 1000 Hz: about 1 ms per sample, loosely (the kernel adapts the period)
+assert s > 0 and 0.2e6 * s <= ns <= 5e6 * s, (s, ns)'
+
 	# 3. fprof: HP Caliper's table on the same recording (compiled above).
 	run "$PLUMB" report --view fprof --format json rec.plumb
 	py "fprof: thread x function rows, statements and instructions below" '
@@ -117,6 +126,13 @@ assert all(r["cells"]["statement"] for r in insns), insns
 assert sum(r["cells"]["samples.cpu-clock"] for r in stmts) == work[0]["cells"]["samples.cpu-clock"]
 assert sum(r["cells"]["samples.cpu-clock"] for r in insns) == work[0]["cells"]["samples.cpu-clock"]
 assert abs(sum(r["cells"]["percent.cpu-clock"] for r in fns) - 100) < 0.01'
+	if python3 -c "import jsonschema" 2> /dev/null; then
+		run "$PLUMB" report --view fprof --format json rec.plumb
+		py "fprof json: valid against docs/report.schema.json" "
+import json, sys, jsonschema
+jsonschema.validate(json.load(sys.stdin), json.load(open('$E2E_DIR/../../docs/report.schema.json')))
+"
+	fi
 	run "$PLUMB" report --view fprof --select work_b rec.plumb
 	expect_out "fprof text: the disassembly of work_b" "0x"
 	expect_out "fprof text: a statement row" ">"
@@ -160,6 +176,13 @@ e = d["events"][0]
 assert e["period"] == 100 and e["unit"] == "events", e
 assert d["totals"][0] == 100 * e["samples"], (d["totals"], e)
 assert sum(r["cells"]["samples.minor-faults"] for r in d["rows"]) == e["samples"]'
+	if python3 -c "import jsonschema" 2> /dev/null; then
+		run "$PLUMB" report --format json faults.plumb
+		py "json with a period: valid against docs/report.schema.json" "
+import json, sys, jsonschema
+jsonschema.validate(json.load(sys.stdin), json.load(open('$E2E_DIR/../../docs/report.schema.json')))
+"
+	fi
 	run "$PLUMB" report --format csv faults.plumb
 	py "csv: a samples column beside the fault counts" '
 import csv, sys

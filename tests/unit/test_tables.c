@@ -196,6 +196,14 @@ Test(tables, event_period_is_kept_and_read)
 	cr_assert_eq(plumb_event_set_period(p, e, 100, &err), 0);
 	cr_expect_eq(plumb_event_period(p, e), 100);
 	cr_expect_eq(plumb_event_period(p, 7), 0);
+	const char *unit = "x";
+	cr_expect_eq(plumb_event_count(p, e, &unit), 0);
+	cr_expect_null(unit);
+	cr_assert_eq(plumb_meta_set(p, "count.minor-faults", "12345 events", &err), 0);
+	cr_expect_eq(plumb_event_count(p, e, &unit), 12345);
+	cr_expect_str_eq(unit, "events");
+	cr_assert_eq(plumb_meta_set(p, "count.minor-faults", "bogus", &err), 0);
+	cr_expect_eq(plumb_event_count(p, e, NULL), 0);
 	plumb_profile_free(p);
 }
 
