@@ -39,8 +39,9 @@ const char *plumb_format_fixed(double v, int decimals, char *buf, size_t size);
  * table gives up, in this order, until it fits: digit grouping (numbers in
  * compact form, 1.2M), the event name in column titles (said once above),
  * module directories, file and other string widths, the cumulative,
- * module, file and then other string columns, and last the name column's
- * width; deep tree rows cap their indentation and say their depth (↳ 37).
+ * module, file and then other string columns, the name column's width
+ * down to 30, the cost columns but the first, and last the rest of the
+ * name's width; deep tree rows cap their indentation and say their depth (↳ 37).
  * Titles and notes are word-wrapped. */
 int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opts *o,
 			   plumb_error *err);

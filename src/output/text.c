@@ -24,6 +24,7 @@
 
 #define GAP 2         /* spaces between columns */
 #define MIN_SHRUNK 12 /* a shrunk column keeps this many code points while it can */
+#define MIN_NAME 30   /* a name keeps this many before cost columns are dropped */
 #define NUM_SIZE 64
 
 #define SGR_BOLD "\x1b[1m"
@@ -445,8 +446,11 @@ static void fit(writer *wr)
 	drop(wr, pick_modules);
 	drop(wr, pick_paths);
 	drop(wr, pick_strings);
-	shrink(wr, pick_name, MIN_SHRUNK);
+	/* Most names fit in MIN_NAME: the costs but the first go before the
+	 * name is cut further. */
+	shrink(wr, pick_name, MIN_NAME);
 	drop_numbers(wr);
+	shrink(wr, pick_name, MIN_SHRUNK);
 	shrink(wr, pick_name, 1);
 	shrink(wr, pick_strings, 1);
 	/* What still sticks out is cut when the line is written. */
