@@ -384,6 +384,8 @@ static int function_row(fprof *f, const group *g, double *cumul)
 static int line_row(fprof *f, const group *g, const line_info *li)
 {
 	const ip *x = &f->v[li->lo];
+	if (!x->line)
+		return 0; /* no line known (folded stacks, no debug information) */
 	plumb_row *r = cost_row(f, 1, li->cost);
 	if (!r)
 		return -1;

@@ -325,3 +325,23 @@ Test(tables, fprof_rows_and_line_marks)
 	plumb_table_free(t);
 	plumb_profile_free(p);
 }
+
+Test(tables, fprof_without_lines_has_function_rows_only)
+{
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	cr_assert_geq(plumb_event_add(p, "samples", NULL, "samples", &err), 0);
+	plumb_id fn = plumb_function_intern(p, "f", NULL, PLUMB_NONE, PLUMB_NONE, 0);
+	plumb_id fr = plumb_frame_intern(p, fn, PLUMB_NONE, 0, 0);
+	uint64_t c = 3;
+	cr_assert_eq(plumb_cct_add_self(p, plumb_cct_path(p, plumb_part_default(p), &fr, 1), &c, &err), 0);
+	plumb_view_opts o;
+	plumb_view_opts_init(&o);
+	o.kind = PLUMB_VIEW_FPROF;
+	plumb_table *t = NULL;
+	cr_assert_eq(plumb_view_build(p, &o, &t, &err), 0, "%s", err.message);
+	cr_expect_eq(t->nrows, 1);
+	cr_expect_eq(t->rows[0].cells[col(t, "samples.samples")].u, 3);
+	plumb_table_free(t);
+	plumb_profile_free(p);
+}
