@@ -179,6 +179,8 @@ typedef enum plumb_view_kind {
 	PLUMB_VIEW_POINTS,        /* performance points: routine (or context) x input size */
 	PLUMB_VIEW_INPUTS,        /* one row per routine: how its cost grows with input size */
 	PLUMB_VIEW_FLAME,         /* the call tree as flame-graph boxes (table.h's plumb_flame) */
+	PLUMB_VIEW_FPROF,         /* HP Caliper's fprof report (seed 003, table 26): thread x
+				     function rows, their statements and instructions below */
 	PLUMB_VIEW_TIMELINE,      /* per part and event, the cost in equal time buckets */
 	PLUMB_VIEW_COUNT
 } plumb_view_kind;

@@ -36,6 +36,10 @@ typedef struct plumb_read_opts {
 	 * byte order); NULL = "a.out" in the gmon file's directory, as gprof
 	 * defaults to a.out. Only gmon files use it. */
 	const char *executable;
+	/* What the counts of folded stacks are (--event-name, --unit): e.g.
+	 * "off-cpu" in "ns" from a stackcollapse of nanosecond weights. NULL:
+	 * "samples" (in samples). Only folded stacks use them. */
+	const char *event_name, *event_unit;
 } plumb_read_opts;
 
 /* One row per format (src/formats/registry.c): everything plumb knows about

@@ -25,15 +25,31 @@ void plumb_text_opts_init(plumb_text_opts *o);
 
 /* Format v with thousands separators: 1234567 -> "1,234,567". buf >= 32. */
 const char *plumb_format_u64(uint64_t v, char *buf, size_t size);
+/* Compact form for narrow tables: below 10,000 as plumb_format_u64, then
+ * three significant digits and a metric suffix: 12.3k, 123k, 1.2M, 4.5G.
+ * buf >= 32. */
+const char *plumb_format_compact(uint64_t v, char *buf, size_t size);
 /* Format v with `decimals` digits after a '.' whatever the locale
  * (12.345, 1 -> "12.3"); |v| >= 1e18 uses exponent form. Returns buf, or
  * NULL when v is NaN or infinite (each writer prints its own "unknown").
  * buf >= 32. */
 const char *plumb_format_fixed(double v, int decimals, char *buf, size_t size);
 
-/* Aligned columns; the name column is shrunk (middle-elided) to fit width. */
+/* Aligned columns. With o->width > 0 no line is longer than o->width: the
+ * table gives up, in this order, until it fits: digit grouping (numbers in
+ * compact form, 1.2M), the event name in column titles (said once above),
+ * module directories, file and other string widths, the cumulative,
+ * module, file and then other string columns, the name column's width
+ * down to 30, the cost columns but the first, and last the rest of the
+ * name's width; deep tree rows cap their indentation and say their depth (↳ 37).
+ * Titles and notes are word-wrapped. */
 int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opts *o,
 			   plumb_error *err);
+/* Write text (lines ending in '\n' or not) with every line word-wrapped to
+ * width code points (0: as it is), continuation lines indented by hang
+ * spaces; a word longer than a line is cut. Control bytes are shown as
+ * '?'. The text writer's titles and notes, and `plumb report`'s header. */
+void plumb_text_write_wrapped(FILE *out, const char *text, unsigned width, unsigned hang);
 /* RFC 4180 CSV with a header row; tree depth as a "depth" column when > 0. */
 /* Lines end in "\n", not RFC 4180's "\r\n": common tools accept both. */
 int plumb_table_write_csv(const plumb_table *t, FILE *out, plumb_error *err);

@@ -284,6 +284,17 @@ int plumb_event_add_derived(plumb_profile *p, const char *name, const char *long
 			    const char *formula, plumb_error *err);
 /* Event id by short name, or -1. */
 int plumb_event_find(const plumb_profile *p, const char *name);
+/* A sampled event's fixed period: each sample stood for `period` events,
+ * and its costs count events (samples = cost / period). Kept in the
+ * metadata as "period.<event name>", so every store and merge keeps it.
+ * plumb_event_period returns 0 when the event has none (its costs are
+ * what they say: samples, Ir, ns...). */
+int plumb_event_set_period(plumb_profile *p, int event, uint64_t period, plumb_error *err);
+uint64_t plumb_event_period(const plumb_profile *p, int event);
+/* The kernel's count of an event sampled by frequency (the sum of its
+ * sample periods), kept as "count.<event name>" = "<n> <unit>"; 0 when the
+ * recording has none. *unit (may be NULL) gets its unit ("ns", "events"). */
+uint64_t plumb_event_count(const plumb_profile *p, int event, const char **unit);
 /* Recompute every derived event slot from its terms, in all cost arrays.
  * Readers call it once at the end. Fails on overflow or a negative result. */
 int plumb_profile_compute_derived(plumb_profile *p, plumb_error *err);

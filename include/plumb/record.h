@@ -57,6 +57,13 @@ typedef struct plumb_rec_thread {
 
 typedef struct plumb_rec_data {
 	PLUMB_VEC(char *) events;  /* names: "cpu-clock", "page-faults" */
+	/* per event: its fixed sampling period (-c N), each sample then
+	 * weighing the kernel's period of it (events, not samples); 0: sampled
+	 * by frequency, each sample weighs 1 (events.n entries) */
+	uint64_t *periods;
+	/* per event: the sum of the kernel's sample periods when sampled by
+	 * frequency (its count of events while sampling); 0 otherwise */
+	uint64_t *counts;
 	PLUMB_VEC(plumb_rec_sample) samples;
 	PLUMB_VEC(uint64_t) ips;
 	PLUMB_VEC(plumb_rec_map) maps;
@@ -71,7 +78,7 @@ typedef struct plumb_rec_data {
 plumb_rec_data *plumb_rec_data_new(void);
 void plumb_rec_data_free(plumb_rec_data *d);
 
-/* Add an event name; returns its index or -1. */
+/* Add an event name (period 0); returns its index or -1. */
 int plumb_rec_event_add(plumb_rec_data *d, const char *name, plumb_error *err);
 /* Add a sample with its chain (copied), leaf first. */
 int plumb_rec_sample_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns,

@@ -42,6 +42,9 @@ typedef struct plumb_column {
 	plumb_cell_type type; /* the type of its non-null cells */
 	int event;            /* event index for cost/percent columns, -1 otherwise */
 	bool name_column;     /* the column that holds the row's name (indented in trees) */
+	/* the title without the event's name ("Excl." for "Excl. cycles"), for
+	 * narrow text tables of one event; NULL: the title is already short */
+	const char *short_title;
 } plumb_column;
 
 typedef enum plumb_row_kind {
@@ -69,6 +72,11 @@ typedef struct plumb_table_event {
 	const char *name, *description;
 	const char *unit;     /* NULL: not known */
 	const char *formula;  /* NULL: not derived */
+	uint64_t period;      /* sampled every `period` events (costs count
+				 events; samples = cost / period); 0: none */
+	uint64_t count;       /* the kernel's count of a frequency-sampled
+				 event while recording; 0: not known */
+	const char *count_unit;
 } plumb_table_event;
 
 /* A function as other entries name it. */
@@ -199,6 +207,9 @@ typedef struct plumb_table {
 	plumb_column *cols;
 	size_t nrows, rows_cap;
 	plumb_row *rows;
+	/* rows of depth > 0 detail the row above them (fprof's statements and
+	 * instructions): text leaves their empty cells blank, not "-" */
+	bool nested;
 	/* notes printed under the table ("inclusive times are estimates") */
 	char **notes;
 	size_t nnotes;

@@ -1,5 +1,6 @@
 /* What every view shares: options, names, the events shown, row selection
  * and ordering, and the dispatcher. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@ static const char *const view_names[PLUMB_VIEW_COUNT] = {
 	[PLUMB_VIEW_LINES] = "lines",     [PLUMB_VIEW_FILES] = "files",
 	[PLUMB_VIEW_MODULES] = "modules", [PLUMB_VIEW_THREADS] = "threads",
 	[PLUMB_VIEW_POINTS] = "points",   [PLUMB_VIEW_INPUTS] = "inputs",
-	[PLUMB_VIEW_FLAME] = "flame",
+	[PLUMB_VIEW_FLAME] = "flame",     [PLUMB_VIEW_FPROF] = "fprof",
 	[PLUMB_VIEW_TIMELINE] = "timeline",
 };
 
@@ -115,7 +116,10 @@ int view_add_event_column(plumb_table *t, const plumb_profile *p, const char *wh
 	char key[256], head[256];
 	snprintf(key, sizeof key, "%s.%s", what, ev);
 	snprintf(head, sizeof head, "%s %s", title, ev);
-	return plumb_table_add_column(t, key, head, type, e, false);
+	int c = plumb_table_add_column(t, key, head, type, e, false);
+	if (c >= 0 && !(t->cols[c].short_title = plumb_table_strdup(t, title)))
+		return -1;
+	return c;
 }
 
 int view_metrics(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,
@@ -370,6 +374,21 @@ void view_rows_free(view_rows *r)
 	r->m = NULL;
 }
 
+void view_part_label(const plumb_profile *p, const plumb_part *part, size_t i, char *buf, size_t n)
+{
+	const char *name = plumb_str(p, part->name);
+	if (part->tid >= 0)
+		snprintf(buf, n, "%" PRId64 "%s%s", part->tid, name ? " " : "", name ? name : "");
+	else if (part->pid >= 0)
+		snprintf(buf, n, "pid %" PRId64 "%s%s", part->pid, name ? " " : "", name ? name : "");
+	else if (name)
+		snprintf(buf, n, "%s", name);
+	else if (part->kind == PLUMB_PART_WHOLE)
+		snprintf(buf, n, "all threads");
+	else
+		snprintf(buf, n, "part %zu", i + 1);
+}
+
 /* ---- dispatch ------------------------------------------------------------ */
 
 static int build_rows(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
@@ -396,6 +415,8 @@ static int build_rows(const plumb_profile *p, const plumb_view_opts *o, plumb_ta
 		return view_inputs(p, o, out, err);
 	case PLUMB_VIEW_FLAME:
 		return view_flame(p, o, out, err);
+	case PLUMB_VIEW_FPROF:
+		return view_fprof(p, o, out, err);
 	case PLUMB_VIEW_TIMELINE:
 		return view_timeline(p, o, out, err);
 	case PLUMB_VIEW_COUNT:

@@ -1,6 +1,7 @@
 /* Keyed views: flat (functions, seed 003's fprof columns), lines, files and
  * modules. One row per key: % of total, cumulative %, exclusive and
- * inclusive for each event shown, then what the key is. */
+ * inclusive for each event shown (and the exclusive samples of an event
+ * sampled every N events), then what the key is. */
 #include <stdlib.h>
 
 #include "analysis/view_internal.h"
@@ -46,6 +47,10 @@ static int add_columns(plumb_table *t, const plumb_profile *p, const view_events
 			ok &= plumb_table_add_column(t, "cumulative", "Cumul %", PLUMB_CELL_PCT, e, false) >= 0;
 		ok &= view_add_event_column(t, p, "exclusive", "Excl.", PLUMB_CELL_U64, e) >= 0;
 		ok &= view_add_event_column(t, p, "inclusive", "Incl.", PLUMB_CELL_U64, e) >= 0;
+		/* Costs of an event sampled every N count events: the samples
+		 * behind them too, for how much to trust a row. */
+		if (plumb_event_period(p, e))
+			ok &= view_add_event_column(t, p, "samples", "Samples", PLUMB_CELL_U64, e) >= 0;
 	}
 	/* add_column returns -1 on ENOMEM; columns a level lacks stay -2. */
 	plumb_level level = m->level;
@@ -98,6 +103,9 @@ static int fill_row(plumb_table *t, const plumb_profile *p, const plumb_metrics 
 		}
 		plumb_cell_u64(&r->cells[c++], excl[e]);
 		plumb_cell_u64(&r->cells[c++], incl[e]);
+		uint64_t period = plumb_event_period(p, e);
+		if (period)
+			plumb_cell_u64(&r->cells[c++], excl[e] / period);
 	}
 	uint64_t calls = view_row_calls(m, id);
 	if (idcols[ID_CALLS] >= 0 && calls != PLUMB_COUNT_UNKNOWN)

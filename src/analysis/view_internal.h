@@ -111,8 +111,6 @@ int view_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **ou
 int view_cg_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_timeline(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
-/* A part's label: "tid name", "pid N name", its name, or "part N". */
-void view_part_label(const plumb_profile *p, size_t i, char *buf, size_t n);
 /* The call tree (or bottom-up tree with o->invert) as flame-graph boxes. */
 int view_flame(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 /* The same, each box with its change against the box of the same call path
@@ -120,6 +118,11 @@ int view_flame(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
  * base to p's total. */
 int view_flame_against(const plumb_profile *p, const plumb_view_opts *o, const plumb_table *base,
 		       bool normalize, plumb_table **out, plumb_error *err);
+/* HP Caliper's fprof report (view_fprof.c). */
+int view_fprof(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
+/* A part's label, seed 003's "Kernel Thread ID": "4242 worker", "pid 7",
+ * "all threads", "part 3" (i: its index). */
+void view_part_label(const plumb_profile *p, const plumb_part *part, size_t i, char *buf, size_t n);
 /* Input-sensitive profiles (view_points.c, view_inputs.c). */
 int view_points(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_inputs(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);

@@ -142,7 +142,12 @@ static int make_events(summary_ctx *c, plumb_table_summary *s)
 										: e->name), &ok),
 			.unit = keep(c, plumb_str(p, e->unit), &ok),
 			.formula = e->formula != PLUMB_NONE ? keep(c, plumb_str(p, e->formula), &ok) : NULL,
+			.period = plumb_event_period(p, c->ve->ev[i]),
 		};
+		const char *cu;
+		v[i].count = plumb_event_count(p, c->ve->ev[i], &cu);
+		if (v[i].count)
+			v[i].count_unit = keep(c, cu ? cu : "events", &ok);
 	}
 	s->events = v;
 	s->nevents = c->ve->n;

@@ -23,22 +23,6 @@ static const char *kind_name(plumb_part_kind k)
 	return "whole";
 }
 
-void view_part_label(const plumb_profile *p, size_t i, char *buf, size_t n)
-{
-	const plumb_part *part = &p->parts.v[i];
-	const char *name = plumb_str(p, part->name);
-	if (part->tid >= 0)
-		snprintf(buf, n, "%" PRId64 "%s%s", part->tid, name ? " " : "", name ? name : "");
-	else if (part->pid >= 0)
-		snprintf(buf, n, "pid %" PRId64 "%s%s", part->pid, name ? " " : "", name ? name : "");
-	else if (name)
-		snprintf(buf, n, "%s", name);
-	else if (part->kind == PLUMB_PART_WHOLE)
-		snprintf(buf, n, "all threads");
-	else
-		snprintf(buf, n, "part %zu", i + 1);
-}
-
 typedef struct part_sort {
 	const uint64_t *cost;
 	size_t nev;
@@ -127,7 +111,7 @@ int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table *
 		}
 		char buf[512];
 		plumb_cell_int(&r->cells[c_num], (int64_t)i + 1); /* what --part takes */
-		view_part_label(p, i, buf, sizeof buf);
+		view_part_label(p, part, i, buf, sizeof buf);
 		plumb_cell_str(&r->cells[c_label], plumb_table_strdup(t, buf));
 		if (part->start_function != PLUMB_NONE)
 			plumb_cell_str(&r->cells[c_start], plumb_function_name(p, part->start_function));

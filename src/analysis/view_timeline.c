@@ -88,7 +88,7 @@ int view_timeline(const plumb_profile *p, const plumb_view_opts *o, plumb_table 
 	size_t nl = 0;
 	for (size_t part = 0; part < np; part++) {
 		char label[512];
-		view_part_label(p, part, label, sizeof label);
+		view_part_label(p, &p->parts.v[part], part, label, sizeof label);
 		const char *thread = NULL;
 		for (size_t k = 0; k < ve.n; k++) {
 			const uint64_t *v = &vals[(part * ve.n + k) * nb];

@@ -30,6 +30,8 @@ plumb_profile *cli_load_ex(char *const *paths, int n, bool lines_only, plumb_for
 /* --exe FILE: the executable gmon.out inputs belong to (NULL: a.out next
  * to each gmon file). Used by every later cli_load. */
 void cli_set_executable(const char *path);
+/* --event-name, --unit: what the numbers of folded stacks count (NULL: keep). */
+void cli_set_folded_event(const char *name, const char *unit);
 
 /* Parse a non-negative integer / percentage option; -1 on bad text. */
 int cli_parse_size(const char *s, size_t *out);

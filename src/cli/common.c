@@ -150,16 +150,25 @@ static int load_one(plumb_profile **all, const char *path, const plumb_read_opts
 }
 
 static const char *executable; /* --exe */
+static const char *folded_event, *folded_unit; /* --event-name, --unit */
 
 void cli_set_executable(const char *path)
 {
 	executable = path;
 }
 
+void cli_set_folded_event(const char *name, const char *unit)
+{
+	if (name)
+		folded_event = name;
+	if (unit)
+		folded_unit = unit;
+}
+
 plumb_profile *cli_load_ex(char *const *paths, int n, bool lines_only, plumb_format *fmt_out,
 			   plumb_error *err)
 {
-	plumb_read_opts ro = { print_warning, NULL, lines_only, executable };
+	plumb_read_opts ro = { print_warning, NULL, lines_only, executable, folded_event, folded_unit };
 	plumb_profile *all = NULL;
 	for (int i = 0; i < n; i++) {
 		plumb_format fmt = PLUMB_FMT_UNKNOWN;
@@ -175,6 +184,12 @@ plumb_profile *cli_load_ex(char *const *paths, int n, bool lines_only, plumb_for
 			rc = load_one(&all, paths[i], &ro, &fmt, err);
 		if (rc)
 			goto fail;
+		if ((folded_event || folded_unit) && fmt != PLUMB_FMT_FOLDED) {
+			plumb_fail(err, PLUMB_ERR_USAGE, "%s: --event-name and --unit name the counts of "
+				   "folded stacks; this is %s, whose events are named in it", paths[i],
+				   plumb_format_name(fmt));
+			goto fail;
+		}
 		if (i == 0 && fmt_out)
 			*fmt_out = fmt;
 	}

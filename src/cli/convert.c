@@ -21,6 +21,10 @@ static const char convert_head[] =
 static const char convert_tail[] =
 	"      --exe FILE     the executable a gmon.out belongs to (default: a.out in\n"
 	"                     the gmon file's directory)\n"
+	"      --event-name EV, --unit UNIT\n"
+	"                     what the numbers of folded stacks count (default: samples);\n"
+	"                     carried into every format: pprof's sample type, speedscope's\n"
+	"                     unit, Callgrind's events\n"
 	"  -h, --help         this help\n"
 	"\n"
 	"Examples:\n"
@@ -28,6 +32,7 @@ static const char convert_tail[] =
 	"  plumb convert a.plumb b.plumb -o both.plumb\n"
 	"  plumb convert profile.plumb --to folded -o stacks.folded\n"
 	"  plumb convert profile.plumb -o callgrind.out.1   (open it in KCachegrind)\n"
+	"  plumb convert --event-name off-cpu --unit ns offcpu.folded -o offcpu.pb.gz\n"
 	"  plumb convert stacks.folded -t callgrind -o - | callgrind_annotate /dev/stdin\n";
 
 /* The help's list of writable formats comes from the registry, one a line. */
@@ -82,6 +87,8 @@ int cmd_convert(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "to", required_argument, NULL, 't' },
 		{ "exe", required_argument, NULL, 'E' },
+		{ "event-name", required_argument, NULL, 'N' },
+		{ "unit", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -99,6 +106,10 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 'E':
 			cli_set_executable(optarg);
+			break;
+		case 'N':
+		case 'U':
+			cli_set_folded_event(c == 'N' ? optarg : NULL, c == 'U' ? optarg : NULL);
 			break;
 		case 'h':
 			print_help();

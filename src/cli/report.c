@@ -35,6 +35,9 @@ static const char report_help[] =
 	"              and json list its boxes); --invert: an icicle of the bottom-up tree\n"
 	"  timeline    recordings: each thread's cost in equal time buckets (a lane per\n"
 	"              thread in text and svg; csv: part,thread,start_s,end_s,event,value)\n"
+	"  fprof       HP Caliper's fprof report in one table: one row per thread and\n"
+	"              function (IP samples), its source statements below (~ approximate\n"
+	"              line, *> out of order) and their instructions (disassembled)\n"
 	"\n"
 	"Options:\n"
 	"  -v, --view VIEW        the view above\n"
@@ -71,7 +74,11 @@ static const char report_help[] =
 	"      --chart NAME       --view inputs: only this chart: cost (cost per call against\n"
 	"                         input size), amortized, frequency (calls per input size)\n"
 	"                         or total (cost per input size); default: all (svg), cost (text)\n"
-	"  -w, --width N          fit text to N columns (default: the terminal's; 0: never cut)\n"
+	"      --event-name EV    folded stacks: what their numbers count (default: samples),\n"
+	"      --unit UNIT        and in what unit (ns, bytes...); shown in every view\n"
+	"  -w, --width N          fit text to N columns, no line longer (default: the\n"
+	"                         terminal's; in a pipe or with -o: 0, never cut); narrow\n"
+	"                         tables show numbers as 1.2M and give up columns before names\n"
 	"      --color WHEN       auto (default), always or never; NO_COLOR turns colour off\n"
 	"  -h, --help             this help\n"
 	"\n"
@@ -90,12 +97,14 @@ static const char report_help[] =
 	"  plumb report aprof.report                        routines by growth of cost\n"
 	"  plumb report --select parse --format svg -o cost.svg aprof.report\n"
 	"  plumb report --view flame --format svg -o flame.svg stacks.folded\n"
+	"  plumb report --event-name off-cpu --unit ns offcpu.folded\n"
+	"  plumb report --view fprof -n 5                  Caliper's fprof table\n"
 	"  plumb report --format html -o report.html profile.plumb\n"
 	"  plumb report --view timeline               where each thread spent its time\n"
 	"  plumb report --time 50%-100% --view tree   the second half of the run\n";
 
 enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR, OPT_CYCLES, OPT_NO_CYCLES, OPT_EXE,
-       OPT_CHART, OPT_INVERT, OPT_INLINE, OPT_TIME, OPT_BUCKETS };
+       OPT_CHART, OPT_INVERT, OPT_INLINE, OPT_EVENT_NAME, OPT_UNIT, OPT_TIME, OPT_BUCKETS };
 
 typedef struct report_args {
 	plumb_view_opts view;
@@ -124,7 +133,7 @@ static int set_view(report_args *a, const char *name)
 	int v = plumb_view_by_name(name);
 	if (v < 0)
 		return cli_usage_error("report", "unknown view '%s' (flat, callers, callees, butterfly, "
-					       "tree, bottom-up, lines, files, modules, parts, inputs, points, flame)", name);
+					       "tree, bottom-up, lines, files, modules, parts, inputs, points, flame, fprof)", name);
 	a->view.kind = (plumb_view_kind)v;
 	a->view_set = true;
 	return 0;
@@ -158,6 +167,8 @@ static int parse_args(int argc, char **argv, report_args *a)
 		{ "inline", required_argument, NULL, OPT_INLINE },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "buckets", required_argument, NULL, OPT_BUCKETS },
+		{ "event-name", required_argument, NULL, OPT_EVENT_NAME },
+		{ "unit", required_argument, NULL, OPT_UNIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -247,6 +258,10 @@ static int parse_args(int argc, char **argv, report_args *a)
 		case OPT_INVERT:
 			a->view.invert = true;
 			break;
+		case OPT_EVENT_NAME:
+		case OPT_UNIT:
+			cli_set_folded_event(c == OPT_EVENT_NAME ? optarg : NULL, c == OPT_UNIT ? optarg : NULL);
+			break;
 		case OPT_INLINE:
 			if (strcmp(optarg, "yes") && strcmp(optarg, "no"))
 				return cli_usage_error("report", "--inline expects yes or no, got '%s'", optarg);
@@ -316,6 +331,40 @@ static void print_stack_completeness(FILE *out, const plumb_profile *p)
 		fprintf(out, "\nLost samples: %s (the kernel's ring buffer was full; record at a lower -F)", lost);
 }
 
+/* One event's total with its unit: "32 samples", "900 Ir", "5,400
+ * minor-faults (54 samples, one per 100)", "1,230,000 ns of time (1.23 s)". */
+static void print_total(FILE *out, const plumb_profile *p, int e, uint64_t v)
+{
+	char buf[32];
+	const char *name = plumb_str(p, p->events.v[e].name);
+	const char *unit = p->events.v[e].unit != PLUMB_NONE ? plumb_str(p, p->events.v[e].unit) : NULL;
+	uint64_t period = plumb_event_period(p, e);
+	plumb_format_u64(v, buf, sizeof buf);
+	if (period) {
+		char sb[32], pb[32];
+		fprintf(out, " %s %s (%s samples, one per %s%s%s)", buf, name,
+			plumb_format_u64(v / period, sb, sizeof sb), plumb_format_u64(period, pb, sizeof pb),
+			unit && strcmp(unit, "events") ? " " : "", unit && strcmp(unit, "events") ? unit : "");
+	} else if (unit && *unit && strcmp(unit, name) != 0) {
+		fprintf(out, " %s %s of %s", buf, unit, name);
+		const char *cunit;
+		uint64_t count = plumb_event_count(p, e, &cunit);
+		if (count) {
+			char cb[32];
+			fprintf(out, " (the kernel counted %s%s%s)", plumb_format_u64(count, cb, sizeof cb),
+				cunit ? " " : "", cunit ? cunit : "");
+		}
+	} else {
+		fprintf(out, " %s %s", buf, name);
+	}
+	static const struct { const char *unit; double per_s; } times[] = {
+		{ "ns", 1e9 }, { "us", 1e6 }, { "usec", 1e6 }, { "ms", 1e3 },
+	};
+	for (size_t i = 0; unit && i < sizeof times / sizeof *times; i++)
+		if (strcmp(unit, times[i].unit) == 0 && (double)v >= times[i].per_s / 1000)
+			fprintf(out, " (%.3g s)", (double)v / times[i].per_s);
+}
+
 /* A line above the table: what was read and the totals. */
 static void print_header(FILE *out, const plumb_profile *p, char *const *files, int nfiles, plumb_format fmt,
 			 const plumb_view_opts *o)
@@ -346,8 +395,8 @@ static void print_header(FILE *out, const plumb_profile *p, char *const *files, 
 	for (size_t e = 0; e < p->events.n; e++) {
 		if (o->metric >= 0 && (size_t)o->metric != e)
 			continue;
-		char buf[32], fbuf[32];
-		fprintf(out, " %s %s", plumb_format_u64(tot[e], buf, sizeof buf), plumb_str(p, p->events.v[e].name));
+		char fbuf[32];
+		print_total(out, p, (int)e, tot[e]);
 		if (focused)
 			fprintf(out, " (%s through --focus)", plumb_format_u64(focused[e], fbuf, sizeof fbuf));
 		if (e + 1 < p->events.n && o->metric < 0)
@@ -365,8 +414,8 @@ static int run(report_args *a, char *const *files, int nfiles)
 {
 	plumb_error err;
 	plumb_format fmt = PLUMB_FMT_UNKNOWN;
-	/* no report view shows instruction addresses */
-	plumb_profile *p = cli_load_ex(files, nfiles, true, &fmt, &err);
+	/* no report view but fprof shows instruction addresses */
+	plumb_profile *p = cli_load_ex(files, nfiles, a->view.kind != PLUMB_VIEW_FPROF, &fmt, &err);
 	if (!p)
 		return cli_fail(&err);
 	if (a->no_inline) {
@@ -442,8 +491,17 @@ static int run(report_args *a, char *const *files, int nfiles)
 	if (a->writer->for_terminal) {
 		to.width = a->width >= 0 ? (unsigned)a->width : a->output ? 0 : cli_terminal_width();
 		to.color = !a->output && cli_use_color(a->color);
-		print_header(out, p, files, nfiles, fmt, &a->view);
-		fputs(time_note, out);
+		/* The header wraps to the table's width like the table's notes. */
+		char *hb = NULL;
+		size_t hn = 0;
+		FILE *hf = open_memstream(&hb, &hn);
+		if (hf) {
+			print_header(hf, p, files, nfiles, fmt, &a->view);
+			fputs(time_note, hf);
+			fclose(hf);
+			plumb_text_write_wrapped(out, hb, to.width, 2);
+		}
+		free(hb);
 	}
 	rc = a->writer->write(t, out, &to, &err);
 	if (a->output) {

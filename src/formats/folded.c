@@ -9,7 +9,8 @@
  * stackcollapse-perf writes for an unknown symbol) and in an annotation
  * "_[k]", "_[j]", "_[i]" or "_[w]" (kernel, jit, inline, waker), which is
  * dropped. Every stack lands in the calling context tree of the default
- * part, with its count as the leaf's self cost in the event "samples".
+ * part, with its count as the leaf's self cost in the event "samples", or
+ * the event and unit the reader is told (plumb_read_opts.event_name).
  *
  * The writer prints one line per stack with samples in the first event,
  * sorted byte-wise; reading its output gives the same functions with the
@@ -895,30 +896,38 @@ out:
 	return rc;
 }
 
-/* The profile counts "samples" first: add it, or check that it is there. */
-static int setup_event(plumb_profile *p, const char *path, plumb_error *err)
+/* The profile counts the event of the stacks' numbers first ("samples",
+ * or what opts name): add it, or check that it is there. */
+static int setup_event(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+		       plumb_error *err)
 {
+	const char *name = opts && opts->event_name ? opts->event_name : "samples";
+	const char *unit = opts && opts->event_unit ? opts->event_unit
+			   : opts && opts->event_name ? NULL : "samples";
+	if (!*name || strpbrk(name, " \t\n"))
+		return plumb_fail(err, PLUMB_ERR_USAGE,
+				  "%s: expected an event name without spaces, got \"%s\"", path, name);
 	if (p->events.n == 0)
-		return plumb_event_add(p, "samples", "Samples", "samples", err) < 0 ? -1 : 0;
+		return plumb_event_add(p, name, strcmp(name, "samples") ? NULL : "Samples", unit, err) < 0
+			       ? -1 : 0;
 	const char *first = plumb_str(p, p->events.v[0].name);
-	if (!first || strcmp(first, "samples") != 0)
+	if (!first || strcmp(first, name) != 0)
 		return plumb_fail(err, PLUMB_ERR_FORMAT,
-				  "%s: expected a profile whose first event is \"samples\" to add "
+				  "%s: expected a profile whose first event is \"%s\" to add "
 				  "folded stacks to, got one whose first event is \"%s\"",
-				  path, first ? first : "");
+				  path, name, first ? first : "");
 	return 0;
 }
 
 int plumb_folded_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
 		      plumb_error *err)
 {
-	(void)opts; /* the reader has nothing to warn about */
 	FILE *fp = plumb_open_input(path, err);
 	if (!fp)
 		return -1;
 	__fsetlocking(fp, FSETLOCKING_BYCALLER); /* one thread reads it */
 	folded_reader r = { .p = p, .path = path };
-	int rc = setup_event(p, path, err);
+	int rc = setup_event(p, path, opts, err);
 	if (rc == 0)
 		rc = read_stream(&r, fp, err);
 	if (rc == 0)

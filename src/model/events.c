@@ -2,6 +2,9 @@
  * them by a linear formula ("Ir + 2 * Dr", Callgrind's `event:` lines). */
 #include <assert.h>
 #include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/index.h"
@@ -195,4 +198,51 @@ int plumb_profile_compute_derived(plumb_profile *p, plumb_error *err)
 	    derive_rows(p, p->sample_weights.v, p->samples.n, err))
 		return -1;
 	return 0;
+}
+
+/* "<what>.<event name>": where an event's period and count are kept. */
+static void event_key(const plumb_profile *p, const char *what, int event, char *key, size_t size)
+{
+	snprintf(key, size, "%s.%s", what, plumb_str(p, p->events.v[event].name));
+}
+
+int plumb_event_set_period(plumb_profile *p, int event, uint64_t period, plumb_error *err)
+{
+	assert(event >= 0 && (size_t)event < p->events.n);
+	char key[512], val[32];
+	event_key(p, "period", event, key, sizeof key);
+	snprintf(val, sizeof val, "%" PRIu64, period);
+	return plumb_meta_set(p, key, val, err);
+}
+
+uint64_t plumb_event_period(const plumb_profile *p, int event)
+{
+	if (event < 0 || (size_t)event >= p->events.n)
+		return 0;
+	char key[512];
+	event_key(p, "period", event, key, sizeof key);
+	const char *v = plumb_meta_get(p, key);
+	if (!v || !*v)
+		return 0;
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+	return *end || v[0] == '-' ? 0 : (uint64_t)n;
+}
+
+uint64_t plumb_event_count(const plumb_profile *p, int event, const char **unit)
+{
+	if (unit)
+		*unit = NULL;
+	if (event < 0 || (size_t)event >= p->events.n)
+		return 0;
+	char key[512];
+	event_key(p, "count", event, key, sizeof key);
+	const char *v = plumb_meta_get(p, key);
+	if (!v || *v < '0' || *v > '9')
+		return 0;
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (unit && *end == ' ' && end[1])
+		*unit = end + 1;
+	return (uint64_t)n;
 }

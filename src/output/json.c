@@ -219,6 +219,13 @@ static void write_events(FILE *out, const plumb_table_summary *s)
 			fputs(", \"formula\": ", out);
 			plumb_json_write_string(out, e->formula);
 		}
+		if (e->count) {
+			fprintf(out, ", \"count\": %" PRIu64 ", \"count_unit\": ", e->count);
+			plumb_json_write_string(out, e->count_unit);
+		}
+		if (e->period)
+			fprintf(out, ", \"period\": %" PRIu64 ", \"samples\": %" PRIu64, e->period,
+				s->totals[i] / e->period);
 		fputc('}', out);
 	}
 	fputs(s->nevents ? "\n  ],\n  \"totals\": " : "],\n  \"totals\": ", out);

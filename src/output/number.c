@@ -113,3 +113,27 @@ const char *plumb_format_fixed(double v, int decimals, char *buf, size_t size)
 	out[o] = '\0';
 	return copy_out(out, buf, size);
 }
+
+const char *plumb_format_compact(uint64_t v, char *buf, size_t size)
+{
+	if (v < 10000)
+		return plumb_format_u64(v, buf, size);
+	/* Three significant digits at most: 12.3k, 123k, 1.2M, 18E. */
+	static const char suffix[] = "kMGTPE";
+	double x = (double)v;
+	int s = -1;
+	while (x >= 999.5 && s < 5) {
+		x /= 1000.0;
+		s++;
+	}
+	char tmp[32];
+	if (x < 99.95)
+		snprintf(tmp, sizeof tmp, "%.1f%c", x, suffix[s]);
+	else
+		snprintf(tmp, sizeof tmp, "%.0f%c", x, suffix[s]);
+	/* The locale's decimal point may not be '.'. */
+	for (char *q = tmp; *q; q++)
+		if (*q == ',')
+			*q = '.';
+	return copy_out(tmp, buf, size);
+}

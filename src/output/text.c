@@ -1,7 +1,9 @@
 /* plumb: a table as aligned text for a terminal or a pager.
  *
  * Two passes: measure every column, then print. Numbers are right-aligned,
- * strings left-aligned, columns two spaces apart. Strings are made safe for a
+ * strings left-aligned, columns two spaces apart. Given a width, the table
+ * gives up what matters least until it fits (fit(), the order is in
+ * plumb/output.h): names are what people read, so they give up last. Strings are made safe for a
  * terminal first (control characters become '?', bytes that are not UTF-8
  * become U+FFFD), so a string's display width is its number of code points
  * and eliding never cuts a multi-byte sequence.
@@ -21,7 +23,8 @@
 #include "output/output_internal.h"
 
 #define GAP 2         /* spaces between columns */
-#define MIN_SHRUNK 12 /* a shrunk column keeps at least this many code points */
+#define MIN_SHRUNK 12 /* a shrunk column keeps this many code points while it can */
+#define MIN_NAME 30   /* a name keeps this many before cost columns are dropped */
 #define NUM_SIZE 64
 
 #define SGR_BOLD "\x1b[1m"
@@ -154,16 +157,55 @@ static bool is_numeric(plumb_cell_type type)
 	       type == PLUMB_CELL_NUM || type == PLUMB_CELL_BIG;
 }
 
+/* What a narrow table gives up, in order (see plumb/output.h). */
+typedef struct writer {
+	const plumb_table *t;
+	const plumb_text_opts *o;
+	size_t *w;          /* column widths in code points */
+	bool *hidden;       /* empty in every row, or dropped to fit */
+	bool compact;       /* numbers as 1.2M */
+	bool short_titles;  /* "Excl." for "Excl. cycles": the event said above */
+	bool split_titles;  /* titles on two lines, split at their first space */
+	bool basenames;     /* module paths as their last component */
+	const char *event;  /* the one event's name when short_titles */
+	strbuf cell;        /* scratch for one cell's text */
+	strbuf line;        /* the line being built */
+	char num[NUM_SIZE];
+} writer;
+
+static bool is_module_column(const plumb_column *col)
+{
+	return strstr(col->key, "module") || strstr(col->key, "object");
+}
+
+static bool is_path_column(const plumb_column *col)
+{
+	static const char *const pathy[] = { "file", "path", "source" };
+	for (size_t i = 0; i < sizeof pathy / sizeof *pathy; i++)
+		if (strstr(col->key, pathy[i]))
+			return true;
+	return is_module_column(col);
+}
+
+static const char *compact_big(long double v, char *num)
+{
+	if (v >= 0 && v < 18446744073709551615.0L)
+		return plumb_format_compact((uint64_t)v, num, NUM_SIZE);
+	return plumb_format_big(v, num, NUM_SIZE);
+}
+
 /* The text of one cell without padding or indentation: numbers in num,
  * strings (and the focus mark) in sb. */
-static const char *cell_text(const plumb_table *t, const plumb_row *r, size_t c,
-			     char *num, strbuf *sb)
+static const char *cell_text(writer *wr, const plumb_row *r, size_t c)
 {
+	const plumb_table *t = wr->t;
 	const plumb_cell *cell = &r->cells[c];
+	char *num = wr->num;
 	const char *s = "-";
 	switch (cell->type) {
 	case PLUMB_CELL_U64:
-		s = plumb_format_u64(cell->u, num, NUM_SIZE);
+		s = wr->compact ? plumb_format_compact(cell->u, num, NUM_SIZE)
+				: plumb_format_u64(cell->u, num, NUM_SIZE);
 		break;
 	case PLUMB_CELL_INT:
 		snprintf(num, NUM_SIZE, "%" PRId64, cell->i);
@@ -180,25 +222,32 @@ static const char *cell_text(const plumb_table *t, const plumb_row *r, size_t c,
 			s = "-";
 		break;
 	case PLUMB_CELL_BIG:
-		s = plumb_format_big(cell->big, num, NUM_SIZE);
+		s = wr->compact ? compact_big(cell->big, num) : plumb_format_big(cell->big, num, NUM_SIZE);
 		break;
 	case PLUMB_CELL_STR:
 		if (cell->s)
 			s = NULL;
 		break;
 	case PLUMB_CELL_NULL:
+		if (t->nested && r->depth > 0)
+			s = "";
 		break;
 	}
 	bool mark = r->kind == PLUMB_ROW_FOCUS && t->cols[c].name_column;
 	if (!s || mark) {
-		sb_clear(sb);
+		sb_clear(&wr->cell);
 		if (mark)
-			sb_str(sb, "*");
-		if (s)
-			sb_str(sb, s);
-		else
-			sb_add_safe(sb, cell->s);
-		s = sb_text(sb);
+			sb_str(&wr->cell, "*");
+		if (s) {
+			sb_str(&wr->cell, s);
+		} else {
+			const char *str = cell->s;
+			const char *slash = strrchr(str, '/');
+			if (wr->basenames && is_module_column(&t->cols[c]) && slash && slash[1])
+				str = slash + 1;
+			sb_add_safe(&wr->cell, str);
+		}
+		s = sb_text(&wr->cell);
 	}
 	return s;
 }
@@ -210,16 +259,27 @@ static size_t cell_indent(const plumb_table *t, const plumb_row *r, size_t c)
 	return col->name_column && !is_numeric(col->type) ? (size_t)r->depth * 2 : 0;
 }
 
-typedef struct writer {
-	const plumb_table *t;
-	const plumb_text_opts *o;
-	size_t *w;    /* column widths in code points */
-	bool *hidden; /* columns empty in every row: left out of text */
-	size_t first; /* the first shown column */
-	strbuf cell;  /* scratch for one cell's text */
-	strbuf line;  /* the line being built */
-	char num[NUM_SIZE];
-} writer;
+/* A column's title, or its line (0 or 1) of a title split in two. */
+static const char *title_text(writer *wr, size_t c, int part)
+{
+	const plumb_column *col = &wr->t->cols[c];
+	const char *title = wr->short_titles && col->short_title ? col->short_title : col->title;
+	sb_clear(&wr->cell);
+	const char *sp = wr->split_titles ? strchr(title, ' ') : NULL;
+	if (part < 0)
+		sb_add_safe(&wr->cell, title);
+	else if (!sp)
+		sb_add_safe(&wr->cell, part == 0 ? "" : title);
+	else if (part == 0) {
+		strbuf tmp = { 0 };
+		sb_add(&tmp, title, (size_t)(sp - title));
+		sb_add_safe(&wr->cell, sb_text(&tmp));
+		free(tmp.p);
+	} else {
+		sb_add_safe(&wr->cell, sp + 1);
+	}
+	return sb_text(&wr->cell);
+}
 
 /* A column with no value in any row tells a reader nothing in text (CSV
  * and JSON keep it, for machines that expect it). */
@@ -229,28 +289,24 @@ static void find_hidden(writer *wr)
 	size_t nrows = 0;
 	for (size_t i = 0; i < t->nrows; i++)
 		nrows += t->rows[i].kind != PLUMB_ROW_SEPARATOR;
-	wr->first = 0;
 	for (size_t c = 0; c < t->ncols; c++) {
 		bool empty = nrows > 0 && !t->cols[c].name_column;
 		for (size_t i = 0; i < t->nrows && empty; i++)
 			empty = t->rows[i].kind == PLUMB_ROW_SEPARATOR ||
 				t->rows[i].cells[c].type == PLUMB_CELL_NULL;
 		wr->hidden[c] = empty;
-		if (empty && wr->first == c)
-			wr->first = c + 1;
 	}
 }
 
 static void measure(writer *wr)
 {
 	const plumb_table *t = wr->t;
-	find_hidden(wr);
 	for (size_t c = 0; c < t->ncols; c++) {
 		wr->w[c] = 0;
-		if (wr->o->header) {
-			sb_clear(&wr->cell);
-			sb_add_safe(&wr->cell, t->cols[c].title);
-			wr->w[c] = text_width(sb_text(&wr->cell));
+		if (wr->o->header && !wr->hidden[c]) {
+			size_t a = text_width(title_text(wr, c, wr->split_titles ? 0 : -1));
+			size_t b = wr->split_titles ? text_width(title_text(wr, c, 1)) : 0;
+			wr->w[c] = a > b ? a : b;
 		}
 	}
 	for (size_t i = 0; i < t->nrows; i++) {
@@ -258,7 +314,9 @@ static void measure(writer *wr)
 		if (r->kind == PLUMB_ROW_SEPARATOR)
 			continue;
 		for (size_t c = 0; c < t->ncols; c++) {
-			const char *s = cell_text(t, r, c, wr->num, &wr->cell);
+			if (wr->hidden[c])
+				continue;
+			const char *s = cell_text(wr, r, c);
 			size_t w = cell_indent(t, r, c) + text_width(s);
 			if (w > wr->w[c])
 				wr->w[c] = w;
@@ -266,51 +324,136 @@ static void measure(writer *wr)
 	}
 }
 
-/* Which columns give up width first: names, then files and modules, then
- * other strings; numbers never shrink. */
-static int shrink_tier(const plumb_column *col)
+static size_t first_shown(const writer *wr)
 {
-	static const char *const pathy[] = { "file", "module", "object", "path", "source" };
-	if (is_numeric(col->type))
-		return -1;
-	if (col->name_column)
-		return 0;
-	for (size_t i = 0; i < sizeof pathy / sizeof *pathy; i++)
-		if (strstr(col->key, pathy[i]))
-			return 1;
-	return 2;
+	size_t c = 0;
+	while (c < wr->t->ncols && wr->hidden[c])
+		c++;
+	return c;
 }
 
 static size_t total_width(const writer *wr)
 {
-	size_t sum = 0;
-	for (size_t c = 0; c < wr->t->ncols; c++)
+	size_t sum = 0, first = first_shown(wr);
+	for (size_t c = first; c < wr->t->ncols; c++)
 		if (!wr->hidden[c])
-			sum += wr->w[c] + (c > wr->first ? GAP : 0);
+			sum += wr->w[c] + (c > first ? GAP : 0);
 	return sum;
 }
 
-/* Shrink string columns, widest first within each tier, until the line
- * fits or every candidate is down to MIN_SHRUNK. */
-static void fit(writer *wr)
+static bool fits(const writer *wr) { return total_width(wr) <= wr->o->width; }
+
+/* Every shown event column is of one event: its name, else NULL. */
+static const char *single_event(const writer *wr)
+{
+	const char *ev = NULL;
+	int which = -1;
+	for (size_t c = 0; c < wr->t->ncols; c++) {
+		const plumb_column *col = &wr->t->cols[c];
+		if (wr->hidden[c] || col->event < 0)
+			continue;
+		if (which >= 0 && col->event != which)
+			return NULL;
+		which = col->event;
+		size_t n = col->short_title ? strlen(col->short_title) : 0;
+		if (col->short_title && strncmp(col->title, col->short_title, n) == 0 && col->title[n] == ' ')
+			ev = col->title + n + 1;
+	}
+	return ev;
+}
+
+/* A numeric column's title has two words: worth two header lines. */
+static bool any_split_title(const writer *wr)
+{
+	for (size_t c = 0; c < wr->t->ncols; c++)
+		if (!wr->hidden[c] && is_numeric(wr->t->cols[c].type) && strchr(wr->t->cols[c].title, ' '))
+			return true;
+	return false;
+}
+
+/* Take width from the widest columns that `pick` accepts, none below
+ * floor, until the line fits. */
+static void shrink(writer *wr, bool (*pick)(const plumb_column *), size_t floor)
 {
 	size_t total = total_width(wr), width = wr->o->width;
-	for (int tier = 0; tier < 3 && total > width; tier++) {
-		for (;;) {
-			size_t best = SIZE_MAX;
-			for (size_t c = 0; c < wr->t->ncols; c++)
-				if (!wr->hidden[c] && shrink_tier(&wr->t->cols[c]) == tier && wr->w[c] > MIN_SHRUNK &&
-				    (best == SIZE_MAX || wr->w[c] > wr->w[best]))
-					best = c;
-			if (best == SIZE_MAX || total <= width)
-				break;
-			size_t cut = wr->w[best] - MIN_SHRUNK;
-			if (cut > total - width)
-				cut = total - width;
-			wr->w[best] -= cut;
-			total -= cut;
-		}
+	while (total > width) {
+		size_t best = SIZE_MAX;
+		for (size_t c = 0; c < wr->t->ncols; c++)
+			if (!wr->hidden[c] && pick(&wr->t->cols[c]) && wr->w[c] > floor &&
+			    (best == SIZE_MAX || wr->w[c] > wr->w[best]))
+				best = c;
+		if (best == SIZE_MAX)
+			return;
+		size_t cut = wr->w[best] - floor;
+		if (cut > total - width)
+			cut = total - width;
+		wr->w[best] -= cut;
+		total -= cut;
 	}
+}
+
+/* Drop the shown columns `pick` accepts, last first, until the line fits. */
+static void drop(writer *wr, bool (*pick)(const plumb_column *))
+{
+	for (size_t c = wr->t->ncols; c-- > 0 && !fits(wr);)
+		if (!wr->hidden[c] && pick(&wr->t->cols[c]))
+			wr->hidden[c] = true;
+}
+
+static bool pick_strings(const plumb_column *col)
+{
+	return !is_numeric(col->type) && !col->name_column;
+}
+static bool pick_paths(const plumb_column *col) { return pick_strings(col) && is_path_column(col); }
+static bool pick_modules(const plumb_column *col) { return pick_strings(col) && is_module_column(col); }
+static bool pick_name(const plumb_column *col) { return col->name_column; }
+static bool pick_cumulative(const plumb_column *col) { return strcmp(col->key, "cumulative") == 0; }
+static bool pick_costs(const plumb_column *col)
+{
+	return is_numeric(col->type) && col->type != PLUMB_CELL_INT && !col->name_column;
+}
+
+/* Drop the numeric columns but the first, right to left. */
+static void drop_numbers(writer *wr)
+{
+	size_t keep = SIZE_MAX;
+	for (size_t c = 0; c < wr->t->ncols && keep == SIZE_MAX; c++)
+		if (!wr->hidden[c] && pick_costs(&wr->t->cols[c]))
+			keep = c;
+	for (size_t c = wr->t->ncols; c-- > 0 && !fits(wr);)
+		if (c != keep && !wr->hidden[c] && pick_costs(&wr->t->cols[c]))
+			wr->hidden[c] = true;
+}
+
+/* Make the table fit o->width; see plumb/output.h for the order. */
+static void fit(writer *wr)
+{
+	if (fits(wr))
+		return;
+	wr->compact = true;
+	measure(wr);
+	if (fits(wr))
+		return;
+	if ((wr->event = single_event(wr)))
+		wr->short_titles = true;
+	else
+		wr->split_titles = any_split_title(wr);
+	wr->basenames = true;
+	measure(wr);
+	drop(wr, pick_cumulative);
+	shrink(wr, pick_paths, MIN_SHRUNK);
+	shrink(wr, pick_strings, MIN_SHRUNK);
+	drop(wr, pick_modules);
+	drop(wr, pick_paths);
+	drop(wr, pick_strings);
+	/* Most names fit in MIN_NAME: the costs but the first go before the
+	 * name is cut further. */
+	shrink(wr, pick_name, MIN_NAME);
+	drop_numbers(wr);
+	shrink(wr, pick_name, MIN_SHRUNK);
+	shrink(wr, pick_name, 1);
+	shrink(wr, pick_strings, 1);
+	/* What still sticks out is cut when the line is written. */
 }
 
 /* Colour a percentage by how much it matters. */
@@ -325,23 +468,35 @@ static const char *pct_colour(const plumb_cell *cell)
 	return NULL;
 }
 
-/* Append one padded column; indent is the wanted indentation. */
-static void put_column(writer *wr, size_t c, const char *s, size_t indent, const char *colour)
+/* Append one padded column; indent is the wanted indentation. A row too
+ * deep for the column keeps some of its name and says its depth instead
+ * (↳ 37) at the deepest indentation that leaves room. */
+static void put_column(writer *wr, size_t c, const char *s, size_t indent, uint32_t depth,
+		       const char *colour)
 {
 	if (wr->hidden[c])
 		return;
 	size_t avail = wr->w[c], sw = text_width(s);
 	bool right = is_numeric(wr->t->cols[c].type);
-	if (indent + sw > avail) {
-		/* Keep some text visible: deep rows lose indentation first. */
+	char mark[24] = "";
+	size_t mw = 0;
+	if (indent > 0 && indent + sw > avail) {
 		size_t keep = sw < MIN_SHRUNK ? sw : MIN_SHRUNK;
-		if (indent + keep > avail)
-			indent = avail > keep ? avail - keep : 0;
+		if (indent + keep > avail) {
+			snprintf(mark, sizeof mark, "\xE2\x86\xB3%" PRIu32 " ", depth);
+			mw = text_width(mark);
+			if (keep + mw > avail) {
+				mark[0] = '\0';
+				mw = 0;
+			}
+			indent = avail > keep + mw ? avail - keep - mw : 0;
+		}
 	}
-	size_t budget = avail - indent, shown = sw < budget ? sw : budget;
-	if (c > wr->first)
+	size_t budget = avail - indent - mw, shown = sw < budget ? sw : budget;
+	if (c > first_shown(wr))
 		sb_spaces(&wr->line, GAP);
 	sb_spaces(&wr->line, right ? avail - shown : indent);
+	sb_str(&wr->line, mark);
 	if (colour)
 		sb_str(&wr->line, colour);
 	sb_add_elided(&wr->line, s, sw, budget);
@@ -351,10 +506,39 @@ static void put_column(writer *wr, size_t c, const char *s, size_t indent, const
 		sb_spaces(&wr->line, budget - shown);
 }
 
-/* Write the line without trailing spaces, optionally inside an SGR pair. */
+/* Cut safe text with SGR sequences to width visible code points. */
+static void cut_to_width(strbuf *l, size_t width, bool *cut)
+{
+	size_t seen = 0;
+	for (size_t i = 0; i < l->len;) {
+		unsigned char ch = (unsigned char)l->p[i];
+		if (ch == 0x1b) { /* ESC [ ... m takes no room */
+			while (i < l->len && l->p[i] != 'm')
+				i++;
+			i++;
+			continue;
+		}
+		if ((ch & 0xC0) != 0x80) {
+			if (seen == width) {
+				l->len = i;
+				l->p[i] = '\0';
+				*cut = true;
+				return;
+			}
+			seen++;
+		}
+		i++;
+	}
+}
+
+/* Write the line without trailing spaces, no wider than the width,
+ * optionally inside an SGR pair. */
 static void emit_line(writer *wr, FILE *out, const char *sgr)
 {
 	strbuf *l = &wr->line;
+	bool cut = false;
+	if (wr->o->width > 0 && l->p && !l->failed)
+		cut_to_width(l, wr->o->width, &cut);
 	while (l->len > 0 && l->p[l->len - 1] == ' ')
 		l->p[--l->len] = '\0';
 	if (sgr && l->len > 0)
@@ -362,19 +546,20 @@ static void emit_line(writer *wr, FILE *out, const char *sgr)
 	else {
 		const char *text = sb_text(l);
 		fwrite(text, 1, strlen(text), out);
+		if (cut && wr->o->color)
+			fputs(SGR_RESET, out);
 		putc('\n', out);
 	}
 }
 
 static void write_header(writer *wr, FILE *out)
 {
-	sb_clear(&wr->line);
-	for (size_t c = 0; c < wr->t->ncols; c++) {
-		sb_clear(&wr->cell);
-		sb_add_safe(&wr->cell, wr->t->cols[c].title);
-		put_column(wr, c, sb_text(&wr->cell), 0, NULL);
+	for (int part = wr->split_titles ? 0 : -1; part <= (wr->split_titles ? 1 : -1); part++) {
+		sb_clear(&wr->line);
+		for (size_t c = 0; c < wr->t->ncols; c++)
+			put_column(wr, c, title_text(wr, c, part), 0, 0, NULL);
+		emit_line(wr, out, wr->o->color ? SGR_BOLD : NULL);
 	}
-	emit_line(wr, out, wr->o->color ? SGR_BOLD : NULL);
 }
 
 static void write_row(writer *wr, FILE *out, const plumb_row *r)
@@ -382,30 +567,28 @@ static void write_row(writer *wr, FILE *out, const plumb_row *r)
 	const plumb_table *t = wr->t;
 	sb_clear(&wr->line);
 	for (size_t c = 0; c < t->ncols; c++) {
-		const char *s = cell_text(t, r, c, wr->num, &wr->cell);
+		const char *s = cell_text(wr, r, c);
 		const char *colour = wr->o->color ? pct_colour(&r->cells[c]) : NULL;
-		put_column(wr, c, s, cell_indent(t, r, c), colour);
+		put_column(wr, c, s, cell_indent(t, r, c), r->depth, colour);
 	}
 	bool bold = wr->o->color && r->kind == PLUMB_ROW_FOCUS;
 	emit_line(wr, out, bold ? SGR_BOLD : NULL);
-}
-
-/* A free-standing line (title, note), made safe. */
-static void write_safe_line(writer *wr, FILE *out, const char *s)
-{
-	sb_clear(&wr->line);
-	sb_add_safe(&wr->line, s);
-	emit_line(wr, out, NULL);
 }
 
 static void write_all(writer *wr, FILE *out)
 {
 	const plumb_table *t = wr->t;
 	if (t->title) {
-		write_safe_line(wr, out, t->title);
+		plumb_text_write_wrapped(out, t->title, wr->o->width, 2);
 		fputc('\n', out);
 	}
 	if (t->ncols > 0) {
+		if (wr->short_titles && wr->o->header) {
+			sb_clear(&wr->line);
+			sb_str(&wr->line, "Event: ");
+			sb_add_safe(&wr->line, wr->event);
+			emit_line(wr, out, NULL);
+		}
 		if (wr->o->header)
 			write_header(wr, out);
 		for (size_t i = 0; i < t->nrows && !wr->line.failed && !wr->cell.failed; i++) {
@@ -418,7 +601,84 @@ static void write_all(writer *wr, FILE *out)
 	if (t->nnotes > 0)
 		fputc('\n', out);
 	for (size_t i = 0; i < t->nnotes; i++)
-		write_safe_line(wr, out, t->notes[i]);
+		plumb_text_write_wrapped(out, t->notes[i], wr->o->width, 2);
+}
+
+/* One line of safe text, word-wrapped (see plumb/output.h). */
+static void wrap_line(FILE *out, const char *s, size_t width, size_t hang)
+{
+	if (width == 0 || text_width(s) <= width) {
+		fputs(s, out);
+		putc('\n', out);
+		return;
+	}
+	if (hang >= width)
+		hang = 0;
+	size_t used = 0, limit = width;
+	bool line_empty = true;
+	while (*s) {
+		if (*s == ' ') {
+			s++;
+			continue;
+		}
+		const char *end = strchr(s, ' ');
+		if (!end)
+			end = s + strlen(s);
+		size_t ww = 0;
+		for (const char *q = s; q < end; q++)
+			ww += ((unsigned char)*q & 0xC0) != 0x80;
+		if (!line_empty && used + 1 + ww > limit) {
+			putc('\n', out);
+			for (size_t i = 0; i < hang; i++)
+				putc(' ', out);
+			used = hang;
+			limit = width;
+			line_empty = true;
+		}
+		if (!line_empty) {
+			putc(' ', out);
+			used++;
+		}
+		/* A word longer than a whole line goes in pieces. */
+		while (used + ww > limit) {
+			size_t room = limit - used;
+			const char *cut = skip_cps(s, room);
+			fwrite(s, 1, (size_t)(cut - s), out);
+			putc('\n', out);
+			for (size_t i = 0; i < hang; i++)
+				putc(' ', out);
+			used = hang;
+			ww -= room;
+			s = cut;
+		}
+		fwrite(s, 1, (size_t)(end - s), out);
+		used += ww;
+		line_empty = false;
+		s = end;
+	}
+	putc('\n', out);
+}
+
+void plumb_text_write_wrapped(FILE *out, const char *text, unsigned width, unsigned hang)
+{
+	strbuf line = { 0 }, safe = { 0 };
+	const char *p = text ? text : "";
+	do {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		sb_clear(&line);
+		sb_add(&line, p, n);
+		sb_clear(&safe);
+		sb_add_safe(&safe, sb_text(&line));
+		if (!nl && n == 0 && p != text)
+			break; /* the text ended with its newline */
+		wrap_line(out, sb_text(&safe), width, hang);
+		p = nl ? nl + 1 : p + n;
+		if (!nl)
+			break;
+	} while (1);
+	free(line.p);
+	free(safe.p);
 }
 
 int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opts *o,
@@ -438,6 +698,7 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 		free(wr.hidden);
 		return plumb_fail_nomem(err);
 	}
+	find_hidden(&wr);
 	measure(&wr);
 	if (o->width > 0)
 		fit(&wr);

@@ -388,15 +388,20 @@ static void on_sample(recorder *r, const uint8_t *rec, size_t size)
 	uint32_t pid_tid[2] = { 0, 0 };
 	take(&c, pid_tid, 8);
 	uint64_t t = u64(&c);
-	u64(&c); /* period */
+	uint64_t period = r->sample_type & PERF_SAMPLE_PERIOD ? u64(&c) : r->d->periods[0];
 	uint32_t flags = 0;
 	int ev = event_index(r, id);
 	size_t n = sample_chain(r, &c, ip, pid_tid[0], pid_tid[1], &flags);
 	if (ev < 0)
 		return;
 	r->res->samples++;
+	/* With a fixed period a sample stands for that many events; by
+	 * frequency, the kernel's periods add up to its count of them. */
+	uint64_t weight = r->d->periods[ev] && period ? period : 1;
+	if (!r->d->periods[ev] && period <= UINT64_MAX - r->d->counts[ev])
+		r->d->counts[ev] += period;
 	note(r, plumb_rec_sample_add(r->d, (int32_t)pid_tid[0], (int32_t)pid_tid[1], t, (uint32_t)ev,
-				     1, r->chain, n, flags, r->err));
+				     weight, r->chain, n, flags, r->err));
 }
 
 static void on_mmap2(recorder *r, const uint8_t *rec, size_t size, uint16_t misc)
@@ -796,15 +801,22 @@ int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_recor
 		return plumb_fail(err, PLUMB_ERR_USAGE, "at most %d events in one run", MAX_EVENTS);
 	if (!o->pid && (!o->argv || !o->argv[0]))
 		return plumb_fail(err, PLUMB_ERR_USAGE, "no command to record");
-	r.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			PERF_SAMPLE_PERIOD;
+	/* Not PERF_SAMPLE_PERIOD with a fixed period: the kernel then samples
+	 * every software event (page faults...) whatever -c says, as perf
+	 * record -c knows (it asks for the period with -P only). */
+	r.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	if (!o->period)
+		r.sample_type |= PERF_SAMPLE_PERIOD;
 	if (o->stack == PLUMB_STACK_FP)
 		r.sample_type |= PERF_SAMPLE_CALLCHAIN;
 	else if (o->stack == PLUMB_STACK_DWARF)
 		r.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	for (size_t i = 0; i < r.nevents; i++)
-		if (plumb_rec_event_add(d, r.events[i].name, err) < 0)
+	for (size_t i = 0; i < r.nevents; i++) {
+		int ev = plumb_rec_event_add(d, r.events[i].name, err);
+		if (ev < 0)
 			return -1;
+		d->periods[ev] = o->period;
+	}
 	if (rings_new(&r) || !(r.uw = unwinder_new(d, err))) {
 		close_all(&r);
 		return -1;

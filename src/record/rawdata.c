@@ -34,6 +34,8 @@ void plumb_rec_data_free(plumb_rec_data *d)
 	for (size_t i = 0; i < d->maps.n; i++)
 		free(d->maps.v[i].path);
 	free(d->events.v);
+	free(d->periods);
+	free(d->counts);
 	free(d->samples.v);
 	free(d->ips.v);
 	free(d->maps.v);
@@ -47,10 +49,18 @@ void plumb_rec_data_free(plumb_rec_data *d)
 int plumb_rec_event_add(plumb_rec_data *d, const char *name, plumb_error *err)
 {
 	char *s = strdup(name);
-	if (!s || plumb_vec_reserve(d->events, d->events.n + 1)) {
+	uint64_t *periods = realloc(d->periods, (d->events.n + 1) * sizeof *periods);
+	if (periods)
+		d->periods = periods;
+	uint64_t *counts = periods ? realloc(d->counts, (d->events.n + 1) * sizeof *counts) : NULL;
+	if (counts)
+		d->counts = counts;
+	if (!s || !periods || !counts || plumb_vec_reserve(d->events, d->events.n + 1)) {
 		free(s);
 		return plumb_fail_nomem(err);
 	}
+	d->periods[d->events.n] = 0;
+	d->counts[d->events.n] = 0;
 	d->events.v[d->events.n] = s;
 	return (int)d->events.n++;
 }

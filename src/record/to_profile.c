@@ -357,9 +357,24 @@ static int write_meta(conv *c, plumb_error *err)
 
 static int convert(conv *c, const plumb_rec_profile_opts *o, plumb_error *err)
 {
-	for (size_t i = 0; i < c->d->events.n; i++)
-		if (plumb_event_add(c->p, c->d->events.v[i], NULL, "samples", err) < 0)
+	for (size_t i = 0; i < c->d->events.n; i++) {
+		/* Sampled every Nth event: costs count events, and the period
+		 * gives the samples back (report shows both). */
+		uint64_t period = c->d->periods ? c->d->periods[i] : 0;
+		const char *name = c->d->events.v[i];
+		const char *unit = !period ? "samples"
+				   : strcmp(name, "cpu-clock") == 0 || strcmp(name, "task-clock") == 0 ? "ns"
+				   : "events";
+		uint64_t count = !period && c->d->counts ? c->d->counts[i] : 0;
+		char key[4200], val[32];
+		snprintf(key, sizeof key, "count.%s", name);
+		snprintf(val, sizeof val, "%" PRIu64 " %s", count,
+			 strcmp(name, "cpu-clock") == 0 || strcmp(name, "task-clock") == 0 ? "ns" : "events");
+		if (plumb_event_add(c->p, name, NULL, unit, err) < 0 ||
+		    (period && plumb_event_set_period(c->p, (int)i, period, err)) ||
+		    (count && plumb_meta_set(c->p, key, val, err)))
 			return -1;
+	}
 	uint64_t *costs = calloc(c->d->events.n ? c->d->events.n : 1, sizeof *costs);
 	if (!costs)
 		return plumb_fail_nomem(err);

@@ -246,10 +246,12 @@ else
 fi
 expect_err "unknown event: usage error" 2 "unknown event 'bogus'" "$PLUMB" record -e bogus ./shares 0.05
 "$PLUMB" record -q -o count.plumb -e task-clock -c 2000000 ./shares 0.4
-run "$PLUMB" info count.plumb
-py "-c 2000000 on task-clock: one sample per 2 ms" '
+run "$PLUMB" report count.plumb
+py "-c 2000000 on task-clock: one sample per 2 ms, costs in ns" '
 import re, sys
-n = int(re.search(r"task-clock\s+([\d,]+) samples", sys.stdin.read()).group(1).replace(",", ""))
+m = re.search(r"Total: ([\d,]+) task-clock \(([\d,]+) samples, one per 2,000,000 ns\)", sys.stdin.read())
+ns, n = (int(g.replace(",", "")) for g in m.groups())
+assert ns == n * 2000000, (ns, n)
 assert 170 <= n <= 230, n'
 "$PLUMB" record -q -o multi.plumb -e cpu-clock,page-faults -F 2000 ./threads 0.1
 run "$PLUMB" report --format csv multi.plumb

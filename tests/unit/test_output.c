@@ -299,11 +299,11 @@ Test(output, text_elides_utf8_name_to_width)
 		    "Excl.  Name\n"
 		    "    5  ñandú...ima_ü\n"
 		    "    6  short\n");
-	/* Too narrow: the name keeps 12 code points, the numbers all theirs. */
+	/* Too narrow: no line is longer than the width, the name gives up last. */
 	expect_text(t, 10, false,
-		    "Excl.  Name\n"
-		    "    5  ñandú...ma_ü\n"
-		    "    6  short\n");
+		    "Excl.  Nam\n"
+		    "    5  ñan\n"
+		    "    6  sho\n");
 	/* Wide enough: nothing changes. */
 	expect_text(t, 80, false,
 		    "Excl.  Name\n"
@@ -312,7 +312,7 @@ Test(output, text_elides_utf8_name_to_width)
 	plumb_table_free(t);
 }
 
-Test(output, text_shrinks_name_before_file)
+Test(output, text_gives_up_file_before_name)
 {
 	plumb_table *t = named_table("flat");
 	cr_assert_eq(plumb_table_add_column(t, "file", "File", PLUMB_CELL_STR, -1, false), 2);
@@ -321,14 +321,22 @@ Test(output, text_shrinks_name_before_file)
 	plumb_cell_u64(&r->cells[0], 12345);
 	plumb_cell_str(&r->cells[1], "abcdefghijklmnopqrstuvwxyz0123");
 	plumb_cell_str(&r->cells[2], "src/aaaaaaaaaa/bbbbbbbbbb/x.c");
-	/* Natural width 6+2+30+2+29 = 69; at 59 the name loses 10. */
+	/* Natural width 6+2+30+2+29 = 69; at 68 the numbers go compact. */
+	expect_text(t, 68, false,
+		    "Excl.  Name                            File\n"
+		    "12.3k  abcdefghijklmnopqrstuvwxyz0123  src/aaaaaaaaaa/bbbbbbbbbb/x.c\n");
+	/* At 59 the file gives up its middle, the name nothing. */
 	expect_text(t, 59, false,
-		    " Excl.  Name                  File\n"
-		    "12,345  abcdefghi...wxyz0123  src/aaaaaaaaaa/bbbbbbbbbb/x.c\n");
-	/* At 40 the name stops at 12 and the file gives up the rest. */
+		    "Excl.  Name                            File\n"
+		    "12.3k  abcdefghijklmnopqrstuvwxyz0123  src/aaaaa...bbbb/x.c\n");
+	/* At 40 the file column goes: the name stays whole. */
 	expect_text(t, 40, false,
-		    " Excl.  Name          File\n"
-		    "12,345  abcde...0123  src/aaaa...bbb/x.c\n");
+		    "Excl.  Name\n"
+		    "12.3k  abcdefghijklmnopqrstuvwxyz0123\n");
+	/* At 20 the name is all that can give. */
+	expect_text(t, 20, false,
+		    "Excl.  Name\n"
+		    "12.3k  abcde...z0123\n");
 	plumb_table_free(t);
 }
 
@@ -341,7 +349,7 @@ Test(output, text_deep_rows_keep_some_name_when_shrunk)
 	cr_expect_str_eq(got,
 			 "Excl.  Name\n"
 			 "    1  root_function_name\n"
-			 "    1             leaf_...name\n");
+			 "    1         \xE2\x86\xB3" "20 leaf_...name\n");
 	free(got);
 	plumb_table_free(t);
 }
