@@ -113,6 +113,21 @@ static int add_include(annotate_args *a, const char *dir)
 	return 0;
 }
 
+static const struct option longopts[] = {
+	{ "show", required_argument, NULL, OPT_SHOW },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "show-percs", required_argument, NULL, OPT_PERCS },
+	{ "auto", required_argument, NULL, OPT_AUTO },
+	{ "context", required_argument, NULL, OPT_CONTEXT },
+	{ "inclusive", required_argument, NULL, OPT_INCLUSIVE },
+	{ "tree", required_argument, NULL, OPT_TREE },
+	{ "include", required_argument, NULL, 'I' },
+	{ "disasm", optional_argument, NULL, OPT_DISASM },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 static int parse_option(annotate_args *a, int c)
 {
 	plumb_annotate_opts *o = &a->o;
@@ -131,26 +146,12 @@ static int parse_option(annotate_args *a, int c)
 	case 'I': return add_include(a, optarg);
 	case 'h': a->help = true; return 0;
 	case ':': return cli_usage_error("annotate", "option '%s' needs a value", a->inputs[0]);
-	default: return cli_usage_error("annotate", "unknown option '%s'", a->inputs[0]);
+	default: return cli_unknown_option("annotate", a->inputs[0], longopts);
 	}
 }
 
 static int parse_args(int argc, char **argv, annotate_args *a)
 {
-	static const struct option longopts[] = {
-		{ "show", required_argument, NULL, OPT_SHOW },
-		{ "sort", required_argument, NULL, OPT_SORT },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "show-percs", required_argument, NULL, OPT_PERCS },
-		{ "auto", required_argument, NULL, OPT_AUTO },
-		{ "context", required_argument, NULL, OPT_CONTEXT },
-		{ "inclusive", required_argument, NULL, OPT_INCLUSIVE },
-		{ "tree", required_argument, NULL, OPT_TREE },
-		{ "include", required_argument, NULL, 'I' },
-		{ "disasm", optional_argument, NULL, OPT_DISASM },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	a->includes = calloc((size_t)argc + 1, sizeof *a->includes);
 	if (!a->includes) {
 		cli_error("out of memory");

@@ -18,6 +18,14 @@ int cli_fail(const plumb_error *err);
 /* A usage error: print it and a hint, return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Usage errors with "did you mean": an unknown WHAT (view, format...)
+ * among the names of list ("a, b, c"); an unknown option among longopts;
+ * an unknown command. Each prints and returns EXIT_USAGE. */
+struct option;
+int cli_unknown_word(const char *cmd, const char *what, const char *word, const char *list);
+int cli_unknown_option(const char *cmd, const char *arg, const struct option *longopts);
+int cli_unknown_command(const char *word, const char *const *names, size_t n);
+
 /* Read and merge the files into one profile. fmt_out gets the first file's
  * format. Returns NULL after filling err. */
 plumb_profile *cli_load(char *const *paths, int n, plumb_format *fmt_out, plumb_error *err);

@@ -106,7 +106,7 @@ int cmd_convert(int argc, char **argv)
 		case ':':
 			return cli_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error("convert", "unknown option '%s'", argv[optind - 1]);
+			return cli_unknown_option("convert", argv[optind - 1], longopts);
 		}
 	}
 	if (optind >= argc)
@@ -117,7 +117,9 @@ int cmd_convert(int argc, char **argv)
 	plumb_format fmt = to_stdout ? PLUMB_FMT_FOLDED : plumb_format_for_output(out);
 	if (to) {
 		const plumb_format_ops *ops = plumb_format_by_name(to);
-		if (!ops || !ops->write)
+		if (!ops)
+			return cli_unknown_word("convert", "format", to, plumb_format_writers_list());
+		if (!ops->write)
 			return cli_usage_error("convert", "cannot write format '%s' (known: %s)", to,
 					       plumb_format_writers_list());
 		fmt = ops->id;

@@ -85,7 +85,7 @@ static int parse_args(int argc, char **argv, diff_args *a)
 			else if (!strcmp(optarg, "flame"))
 				a->d.flame = true;
 			else
-				return cli_usage_error("diff", "unknown view '%s' (functions, lines, flame)", optarg);
+				return cli_unknown_word("diff", "view", optarg, "functions, lines, flame");
 			break;
 		case 'm':
 			a->d.metric = optarg;
@@ -112,7 +112,7 @@ static int parse_args(int argc, char **argv, diff_args *a)
 			break;
 		case 'f':
 			if (!(a->writer = plumb_view_writer_by_name(optarg)))
-				return cli_usage_error("diff", "unknown format '%s' (text, json, csv, svg)", optarg);
+				return cli_unknown_word("diff", "format", optarg, "text, json, csv, svg");
 			break;
 		case 'o':
 			a->output = optarg;
@@ -136,7 +136,7 @@ static int parse_args(int argc, char **argv, diff_args *a)
 		case ':':
 			return cli_usage_error("diff", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error("diff", "unknown option '%s'", argv[optind - 1]);
+			return cli_unknown_option("diff", argv[optind - 1], longopts);
 		}
 	}
 	if (argc - optind != 2)
@@ -173,6 +173,22 @@ static int write_table(diff_args *a, const plumb_table *t, const char *base, con
 	return rc ? cli_fail(&err) : EXIT_OK;
 }
 
+/* A --focus that names nothing in either profile is a typo, not an empty
+ * change. */
+static int check_focus(const plumb_symspec_list *focus, const plumb_profile *base,
+		       const plumb_profile *cur, const char *base_name)
+{
+	for (size_t i = 0; i < focus->n; i++) {
+		plumb_error err;
+		if (plumb_symspec_matches_any(&focus->v[i], cur) ||
+		    plumb_symspec_check(&focus->v[i], base, base_name, &err) == 0)
+			continue;
+		cli_error("--focus %s", err.message);
+		return EXIT_BAD_INPUT;
+	}
+	return 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	diff_args a = { .writer = plumb_view_writer_by_name("text"), .color = "auto", .width = -1 };
@@ -186,8 +202,11 @@ int cmd_diff(int argc, char **argv)
 	plumb_error err;
 	plumb_profile *base = cli_load_ex(&argv[optind], 1, true, NULL, &err), *cur = NULL;
 	plumb_table *t = NULL;
-	if (!base || !(cur = cli_load_ex(&argv[optind + 1], 1, true, NULL, &err)) ||
-	    plumb_diff_build(base, cur, &a.d, &t, &err))
+	if (!base || !(cur = cli_load_ex(&argv[optind + 1], 1, true, NULL, &err)))
+		rc = cli_fail(&err);
+	else if ((rc = check_focus(&a.focus, base, cur, argv[optind])))
+		;
+	else if (plumb_diff_build(base, cur, &a.d, &t, &err))
 		rc = cli_fail(&err);
 	else
 		rc = write_table(&a, t, argv[optind], argv[optind + 1]);

@@ -76,8 +76,13 @@ static int run(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
 		if (strcmp(commands[i].name, cmd) == 0)
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "plumb: '%s' is not a command.\n\n", cmd);
-	usage(stderr);
+	const char *names[sizeof commands / sizeof *commands + 1];
+	size_t n = 0;
+	for (; n < sizeof commands / sizeof *commands; n++)
+		names[n] = commands[n].name;
+	names[n++] = "help";
+	cli_unknown_command(cmd, names, n);
+	fputs("'plumb --help' lists the commands.\n", stderr);
 	return EXIT_USAGE;
 }
 

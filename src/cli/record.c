@@ -167,7 +167,7 @@ static int parse_args(int argc, char **argv, record_args *a)
 		case ':':
 			return cli_usage_error("record", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error("record", "unknown option '%s'", argv[optind - 1]);
+			return cli_unknown_option("record", argv[optind - 1], longopts);
 		}
 	}
 	if (a->ro.period && a->ro.freq)

@@ -1,8 +1,10 @@
 /* plumb report: show a profile as a view (flat by default). */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "plumb/output.h"
@@ -101,6 +103,7 @@ typedef struct report_args {
 	long width;              /* -1: the terminal's */
 	size_t part;             /* --part N (1-based); 0: all parts */
 	bool no_inline;          /* --inline=no: inlined frames folded into their callers */
+	const char **select_from; /* the option that gave each --select spec */
 } report_args;
 
 static int add_spec(plumb_symspec_list *l, const char *text)
@@ -111,12 +114,43 @@ static int add_spec(plumb_symspec_list *l, const char *text)
 	return 0;
 }
 
+/* --select, --callers, --callees and --butterfly all add to the selection;
+ * messages name the one the user gave. */
+static int add_select(report_args *a, const char *option, const char *text)
+{
+	const char **v = realloc(a->select_from, (a->select.n + 1) * sizeof *v);
+	if (!v) {
+		cli_error("out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	a->select_from = v;
+	v[a->select.n] = option;
+	return add_spec(&a->select, text);
+}
+
+/* Every symspec must name something: an empty table would say nothing
+ * about a typo. */
+static int check_specs(const report_args *a, const plumb_profile *p, const char *where)
+{
+	const plumb_symspec_list *lists[] = { &a->select, &a->hide, &a->focus };
+	for (size_t i = 0; i < 3; i++) {
+		for (size_t j = 0; j < lists[i]->n; j++) {
+			plumb_error err;
+			if (plumb_symspec_check(&lists[i]->v[j], p, where, &err) == 0)
+				continue;
+			cli_error("%s %s", i == 0 ? a->select_from[j] : i == 1 ? "--hide" : "--focus", err.message);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	return 0;
+}
+
 static int set_view(report_args *a, const char *name)
 {
 	int v = plumb_view_by_name(name);
 	if (v < 0)
-		return cli_usage_error("report", "unknown view '%s' (flat, callers, callees, butterfly, "
-					       "tree, bottom-up, lines, files, modules, parts, inputs, points, flame)", name);
+		return cli_unknown_word("report", "view", name, "flat, callers, callees, butterfly, tree, "
+					"bottom-up, lines, files, modules, parts, threads, inputs, points, flame");
 	a->view.kind = (plumb_view_kind)v;
 	a->view_set = true;
 	return 0;
@@ -167,7 +201,8 @@ static int parse_args(int argc, char **argv, report_args *a)
 			a->view.kind = c == OPT_CALLERS ? PLUMB_VIEW_CALLERS
 				       : c == OPT_CALLEES ? PLUMB_VIEW_CALLEES : PLUMB_VIEW_BUTTERFLY;
 			a->view_set = true;
-			if (add_spec(&a->select, optarg))
+			if (add_select(a, c == OPT_CALLERS ? "--callers" : c == OPT_CALLEES ? "--callees" : "--butterfly",
+				       optarg))
 				return EXIT_USAGE;
 			break;
 		case 'm':
@@ -175,8 +210,8 @@ static int parse_args(int argc, char **argv, report_args *a)
 			break;
 		case 's':
 			if ((sort = plumb_sort_by_name(optarg)) < 0)
-				return cli_usage_error("report", "unknown sort key '%s' (exclusive, inclusive, "
-							       "calls, name, file, module, growth)", optarg);
+				return cli_unknown_word("report", "sort key", optarg, "exclusive, inclusive, calls, "
+							"name, file, module, growth");
 			a->view.sort = (plumb_sort_key)sort;
 			break;
 		case 'n':
@@ -190,15 +225,17 @@ static int parse_args(int argc, char **argv, report_args *a)
 			a->threshold_set = true;
 			break;
 		case 'S':
+			if (add_select(a, "--select", optarg))
+				return EXIT_USAGE;
+			break;
 		case 'H':
 		case 'F':
-			if (add_spec(c == 'S' ? &a->select : c == 'H' ? &a->hide : &a->focus, optarg))
+			if (add_spec(c == 'H' ? &a->hide : &a->focus, optarg))
 				return EXIT_USAGE;
 			break;
 		case 'f':
 			if (!(a->writer = plumb_view_writer_by_name(optarg)))
-				return cli_usage_error("report", "unknown format '%s' (%s)", optarg,
-						       plumb_view_writers_list());
+				return cli_unknown_word("report", "format", optarg, plumb_view_writers_list());
 			break;
 		case 'w':
 			if (cli_parse_size(optarg, &n) || n > 100000)
@@ -231,7 +268,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 			break;
 		case OPT_CHART:
 			if (!plumb_chart_known(optarg))
-				return cli_usage_error("report", "unknown chart '%s' (%s)", optarg, plumb_charts_list());
+				return cli_unknown_word("report", "chart", optarg, plumb_charts_list());
 			a->view.chart = optarg;
 			break;
 		case OPT_INVERT:
@@ -248,7 +285,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 		case ':':
 			return cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+			return cli_unknown_option("report", argv[optind - 1], longopts);
 		}
 	}
 	return 0;
@@ -356,7 +393,11 @@ static int run(report_args *a, char *const *files, int nfiles)
 		p = folded;
 	}
 	plumb_profile_drop_lookups(p); /* nothing more is added: tens of MB back */
-	int rc = EXIT_OK;
+	int rc = check_specs(a, p, nfiles > 1 ? "the profiles" : files[0]);
+	if (rc) {
+		plumb_profile_free(p);
+		return rc;
+	}
 	if (a->metric && (a->view.metric = plumb_event_find(p, a->metric)) < 0) {
 		char list[512] = "";
 		size_t len = 0;
@@ -418,6 +459,16 @@ static int run(report_args *a, char *const *files, int nfiles)
 	return rc;
 }
 
+/* A first "plumb report" in a fresh directory: say how to get a profile. */
+static int no_profile_here(void)
+{
+	cli_error("no profile.plumb here. Record one first:\n"
+		  "    plumb record ./myprog [ARGS...]    (then: plumb report)\n"
+		  "or name a profile: plumb report FILE (a .plumb, Callgrind, gmon.out, pprof, "
+		  "folded stacks or aprof file)");
+	return EXIT_BAD_INPUT;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	report_args a = { .writer = plumb_view_writer_by_name("text"), .color = "auto", .width = -1 };
@@ -431,12 +482,18 @@ int cmd_report(int argc, char **argv)
 		if (!a.threshold_set && (a.view.kind == PLUMB_VIEW_TREE || a.view.kind == PLUMB_VIEW_BOTTOM_UP))
 			a.view.threshold = 0.5;
 		static char *def[] = { "profile.plumb" };
-		rc = optind < argc ? run(&a, argv + optind, argc - optind) : run(&a, def, 1);
+		if (optind < argc)
+			rc = run(&a, argv + optind, argc - optind);
+		else if (access(def[0], F_OK) != 0 && errno == ENOENT)
+			rc = no_profile_here();
+		else
+			rc = run(&a, def, 1);
 	} else if (rc < 0) {
 		rc = EXIT_OK; /* --help */
 	}
 	plumb_symspec_list_free(&a.select);
 	plumb_symspec_list_free(&a.hide);
 	plumb_symspec_list_free(&a.focus);
+	free(a.select_from);
 	return rc;
 }
