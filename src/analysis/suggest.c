@@ -69,8 +69,8 @@ void plumb_suggest_init(plumb_suggestions *s, const char *word)
 	memset(s, 0, sizeof *s);
 	s->word = word;
 	size_t len = strlen(word);
-	/* about one typo in three letters, at least one */
-	s->limit = len < 3 ? 1 : len / 3 + 1;
+	/* one typo in three letters, at least one ("yaml" is not "html") */
+	s->limit = len < 6 ? 1 : len / 3;
 }
 
 void plumb_suggest_add(plumb_suggestions *s, const char *candidate)

@@ -1,4 +1,5 @@
 /* plumb convert: read profiles in any format, write one in another. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@ static const char convert_head[] =
 	"                     to (any other name needs --to). The formats and their names:\n";
 
 static const char convert_tail[] =
+	"      --modules      folded stacks: each frame as 'name [module]' (default: the\n"
+	"                     name alone, as perf's stackcollapse and flamegraph.pl)\n"
 	"      --exe FILE     the executable a gmon.out belongs to (default: a.out in\n"
 	"                     the gmon file's directory)\n"
 	"  -h, --help         this help\n"
@@ -27,6 +30,7 @@ static const char convert_tail[] =
 	"  plumb convert stacks.folded -o profile.plumb\n"
 	"  plumb convert a.plumb b.plumb -o both.plumb\n"
 	"  plumb convert profile.plumb --to folded -o stacks.folded\n"
+	"  plumb convert profile.plumb --modules -o - | flamegraph.pl > flame.svg\n"
 	"  plumb convert profile.plumb -o callgrind.out.1   (open it in KCachegrind)\n"
 	"  plumb convert stacks.folded -t callgrind -o - | callgrind_annotate /dev/stdin\n";
 
@@ -82,10 +86,12 @@ int cmd_convert(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "to", required_argument, NULL, 't' },
 		{ "exe", required_argument, NULL, 'E' },
+		{ "modules", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *out = NULL, *to = NULL;
+	plumb_folded_write_opts fo = { false };
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -99,6 +105,9 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 'E':
 			cli_set_executable(optarg);
+			break;
+		case 'M':
+			fo.modules = true;
 			break;
 		case 'h':
 			print_help();
@@ -128,6 +137,8 @@ int cmd_convert(int argc, char **argv)
 				       "after one (%s) or give --to FORMAT", out,
 				       plumb_format_writers_list());
 	}
+	if (fo.modules && fmt != PLUMB_FMT_FOLDED)
+		return cli_usage_error("convert", "--modules is for folded output (--to folded)");
 	plumb_error err;
 	plumb_profile *p = cli_load(argv + optind, argc - optind, NULL, &err);
 	if (!p)
@@ -143,7 +154,16 @@ int cmd_convert(int argc, char **argv)
 	if (lost)
 		fprintf(stderr, "plumb: warning: %s\n", lost);
 	int rc;
-	if (to_stdout)
+	if (fmt == PLUMB_FMT_FOLDED && to_stdout) {
+		rc = plumb_folded_write_stream_with(p, stdout, &fo, &err) ? cli_fail(&err) : EXIT_OK;
+		if (rc == EXIT_OK && (fflush(stdout) || ferror(stdout))) {
+			cli_error("cannot write to standard output: %s", strerror(errno));
+			rc = EXIT_BAD_INPUT;
+		}
+	}
+	else if (fmt == PLUMB_FMT_FOLDED)
+		rc = plumb_folded_write_with(p, out, &fo, &err) ? cli_fail(&err) : EXIT_OK;
+	else if (to_stdout)
 		rc = plumb_write_stream(p, stdout, "standard output", fmt, &err) ? cli_fail(&err) : EXIT_OK;
 	else
 		rc = plumb_write_file(p, out, fmt, &err) ? cli_fail(&err) : EXIT_OK;
