@@ -326,8 +326,10 @@ static void print_stack_completeness(FILE *out, const plumb_profile *p)
 		sep = ",";
 	}
 	const char *lost = plumb_meta_get(p, "record.lost");
+	const char *rate = plumb_meta_get(p, "record.rate");
 	if (lost && strcmp(lost, "0") != 0)
-		fprintf(out, "\nLost samples: %s (the kernel's ring buffer was full; record at a lower -F)", lost);
+		fprintf(out, "\nLost samples: %s (the kernel's ring buffer was full; record less often than %s)",
+			lost, rate ? rate : "this");
 }
 
 /* A line above the table: what was read and the totals. */
