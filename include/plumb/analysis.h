@@ -251,7 +251,22 @@ typedef struct plumb_view_opts {
 	/* also build the flame view and the parts view of the same profile
 	 * into the table's views (what an HTML report shows beside its rows) */
 	bool report_views;
+	/* if not NULL: filled with what the rows leave out (flat, lines,
+	 * files, modules and call views) */
+	struct plumb_view_left_out *left_out;
 } plumb_view_opts;
+
+/* What a view did not show, for a one-line summary under it. Costs are
+ * exclusive costs of the view's first event shown. */
+typedef struct plumb_view_left_out {
+	size_t under_threshold;     /* rows under --threshold */
+	uint64_t under_threshold_cost;
+	size_t hidden;              /* rows --hide named */
+	uint64_t hidden_cost;
+	size_t past_limit;          /* rows past --limit */
+	uint64_t past_limit_cost;
+	int event;                  /* the event those costs are of */
+} plumb_view_left_out;
 
 void plumb_view_opts_init(plumb_view_opts *o);
 const char *plumb_view_name(plumb_view_kind k);

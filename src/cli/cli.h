@@ -47,6 +47,16 @@ int cli_parse_pct(const char *s, double *out);
 bool cli_use_color(const char *when); /* when: "auto", "always", "never" */
 unsigned cli_terminal_width(void);
 
+/* The pager (src/cli/pager.c): start it before writing long text to
+ * stdout (nothing happens unless stdout is a terminal); main waits for it
+ * once stdout is closed. While it runs, stdout is a pipe but still counts
+ * as the terminal it was for colours and width. */
+void cli_pager_disable(void); /* --no-pager */
+void cli_pager_start(void);
+void cli_pager_finish(void);
+bool cli_stdout_is_terminal(void);
+unsigned cli_paged_width(void); /* 0: not paging */
+
 int cmd_report(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -30,6 +30,7 @@ static const char diff_help[] =
 	"      --exe FILE         the executable gmon.out inputs belong to\n"
 	"  -w, --width N          fit text to N columns (default: the terminal's; 0: never cut)\n"
 	"      --color WHEN       auto (default), always or never\n"
+	"      --no-pager         never page (on a terminal: $PLUMB_PAGER, $PAGER or less -FRX)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"CSV columns: function,file,module,exclusive_base,exclusive_new,exclusive_delta,\n"
@@ -41,7 +42,7 @@ static const char diff_help[] =
 	"  plumb diff --view lines --metric Ir callgrind.out.1 callgrind.out.2\n"
 	"  plumb diff --view flame --format svg -o change.svg before.plumb after.plumb\n";
 
-enum { OPT_NORMALIZE = 256, OPT_EXE, OPT_COLOR, OPT_INVERT };
+enum { OPT_NORMALIZE = 256, OPT_EXE, OPT_COLOR, OPT_INVERT, OPT_NO_PAGER };
 
 typedef struct diff_args {
 	plumb_diff_opts d;
@@ -67,6 +68,7 @@ static int parse_args(int argc, char **argv, diff_args *a)
 		{ "width", required_argument, NULL, 'w' },
 		{ "color", required_argument, NULL, OPT_COLOR },
 		{ "colour", required_argument, NULL, OPT_COLOR },
+		{ "no-pager", no_argument, NULL, OPT_NO_PAGER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -130,6 +132,9 @@ static int parse_args(int argc, char **argv, diff_args *a)
 				return cli_usage_error("diff", "--color expects auto, always or never, got '%s'", optarg);
 			a->color = optarg;
 			break;
+		case OPT_NO_PAGER:
+			cli_pager_disable();
+			break;
 		case 'h':
 			fputs(diff_help, stdout);
 			return -1;
@@ -159,6 +164,8 @@ static int write_table(diff_args *a, const plumb_table *t, const char *base, con
 		out = af.fp;
 	}
 	if (a->writer->for_terminal) {
+		if (!a->output)
+			cli_pager_start();
 		to.width = a->width >= 0 ? (unsigned)a->width : a->output ? 0 : cli_terminal_width();
 		to.color = !a->output && cli_use_color(a->color);
 		fprintf(out, "Base: %s\nNew:  %s\n\n", base, cur);

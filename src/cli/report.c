@@ -70,6 +70,8 @@ static const char report_help[] =
 	"                         or total (cost per input size); default: all (svg), cost (text)\n"
 	"  -w, --width N          fit text to N columns (default: the terminal's; 0: never cut)\n"
 	"      --color WHEN       auto (default), always or never; NO_COLOR turns colour off\n"
+	"      --no-pager         never page; on a terminal, text goes through $PLUMB_PAGER,\n"
+	"                         $PAGER or 'less -FRX' (never in a pipe or a file)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"Symspecs (gprof's): main.c (a file), func (a function), main.c:func, main.c:120\n"
@@ -90,7 +92,7 @@ static const char report_help[] =
 	"  plumb report --format html -o report.html profile.plumb\n";
 
 enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR, OPT_CYCLES, OPT_NO_CYCLES, OPT_EXE,
-       OPT_CHART, OPT_INVERT, OPT_INLINE };
+       OPT_CHART, OPT_INVERT, OPT_INLINE, OPT_NO_PAGER };
 
 typedef struct report_args {
 	plumb_view_opts view;
@@ -182,6 +184,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 		{ "chart", required_argument, NULL, OPT_CHART },
 		{ "invert", no_argument, NULL, OPT_INVERT },
 		{ "inline", required_argument, NULL, OPT_INLINE },
+		{ "no-pager", no_argument, NULL, OPT_NO_PAGER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -274,6 +277,9 @@ static int parse_args(int argc, char **argv, report_args *a)
 		case OPT_INVERT:
 			a->view.invert = true;
 			break;
+		case OPT_NO_PAGER:
+			cli_pager_disable();
+			break;
 		case OPT_INLINE:
 			if (strcmp(optarg, "yes") && strcmp(optarg, "no"))
 				return cli_usage_error("report", "--inline expects yes or no, got '%s'", optarg);
@@ -330,6 +336,49 @@ static void print_stack_completeness(FILE *out, const plumb_profile *p)
 	if (lost && strcmp(lost, "0") != 0)
 		fprintf(out, "\nLost samples: %s (the kernel's ring buffer was full; record less often than %s)",
 			lost, rate ? rate : "this");
+}
+
+/* Under a recording's table, one line on what it does not show, so that a
+ * short table is never mistaken for the whole program. */
+static void print_left_out(FILE *out, const plumb_profile *p, const plumb_view_opts *o,
+			   const plumb_view_left_out *lo)
+{
+	static const char *const rows[] = { [PLUMB_VIEW_LINES] = "lines", [PLUMB_VIEW_FILES] = "files",
+					    [PLUMB_VIEW_MODULES] = "modules" };
+	bool keyed = o->kind == PLUMB_VIEW_FLAT || o->kind == PLUMB_VIEW_LINES || o->kind == PLUMB_VIEW_FILES ||
+		     o->kind == PLUMB_VIEW_MODULES || o->kind == PLUMB_VIEW_CALLERS ||
+		     o->kind == PLUMB_VIEW_CALLEES || o->kind == PLUMB_VIEW_BUTTERFLY;
+	if (!keyed || lo->event < 0 || (size_t)lo->event >= p->events.n ||
+	    !(lo->under_threshold || lo->hidden || lo->past_limit))
+		return;
+	uint64_t *tot = calloc(p->events.n, sizeof *tot);
+	plumb_error err;
+	if (!tot || plumb_profile_totals(p, tot, &err)) {
+		free(tot);
+		return;
+	}
+	const char *what = (size_t)o->kind < sizeof rows / sizeof *rows && rows[o->kind] ? rows[o->kind]
+											 : "functions";
+	double total = (double)tot[lo->event];
+	const char *ev = plumb_str(p, p->events.v[lo->event].name);
+	const char *sep = "";
+	fputs("\nNot shown:", out);
+	if (lo->under_threshold) {
+		fprintf(out, " %zu %s under the %g%% threshold (%.1f%% of %s; -t 0 shows them)", lo->under_threshold,
+			what, o->threshold, total > 0 ? 100.0 * (double)lo->under_threshold_cost / total : 0.0, ev);
+		sep = ",";
+	}
+	if (lo->hidden) {
+		fprintf(out, "%s %zu%s%s hidden by --hide (%.1f%%)", sep, lo->hidden, *sep ? "" : " ", *sep ? "" : what,
+			total > 0 ? 100.0 * (double)lo->hidden_cost / total : 0.0);
+		sep = ",";
+	}
+	if (lo->past_limit)
+		fprintf(out, "%s %zu%s%s past --limit %zu (%.1f%%)", sep, lo->past_limit, *sep ? "" : " ",
+			*sep ? "" : what, o->limit,
+			total > 0 ? 100.0 * (double)lo->past_limit_cost / total : 0.0);
+	fputs(".\n", out);
+	free(tot);
 }
 
 /* A line above the table: what was read and the totals. */
@@ -425,6 +474,8 @@ static int run(report_args *a, char *const *files, int nfiles)
 		a->view.kind = PLUMB_VIEW_INPUTS;
 	a->view.summary = a->writer->needs_summary;
 	a->view.report_views = a->writer->needs_report_views;
+	plumb_view_left_out left_out;
+	a->view.left_out = &left_out;
 	plumb_table *t = NULL;
 	if (plumb_view_build(p, &a->view, &t, &err)) {
 		plumb_profile_free(p);
@@ -443,11 +494,15 @@ static int run(report_args *a, char *const *files, int nfiles)
 		out = af.fp;
 	}
 	if (a->writer->for_terminal) {
+		if (!a->output)
+			cli_pager_start();
 		to.width = a->width >= 0 ? (unsigned)a->width : a->output ? 0 : cli_terminal_width();
 		to.color = !a->output && cli_use_color(a->color);
 		print_header(out, p, files, nfiles, fmt, &a->view);
 	}
 	rc = a->writer->write(t, out, &to, &err);
+	if (rc == 0 && a->writer->for_terminal && plumb_meta_get(p, "record.sampler"))
+		print_left_out(out, p, &a->view, &left_out);
 	if (a->output) {
 		if (rc)
 			plumb_atomic_abort(&af);
