@@ -309,12 +309,15 @@ int plumb_symspec_check(const plumb_symspec *s, const plumb_profile *p, const ch
 	if (s->func) {
 		plumb_suggest_init(&sg, s->func);
 		suggest_functions(&sg, p, s->file);
-		if (sg.n == 0 && s->file)
+		/* none near in that file: the name may be in another one */
+		bool elsewhere = sg.n == 0 && s->file;
+		if (elsewhere)
 			suggest_functions(&sg, p, NULL);
 		plumb_suggest_format(&sg, "'", "'", near, sizeof near);
 		return plumb_fail(err, PLUMB_ERR_USAGE, "'%s' matches nothing in %s: no function '%s'%s%s%s%s%s",
 				  s->text, where, s->func, s->file ? " in " : "", s->file ? s->file : "",
-				  *near ? "; did you mean " : "", near, *near ? "?" : "");
+				  !*near ? "" : elsewhere ? "; in other files: " : "; did you mean ", near,
+				  *near && !elsewhere ? "?" : "");
 	}
 	return plumb_fail(err, PLUMB_ERR_USAGE, "'%s' matches nothing in %s: no sample on line %" PRIu32
 			  "%s%s", s->text, where, s->line, s->file ? " of " : "", s->file ? s->file : "");

@@ -140,7 +140,9 @@ Test(symspec, check_names_what_matched_nothing)
 	cr_assert_str_eq(check(p, "mian.c"), "'mian.c' matches nothing in x.prof: no file or load module "
 					     "'mian.c'; did you mean 'main.c'?");
 	cr_assert_str_eq(check(p, "main.c:memcpy"), "'main.c:memcpy' matches nothing in x.prof: no function "
-						    "'memcpy' in main.c");
+						    "'memcpy' in main.c; in other files: 'memcpy'");
+	cr_assert_str_eq(check(p, "main.c:quicksrt"), "'main.c:quicksrt' matches nothing in x.prof: no function "
+						      "'quicksrt' in main.c; did you mean 'quicksort'?");
 	cr_assert_str_eq(check(p, "main.c:99"), "'main.c:99' matches nothing in x.prof: no sample on line 99 "
 						"of main.c");
 	cr_assert_str_eq(check(p, "zzzzzz"), "'zzzzzz' matches nothing in x.prof: no function 'zzzzzz'");
