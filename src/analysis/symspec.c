@@ -5,6 +5,7 @@
  * "ns::f" and "a.cc:ns::f" name the function ns::f. */
 #include <ctype.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,9 +237,21 @@ static bool file_known(const char *spec, const plumb_profile *p)
 	return false;
 }
 
+/* "<cycle 3>": the views' name for a cycle of a call graph, found only
+ * when its metrics are computed; the view says whether it is there. */
+static bool names_a_cycle(const plumb_symspec *s)
+{
+	unsigned n;
+	int end = 0;
+	return s->func && !s->file && !s->line && sscanf(s->func, "<cycle %u>%n", &n, &end) == 1 &&
+	       end > 0 && s->func[end] == '\0';
+}
+
 bool plumb_symspec_matches_any(const plumb_symspec *s, const plumb_profile *p)
 {
 	if (!s->file && !s->func && !s->line)
+		return true;
+	if (names_a_cycle(s))
 		return true;
 	if (s->file && !s->func && !s->line)
 		return file_known(s->file, p);

@@ -135,6 +135,8 @@ Test(symspec, check_names_what_matched_nothing)
 	cr_assert_null(check(p, "main.c:54"));
 	cr_assert_null(check(p, "libc.so.6"), "a load module by its base name");
 	cr_assert_null(check(p, ""), "an empty spec matches everything");
+	cr_assert_null(check(p, "<cycle 2>"), "a cycle's name is the view's to check");
+	cr_assert_not_null(check(p, "<cycle 2>x"));
 	cr_assert_str_eq(check(p, "quicksrt"), "'quicksrt' matches nothing in x.prof: no function 'quicksrt'; "
 					       "did you mean 'quicksort'?");
 	cr_assert_str_eq(check(p, "mian.c"), "'mian.c' matches nothing in x.prof: no file or load module "
