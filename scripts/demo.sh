@@ -20,3 +20,9 @@ show report "$out" --butterfly quicksort
 show report "$out" --view tree --threshold 5
 show report "$out" --view lines --limit 8
 show report "$top/examples/demo.folded" --limit 5
+cat <<MSG
+plumb is at $plumb. For the README's commands, put it on your PATH:
+    export PATH="$(cd "$build" && pwd):\$PATH"
+or install it (program, library, man pages):
+    make install PREFIX=\$HOME/.local     (or PREFIX=/usr/local as root)
+MSG

@@ -56,6 +56,42 @@ bool plumb_symspec_list_match_function(const plumb_symspec_list *l, const plumb_
 bool plumb_symspec_list_match_frame(const plumb_symspec_list *l, const plumb_profile *p,
 				    plumb_id frame);
 
+/* Does s name anything in p: a function, a position, a file or a load
+ * module? */
+bool plumb_symspec_matches_any(const plumb_symspec *s, const plumb_profile *p);
+/* 0 if s names something in p; else -1 and a PLUMB_ERR_USAGE message that
+ * says what matched nothing in `where` (a file name, for the message) and
+ * the nearest names ("did you mean 'quicksort'?"), or that p has no file
+ * names when s names a file (folded stacks). */
+int plumb_symspec_check(const plumb_symspec *s, const plumb_profile *p, const char *where,
+			plumb_error *err);
+
+/* ---- "did you mean" ---------------------------------------------------- */
+
+/* Optimal string alignment distance between a and b, ignoring case (a swap
+ * of neighbours counts one); limit + 1 when it is over limit. */
+size_t plumb_edit_distance(const char *a, const char *b, size_t limit);
+
+/* The few candidates nearest to a word: within about one typo in three
+ * letters, or containing the word. Candidates are borrowed, not copied. */
+typedef struct plumb_suggestions {
+	const char *word;
+	size_t limit;
+	const char *v[4];
+	size_t dist[4];
+	size_t n;
+} plumb_suggestions;
+
+void plumb_suggest_init(plumb_suggestions *s, const char *word);
+void plumb_suggest_add(plumb_suggestions *s, const char *candidate);
+/* Each word of "a, b, c" (commas, spaces or bars between); the words are
+ * copied into scratch, which must live as long as s. */
+void plumb_suggest_add_list(plumb_suggestions *s, const char *list, char *scratch, size_t size);
+/* "'a', 'b' or 'c'" (each between before and after) into buf: the nearest,
+ * ties kept; "" and 0 when there is none. */
+size_t plumb_suggest_format(const plumb_suggestions *s, const char *before, const char *after, char *buf,
+			    size_t size);
+
 /* ---- metrics ---------------------------------------------------------- */
 
 typedef enum plumb_level {
@@ -222,11 +258,27 @@ typedef struct plumb_view_opts {
 	bool report_views;
 	/* timeline view: how many time buckets (0: the default, 50) */
 	size_t buckets;
+	/* if not NULL: filled with what the rows leave out (flat, lines,
+	 * files, modules and call views) */
+	struct plumb_view_left_out *left_out;
 } plumb_view_opts;
 
 /* The flame view's threshold when it is drawn (SVG, HTML): a box under
  * this % of the total is under 0.1 pixel of a flame graph's width. */
 #define PLUMB_FLAME_PICTURE_THRESHOLD 0.005
+
+
+/* What a view did not show, for a one-line summary under it. Costs are
+ * exclusive costs of the view's first event shown. */
+typedef struct plumb_view_left_out {
+	size_t under_threshold;     /* rows under --threshold */
+	uint64_t under_threshold_cost;
+	size_t hidden;              /* rows --hide named */
+	uint64_t hidden_cost;
+	size_t past_limit;          /* rows past --limit */
+	uint64_t past_limit_cost;
+	int event;                  /* the event those costs are of */
+} plumb_view_left_out;
 
 void plumb_view_opts_init(plumb_view_opts *o);
 const char *plumb_view_name(plumb_view_kind k);

@@ -156,9 +156,17 @@ int plumb_folded_read(plumb_profile *p, const char *path, const plumb_read_opts 
 		      plumb_error *err);
 int plumb_folded_write(const plumb_profile *p, const char *path, plumb_error *err);
 /* The folded text for one stream (used by the writer and by tests). Uses the
- * first event; stacks are root-first, frames "name" or "name [module]"
- * when the module is known. */
+ * first event; stacks are root-first, frames "name" (as perf's
+ * stackcollapse and flamegraph.pl expect). */
 int plumb_folded_write_stream(const plumb_profile *p, FILE *out, plumb_error *err);
+typedef struct plumb_folded_write_opts {
+	bool modules;  /* frames "name [module]" when the module is known */
+} plumb_folded_write_opts;
+/* The same with options (o may be NULL: the defaults). */
+int plumb_folded_write_stream_with(const plumb_profile *p, FILE *out, const plumb_folded_write_opts *o,
+				   plumb_error *err);
+int plumb_folded_write_with(const plumb_profile *p, const char *path, const plumb_folded_write_opts *o,
+			    plumb_error *err);
 
 /* Callgrind (src/formats/callgrind_read.c, callgrind_write.c). The reader
  * takes plain, gzip- or zstd-compressed files of any size; each part (dump,

@@ -128,10 +128,15 @@ typedef struct plumb_rec_event_spec {
 	uint64_t config;
 	bool exclude_user, exclude_kernel; /* no modifier: user space only */
 	unsigned precise;          /* :p = 1, :pp = 2, :ppp = 3 */
+	uint64_t period;           /* name/period=N/: every Nth event; 0: -c or -F */
+	uint64_t freq;             /* name/freq=N/: N samples a second; 0: -c or -F */
 } plumb_rec_event_spec;
 
 /* Parse "cpu-clock,page-faults:u,r01c2" into *out (malloc'd, n entries).
- * Unknown names fail with PLUMB_ERR_USAGE naming them. */
+ * Each may carry perf's terms between slashes, a period or a rate of its
+ * own: "cpu-clock/period=1000000/,page-faults/period=100/u",
+ * "cycles/freq=4000/:u". Unknown names and terms fail with
+ * PLUMB_ERR_USAGE naming them (and the nearest known name). */
 int plumb_rec_parse_events(const char *list, plumb_rec_event_spec **out, size_t *n,
 			   plumb_error *err);
 

@@ -4,6 +4,8 @@
  * Unlike gprof, a "::" never splits, so C++ names can be given as printed:
  * "ns::f" and "a.cc:ns::f" name the function ns::f. */
 #include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,4 +215,123 @@ bool plumb_symspec_list_match_key(const plumb_symspec_list *l, const plumb_profi
 		if (plumb_symspec_match_key(&l->v[i], p, level, k))
 			return true;
 	return false;
+}
+
+/* ---- specs that name nothing ---------------------------------------------- */
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/* Is a file spec any file or load module of p? */
+static bool file_known(const char *spec, const plumb_profile *p)
+{
+	for (size_t i = 0; i < p->files.n; i++)
+		if (file_matches(spec, plumb_str(p, p->files.v[i].path)))
+			return true;
+	for (size_t i = 0; i < p->modules.n; i++)
+		if (file_matches(spec, plumb_str(p, p->modules.v[i].path)))
+			return true;
+	return false;
+}
+
+/* "<cycle 3>": the views' name for a cycle of a call graph, found only
+ * when its metrics are computed; the view says whether it is there. */
+static bool names_a_cycle(const plumb_symspec *s)
+{
+	unsigned n;
+	int end = 0;
+	return s->func && !s->file && !s->line && sscanf(s->func, "<cycle %u>%n", &n, &end) == 1 &&
+	       end > 0 && s->func[end] == '\0';
+}
+
+bool plumb_symspec_matches_any(const plumb_symspec *s, const plumb_profile *p)
+{
+	if (!s->file && !s->func && !s->line)
+		return true;
+	if (names_a_cycle(s))
+		return true;
+	if (s->file && !s->func && !s->line)
+		return file_known(s->file, p);
+	for (size_t i = 0; i < p->frames.n; i++)
+		if (plumb_symspec_match_frame(s, p, (plumb_id)i))
+			return true;
+	for (size_t i = 0; !s->line && i < p->functions.n; i++)
+		if (plumb_symspec_match_function(s, p, (plumb_id)i))
+			return true;
+	return false;
+}
+
+/* Has p any source file name (folded stacks and gmon.out without an
+ * executable have none)? */
+static bool has_file_names(const plumb_profile *p)
+{
+	for (size_t i = 0; i < p->files.n; i++)
+		if (*plumb_str(p, p->files.v[i].path))
+			return true;
+	return false;
+}
+
+static void suggest_files(plumb_suggestions *sg, const plumb_profile *p, bool full)
+{
+	for (size_t i = 0; i < p->files.n; i++) {
+		const char *path = plumb_str(p, p->files.v[i].path);
+		plumb_suggest_add(sg, full ? path : base_name(path));
+	}
+	for (size_t i = 0; i < p->modules.n; i++) {
+		const char *path = plumb_str(p, p->modules.v[i].path);
+		plumb_suggest_add(sg, full ? path : base_name(path));
+	}
+}
+
+/* Function names, only those in file when it is given. */
+static void suggest_functions(plumb_suggestions *sg, const plumb_profile *p, const char *file)
+{
+	for (size_t i = 0; i < p->functions.n; i++)
+		if (!file || file_matches(file, plumb_function_file(p, (plumb_id)i)))
+			plumb_suggest_add(sg, plumb_str(p, p->functions.v[i].name));
+}
+
+int plumb_symspec_check(const plumb_symspec *s, const plumb_profile *p, const char *where,
+			plumb_error *err)
+{
+	if (plumb_symspec_matches_any(s, p))
+		return 0;
+	char near[512];
+	plumb_suggestions sg;
+	if (s->file && !has_file_names(p) && !file_known(s->file, p)) {
+		/* "main.c:work" on folded stacks: the function alone may be there */
+		plumb_symspec alone = { .func = s->func, .text = s->text };
+		if (s->func && !s->line && plumb_symspec_matches_any(&alone, p))
+			return plumb_fail(err, PLUMB_ERR_USAGE, "'%s' names the file '%s', but %s has no "
+					  "source file names (folded stacks name functions only); "
+					  "without the file: '%s'", s->text, s->file, where, s->func);
+		return plumb_fail(err, PLUMB_ERR_USAGE, "'%s' names the file '%s', but %s has no source "
+				  "file names (folded stacks name functions only)", s->text, s->file, where);
+	}
+	if (s->file && !file_known(s->file, p)) {
+		plumb_suggest_init(&sg, s->file);
+		suggest_files(&sg, p, strchr(s->file, '/') != NULL);
+		plumb_suggest_format(&sg, "'", "'", near, sizeof near);
+		return plumb_fail(err, PLUMB_ERR_USAGE, "'%s' matches nothing in %s: no file or load "
+				  "module '%s'%s%s%s", s->text, where, s->file, *near ? "; did you mean " : "",
+				  near, *near ? "?" : "");
+	}
+	if (s->func) {
+		plumb_suggest_init(&sg, s->func);
+		suggest_functions(&sg, p, s->file);
+		/* none near in that file: the name may be in another one */
+		bool elsewhere = sg.n == 0 && s->file;
+		if (elsewhere)
+			suggest_functions(&sg, p, NULL);
+		plumb_suggest_format(&sg, "'", "'", near, sizeof near);
+		return plumb_fail(err, PLUMB_ERR_USAGE, "'%s' matches nothing in %s: no function '%s'%s%s%s%s%s",
+				  s->text, where, s->func, s->file ? " in " : "", s->file ? s->file : "",
+				  !*near ? "" : elsewhere ? "; in other files: " : "; did you mean ", near,
+				  *near && !elsewhere ? "?" : "");
+	}
+	return plumb_fail(err, PLUMB_ERR_USAGE, "'%s' matches nothing in %s: no sample on line %" PRIu32
+			  "%s%s", s->text, where, s->line, s->file ? " of " : "", s->file ? s->file : "");
 }

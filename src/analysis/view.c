@@ -325,6 +325,11 @@ int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plum
 			 o->kind == PLUMB_VIEW_BUTTERFLY;
 	bool by_incl = o->sort == PLUMB_SORT_INCLUSIVE || (o->sort == PLUMB_SORT_DEFAULT && call_view);
 	size_t n = 0;
+	plumb_view_left_out *lo = o->left_out;
+	if (lo) {
+		memset(lo, 0, sizeof *lo);
+		lo->event = ve->primary;
+	}
 	for (size_t k = 0; k < m->nkeys; k++) {
 		const plumb_key *key = &m->keys[k];
 		if (key_is_empty(m, k))
@@ -332,10 +337,20 @@ int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plum
 		if (o->select && o->select->n &&
 		    !plumb_symspec_list_match_key(o->select, p, m->level, key))
 			continue;
-		if (o->hide && o->hide->n && plumb_symspec_list_match_key(o->hide, p, m->level, key))
+		uint64_t cost = view_row_excl(m, (uint32_t)k)[ve->primary];
+		if (o->hide && o->hide->n && plumb_symspec_list_match_key(o->hide, p, m->level, key)) {
+			if (lo) {
+				lo->hidden++;
+				lo->hidden_cost += cost;
+			}
 			continue;
-		if (!below_threshold(m, o, ve, by_incl, (uint32_t)k))
+		}
+		if (!below_threshold(m, o, ve, by_incl, (uint32_t)k)) {
 			keys[n++] = (uint32_t)k;
+		} else if (lo) {
+			lo->under_threshold++;
+			lo->under_threshold_cost += cost;
+		}
 	}
 	for (size_t c = 0; c < nc; c++) {
 		uint32_t id = (uint32_t)(m->nkeys + c);
@@ -346,8 +361,15 @@ int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plum
 	if (o->sort == PLUMB_SORT_DEFAULT && by_incl)
 		c.by = PLUMB_SORT_INCLUSIVE;
 	qsort_r(keys, n, sizeof *keys, key_cmp, &c);
-	if (o->limit && n > o->limit)
+	if (o->limit && n > o->limit) {
+		for (size_t i = o->limit; lo && i < n; i++) {
+			if (keys[i] >= m->nkeys)
+				continue; /* a cycle's cost is its members' */
+			lo->past_limit++;
+			lo->past_limit_cost += view_row_excl(m, keys[i])[ve->primary];
+		}
 		n = o->limit;
+	}
 	*keys_out = keys;
 	*n_out = n;
 	return 0;

@@ -34,6 +34,8 @@ static const char annotate_help[] =
 	"      --disasm[=yes|no]      per-instruction costs of the listed functions\n"
 	"                             (needs addresses: Callgrind's --dump-instr=yes or a\n"
 	"                             recording, and the binaries; default no)\n"
+	"      --no-pager             never page (on a terminal: $PLUMB_PAGER, $PAGER or\n"
+	"                             less -FRX)\n"
 	"  -h, --help                 this help\n"
 	"\n"
 	"Sources are looked for as named, under each -I DIR, then beside FILE.\n"
@@ -48,7 +50,7 @@ static const char annotate_help[] =
 
 enum {
 	OPT_SHOW = 256, OPT_SORT, OPT_THRESHOLD, OPT_PERCS, OPT_AUTO, OPT_CONTEXT,
-	OPT_INCLUSIVE, OPT_TREE, OPT_DISASM
+	OPT_INCLUSIVE, OPT_TREE, OPT_DISASM, OPT_NO_PAGER
 };
 
 typedef struct annotate_args {
@@ -113,6 +115,22 @@ static int add_include(annotate_args *a, const char *dir)
 	return 0;
 }
 
+static const struct option longopts[] = {
+	{ "show", required_argument, NULL, OPT_SHOW },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "show-percs", required_argument, NULL, OPT_PERCS },
+	{ "auto", required_argument, NULL, OPT_AUTO },
+	{ "context", required_argument, NULL, OPT_CONTEXT },
+	{ "inclusive", required_argument, NULL, OPT_INCLUSIVE },
+	{ "tree", required_argument, NULL, OPT_TREE },
+	{ "include", required_argument, NULL, 'I' },
+	{ "disasm", optional_argument, NULL, OPT_DISASM },
+	{ "no-pager", no_argument, NULL, OPT_NO_PAGER },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
 static int parse_option(annotate_args *a, int c)
 {
 	plumb_annotate_opts *o = &a->o;
@@ -128,29 +146,16 @@ static int parse_option(annotate_args *a, int c)
 	case OPT_DISASM:
 		o->disasm = true;
 		return optarg ? yes_no("--disasm", optarg, &o->disasm) : 0;
+	case OPT_NO_PAGER: cli_pager_disable(); return 0;
 	case 'I': return add_include(a, optarg);
 	case 'h': a->help = true; return 0;
 	case ':': return cli_usage_error("annotate", "option '%s' needs a value", a->inputs[0]);
-	default: return cli_usage_error("annotate", "unknown option '%s'", a->inputs[0]);
+	default: return cli_unknown_option("annotate", a->inputs[0], longopts);
 	}
 }
 
 static int parse_args(int argc, char **argv, annotate_args *a)
 {
-	static const struct option longopts[] = {
-		{ "show", required_argument, NULL, OPT_SHOW },
-		{ "sort", required_argument, NULL, OPT_SORT },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "show-percs", required_argument, NULL, OPT_PERCS },
-		{ "auto", required_argument, NULL, OPT_AUTO },
-		{ "context", required_argument, NULL, OPT_CONTEXT },
-		{ "inclusive", required_argument, NULL, OPT_INCLUSIVE },
-		{ "tree", required_argument, NULL, OPT_TREE },
-		{ "include", required_argument, NULL, 'I' },
-		{ "disasm", optional_argument, NULL, OPT_DISASM },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	a->includes = calloc((size_t)argc + 1, sizeof *a->includes);
 	if (!a->includes) {
 		cli_error("out of memory");
@@ -237,8 +242,12 @@ static int run(annotate_args *a, char **profiles, int nprof)
 	a->o.strip_prefix = prefix;
 	a->o.warn = print_warning;
 	plumb_annotation *ann = NULL;
-	int rc = plumb_annotate(p, &a->o, &ann, &err) || plumb_annotation_write(ann, stdout, &err)
-			 ? cli_fail(&err) : EXIT_OK;
+	int rc = plumb_annotate(p, &a->o, &ann, &err) ? cli_fail(&err) : EXIT_OK;
+	if (rc == EXIT_OK) {
+		cli_pager_start();
+		if (plumb_annotation_write(ann, stdout, &err))
+			rc = cli_fail(&err);
+	}
 	plumb_annotation_free(ann);
 	free(shown);
 	free(prefix);

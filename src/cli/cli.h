@@ -18,6 +18,14 @@ int cli_fail(const plumb_error *err);
 /* A usage error: print it and a hint, return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Usage errors with "did you mean": an unknown WHAT (view, format...)
+ * among the names of list ("a, b, c"); an unknown option among longopts;
+ * an unknown command. Each prints and returns EXIT_USAGE. */
+struct option;
+int cli_unknown_word(const char *cmd, const char *what, const char *word, const char *list);
+int cli_unknown_option(const char *cmd, const char *arg, const struct option *longopts);
+int cli_unknown_command(const char *word, const char *const *names, size_t n);
+
 /* Read and merge the files into one profile. fmt_out gets the first file's
  * format. Returns NULL after filling err. */
 plumb_profile *cli_load(char *const *paths, int n, plumb_format *fmt_out, plumb_error *err);
@@ -40,6 +48,16 @@ int cli_parse_pct(const char *s, double *out);
 /* Output decisions for text on stdout. */
 bool cli_use_color(const char *when); /* when: "auto", "always", "never" */
 unsigned cli_terminal_width(void);
+
+/* The pager (src/cli/pager.c): start it before writing long text to
+ * stdout (nothing happens unless stdout is a terminal); main waits for it
+ * once stdout is closed. While it runs, stdout is a pipe but still counts
+ * as the terminal it was for colours and width. */
+void cli_pager_disable(void); /* --no-pager */
+void cli_pager_start(void);
+void cli_pager_finish(void);
+bool cli_stdout_is_terminal(void);
+unsigned cli_paged_width(void); /* 0: not paging */
 
 int cmd_report(int argc, char **argv);
 int cmd_convert(int argc, char **argv);

@@ -238,11 +238,13 @@ bool cli_use_color(const char *when)
 	if (strcmp(when, "never") == 0)
 		return false;
 	const char *term = getenv("TERM");
-	return isatty(STDOUT_FILENO) && !(term && strcmp(term, "dumb") == 0);
+	return cli_stdout_is_terminal() && !(term && strcmp(term, "dumb") == 0);
 }
 
 unsigned cli_terminal_width(void)
 {
+	if (cli_paged_width())
+		return cli_paged_width();
 	if (!isatty(STDOUT_FILENO))
 		return 0; /* piped: never cut a name */
 	struct winsize ws;

@@ -1,4 +1,5 @@
 /* plumb convert: read profiles in any format, write one in another. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@ static const char convert_head[] =
 	"                     to (any other name needs --to). The formats and their names:\n";
 
 static const char convert_tail[] =
+	"      --modules      folded stacks: each frame as 'name [module]' (default: the\n"
+	"                     name alone, as perf's stackcollapse and flamegraph.pl)\n"
 	"      --exe FILE     the executable a gmon.out belongs to (default: a.out in\n"
 	"                     the gmon file's directory)\n"
 	"      --event-name EV, --unit UNIT\n"
@@ -31,6 +34,7 @@ static const char convert_tail[] =
 	"  plumb convert stacks.folded -o profile.plumb\n"
 	"  plumb convert a.plumb b.plumb -o both.plumb\n"
 	"  plumb convert profile.plumb --to folded -o stacks.folded\n"
+	"  plumb convert profile.plumb --modules -o - | flamegraph.pl > flame.svg\n"
 	"  plumb convert profile.plumb -o callgrind.out.1   (open it in KCachegrind)\n"
 	"  plumb convert --event-name off-cpu --unit ns offcpu.folded -o offcpu.pb.gz\n"
 	"  plumb convert stacks.folded -t callgrind -o - | callgrind_annotate /dev/stdin\n";
@@ -89,10 +93,12 @@ int cmd_convert(int argc, char **argv)
 		{ "exe", required_argument, NULL, 'E' },
 		{ "event-name", required_argument, NULL, 'N' },
 		{ "unit", required_argument, NULL, 'U' },
+		{ "modules", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *out = NULL, *to = NULL;
+	plumb_folded_write_opts fo = { false };
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -111,13 +117,16 @@ int cmd_convert(int argc, char **argv)
 		case 'U':
 			cli_set_folded_event(c == 'N' ? optarg : NULL, c == 'U' ? optarg : NULL);
 			break;
+		case 'M':
+			fo.modules = true;
+			break;
 		case 'h':
 			print_help();
 			return EXIT_OK;
 		case ':':
 			return cli_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error("convert", "unknown option '%s'", argv[optind - 1]);
+			return cli_unknown_option("convert", argv[optind - 1], longopts);
 		}
 	}
 	if (optind >= argc)
@@ -128,7 +137,9 @@ int cmd_convert(int argc, char **argv)
 	plumb_format fmt = to_stdout ? PLUMB_FMT_FOLDED : plumb_format_for_output(out);
 	if (to) {
 		const plumb_format_ops *ops = plumb_format_by_name(to);
-		if (!ops || !ops->write)
+		if (!ops)
+			return cli_unknown_word("convert", "format", to, plumb_format_writers_list());
+		if (!ops->write)
 			return cli_usage_error("convert", "cannot write format '%s' (known: %s)", to,
 					       plumb_format_writers_list());
 		fmt = ops->id;
@@ -137,6 +148,8 @@ int cmd_convert(int argc, char **argv)
 				       "after one (%s) or give --to FORMAT", out,
 				       plumb_format_writers_list());
 	}
+	if (fo.modules && fmt != PLUMB_FMT_FOLDED)
+		return cli_usage_error("convert", "--modules is for folded output (--to folded)");
 	plumb_error err;
 	plumb_profile *p = cli_load(argv + optind, argc - optind, NULL, &err);
 	if (!p)
@@ -152,7 +165,16 @@ int cmd_convert(int argc, char **argv)
 	if (lost)
 		fprintf(stderr, "plumb: warning: %s\n", lost);
 	int rc;
-	if (to_stdout)
+	if (fmt == PLUMB_FMT_FOLDED && to_stdout) {
+		rc = plumb_folded_write_stream_with(p, stdout, &fo, &err) ? cli_fail(&err) : EXIT_OK;
+		if (rc == EXIT_OK && (fflush(stdout) || ferror(stdout))) {
+			cli_error("cannot write to standard output: %s", strerror(errno));
+			rc = EXIT_BAD_INPUT;
+		}
+	}
+	else if (fmt == PLUMB_FMT_FOLDED)
+		rc = plumb_folded_write_with(p, out, &fo, &err) ? cli_fail(&err) : EXIT_OK;
+	else if (to_stdout)
 		rc = plumb_write_stream(p, stdout, "standard output", fmt, &err) ? cli_fail(&err) : EXIT_OK;
 	else
 		rc = plumb_write_file(p, out, fmt, &err) ? cli_fail(&err) : EXIT_OK;

@@ -30,6 +30,7 @@ static const char diff_help[] =
 	"      --exe FILE         the executable gmon.out inputs belong to\n"
 	"  -w, --width N          fit text to N columns (default: the terminal's; 0: never cut)\n"
 	"      --color WHEN       auto (default), always or never\n"
+	"      --no-pager         never page (on a terminal: $PLUMB_PAGER, $PAGER or less -FRX)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"CSV columns: function,file,module,exclusive_base,exclusive_new,exclusive_delta,\n"
@@ -41,7 +42,7 @@ static const char diff_help[] =
 	"  plumb diff --view lines --metric Ir callgrind.out.1 callgrind.out.2\n"
 	"  plumb diff --view flame --format svg -o change.svg before.plumb after.plumb\n";
 
-enum { OPT_NORMALIZE = 256, OPT_EXE, OPT_COLOR, OPT_INVERT };
+enum { OPT_NORMALIZE = 256, OPT_EXE, OPT_COLOR, OPT_INVERT, OPT_NO_PAGER };
 
 typedef struct diff_args {
 	plumb_diff_opts d;
@@ -67,6 +68,7 @@ static int parse_args(int argc, char **argv, diff_args *a)
 		{ "width", required_argument, NULL, 'w' },
 		{ "color", required_argument, NULL, OPT_COLOR },
 		{ "colour", required_argument, NULL, OPT_COLOR },
+		{ "no-pager", no_argument, NULL, OPT_NO_PAGER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -85,7 +87,7 @@ static int parse_args(int argc, char **argv, diff_args *a)
 			else if (!strcmp(optarg, "flame"))
 				a->d.flame = true;
 			else
-				return cli_usage_error("diff", "unknown view '%s' (functions, lines, flame)", optarg);
+				return cli_unknown_word("diff", "view", optarg, "functions, lines, flame");
 			break;
 		case 'm':
 			a->d.metric = optarg;
@@ -112,7 +114,7 @@ static int parse_args(int argc, char **argv, diff_args *a)
 			break;
 		case 'f':
 			if (!(a->writer = plumb_view_writer_by_name(optarg)))
-				return cli_usage_error("diff", "unknown format '%s' (text, json, csv, svg)", optarg);
+				return cli_unknown_word("diff", "format", optarg, "text, json, csv, svg");
 			break;
 		case 'o':
 			a->output = optarg;
@@ -130,13 +132,16 @@ static int parse_args(int argc, char **argv, diff_args *a)
 				return cli_usage_error("diff", "--color expects auto, always or never, got '%s'", optarg);
 			a->color = optarg;
 			break;
+		case OPT_NO_PAGER:
+			cli_pager_disable();
+			break;
 		case 'h':
 			fputs(diff_help, stdout);
 			return -1;
 		case ':':
 			return cli_usage_error("diff", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error("diff", "unknown option '%s'", argv[optind - 1]);
+			return cli_unknown_option("diff", argv[optind - 1], longopts);
 		}
 	}
 	if (argc - optind != 2)
@@ -159,6 +164,8 @@ static int write_table(diff_args *a, const plumb_table *t, const char *base, con
 		out = af.fp;
 	}
 	if (a->writer->for_terminal) {
+		if (!a->output)
+			cli_pager_start();
 		to.width = a->width >= 0 ? (unsigned)a->width : a->output ? 0 : cli_terminal_width();
 		to.color = !a->output && cli_use_color(a->color);
 		fprintf(out, "Base: %s\nNew:  %s\n\n", base, cur);
@@ -171,6 +178,22 @@ static int write_table(diff_args *a, const plumb_table *t, const char *base, con
 			rc = plumb_atomic_commit(&af, &err);
 	}
 	return rc ? cli_fail(&err) : EXIT_OK;
+}
+
+/* A --focus that names nothing in either profile is a typo, not an empty
+ * change. */
+static int check_focus(const plumb_symspec_list *focus, const plumb_profile *base,
+		       const plumb_profile *cur, const char *base_name)
+{
+	for (size_t i = 0; i < focus->n; i++) {
+		plumb_error err;
+		if (plumb_symspec_matches_any(&focus->v[i], cur) ||
+		    plumb_symspec_check(&focus->v[i], base, base_name, &err) == 0)
+			continue;
+		cli_error("--focus %s", err.message);
+		return EXIT_BAD_INPUT;
+	}
+	return 0;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -186,8 +209,11 @@ int cmd_diff(int argc, char **argv)
 	plumb_error err;
 	plumb_profile *base = cli_load_ex(&argv[optind], 1, true, NULL, &err), *cur = NULL;
 	plumb_table *t = NULL;
-	if (!base || !(cur = cli_load_ex(&argv[optind + 1], 1, true, NULL, &err)) ||
-	    plumb_diff_build(base, cur, &a.d, &t, &err))
+	if (!base || !(cur = cli_load_ex(&argv[optind + 1], 1, true, NULL, &err)))
+		rc = cli_fail(&err);
+	else if ((rc = check_focus(&a.focus, base, cur, argv[optind])))
+		;
+	else if (plumb_diff_build(base, cur, &a.d, &t, &err))
 		rc = cli_fail(&err);
 	else
 		rc = write_table(&a, t, argv[optind], argv[optind + 1]);

@@ -280,7 +280,7 @@ static int parse_one(gprof_args *a, int c, const char *arg, char **argv)
 	case ':':
 		return cli_usage_error("gprof", "option '%s' needs a value", argv[optind - 1]);
 	default:
-		return cli_usage_error("gprof", "unknown option '%s'", argv[optind - 1]);
+		return cli_unknown_option("gprof", argv[optind - 1], longopts);
 	}
 }
 

@@ -187,7 +187,7 @@ int cmd_info(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
-				return cli_usage_error("info", "unknown format '%s' (text, json)", optarg);
+				return cli_unknown_word("info", "format", optarg, "text, json");
 			json = strcmp(optarg, "json") == 0;
 			break;
 		case 'h':
@@ -196,7 +196,7 @@ int cmd_info(int argc, char **argv)
 		case ':':
 			return cli_usage_error("info", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error("info", "unknown option '%s'", argv[optind - 1]);
+			return cli_unknown_option("info", argv[optind - 1], longopts);
 		}
 	}
 	if (optind >= argc)

@@ -23,11 +23,13 @@ static const struct command {
 
 static void usage(FILE *out)
 {
-	fputs("usage: plumb [--version] [--help] COMMAND [ARGS]\n\n"
+	fputs("usage: plumb [--version] [--help] [--no-pager] COMMAND [ARGS]\n\n"
 	      "plumb is a profiler for native Linux programs. Commands:\n\n", out);
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
 		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
 	fputs("\n'plumb COMMAND --help' describes a command; 'man plumb-COMMAND' has the details.\n"
+	      "Long text on a terminal goes through $PLUMB_PAGER, $PAGER or 'less -FRX'\n"
+	      "(--no-pager: never).\n"
 	      "Exit status: 0 on success, 1 on bad input, 2 on bad usage.\n", out);
 }
 
@@ -76,13 +78,27 @@ static int run(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
 		if (strcmp(commands[i].name, cmd) == 0)
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "plumb: '%s' is not a command.\n\n", cmd);
-	usage(stderr);
+	const char *names[sizeof commands / sizeof *commands + 1];
+	size_t n = 0;
+	for (; n < sizeof commands / sizeof *commands; n++)
+		names[n] = commands[n].name;
+	names[n++] = "help";
+	cli_unknown_command(cmd, names, n);
+	fputs("'plumb --help' lists the commands.\n", stderr);
 	return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
 	errno = 0;
-	return finish(run(argc, argv));
+	/* git's "plumb --no-pager COMMAND" */
+	if (argc > 1 && strcmp(argv[1], "--no-pager") == 0) {
+		cli_pager_disable();
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
+	int rc = finish(run(argc, argv));
+	cli_pager_finish();
+	return rc;
 }

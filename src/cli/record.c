@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "plumb/inputs.h"
@@ -25,7 +26,8 @@ static const char record_help[] =
 	"ended it). Ctrl-C reaches COMMAND; the profile is still written.\n"
 	"\n"
 	"Options:\n"
-	"  -o, --output FILE      the profile (default profile.plumb; written atomically)\n"
+	"  -o, --output FILE      the profile (default profile.plumb; written atomically);\n"
+	"                         a profile already there is kept as FILE.old\n"
 	"  -e, --event LIST       events to sample, comma-separated (default cpu-clock):\n"
 	"                         cpu-clock, task-clock, page-faults, minor-faults,\n"
 	"                         major-faults, context-switches, cpu-migrations,\n"
@@ -33,7 +35,11 @@ static const char record_help[] =
 	"                         instructions, cache-references, cache-misses, branches,\n"
 	"                         branch-misses, bus-cycles, ref-cycles, stalled-cycles-*;\n"
 	"                         raw rNNNN; modifiers :u :k :p :pp :ppp. One column each.\n"
-	"  -c, --count N          one sample every N events (N ns for the clocks)\n"
+	"                         Each may have its own rate, in perf's syntax:\n"
+	"                         -e cpu-clock/period=1000000/,page-faults/period=100/\n"
+	"                         (period=N: every Nth event; freq=N: N a second)\n"
+	"  -c, --count N          one sample every N events (N ns for the clocks), for\n"
+	"                         each event without a period= or freq= of its own\n"
 	"  -F, --freq HZ          samples per second of each event (default 1000)\n"
 	"  -g, --call-graph MODE  dwarf (default: registers and 16 KiB of stack per\n"
 	"                         sample, unwound with the binaries' CFI while\n"
@@ -60,6 +66,7 @@ static const char record_help[] =
 	"  plumb record -F 4000 -o run.plumb -- make -j2\n"
 	"  plumb record -e cpu-clock,page-faults ./myprog\n"
 	"  plumb record -c 100 -e minor-faults ./myprog     every 100th page fault\n"
+	"  plumb record -e cpu-clock/period=1000000/,page-faults/period=100/ ./myprog\n"
 	"  plumb record -g fp ./myprog                      cheaper, shallower stacks\n"
 	"  plumb record -p 1234 -o daemon.plumb             until Ctrl-C\n"
 	"  plumb report --view threads                      per thread: id, name, start routine\n";
@@ -167,7 +174,7 @@ static int parse_args(int argc, char **argv, record_args *a)
 		case ':':
 			return cli_usage_error("record", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error("record", "unknown option '%s'", argv[optind - 1]);
+			return cli_unknown_option("record", argv[optind - 1], longopts);
 		}
 	}
 	if (a->ro.period && a->ro.freq)
@@ -221,6 +228,106 @@ static void print_warning(void *ctx, const char *message)
 
 /* ---- the profile ----------------------------------------------------------- */
 
+/* A profile already at the output path is the user's last run: keep it as
+ * PATH.old (perf keeps perf.data.old) and say so, instead of replacing it
+ * silently. Anything but a regular file (-o /dev/null, a pipe) is left as
+ * it is. */
+static int keep_old_profile(const char *path, bool quiet, plumb_error *err)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	size_t n = strlen(path) + sizeof ".old";
+	char *old = malloc(n);
+	if (!old)
+		return plumb_fail_nomem(err);
+	snprintf(old, n, "%s.old", path);
+	/* a hard link keeps the old one at path too until the new one replaces
+	 * it atomically: a failed write loses nothing */
+	int rc = 0;
+	if (unlink(old) != 0 && errno != ENOENT)
+		rc = plumb_fail(err, PLUMB_ERR_IO, "%s: cannot replace it: %s", old, strerror(errno));
+	else if (link(path, old) != 0 && rename(path, old) != 0)
+		rc = plumb_fail(err, PLUMB_ERR_IO, "%s: cannot keep the previous profile as %s: %s", path, old,
+				strerror(errno));
+	else if (!quiet)
+		fprintf(stderr, "plumb record: kept the previous %s as %s\n", path, old);
+	free(old);
+	return rc;
+}
+
+/* How often each event was sampled, naming the option that said so:
+ * "every 100 events (-c 100)", "cpu-clock 4000 Hz (freq=4000), ...". */
+static void rate_text(const record_args *a, char *buf, size_t size)
+{
+	const char *opt = a->ro.period ? "-c" : a->ro.freq ? "-F" : "default";
+	bool own = false;
+	for (size_t i = 0; i < a->ro.nevents; i++)
+		own |= a->ro.events[i].period || a->ro.events[i].freq;
+	if (!own) {
+		if (a->ro.period)
+			snprintf(buf, size, "every %" PRIu64 " events (-c %" PRIu64 ")", a->ro.period, a->ro.period);
+		else
+			snprintf(buf, size, "%" PRIu64 " Hz (%s%s)", a->ro.freq ? a->ro.freq : 1000, opt,
+				 a->ro.freq ? "" : "; -F sets it");
+		return;
+	}
+	size_t len = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < a->ro.nevents && len < size; i++) {
+		const plumb_rec_event_spec *e = &a->ro.events[i];
+		const char *sep = i ? ", " : "";
+		if (e->period)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s every %" PRIu64 " (period=)", sep,
+						e->name, e->period);
+		else if (e->freq)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s %" PRIu64 " Hz (freq=)", sep, e->name,
+						e->freq);
+		else if (a->ro.period)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s every %" PRIu64 " (-c)", sep, e->name,
+						a->ro.period);
+		else
+			len += (size_t)snprintf(buf + len, size - len, "%s%s %" PRIu64 " Hz (%s)", sep, e->name,
+						a->ro.freq ? a->ro.freq : 1000, opt);
+	}
+}
+
+/* What to change when samples were lost: the option that set the rate. */
+static const char *lost_hint(const record_args *a)
+{
+	for (size_t i = 0; i < a->ro.nevents; i++)
+		if (a->ro.events[i].period || a->ro.events[i].freq)
+			return "give the events a larger period= or a lower freq=";
+	if (a->ro.period)
+		return "raise -c";
+	if (a->ro.freq)
+		return "lower -F";
+	return "sample less often: -F below the default 1000 Hz, or -c N";
+}
+
+/* -c N with a clock and a count: N ns of the clock and N of the count are
+ * rarely both meant. */
+static void warn_shared_period(const record_args *a)
+{
+	if (!a->ro.period || a->quiet)
+		return;
+	const char *clock = NULL, *count = NULL;
+	for (size_t i = 0; i < a->ro.nevents; i++) {
+		const plumb_rec_event_spec *e = &a->ro.events[i];
+		if (e->period || e->freq)
+			continue;
+		bool is_clock = strcmp(e->name, "cpu-clock") == 0 || strcmp(e->name, "task-clock") == 0;
+		if (is_clock && !clock)
+			clock = e->name;
+		else if (!is_clock && !count)
+			count = e->name;
+	}
+	if (clock && count)
+		fprintf(stderr, "plumb record: warning: -c %" PRIu64 " applies to each event: %s every %" PRIu64
+			" ns, %s every %" PRIu64 " events; give each its own period with -e %s/period=N/,%s/period=M/\n",
+			a->ro.period, clock, a->ro.period, count, a->ro.period, clock, count);
+}
+
 static int command_meta(plumb_profile *p, const record_args *a, plumb_error *err)
 {
 	char buf[4096];
@@ -231,11 +338,8 @@ static int command_meta(plumb_profile *p, const record_args *a, plumb_error *err
 	for (char *const *s = a->ro.argv; !a->ro.pid && *s && len < sizeof buf - 1; s++)
 		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", s == a->ro.argv ? "" : " ", *s);
 	static const char *const modes[] = { "dwarf", "fp", "none" };
-	char rate[64];
-	if (a->ro.period)
-		snprintf(rate, sizeof rate, "every %" PRIu64 " events", a->ro.period);
-	else
-		snprintf(rate, sizeof rate, "%" PRIu64 " Hz", a->ro.freq ? a->ro.freq : 1000);
+	char rate[512];
+	rate_text(a, rate, sizeof rate);
 	return plumb_meta_set(p, "cmd", buf, err) || plumb_meta_set(p, "creator", "plumb record", err) ||
 	       plumb_meta_set(p, "record.stack", modes[a->ro.stack], err) ||
 	       plumb_meta_set(p, "record.rate", rate, err);
@@ -253,6 +357,8 @@ static int save(const record_args *a, const plumb_rec_data *d, const char *sampl
 		rc = command_meta(p, a, err) || plumb_meta_set(p, "record.sampler", sampler, err) ||
 		     (*note && plumb_meta_set(p, "record.note", note, err));
 	if (rc == 0)
+		rc = keep_old_profile(a->output, a->quiet, err);
+	if (rc == 0)
 		rc = plumb_store_write(p, a->output, err);
 	if (rc == 0 && !a->quiet) {
 		const char *rooted = plumb_meta_get(p, "stacks.rooted");
@@ -260,7 +366,7 @@ static int save(const record_args *a, const plumb_rec_data *d, const char *sampl
 		struct stat st;
 		fprintf(stderr, "plumb record: %zu samples", d->samples.n);
 		if (d->lost)
-			fprintf(stderr, " (%" PRIu64 " LOST: the ring buffer overflowed; lower -F)", d->lost);
+			fprintf(stderr, " (%" PRIu64 " LOST: the ring buffer overflowed; %s)", d->lost, lost_hint(a));
 		fprintf(stderr, ", %zu thread%s", p->parts.n, p->parts.n == 1 ? "" : "s");
 		if (rooted && sscanf(rooted, "%llu %llu", &r, &t) == 2 && t)
 			fprintf(stderr, ", stacks reaching a root: %.1f%%", 100.0 * (double)r / (double)t);
@@ -292,6 +398,7 @@ static int record(record_args *a)
 	if (a->events && plumb_rec_parse_events(a->events, &ev, &a->ro.nevents, &err))
 		return cli_fail(&err);
 	a->ro.events = ev;
+	warn_shared_period(a);
 	a->ro.started = started;
 	a->ro.stop = &stop_flag;
 	a->ro.warn = print_warning;
@@ -361,7 +468,7 @@ static int record_inputs(record_args *a)
 			len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", s == a->ro.argv ? "" : " ", *s);
 		if (plumb_meta_set(p, "cmd", buf, &err) || plumb_meta_set(p, "creator", "plumb record", &err) ||
 		    plumb_meta_set(p, "record.sampler", "inputs (plumb cc)", &err) ||
-		    plumb_store_write(p, a->output, &err)) {
+		    keep_old_profile(a->output, a->quiet, &err) || plumb_store_write(p, a->output, &err)) {
 			status = cli_fail(&err);
 		} else if (!a->quiet) {
 			struct stat sb;

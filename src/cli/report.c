@@ -1,8 +1,10 @@
 /* plumb report: show a profile as a view (flat by default). */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "plumb/output.h"
@@ -80,6 +82,8 @@ static const char report_help[] =
 	"                         terminal's; in a pipe or with -o: 0, never cut); narrow\n"
 	"                         tables show numbers as 1.2M and give up columns before names\n"
 	"      --color WHEN       auto (default), always or never; NO_COLOR turns colour off\n"
+	"      --no-pager         never page; on a terminal, text goes through $PLUMB_PAGER,\n"
+	"                         $PAGER or 'less -FRX' (never in a pipe or a file)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"Symspecs (gprof's): main.c (a file), func (a function), main.c:func, main.c:120\n"
@@ -104,7 +108,7 @@ static const char report_help[] =
 	"  plumb report --time 50%-100% --view tree   the second half of the run\n";
 
 enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_BUTTERFLY, OPT_COLOR, OPT_CYCLES, OPT_NO_CYCLES, OPT_EXE,
-       OPT_CHART, OPT_INVERT, OPT_INLINE, OPT_EVENT_NAME, OPT_UNIT, OPT_TIME, OPT_BUCKETS };
+       OPT_CHART, OPT_INVERT, OPT_INLINE, OPT_EVENT_NAME, OPT_UNIT, OPT_TIME, OPT_BUCKETS, OPT_NO_PAGER };
 
 typedef struct report_args {
 	plumb_view_opts view;
@@ -118,6 +122,7 @@ typedef struct report_args {
 	size_t part;             /* --part N (1-based); 0: all parts */
 	bool no_inline;          /* --inline=no: inlined frames folded into their callers */
 	const char *time;        /* --time RANGE; NULL: the whole recording */
+	const char **select_from; /* the option that gave each --select spec */
 } report_args;
 
 static int add_spec(plumb_symspec_list *l, const char *text)
@@ -128,12 +133,43 @@ static int add_spec(plumb_symspec_list *l, const char *text)
 	return 0;
 }
 
+/* --select, --callers, --callees and --butterfly all add to the selection;
+ * messages name the one the user gave. */
+static int add_select(report_args *a, const char *option, const char *text)
+{
+	const char **v = realloc(a->select_from, (a->select.n + 1) * sizeof *v);
+	if (!v) {
+		cli_error("out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	a->select_from = v;
+	v[a->select.n] = option;
+	return add_spec(&a->select, text);
+}
+
+/* Every symspec must name something: an empty table would say nothing
+ * about a typo. */
+static int check_specs(const report_args *a, const plumb_profile *p, const char *where)
+{
+	const plumb_symspec_list *lists[] = { &a->select, &a->hide, &a->focus };
+	for (size_t i = 0; i < 3; i++) {
+		for (size_t j = 0; j < lists[i]->n; j++) {
+			plumb_error err;
+			if (plumb_symspec_check(&lists[i]->v[j], p, where, &err) == 0)
+				continue;
+			cli_error("%s %s", i == 0 ? a->select_from[j] : i == 1 ? "--hide" : "--focus", err.message);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	return 0;
+}
+
 static int set_view(report_args *a, const char *name)
 {
 	int v = plumb_view_by_name(name);
 	if (v < 0)
-		return cli_usage_error("report", "unknown view '%s' (flat, callers, callees, butterfly, "
-					       "tree, bottom-up, lines, files, modules, parts, inputs, points, flame, fprof)", name);
+		return cli_unknown_word("report", "view", name, "flat, callers, callees, butterfly, tree, "
+					"bottom-up, lines, files, modules, parts, threads, inputs, points, flame, fprof, timeline");
 	a->view.kind = (plumb_view_kind)v;
 	a->view_set = true;
 	return 0;
@@ -169,6 +205,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 		{ "buckets", required_argument, NULL, OPT_BUCKETS },
 		{ "event-name", required_argument, NULL, OPT_EVENT_NAME },
 		{ "unit", required_argument, NULL, OPT_UNIT },
+		{ "no-pager", no_argument, NULL, OPT_NO_PAGER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -188,7 +225,8 @@ static int parse_args(int argc, char **argv, report_args *a)
 			a->view.kind = c == OPT_CALLERS ? PLUMB_VIEW_CALLERS
 				       : c == OPT_CALLEES ? PLUMB_VIEW_CALLEES : PLUMB_VIEW_BUTTERFLY;
 			a->view_set = true;
-			if (add_spec(&a->select, optarg))
+			if (add_select(a, c == OPT_CALLERS ? "--callers" : c == OPT_CALLEES ? "--callees" : "--butterfly",
+				       optarg))
 				return EXIT_USAGE;
 			break;
 		case 'm':
@@ -196,8 +234,8 @@ static int parse_args(int argc, char **argv, report_args *a)
 			break;
 		case 's':
 			if ((sort = plumb_sort_by_name(optarg)) < 0)
-				return cli_usage_error("report", "unknown sort key '%s' (exclusive, inclusive, "
-							       "calls, name, file, module, growth)", optarg);
+				return cli_unknown_word("report", "sort key", optarg, "exclusive, inclusive, calls, "
+							"name, file, module, growth");
 			a->view.sort = (plumb_sort_key)sort;
 			break;
 		case 'n':
@@ -211,15 +249,17 @@ static int parse_args(int argc, char **argv, report_args *a)
 			a->threshold_set = true;
 			break;
 		case 'S':
+			if (add_select(a, "--select", optarg))
+				return EXIT_USAGE;
+			break;
 		case 'H':
 		case 'F':
-			if (add_spec(c == 'S' ? &a->select : c == 'H' ? &a->hide : &a->focus, optarg))
+			if (add_spec(c == 'H' ? &a->hide : &a->focus, optarg))
 				return EXIT_USAGE;
 			break;
 		case 'f':
 			if (!(a->writer = plumb_view_writer_by_name(optarg)))
-				return cli_usage_error("report", "unknown format '%s' (%s)", optarg,
-						       plumb_view_writers_list());
+				return cli_unknown_word("report", "format", optarg, plumb_view_writers_list());
 			break;
 		case 'w':
 			if (cli_parse_size(optarg, &n) || n > 100000)
@@ -252,7 +292,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 			break;
 		case OPT_CHART:
 			if (!plumb_chart_known(optarg))
-				return cli_usage_error("report", "unknown chart '%s' (%s)", optarg, plumb_charts_list());
+				return cli_unknown_word("report", "chart", optarg, plumb_charts_list());
 			a->view.chart = optarg;
 			break;
 		case OPT_INVERT:
@@ -261,6 +301,9 @@ static int parse_args(int argc, char **argv, report_args *a)
 		case OPT_EVENT_NAME:
 		case OPT_UNIT:
 			cli_set_folded_event(c == OPT_EVENT_NAME ? optarg : NULL, c == OPT_UNIT ? optarg : NULL);
+			break;
+		case OPT_NO_PAGER:
+			cli_pager_disable();
 			break;
 		case OPT_INLINE:
 			if (strcmp(optarg, "yes") && strcmp(optarg, "no"))
@@ -286,7 +329,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 		case ':':
 			return cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+			return cli_unknown_option("report", argv[optind - 1], longopts);
 		}
 	}
 	return 0;
@@ -327,8 +370,53 @@ static void print_stack_completeness(FILE *out, const plumb_profile *p)
 		sep = ",";
 	}
 	const char *lost = plumb_meta_get(p, "record.lost");
+	const char *rate = plumb_meta_get(p, "record.rate");
 	if (lost && strcmp(lost, "0") != 0)
-		fprintf(out, "\nLost samples: %s (the kernel's ring buffer was full; record at a lower -F)", lost);
+		fprintf(out, "\nLost samples: %s (the kernel's ring buffer was full; record less often than %s)",
+			lost, rate ? rate : "this");
+}
+
+/* Under a recording's table, one line on what it does not show, so that a
+ * short table is never mistaken for the whole program. */
+static void print_left_out(FILE *out, const plumb_profile *p, const plumb_view_opts *o,
+			   const plumb_view_left_out *lo)
+{
+	static const char *const rows[] = { [PLUMB_VIEW_LINES] = "lines", [PLUMB_VIEW_FILES] = "files",
+					    [PLUMB_VIEW_MODULES] = "modules" };
+	bool keyed = o->kind == PLUMB_VIEW_FLAT || o->kind == PLUMB_VIEW_LINES || o->kind == PLUMB_VIEW_FILES ||
+		     o->kind == PLUMB_VIEW_MODULES || o->kind == PLUMB_VIEW_CALLERS ||
+		     o->kind == PLUMB_VIEW_CALLEES || o->kind == PLUMB_VIEW_BUTTERFLY;
+	if (!keyed || lo->event < 0 || (size_t)lo->event >= p->events.n ||
+	    !(lo->under_threshold || lo->hidden || lo->past_limit))
+		return;
+	uint64_t *tot = calloc(p->events.n, sizeof *tot);
+	plumb_error err;
+	if (!tot || plumb_profile_totals(p, tot, &err)) {
+		free(tot);
+		return;
+	}
+	const char *what = (size_t)o->kind < sizeof rows / sizeof *rows && rows[o->kind] ? rows[o->kind]
+											 : "functions";
+	double total = (double)tot[lo->event];
+	const char *ev = plumb_str(p, p->events.v[lo->event].name);
+	const char *sep = "";
+	fputs("\nNot shown:", out);
+	if (lo->under_threshold) {
+		fprintf(out, " %zu %s under the %g%% threshold (%.1f%% of %s; -t 0 shows them)", lo->under_threshold,
+			what, o->threshold, total > 0 ? 100.0 * (double)lo->under_threshold_cost / total : 0.0, ev);
+		sep = ",";
+	}
+	if (lo->hidden) {
+		fprintf(out, "%s %zu%s%s hidden by --hide (%.1f%%)", sep, lo->hidden, *sep ? "" : " ", *sep ? "" : what,
+			total > 0 ? 100.0 * (double)lo->hidden_cost / total : 0.0);
+		sep = ",";
+	}
+	if (lo->past_limit)
+		fprintf(out, "%s %zu%s%s past --limit %zu (%.1f%%)", sep, lo->past_limit, *sep ? "" : " ",
+			*sep ? "" : what, o->limit,
+			total > 0 ? 100.0 * (double)lo->past_limit_cost / total : 0.0);
+	fputs(".\n", out);
+	free(tot);
 }
 
 /* One event's total with its unit: "32 samples", "900 Ir", "5,400
@@ -445,7 +533,11 @@ static int run(report_args *a, char *const *files, int nfiles)
 			 a->time, kept, all, (double)(last - first) / 1e9);
 	}
 	plumb_profile_drop_lookups(p); /* nothing more is added: tens of MB back */
-	int rc = EXIT_OK;
+	int rc = check_specs(a, p, nfiles > 1 ? "the profiles" : files[0]);
+	if (rc) {
+		plumb_profile_free(p);
+		return rc;
+	}
 	if (a->metric && (a->view.metric = plumb_event_find(p, a->metric)) < 0) {
 		char list[512] = "";
 		size_t len = 0;
@@ -471,6 +563,8 @@ static int run(report_args *a, char *const *files, int nfiles)
 		a->view.kind = PLUMB_VIEW_INPUTS;
 	a->view.summary = a->writer->needs_summary;
 	a->view.report_views = a->writer->needs_report_views;
+	plumb_view_left_out left_out;
+	a->view.left_out = &left_out;
 	plumb_table *t = NULL;
 	if (plumb_view_build(p, &a->view, &t, &err)) {
 		plumb_profile_free(p);
@@ -489,6 +583,8 @@ static int run(report_args *a, char *const *files, int nfiles)
 		out = af.fp;
 	}
 	if (a->writer->for_terminal) {
+		if (!a->output)
+			cli_pager_start();
 		to.width = a->width >= 0 ? (unsigned)a->width : a->output ? 0 : cli_terminal_width();
 		to.color = !a->output && cli_use_color(a->color);
 		/* The header wraps to the table's width like the table's notes. */
@@ -504,6 +600,8 @@ static int run(report_args *a, char *const *files, int nfiles)
 		free(hb);
 	}
 	rc = a->writer->write(t, out, &to, &err);
+	if (rc == 0 && a->writer->for_terminal && plumb_meta_get(p, "record.sampler"))
+		print_left_out(out, p, &a->view, &left_out);
 	if (a->output) {
 		if (rc)
 			plumb_atomic_abort(&af);
@@ -515,6 +613,16 @@ static int run(report_args *a, char *const *files, int nfiles)
 	plumb_table_free(t);
 	plumb_profile_free(p);
 	return rc;
+}
+
+/* A first "plumb report" in a fresh directory: say how to get a profile. */
+static int no_profile_here(void)
+{
+	cli_error("no profile.plumb here. Record one first:\n"
+		  "    plumb record ./myprog [ARGS...]    (then: plumb report)\n"
+		  "or name a profile: plumb report FILE (a .plumb, Callgrind, gmon.out, pprof, "
+		  "folded stacks or aprof file)");
+	return EXIT_BAD_INPUT;
 }
 
 int cmd_report(int argc, char **argv)
@@ -535,12 +643,18 @@ int cmd_report(int argc, char **argv)
 		    (strcmp(a.writer->name, "svg") == 0 || strcmp(a.writer->name, "html") == 0))
 			a.view.threshold = PLUMB_FLAME_PICTURE_THRESHOLD;
 		static char *def[] = { "profile.plumb" };
-		rc = optind < argc ? run(&a, argv + optind, argc - optind) : run(&a, def, 1);
+		if (optind < argc)
+			rc = run(&a, argv + optind, argc - optind);
+		else if (access(def[0], F_OK) != 0 && errno == ENOENT)
+			rc = no_profile_here();
+		else
+			rc = run(&a, def, 1);
 	} else if (rc < 0) {
 		rc = EXIT_OK; /* --help */
 	}
 	plumb_symspec_list_free(&a.select);
 	plumb_symspec_list_free(&a.hide);
 	plumb_symspec_list_free(&a.focus);
+	free(a.select_from);
 	return rc;
 }

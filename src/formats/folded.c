@@ -13,8 +13,10 @@
  * the event and unit the reader is told (plumb_read_opts.event_name).
  *
  * The writer prints one line per stack with samples in the first event,
- * sorted byte-wise; reading its output gives the same functions with the
- * same exclusive and inclusive samples.
+ * sorted byte-wise, frames by name only as flamegraph.pl and perf's
+ * stackcollapse print them (" [module]" when asked); reading its output
+ * gives the same functions with the same exclusive and inclusive samples
+ * (functions of one name in several modules are one without modules).
  */
 #include "formats/quote.h"
 #include "model/index.h"
@@ -1042,8 +1044,8 @@ static int tb_put_name(textbuf *tb, const char *s)
 
 static const char UNKNOWN_FRAME[] = "[unknown]";
 
-/* Render frame f as "name", "name [module]" or "[module]". */
-static int render_frame(const plumb_profile *p, plumb_id f, textbuf *tb)
+/* Render frame f as "name", or with modules "name [module]" or "[module]". */
+static int render_frame(const plumb_profile *p, plumb_id f, bool modules, textbuf *tb)
 {
 	const plumb_frame *fr = &p->frames.v[f];
 	if (fr->function == PLUMB_NONE || fr->function >= p->functions.n) {
@@ -1058,7 +1060,7 @@ static int render_frame(const plumb_profile *p, plumb_id f, textbuf *tb)
 				  ? plumb_str(p, p->modules.v[fn->module].path) : NULL;
 	if (!name || !*name)
 		name = UNKNOWN_FRAME;
-	if (!mod || !is_module_name(mod, strlen(mod)))
+	if (!modules || !mod || !is_module_name(mod, strlen(mod)))
 		return tb_put_name(tb, name);
 	size_t ml = strlen(mod);
 	/* "[libc.so.6]" with module libc.so.6 reads back from "[libc.so.6]" */
@@ -1079,6 +1081,7 @@ typedef struct wline {
 
 typedef struct writer {
 	const plumb_profile *p;
+	bool modules;         /* " [module]" after each name */
 	textbuf text;         /* every frame's rendering, back to back */
 	size_t *toff;         /* frame id -> offset in text; frames.n + 1 entries */
 	plumb_id *paths;
@@ -1143,7 +1146,7 @@ static int render_frames(writer *w, plumb_error *err)
 		return plumb_fail_nomem(err);
 	for (size_t f = 0; f < p->frames.n; f++) {
 		w->toff[f] = w->text.n;
-		if (render_frame(p, (plumb_id)f, &w->text) < 0)
+		if (render_frame(p, (plumb_id)f, w->modules, &w->text) < 0)
 			return plumb_fail_nomem(err);
 	}
 	w->toff[p->frames.n] = w->text.n;
@@ -1238,9 +1241,15 @@ static int write_lines(writer *w, FILE *out, plumb_error *err)
 
 int plumb_folded_write_stream(const plumb_profile *p, FILE *out, plumb_error *err)
 {
+	return plumb_folded_write_stream_with(p, out, NULL, err);
+}
+
+int plumb_folded_write_stream_with(const plumb_profile *p, FILE *out, const plumb_folded_write_opts *o,
+				   plumb_error *err)
+{
 	if (p->events.n == 0)
 		return 0; /* nothing is counted */
-	writer w = { .p = p };
+	writer w = { .p = p, .modules = o && o->modules };
 	int rc = render_frames(&w, err);
 	if (rc == 0)
 		rc = collect_lines(&w, err);
@@ -1256,10 +1265,16 @@ int plumb_folded_write_stream(const plumb_profile *p, FILE *out, plumb_error *er
 
 int plumb_folded_write(const plumb_profile *p, const char *path, plumb_error *err)
 {
+	return plumb_folded_write_with(p, path, NULL, err);
+}
+
+int plumb_folded_write_with(const plumb_profile *p, const char *path, const plumb_folded_write_opts *o,
+			    plumb_error *err)
+{
 	plumb_atomic_file af;
 	if (plumb_atomic_open(&af, path, err) < 0)
 		return -1;
-	if (plumb_folded_write_stream(p, af.fp, err) < 0) {
+	if (plumb_folded_write_stream_with(p, af.fp, o, err) < 0) {
 		plumb_atomic_abort(&af);
 		return -1;
 	}

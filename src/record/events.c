@@ -1,8 +1,10 @@
 /* Event names as perf spells them -> perf_event_attr type and config. */
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "plumb/analysis.h"
 #include "plumb/record.h"
 
 static const struct named_event {
@@ -78,15 +80,61 @@ static int parse_modifiers(const char *m, size_t len, plumb_rec_event_spec *e, p
 	return 0;
 }
 
-/* One event "name[:mods]" of len bytes. */
+static int unknown_event(const char *name, plumb_error *err);
+
+/* "period=N" or "freq=N", perf's terms between slashes, comma-separated. */
+static int parse_terms(const char *t, size_t len, plumb_rec_event_spec *e, plumb_error *err)
+{
+	while (len > 0) {
+		const char *comma = memchr(t, ',', len);
+		size_t n = comma ? (size_t)(comma - t) : len;
+		const char *eq = memchr(t, '=', n);
+		size_t klen = eq ? (size_t)(eq - t) : n;
+		bool period = klen == 6 && memcmp(t, "period", 6) == 0;
+		bool freq = klen == 4 && memcmp(t, "freq", 4) == 0;
+		if (!period && !freq)
+			return plumb_fail(err, PLUMB_ERR_USAGE, "event '%s': unknown term '%.*s' (period=N "
+					  "or freq=N)", e->name, (int)n, t);
+		uint64_t v = 0;
+		size_t i = klen + 1;
+		bool ok = eq && i < n;
+		for (; ok && i < n; i++) {
+			if (t[i] < '0' || t[i] > '9' || v > (UINT64_MAX - 9) / 10)
+				ok = false;
+			else
+				v = v * 10 + (uint64_t)(t[i] - '0');
+		}
+		if (!ok || v == 0)
+			return plumb_fail(err, PLUMB_ERR_USAGE, "event '%s': %.*s expects a positive number, "
+					  "got '%.*s'", e->name, (int)klen, t, (int)n, t);
+		if (freq && v > 1000000)
+			return plumb_fail(err, PLUMB_ERR_USAGE, "event '%s': freq=%" PRIu64 " is above "
+					  "1000000 Hz", e->name, v);
+		if (period)
+			e->period = v;
+		else
+			e->freq = v;
+		if (e->period && e->freq)
+			return plumb_fail(err, PLUMB_ERR_USAGE, "event '%s': period= and freq= exclude "
+					  "each other", e->name);
+		if (!comma)
+			break;
+		len -= n + 1;
+		t = comma + 1;
+	}
+	return 0;
+}
+
+/* One event "name[/terms/][[:]mods]" of len bytes. */
 static int parse_one(const char *s, size_t len, plumb_rec_event_spec *e, plumb_error *err)
 {
 	memset(e, 0, sizeof *e);
 	/* user space only unless :k says otherwise (kernel samples need
 	 * privileges at perf_event_paranoid 2) */
 	e->exclude_kernel = true;
-	const char *colon = memchr(s, ':', len);
-	size_t nlen = colon ? (size_t)(colon - s) : len;
+	const char *slash = memchr(s, '/', len);
+	const char *colon = memchr(s, ':', slash ? (size_t)(slash - s) : len);
+	size_t nlen = slash ? (size_t)(slash - s) : colon ? (size_t)(colon - s) : len;
 	if (nlen == 0 || nlen >= sizeof e->name)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "event '%.*s': bad name", (int)len, s);
 	memcpy(e->name, s, nlen);
@@ -100,11 +148,54 @@ static int parse_one(const char *s, size_t len, plumb_rec_event_spec *e, plumb_e
 	} else if (parse_raw(s, nlen, &e->config)) {
 		e->type = PERF_TYPE_RAW;
 	} else {
-		return plumb_fail(err, PLUMB_ERR_USAGE, "unknown event '%s' (cpu-clock, task-clock, "
-				  "page-faults, minor-faults, major-faults, context-switches, "
-				  "cpu-migrations, cycles, instructions, cache-misses, ..., rNNNN)", e->name);
+		return unknown_event(e->name, err);
+	}
+	if (slash) {
+		/* "name/period=N/" then, as perf allows, "u" or ":u" */
+		const char *end = memchr(slash + 1, '/', len - nlen - 1);
+		if (!end)
+			return plumb_fail(err, PLUMB_ERR_USAGE, "event '%.*s': expected a '/' after the "
+					  "terms (name/period=N/)", (int)len, s);
+		if (parse_terms(slash + 1, (size_t)(end - slash - 1), e, err))
+			return -1;
+		const char *m = end + 1;
+		size_t mlen = len - (size_t)(m - s);
+		if (mlen && *m == ':') {
+			m++;
+			mlen--;
+		}
+		return mlen ? parse_modifiers(m, mlen, e, err) : 0;
 	}
 	return colon ? parse_modifiers(colon + 1, len - nlen - 1, e, err) : 0;
+}
+
+/* An unknown name, with the nearest known ones. */
+static int unknown_event(const char *name, plumb_error *err)
+{
+	plumb_suggestions sg;
+	plumb_suggest_init(&sg, name);
+	for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+		plumb_suggest_add(&sg, named[i].name);
+	char near[256];
+	plumb_suggest_format(&sg, "'", "'", near, sizeof near);
+	return plumb_fail(err, PLUMB_ERR_USAGE, "unknown event '%s'%s%s%s (cpu-clock, task-clock, "
+			  "page-faults, minor-faults, major-faults, context-switches, "
+			  "cpu-migrations, cycles, instructions, cache-misses, ..., rNNNN)", name,
+			  *near ? "; did you mean " : "", near, *near ? "?" : "");
+}
+
+/* The comma that ends an event: not one between its slashes
+ * ("cpu-clock/period=1,freq=2/" is one event, however wrong). */
+static const char *next_comma(const char *s)
+{
+	bool inside = false;
+	for (; *s; s++) {
+		if (*s == '/')
+			inside = !inside;
+		else if (*s == ',' && !inside)
+			return s;
+	}
+	return NULL;
 }
 
 int plumb_rec_parse_events(const char *list, plumb_rec_event_spec **out, size_t *n,
@@ -120,7 +211,7 @@ int plumb_rec_parse_events(const char *list, plumb_rec_event_spec **out, size_t 
 		return plumb_fail_nomem(err);
 	const char *s = list;
 	for (;;) {
-		const char *comma = strchr(s, ',');
+		const char *comma = next_comma(s);
 		size_t len = comma ? (size_t)(comma - s) : strlen(s);
 		if (parse_one(s, len, &v[*n], err)) {
 			free(v);

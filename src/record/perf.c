@@ -78,11 +78,12 @@ static void attr_for(const recorder *r, const plumb_rec_event_spec *e, bool firs
 	a->size = sizeof *a;
 	a->type = e->type;
 	a->config = e->config;
-	if (r->o->period) {
-		a->sample_period = r->o->period;
+	/* the event's own period= or freq= first, then -c or -F */
+	if (e->period || (!e->freq && r->o->period)) {
+		a->sample_period = e->period ? e->period : r->o->period;
 	} else {
 		a->freq = 1;
-		a->sample_freq = r->o->freq ? r->o->freq : 1000;
+		a->sample_freq = e->freq ? e->freq : r->o->freq ? r->o->freq : 1000;
 	}
 	a->sample_type = r->sample_type;
 	if (r->o->stack == PLUMB_STACK_DWARF) {
@@ -134,7 +135,10 @@ static int open_error(recorder *r, const plumb_rec_event_spec *e, int errnum)
 			max = 0;
 		fclose(f);
 	}
-	if (errnum == EINVAL && !r->o->period && max && r->o->freq > max)
+	if (errnum == EINVAL && e->freq && max && e->freq > max)
+		return plumb_fail(r->err, PLUMB_ERR_USAGE, "%s: freq=%" PRIu64 " is above the kernel's "
+				  "limit of %lu Hz (kernel.perf_event_max_sample_rate)", e->name, e->freq, max);
+	if (errnum == EINVAL && !e->period && !e->freq && !r->o->period && max && r->o->freq > max)
 		return plumb_fail(r->err, PLUMB_ERR_USAGE, "%s: -F %" PRIu64 " is above the kernel's "
 				  "limit of %lu Hz (kernel.perf_event_max_sample_rate)", e->name, r->o->freq, max);
 	return plumb_fail(r->err, PLUMB_ERR_UNSUPPORTED, "%s: cannot open the event: %s", e->name,

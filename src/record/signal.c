@@ -86,9 +86,15 @@ static int check_events(const plumb_record_opts *o, plumb_error *err)
  * cpu-clock). */
 static uint64_t rate_hz(const plumb_record_opts *o)
 {
-	if (o->period)
-		return o->period >= 1000000000ull ? 1 : 1000000000ull / o->period;
-	return o->freq ? o->freq : 1000;
+	/* one event here: its own period= or freq= first */
+	uint64_t period = o->nevents ? o->events[0].period : 0, freq = o->nevents ? o->events[0].freq : 0;
+	if (!period && !freq) {
+		period = o->period;
+		freq = o->freq;
+	}
+	if (period)
+		return period >= 1000000000ull ? 1 : 1000000000ull / period;
+	return freq ? freq : 1000;
 }
 
 /* The environment of the command: ours plus LD_PRELOAD (the sampler

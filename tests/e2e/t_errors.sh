@@ -66,7 +66,7 @@ expect_err "bad limit" 2 "--limit expects" "$PLUMB" report --limit -3 x
 expect_err "bad threshold" 2 "--threshold expects" "$PLUMB" report --threshold 150 x
 expect_err "bad symspec line" 2 "symspec 'a.c:12x'" "$PLUMB" report --select a.c:12x x
 expect_err "convert without -o" 2 "no output file" "$PLUMB" convert x
-expect_err "convert to an unknown format" 2 "cannot write format 'pdf'" "$PLUMB" convert x -o y --to pdf
+expect_err "convert to an unknown format" 2 "unknown format 'pdf'" "$PLUMB" convert x -o y --to pdf
 # An output name no format owns is an error, never a .plumb store by default.
 for name in out.json profile out.pdf; do
 	expect_err "convert -o $name: no format owns the name" 2 "no known format has names like '$name'" \

@@ -154,17 +154,25 @@ static uint64_t incl(const plumb_profile *p, const char *name, const char *mod)
 	return in;
 }
 
-/* The folded text of p, as a malloc'd string. */
-static char *write_text(const plumb_profile *p)
+/* The folded text of p, as a malloc'd string: with modules (what the
+ * reader reads back exactly), or as the writer's default (names only). */
+static char *write_text_with(const plumb_profile *p, bool modules)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
 	cr_assert_not_null(fp);
 	plumb_error err;
-	cr_assert_eq(plumb_folded_write_stream(p, fp, &err), 0, "%s", err.message);
+	plumb_folded_write_opts o = { modules };
+	cr_assert_eq(modules ? plumb_folded_write_stream_with(p, fp, &o, &err)
+			     : plumb_folded_write_stream(p, fp, &err), 0, "%s", err.message);
 	cr_assert_eq(fclose(fp), 0);
 	return buf;
+}
+
+static char *write_text(const plumb_profile *p)
+{
+	return write_text_with(p, true);
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -673,6 +681,35 @@ Test(folded, write_sorted_and_merged)
 	plumb_profile_free(p);
 }
 
+/* By default frames are names alone, as perf's stackcollapse and
+ * flamegraph.pl print them: one name in two modules is one frame. A frame
+ * known only by its module keeps its "[libc.so.6]". */
+Test(folded, write_names_without_modules_by_default)
+{
+	plumb_profile *p = read_ok("main;foo 3\n"
+				   "main;read [libc.so.6] 4\n"
+				   "main;[libc.so.6] 2\n"
+				   "main;foo\t[x.so] 6\n"
+				   "other root;x [/opt/lib/libx.so.1] 11\n");
+	char *text = write_text_with(p, false);
+	cr_assert_str_eq(text, "main;[libc.so.6] 2\n"
+			       "main;foo 9\n"
+			       "main;read 4\n"
+			       "other root;x 11\n");
+	free(text);
+	char out[sizeof path];
+	snprintf(out, sizeof out, "%s/names.folded", dir);
+	plumb_error err;
+	cr_assert_eq(plumb_folded_write(p, out, &err), 0, "%s", err.message);
+	plumb_profile *q = plumb_profile_new();
+	cr_assert_eq(plumb_folded_read(q, out, NULL, &err), 0, "%s", err.message);
+	cr_assert_eq(excl(q, "foo", NULL), 9);
+	cr_assert_eq(excl(q, "read", NULL), 4);
+	cr_assert_eq(incl(q, "main", NULL), 15);
+	plumb_profile_free(q);
+	plumb_profile_free(p);
+}
+
 Test(folded, write_merges_parts_and_same_text)
 {
 	plumb_profile *p = plumb_profile_new();
@@ -751,7 +788,8 @@ Test(folded, round_trip)
 	char out[sizeof path];
 	snprintf(out, sizeof out, "%s/out.txt", dir);
 	plumb_error err;
-	cr_assert_eq(plumb_folded_write(p, out, &err), 0, "%s", err.message);
+	plumb_folded_write_opts o = { .modules = true };
+	cr_assert_eq(plumb_folded_write_with(p, out, &o, &err), 0, "%s", err.message);
 	plumb_profile *q = plumb_profile_new();
 	cr_assert_eq(plumb_folded_read(q, out, NULL, &err), 0, "%s", err.message);
 	cr_assert_eq(q->functions.n, p->functions.n);

@@ -57,6 +57,58 @@ Test(record, parse_events_errors)
 	free(e);
 }
 
+/* perf's terms: a period or a rate per event, commas inside the slashes
+ * not splitting the list, modifiers after the closing slash. */
+Test(record, parse_events_terms)
+{
+	plumb_rec_event_spec *e;
+	size_t n;
+	plumb_error err;
+	cr_assert_eq(plumb_rec_parse_events("cpu-clock/period=1000000/,page-faults/period=100/u,"
+					    "cycles/freq=4000/:k,minor-faults", &e, &n, &err), 0, "%s", err.message);
+	cr_assert_eq(n, 4);
+	cr_assert_str_eq(e[0].name, "cpu-clock");
+	cr_assert_eq(e[0].period, 1000000);
+	cr_assert_eq(e[0].freq, 0);
+	cr_assert_str_eq(e[1].name, "page-faults");
+	cr_assert_eq(e[1].config, PERF_COUNT_SW_PAGE_FAULTS);
+	cr_assert_eq(e[1].period, 100);
+	cr_assert(e[1].exclude_kernel && !e[1].exclude_user);
+	cr_assert_eq(e[2].freq, 4000);
+	cr_assert_eq(e[2].period, 0);
+	cr_assert(e[2].exclude_user && !e[2].exclude_kernel);
+	cr_assert_eq(e[3].period, 0, "no term: -c or -F decide");
+	cr_assert_eq(e[3].freq, 0);
+	free(e);
+}
+
+Test(record, parse_events_term_errors)
+{
+	static const struct {
+		const char *list, *says;
+	} bad[] = {
+		{ "cpu-clock/perod=10/", "unknown term 'perod=10'" },
+		{ "cpu-clock/period=/", "period expects a positive number" },
+		{ "cpu-clock/period=0/", "period expects a positive number" },
+		{ "cpu-clock/period=12x/", "period expects a positive number" },
+		{ "cpu-clock/period=99999999999999999999999/", "positive number" },
+		{ "cpu-clock/period=10", "expected a '/'" },
+		{ "cpu-clock/period=10,freq=10/", "exclude each other" },
+		{ "cpu-clock/freq=2000000/", "above 1000000" },
+		{ "cpu-clock/period=10/x", "unknown modifier" },
+		{ "cpu-clok/period=10/", "did you mean 'cpu-clock'?" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		plumb_rec_event_spec *e;
+		size_t n;
+		plumb_error err;
+		cr_assert_eq(plumb_rec_parse_events(bad[i].list, &e, &n, &err), -1, "%s", bad[i].list);
+		cr_assert_eq(err.code, PLUMB_ERR_USAGE);
+		cr_assert(strstr(err.message, bad[i].says), "%s: %s", bad[i].list, err.message);
+		cr_assert_null(e);
+	}
+}
+
 /* ---- maps over time ---------------------------------------------------- */
 
 Test(record, maps_fork_exec)

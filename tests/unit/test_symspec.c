@@ -98,3 +98,67 @@ Test(symspec, matching_functions_frames_and_keys)
 	plumb_symspec_list_free(&l);
 	plumb_profile_free(p);
 }
+
+/* ---- specs that name nothing ------------------------------------------ */
+
+/* main.c: main, quicksort (line 54), checksum; libc.so.6: memcpy. */
+static plumb_profile *small_profile(bool files)
+{
+	plumb_profile *p = plumb_profile_new();
+	plumb_id file = files ? plumb_file_intern(p, "/src/main.c") : PLUMB_NONE;
+	plumb_id mod = plumb_module_intern(p, "/usr/lib/libc.so.6", NULL);
+	const char *names[] = { "main", "quicksort", "checksum" };
+	for (size_t i = 0; i < 3; i++) {
+		plumb_id fn = plumb_function_intern(p, names[i], NULL, PLUMB_NONE, file, 0);
+		plumb_frame_intern(p, fn, file, i == 1 ? 54 : 10, 0);
+	}
+	plumb_id fm = plumb_function_intern(p, "memcpy", NULL, mod, PLUMB_NONE, 0);
+	plumb_frame_intern(p, fm, PLUMB_NONE, 0, 0);
+	return p;
+}
+
+static const char *check(const plumb_profile *p, const char *text)
+{
+	static plumb_error err;
+	plumb_symspec s = parse(text);
+	int rc = plumb_symspec_check(&s, p, "x.prof", &err);
+	plumb_symspec_free(&s);
+	return rc == 0 ? NULL : err.message;
+}
+
+Test(symspec, check_names_what_matched_nothing)
+{
+	plumb_profile *p = small_profile(true);
+	cr_assert_null(check(p, "quicksort"));
+	cr_assert_null(check(p, "main.c"));
+	cr_assert_null(check(p, "main.c:quicksort"));
+	cr_assert_null(check(p, "main.c:54"));
+	cr_assert_null(check(p, "libc.so.6"), "a load module by its base name");
+	cr_assert_null(check(p, ""), "an empty spec matches everything");
+	cr_assert_null(check(p, "<cycle 2>"), "a cycle's name is the view's to check");
+	cr_assert_not_null(check(p, "<cycle 2>x"));
+	cr_assert_str_eq(check(p, "quicksrt"), "'quicksrt' matches nothing in x.prof: no function 'quicksrt'; "
+					       "did you mean 'quicksort'?");
+	cr_assert_str_eq(check(p, "mian.c"), "'mian.c' matches nothing in x.prof: no file or load module "
+					     "'mian.c'; did you mean 'main.c'?");
+	cr_assert_str_eq(check(p, "main.c:memcpy"), "'main.c:memcpy' matches nothing in x.prof: no function "
+						    "'memcpy' in main.c; in other files: 'memcpy'");
+	cr_assert_str_eq(check(p, "main.c:quicksrt"), "'main.c:quicksrt' matches nothing in x.prof: no function "
+						      "'quicksrt' in main.c; did you mean 'quicksort'?");
+	cr_assert_str_eq(check(p, "main.c:99"), "'main.c:99' matches nothing in x.prof: no sample on line 99 "
+						"of main.c");
+	cr_assert_str_eq(check(p, "zzzzzz"), "'zzzzzz' matches nothing in x.prof: no function 'zzzzzz'");
+	plumb_profile_free(p);
+}
+
+Test(symspec, check_on_stacks_without_files)
+{
+	plumb_profile *p = small_profile(false);
+	cr_assert_str_eq(check(p, "main.c:quicksort"), "'main.c:quicksort' names the file 'main.c', but x.prof "
+						       "has no source file names (folded stacks name functions "
+						       "only); without the file: 'quicksort'");
+	cr_assert_str_eq(check(p, "main.c"), "'main.c' names the file 'main.c', but x.prof has no source file "
+					     "names (folded stacks name functions only)");
+	cr_assert_null(check(p, "libc.so.6"), "modules are still there");
+	plumb_profile_free(p);
+}
