@@ -166,6 +166,10 @@ int plumb_gmon_read_buffer(plumb_gmon *g, const char *name, const unsigned char 
 int plumb_gmon_merge(plumb_gmon *dst, const plumb_gmon *src, const char *src_name,
 		     plumb_error *err);
 
+/* The largest gmon.out the writer makes (1 GiB): counts that would need more
+ * (continuation records of histogram bins, arcs, blocks) are refused with
+ * PLUMB_ERR_OVERFLOW before anything is written. */
+#define PLUMB_GMON_MAX_WRITE (1ull << 30)
 /* Write g in the GNU format (version 1) with g's address size and byte
  * order, atomically (a temporary file renamed over path): one histogram
  * record per range (split into several records with the same range when a

@@ -2,7 +2,9 @@
  * for gprof -s (gmon.sum). Sums that no longer fit the file's fields (16-bit
  * bins, 32-bit arc counts) are written as several records, which gprof and
  * plumb add back together. */
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "plumb/formats.h"
@@ -99,11 +101,45 @@ static void put_bbs(writer *w, const plumb_gmon *g)
 		}
 }
 
+/* Records a count of `count` takes when each holds at most `per`. */
+static long double records(uint64_t count, uint64_t per)
+{
+	return count <= per ? 1.0L : ceill((long double)count / (long double)per);
+}
+
+/* The bytes the file will take. Counts past what one record holds go on in
+ * more records, so a histogram bin or an arc near 2^64 would take petabytes:
+ * the size is known, and checked, before anything is written. */
+static int check_size(const plumb_gmon *g, plumb_error *err)
+{
+	unsigned asz = g->addr_size;
+	long double bytes = 20;
+	for (size_t i = 0; i < g->nhists; i++)
+		bytes += records(max_bin(&g->hists[i]), 0xFFFF) *
+			 (1 + 2 * asz + 4 + 4 + 16 + 2.0L * g->hists[i].nbins);
+	for (size_t i = 0; i < g->narcs; i++)
+		bytes += records(g->arcs[i].count, UINT32_MAX) * (1 + 2 * asz + 4);
+	uint64_t max = asz == 4 ? UINT32_MAX : UINT64_MAX;
+	bytes += (long double)g->nbbs * 2 * asz + 5;
+	for (size_t i = 0; i < g->nbbs; i++)
+		if (g->bbs[i].count > max)
+			bytes += records(g->bbs[i].count - max, max) * (1 + 4 + 2 * asz);
+	if (bytes > (long double)PLUMB_GMON_MAX_WRITE)
+		return plumb_fail(err, PLUMB_ERR_OVERFLOW,
+				  "gmon writer: the counts need a %.3Lg-byte gmon.out (a histogram record "
+				  "holds 65,535 samples a bin, an arc record 2^32 - 1 calls; counts past "
+				  "that go on in more records), more than the %llu bytes written at most",
+				  bytes, (unsigned long long)PLUMB_GMON_MAX_WRITE);
+	return 0;
+}
+
 int plumb_gmon_write_stream(const plumb_gmon *g, FILE *out, plumb_error *err)
 {
 	if (g->addr_size != 4 && g->addr_size != 8)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "gmon writer: address size %u: expected 4 or 8",
 				  g->addr_size);
+	if (check_size(g, err))
+		return -1;
 	writer w = { .out = out, .asz = g->addr_size, .big = g->big_endian };
 	unsigned char hdr[20] = { 'g', 'm', 'o', 'n' };
 	put_bytes(&w, hdr, 4);
