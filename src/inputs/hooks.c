@@ -29,8 +29,46 @@ static atomic_uint next_seq = 1;
 static __thread inp_thread *tls_thread __attribute__((tls_model("initial-exec")));
 static __thread bool tls_dead __attribute__((tls_model("initial-exec")));
 
+/* ---- the state the inline fast paths read (src/inputs/gcc_plugin.cc) --
+ * Basic blocks executed by the thread (all of them, measuring or not), and
+ * the top activation's id with the last shadow leaf used: a read of a cell
+ * of that leaf stamped at or after aid, or a write within it, needs no
+ * call. hi is ~0 (no address matches) when nothing is to be done inline;
+ * (leaf, shift) always name a mapped leaf, idle_leaf at first. */
+#define TLS_FAST __thread __attribute__((tls_model("initial-exec"))) INP_EXPORT
+#define IDLE_SHIFT 4
+static uint32_t idle_leaf[(1u << INP_LEAF_BITS) >> IDLE_SHIFT];
+TLS_FAST uint64_t __plumb_inp_cost;
+TLS_FAST uintptr_t __plumb_inp_hi = UINTPTR_MAX;
+TLS_FAST uint32_t *__plumb_inp_leaf = idle_leaf;
+TLS_FAST unsigned __plumb_inp_shift = IDLE_SHIFT;
+TLS_FAST uint32_t __plumb_inp_aid;
+
+/* After the runtime changed t's top activation or last leaf. */
+static inline void publish(const inp_thread *t)
+{
+	__plumb_inp_aid = t->frames[t->depth].aid;
+	if (t->depth && t->shadow.last_leaf) {
+		__plumb_inp_leaf = t->shadow.last_leaf;
+		__plumb_inp_shift = t->shadow.shift;
+		__plumb_inp_hi = t->shadow.last_hi;
+	} else {
+		__plumb_inp_hi = UINTPTR_MAX;
+	}
+}
+
+/* Before t's shadow goes: nothing inline any more. */
+static void unpublish(void)
+{
+	__plumb_inp_hi = UINTPTR_MAX;
+	__plumb_inp_leaf = idle_leaf;
+	__plumb_inp_shift = IDLE_SHIFT;
+}
+
 static void report(inp_thread *t, bool in_signal)
 {
+	unpublish();
+	t->cost = __plumb_inp_cost;
 	inp_unwind_all(t);
 	if (in_signal ? pthread_mutex_trylock(&report_lock) : pthread_mutex_lock(&report_lock))
 		return;
@@ -161,30 +199,37 @@ INP_EXPORT void __tsan_func_entry(void *caller_pc)
 	inp_thread *t = tls_thread;
 	if (__builtin_expect(!t, 0) && !(t = thread_start()))
 		return;
+	t->cost = __plumb_inp_cost;
 	inp_enter(t, (uintptr_t)__builtin_return_address(0), (uintptr_t)__builtin_frame_address(0),
 		  (uintptr_t)caller_pc);
+	publish(t);
 }
 
 INP_EXPORT void __tsan_func_exit(void)
 {
 	inp_thread *t = tls_thread;
-	if (t)
+	if (t) {
+		t->cost = __plumb_inp_cost;
 		inp_exit(t, (uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0));
+		publish(t);
+	}
 }
 
 INP_EXPORT void __sanitizer_cov_trace_pc(void)
 {
-	inp_thread *t = tls_thread;
-	if (t)
-		t->cost++;
+	__plumb_inp_cost++;
 }
 
+/* The whole access (the inline fast path missed, or there is none), then
+ * the leaf it used is the one to try inline. */
 #define ACCESS(name, size, fn)                        \
 	INP_EXPORT void name(void *addr)              \
 	{                                             \
 		inp_thread *t = tls_thread;           \
-		if (t)                                \
+		if (t) {                              \
 			fn(t, (uintptr_t)addr, size); \
+			publish(t);                   \
+		}                                     \
 	}
 #define ACCESSES(size)                                               \
 	ACCESS(__tsan_read##size, size, inp_read)                    \
