@@ -109,6 +109,46 @@ tree load(gimple_stmt_iterator *gsi, tree var)
 	return lhs;
 }
 
+/* __tsan_func_entry (ra) -> __plumb_inp_func_entry (ra, cfa), and
+ * __tsan_func_exit () -> __plumb_inp_func_exit (cfa): the function's CFA
+ * (its caller's stack pointer at the call) tells the runtime which pending
+ * frames a longjmp left, whatever the size of the frames; the hooks alone
+ * only have their own frame address. */
+void rewrite_frame_hook(gimple_stmt_iterator *gsi, bool entry, tree blocks)
+{
+	static tree entry_fn, exit_fn;
+	if (!entry_fn) {
+		tree ptr = ptr_type_node;
+		tree u64 = long_long_unsigned_type_node;
+		entry_fn = build_fn_decl("__plumb_inp_func_entry",
+					 build_function_type_list(void_type_node, ptr, ptr, u64, NULL_TREE));
+		exit_fn = build_fn_decl("__plumb_inp_func_exit",
+					build_function_type_list(void_type_node, ptr, u64, NULL_TREE));
+		for (tree f : { entry_fn, exit_fn }) {
+			TREE_PUBLIC(f) = 1;
+			DECL_EXTERNAL(f) = 1;
+			TREE_NOTHROW(f) = 1;
+			DECL_ARTIFICIAL(f) = 1;
+		}
+	}
+	gimple *old = gsi_stmt(*gsi);
+	tree cfa = make_ssa_name(ptr_type_node);
+	gcall *c = gimple_build_call(builtin_decl_explicit(BUILT_IN_DWARF_CFA), 0);
+	gimple_call_set_lhs(c, cfa);
+	gsi_insert_before(gsi, c, GSI_SAME_STMT);
+	/* the blocks counted since the last flush come along (0 without a local) */
+	tree n = build_int_cst(long_long_unsigned_type_node, 0);
+	if (blocks) {
+		n = load(gsi, blocks);
+		gsi_insert_before(gsi, gimple_build_assign(blocks, build_int_cst(TREE_TYPE(n), 0)),
+				  GSI_SAME_STMT);
+	}
+	gcall *hook = entry ? gimple_build_call(entry_fn, 3, gimple_call_arg(old, 0), cfa, n)
+			    : gimple_build_call(exit_fn, 2, cfa, n);
+	gimple_set_location(hook, gimple_location(old));
+	gsi_replace(gsi, hook, false);
+}
+
 /* Blocks are counted in a local of the function (a register once
  * execute_update_addresses_taken has made it one) and added to the
  * thread's counter before each call: the entry and exit hooks, which read
@@ -267,8 +307,16 @@ unsigned int instrument(function *fun)
 				/* continue in the block after the call */
 				bb = join;
 				gsi = gsi_start_bb(bb);
+			} else if (fn && (fndecl_built_in_p(fn, BUILT_IN_TSAN_FUNC_ENTRY) ||
+					  fndecl_built_in_p(fn, BUILT_IN_TSAN_FUNC_EXIT))) {
+				rewrite_frame_hook(&gsi, fndecl_built_in_p(fn, BUILT_IN_TSAN_FUNC_ENTRY), local);
+				changed = true;
+				gsi_next(&gsi);
 			} else {
-				if (local)
+				/* every call that may run code flushes */
+				if (local && !(fn && (fndecl_built_in_p(fn, BUILT_IN_RETURN_ADDRESS) ||
+						      fndecl_built_in_p(fn, BUILT_IN_FRAME_ADDRESS) ||
+						      fndecl_built_in_p(fn, BUILT_IN_DWARF_CFA))))
 					flush(&gsi, local);
 				gsi_next(&gsi);
 			}
@@ -289,9 +337,10 @@ const pass_data inline_pass_data = {
 };
 
 struct inline_pass : gimple_opt_pass {
-	inline_pass(gcc::context *ctx) : gimple_opt_pass(inline_pass_data, ctx) {}
-	opt_pass *clone() override { return new inline_pass(m_ctxt); }
-	bool gate(function *) override { return flag_sanitize & SANITIZE_THREAD; }
+	bool at_O0; /* after -O0's tsan pass, which runs only then */
+	inline_pass(gcc::context *ctx, bool o0) : gimple_opt_pass(inline_pass_data, ctx), at_O0(o0) {}
+	opt_pass *clone() override { return new inline_pass(m_ctxt, at_O0); }
+	bool gate(function *) override { return (flag_sanitize & SANITIZE_THREAD) && at_O0 == !optimize; }
 	unsigned int execute(function *fun) override { return instrument(fun); }
 };
 
@@ -305,11 +354,14 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 		return 1;
 	}
 	tls_counter = getenv("PLUMB_DEBUG_TLS_COUNTER") != NULL;
-	struct register_pass_info pass;
-	pass.pass = new inline_pass(g);
-	pass.reference_pass_name = "tsan";
-	pass.ref_pass_instance_number = 0; /* after every instance */
-	pass.pos_op = PASS_POS_INSERT_AFTER;
-	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
+	/* after every instance of the optimising pipelines' tsan, and -O0's */
+	for (const char *ref : { "tsan", "tsan0" }) {
+		struct register_pass_info pass;
+		pass.pass = new inline_pass(g, !strcmp(ref, "tsan0"));
+		pass.reference_pass_name = ref;
+		pass.ref_pass_instance_number = 0;
+		pass.pos_op = PASS_POS_INSERT_AFTER;
+		register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
+	}
 	return 0;
 }

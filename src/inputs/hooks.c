@@ -194,25 +194,54 @@ INP_EXPORT void __tsan_init(void)
 	(void)*(volatile const char *)marker;
 }
 
-INP_EXPORT void __tsan_func_entry(void *caller_pc)
+/* A frame's stack address, for finding the frames a longjmp left: the
+ * routine's CFA (its caller's stack pointer at the call) when the gcc
+ * plugin passes it; else the routine's stack pointer at the hook's call
+ * + 8 (the hook's frame address + 24), which also orders a routine below
+ * its caller and above its callees, the plugin's or not. */
+#define HOOK_SP() ((uintptr_t)__builtin_frame_address(0) + 24)
+
+static inline void enter(uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
 {
 	inp_thread *t = tls_thread;
 	if (__builtin_expect(!t, 0) && !(t = thread_start()))
 		return;
 	t->cost = __plumb_inp_cost;
-	inp_enter(t, (uintptr_t)__builtin_return_address(0), (uintptr_t)__builtin_frame_address(0),
-		  (uintptr_t)caller_pc);
+	inp_enter(t, pc, sp, caller_pc);
 	publish(t);
 }
 
-INP_EXPORT void __tsan_func_exit(void)
+static inline void leave(uintptr_t sp, uintptr_t ra)
 {
 	inp_thread *t = tls_thread;
 	if (t) {
 		t->cost = __plumb_inp_cost;
-		inp_exit(t, (uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0));
+		inp_exit(t, sp, ra);
 		publish(t);
 	}
+}
+
+INP_EXPORT void __tsan_func_entry(void *caller_pc)
+{
+	enter((uintptr_t)__builtin_return_address(0), HOOK_SP(), (uintptr_t)caller_pc);
+}
+
+INP_EXPORT void __tsan_func_exit(void)
+{
+	leave(HOOK_SP(), (uintptr_t)__builtin_return_address(0));
+}
+
+/* The plugin's: blocks is what the routine counted since its last flush. */
+INP_EXPORT void __plumb_inp_func_entry(void *caller_pc, void *cfa, uint64_t blocks)
+{
+	__plumb_inp_cost += blocks;
+	enter((uintptr_t)__builtin_return_address(0), (uintptr_t)cfa, (uintptr_t)caller_pc);
+}
+
+INP_EXPORT void __plumb_inp_func_exit(void *cfa, uint64_t blocks)
+{
+	__plumb_inp_cost += blocks;
+	leave((uintptr_t)cfa, (uintptr_t)__builtin_return_address(0));
 }
 
 INP_EXPORT void __sanitizer_cov_trace_pc(void)
