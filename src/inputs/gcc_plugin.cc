@@ -6,16 +6,20 @@
  *   __sanitizer_cov_trace_pc ()  ->  blocks += 1  (a register, added to the
  *                                    thread's __plumb_inp_cost before calls)
  *   __tsan_readN (p), N <= 16    ->  if (miss) __tsan_readN (p)
- *   __tsan_writeN (p)            ->  if (miss) __tsan_writeN (p); else *cell = aid
+ *   __tsan_writeN (p)            ->  if (miss) __tsan_writeN (p);
+ *                                    else *first = *last = aid
  *
- * where, from the thread's published state (__plumb_inp_hi, _leaf, _shift,
- * _aid, kept by the runtime), a = (uintptr_t) p, and
+ * where, from the thread's state that the runtime keeps (__plumb_inp_tags,
+ * _leaves: its shadow's leaf cache; _shift, _aid: the top activation's
+ * id), a = (uintptr_t) p, slot = (a >> 16) % 64, and
  *
- *   cell = leaf + ((a & 0xffff) >> shift)      (always a mapped leaf)
- *   miss = (a >> 16) != hi                     (not the last leaf used)
- *        | ((a ^ (a + N - 1)) >> shift) != 0   (the access spans cells)
- *        | *cell < aid                         (reads: not yet counted by
- *                                               the top activation)
+ *   first = leaves[slot] + ((a & 0xffff) >> shift)   (always a mapped leaf)
+ *   last  = leaves[slot] + (((a + N - 1) & 0xffff) >> shift)
+ *   miss = (a >> 16) != tags[slot]              (that leaf is not cached)
+ *        | last - first > 1                     (more than two cells, or
+ *                                                two leaves)
+ *        | min (*first, *last) < aid            (reads: not yet counted by
+ *                                                the top activation)
  *
  * so a read of a cell the activation already counted, and a write within
  * the last leaf, cost a few instructions and no call; everything else takes
@@ -53,8 +57,11 @@ namespace {
 bool tls_counter; /* -fplugin-arg-plumb-inputs-gcc-counter=tls: no local */
 
 struct tls_vars {
-	tree cost, hi, leaf, shift, aid;
+	tree cost, tags, leaves, shift, aid;
 };
+
+/* INP_LEAF_CACHE in src/inputs/inputs.h */
+const unsigned leaf_cache = 64;
 
 /* Volatile, like every access below to the runtime's memory: the
  * compiler's summaries of the program's functions (ipa-modref) were made
@@ -85,8 +92,10 @@ tls_vars &vars()
 	static tls_vars v;
 	if (!v.cost) {
 		v.cost = tls_var("__plumb_inp_cost", long_long_unsigned_type_node);
-		v.hi = tls_var("__plumb_inp_hi", long_long_unsigned_type_node);
-		v.leaf = tls_var("__plumb_inp_leaf", long_long_unsigned_type_node);
+		tree u64v = build_qualified_type(long_long_unsigned_type_node, TYPE_QUAL_VOLATILE);
+		tree slots = build_array_type_nelts(u64v, leaf_cache);
+		v.tags = tls_var("__plumb_inp_tags", slots);
+		v.leaves = tls_var("__plumb_inp_leaves", slots);
 		v.shift = tls_var("__plumb_inp_shift", unsigned_type_node);
 		v.aid = tls_var("__plumb_inp_aid", unsigned_type_node);
 	}
@@ -197,6 +206,15 @@ unsigned access_size(tree fn, bool *write)
 	return 0;
 }
 
+/* var[slot], volatile */
+tree slot_ref(tree var, tree slot)
+{
+	tree r = build4(ARRAY_REF, TREE_TYPE(TREE_TYPE(var)), var, slot, NULL_TREE, NULL_TREE);
+	TREE_THIS_VOLATILE(r) = 1;
+	TREE_SIDE_EFFECTS(r) = 1;
+	return r;
+}
+
 /* Put the fast path in front of the hook call at gsi; the call moves to a
  * block of its own taken on a miss. Returns the block after the call. */
 basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
@@ -208,30 +226,44 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 	tree addr = gimple_call_arg(call, 0);
 
 	tree a = emit(gsi, u64, NOP_EXPR, addr);
-	tree hi = load(gsi, v.hi), shift = load(gsi, v.shift), leaf = load(gsi, v.leaf);
-	tree aid = load(gsi, v.aid);
 	tree page = emit(gsi, u64, RSHIFT_EXPR, a, build_int_cst(u32, 16));
+	tree slot = emit(gsi, u64, BIT_AND_EXPR, page, build_int_cst(u64, leaf_cache - 1));
+	tree hi = load(gsi, slot_ref(v.tags, slot)), leaf = load(gsi, slot_ref(v.leaves, slot));
+	tree shift = load(gsi, v.shift), aid = load(gsi, v.aid);
 	tree miss = emit(gsi, u64, BIT_XOR_EXPR, page, hi);
-	tree end = emit(gsi, u64, PLUS_EXPR, a, build_int_cst(u64, size - 1));
-	tree span = emit(gsi, u64, BIT_XOR_EXPR, a, end);
-	span = emit(gsi, u64, RSHIFT_EXPR, span, shift);
-	miss = emit(gsi, u64, BIT_IOR_EXPR, miss, span);
-	tree off = emit(gsi, u64, BIT_AND_EXPR, a, build_int_cst(u64, 0xffff));
-	off = emit(gsi, u64, RSHIFT_EXPR, off, shift);
-	off = emit(gsi, u64, LSHIFT_EXPR, off, build_int_cst(u32, 2));
-	tree cell_int = emit(gsi, u64, PLUS_EXPR, leaf, off);
-	tree ptr_type = build_pointer_type(u32);
-	tree cell = emit(gsi, ptr_type, NOP_EXPR, cell_int);
-	tree mem = build2(MEM_REF, build_qualified_type(u32, TYPE_QUAL_VOLATILE), cell,
-			  build_int_cst(ptr_type, 0));
-	TREE_THIS_VOLATILE(mem) = 1;
-	TREE_SIDE_EFFECTS(mem) = 1;
+	/* the access's first and last cells, in the leaf (masked: even when the
+	 * tag does not match, or the access runs into the next leaf, they are
+	 * cells of a mapped leaf); more than two cells, or two leaves: a miss */
+	tree cells[2];
+	unsigned ncells = size > 1 ? 2 : 1;
+	tree idx[2];
+	for (unsigned k = 0; k < ncells; k++) {
+		tree at = k ? emit(gsi, u64, PLUS_EXPR, a, build_int_cst(u64, size - 1)) : a;
+		tree off = emit(gsi, u64, BIT_AND_EXPR, at, build_int_cst(u64, 0xffff));
+		idx[k] = emit(gsi, u64, RSHIFT_EXPR, off, shift);
+		off = emit(gsi, u64, LSHIFT_EXPR, idx[k], build_int_cst(u32, 2));
+		tree cell_int = emit(gsi, u64, PLUS_EXPR, leaf, off);
+		tree ptr_type = build_pointer_type(u32);
+		tree cell = emit(gsi, ptr_type, NOP_EXPR, cell_int);
+		cells[k] = build2(MEM_REF, build_qualified_type(u32, TYPE_QUAL_VOLATILE), cell,
+				  build_int_cst(ptr_type, 0));
+		TREE_THIS_VOLATILE(cells[k]) = 1;
+		TREE_SIDE_EFFECTS(cells[k]) = 1;
+	}
+	if (ncells == 2) {
+		tree d = emit(gsi, u64, MINUS_EXPR, idx[1], idx[0]);
+		tree far = emit(gsi, boolean_type_node, GT_EXPR, d, build_int_cst(u64, 1));
+		miss = emit(gsi, u64, BIT_IOR_EXPR, miss, emit(gsi, u64, NOP_EXPR, far));
+	}
 	if (!write) {
-		tree old = make_ssa_name(u32);
-		gsi_insert_before(gsi, gimple_build_assign(old, unshare_expr(mem)), GSI_SAME_STMT);
-		tree lt = emit(gsi, boolean_type_node, LT_EXPR, old, aid);
-		tree lt64 = emit(gsi, u64, NOP_EXPR, lt);
-		miss = emit(gsi, u64, BIT_IOR_EXPR, miss, lt64);
+		tree low = NULL_TREE;
+		for (unsigned k = 0; k < ncells; k++) {
+			tree old = make_ssa_name(u32);
+			gsi_insert_before(gsi, gimple_build_assign(old, unshare_expr(cells[k])), GSI_SAME_STMT);
+			low = low ? emit(gsi, u32, MIN_EXPR, low, old) : old;
+		}
+		tree lt = emit(gsi, boolean_type_node, LT_EXPR, low, aid);
+		miss = emit(gsi, u64, BIT_IOR_EXPR, miss, emit(gsi, u64, NOP_EXPR, lt));
 	}
 	gcond *cond = gimple_build_cond(NE_EXPR, miss, build_int_cst(u64, 0), NULL_TREE, NULL_TREE);
 	gimple_set_location(cond, loc);
@@ -252,9 +284,11 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 		fast->count = bb->count.apply_probability(to_slow->probability.invert());
 		add_bb_to_loop(fast, bb->loop_father);
 		gimple_stmt_iterator fg = gsi_start_bb(fast);
-		gassign *st = gimple_build_assign(mem, aid);
-		gimple_set_location(st, loc);
-		gsi_insert_after(&fg, st, GSI_NEW_STMT);
+		for (unsigned k = 0; k < ncells; k++) {
+			gassign *st = gimple_build_assign(unshare_expr(cells[k]), aid);
+			gimple_set_location(st, loc);
+			gsi_insert_after(&fg, st, GSI_NEW_STMT);
+		}
 		fast_e = make_edge(bb, fast, EDGE_FALSE_VALUE);
 		edge fo = make_edge(fast, join, EDGE_FALLTHRU);
 		fo->probability = profile_probability::always();

@@ -30,44 +30,28 @@ static __thread inp_thread *tls_thread __attribute__((tls_model("initial-exec"))
 static __thread bool tls_dead __attribute__((tls_model("initial-exec")));
 
 /* ---- the state the inline fast paths read (src/inputs/gcc_plugin.cc) --
- * Basic blocks executed by the thread (all of them, measuring or not), and
- * the top activation's id with the last shadow leaf used: a read of a cell
- * of that leaf stamped at or after aid, or a write within it, needs no
- * call. hi is ~0 (no address matches) when nothing is to be done inline;
- * (leaf, shift) always name a mapped leaf, idle_leaf at first. */
+ * Basic blocks executed by the thread (all of them, measuring or not), the
+ * top activation's id, and the shadow's leaf cache: a read of a cell of a
+ * cached leaf stamped at or after aid, or a write within one, needs no
+ * call. Empty slots have a tag no address has and idle_leaf, which is big
+ * enough for any shift, as the inline read loads the cell before it knows
+ * whether the tag matched. */
 #define TLS_FAST __thread __attribute__((tls_model("initial-exec"))) INP_EXPORT
-#define IDLE_SHIFT 4
-static uint32_t idle_leaf[(1u << INP_LEAF_BITS) >> IDLE_SHIFT];
+static uint32_t idle_leaf[1u << INP_LEAF_BITS];
 TLS_FAST uint64_t __plumb_inp_cost;
-TLS_FAST uintptr_t __plumb_inp_hi = UINTPTR_MAX;
-TLS_FAST uint32_t *__plumb_inp_leaf = idle_leaf;
-TLS_FAST unsigned __plumb_inp_shift = IDLE_SHIFT;
+TLS_FAST uintptr_t __plumb_inp_tags[INP_LEAF_CACHE] = { [0 ... INP_LEAF_CACHE - 1] = UINTPTR_MAX };
+TLS_FAST uint32_t *__plumb_inp_leaves[INP_LEAF_CACHE] = { [0 ... INP_LEAF_CACHE - 1] = idle_leaf };
+TLS_FAST unsigned __plumb_inp_shift;
 TLS_FAST uint32_t __plumb_inp_aid;
 
-/* After the runtime changed t's top activation or last leaf. */
+/* After the runtime changed t's top activation. */
 static inline void publish(const inp_thread *t)
 {
 	__plumb_inp_aid = t->frames[t->depth].aid;
-	if (t->depth && t->shadow.last_leaf) {
-		__plumb_inp_leaf = t->shadow.last_leaf;
-		__plumb_inp_shift = t->shadow.shift;
-		__plumb_inp_hi = t->shadow.last_hi;
-	} else {
-		__plumb_inp_hi = UINTPTR_MAX;
-	}
-}
-
-/* Before t's shadow goes: nothing inline any more. */
-static void unpublish(void)
-{
-	__plumb_inp_hi = UINTPTR_MAX;
-	__plumb_inp_leaf = idle_leaf;
-	__plumb_inp_shift = IDLE_SHIFT;
 }
 
 static void report(inp_thread *t, bool in_signal)
 {
-	unpublish();
 	t->cost = __plumb_inp_cost;
 	inp_unwind_all(t);
 	if (in_signal ? pthread_mutex_trylock(&report_lock) : pthread_mutex_lock(&report_lock))
@@ -158,6 +142,8 @@ __attribute__((noinline)) static inp_thread *thread_start(void)
 		tls_dead = true;
 		return NULL;
 	}
+	inp_shadow_use_cache(&t->shadow, __plumb_inp_tags, __plumb_inp_leaves, idle_leaf);
+	__plumb_inp_shift = t->shadow.shift;
 	t->clock_max = clock_max;
 	t->seq = gettid() == getpid() ? 0 : atomic_fetch_add(&next_seq, 1);
 	tls_thread = t;
@@ -249,16 +235,13 @@ INP_EXPORT void __sanitizer_cov_trace_pc(void)
 	__plumb_inp_cost++;
 }
 
-/* The whole access (the inline fast path missed, or there is none), then
- * the leaf it used is the one to try inline. */
+/* The whole access: the inline fast path missed, or there is none. */
 #define ACCESS(name, size, fn)                        \
 	INP_EXPORT void name(void *addr)              \
 	{                                             \
 		inp_thread *t = tls_thread;           \
-		if (t) {                              \
+		if (t)                                \
 			fn(t, (uintptr_t)addr, size); \
-			publish(t);                   \
-		}                                     \
 	}
 #define ACCESSES(size)                                               \
 	ACCESS(__tsan_read##size, size, inp_read)                    \
