@@ -112,6 +112,7 @@ typedef struct inp_thread {
 	uint32_t clock;           /* the last activation id given */
 	uint32_t clock_max;       /* renumber when the clock reaches it */
 	uint32_t depth;           /* frames[1..depth]; frames[0] is the root */
+	uint32_t ancestor_hint;   /* the frame inp_read_cell found last */
 	size_t frames_cap;
 	inp_frame *frames;
 	inp_shadow shadow;
@@ -154,14 +155,20 @@ static inline void inp_read_cell(inp_thread *t, uint32_t *c)
 	*c = top->aid;
 	top->partial++;
 	if (t->depth > 1 && old >= t->frames[1].aid) {
-		/* the deepest pending ancestor A with A.aid <= old already counted it */
-		uint32_t lo = 1, hi = t->depth - 1;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo + 1) / 2;
-			if (t->frames[mid].aid <= old)
-				lo = mid;
-			else
-				hi = mid - 1;
+		/* the deepest pending ancestor A with A.aid <= old already counted
+		 * it; often the one found last (siblings read what their caller did) */
+		uint32_t lo = t->ancestor_hint;
+		if (!(lo >= 1 && lo < t->depth && t->frames[lo].aid <= old && t->frames[lo + 1].aid > old)) {
+			uint32_t hi = t->depth - 1;
+			lo = 1;
+			while (lo < hi) {
+				uint32_t mid = lo + (hi - lo + 1) / 2;
+				if (t->frames[mid].aid <= old)
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			t->ancestor_hint = lo;
 		}
 		t->frames[lo].partial--;
 	}
