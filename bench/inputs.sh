@@ -30,11 +30,11 @@ gcc -O2 -g tests/programs/inp_kernels.c -o "$WORK/plain"
 "$PLUMB" cc -O2 -g tests/programs/inp_kernels.c -o "$WORK/instr"
 PLUMB_INPUTS_PLUGIN=no "$PLUMB" cc -O2 -g tests/programs/inp_kernels.c -o "$WORK/noplugin"
 
-hyperfine -N --warmup 1 --runs "$RUNS" --export-markdown "$WORK/times.md" \
+hyperfine -N --warmup 1 --runs "$RUNS" --export-markdown "$WORK/times.md" --prepare "rm -f $WORK/rep/*" \
 	-n plain "$WORK/plain $STEPS" \
 	-n "plumb cc, run alone" "$WORK/instr $STEPS" \
-	-n "plumb cc, measuring" --prepare "rm -f $WORK/rep/*" "env PLUMB_APROF_DIR=$WORK/rep $WORK/instr $STEPS" \
-	-n "plumb cc without the plugin, measuring" --prepare "rm -f $WORK/rep/*" "env PLUMB_APROF_DIR=$WORK/rep $WORK/noplugin $STEPS" \
+	-n "plumb cc, measuring" "env PLUMB_APROF_DIR=$WORK/rep $WORK/instr $STEPS" \
+	-n "plumb cc without the plugin, measuring" "env PLUMB_APROF_DIR=$WORK/rep $WORK/noplugin $STEPS" \
 	-n callgrind "valgrind --tool=callgrind --callgrind-out-file=$WORK/cg.out $WORK/plain $STEPS"
 
 rss() {

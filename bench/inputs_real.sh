@@ -14,7 +14,8 @@
 #
 # Environment: PLUMB (default build/plumb), RUNS (hyperfine runs, default
 # 3), BZ_MB (size of bzip2's input in MB, default 2), LUA_N (rounds of
-# bench/inputs_real.lua, default 10). The sources are downloaded once into
+# bench/inputs_real.lua, default 10), KEEP=1 (reuse the builds of a
+# previous run). The sources are downloaded once into
 # bench/work/inputs-real; without network the bench says so and stops
 # (exit 0).
 set -eu
@@ -53,6 +54,9 @@ fetch lua.tar.gz "$POOL/l/lua5.4/lua5.4_5.4.4.orig.tar.gz" 164c7849653b80ae67bec
 # build KIND (plain, plumb, noplugin): both programs in $WORK/KIND
 build() {
 	d=$WORK/$1
+	if [ -n "${KEEP:-}" ] && [ -x "$d/bzip2-1.0.8/bzip2" ] && [ -x "$d/lua-5.4.4/src/lua" ]; then
+		return 0
+	fi
 	rm -rf "$d"
 	mkdir -p "$d"
 	tar xzf "$WORK/bzip2.tar.gz" -C "$d"
@@ -99,11 +103,11 @@ done
 side() {
 	rep=$WORK/rep
 	mkdir -p "$rep"
-	hyperfine -N --warmup 1 --runs "$RUNS" --export-markdown "$WORK/$1.md" \
+	hyperfine -N --warmup 1 --runs "$RUNS" --export-markdown "$WORK/$1.md" --prepare "rm -rf $rep/*" \
 		-n "$1 plain -O2" "$($2 plain)" \
-		-n "$1 plumb cc, measuring" --prepare "rm -rf $rep/plumb" \
+		-n "$1 plumb cc, measuring" \
 		"env PLUMB_APROF_DIR=$rep $($2 plumb)" \
-		-n "$1 plumb cc without the plugin, measuring" --prepare "rm -rf $rep/noplugin" \
+		-n "$1 plumb cc without the plugin, measuring" \
 		"env PLUMB_APROF_DIR=$rep $($2 noplugin)" \
 		-n "$1 callgrind" "valgrind --tool=callgrind --callgrind-out-file=$WORK/cg.out $($2 plain)"
 	rm -rf "$rep"
