@@ -54,8 +54,6 @@ int plugin_is_GPL_compatible;
 
 namespace {
 
-bool tls_counter; /* -fplugin-arg-plumb-inputs-gcc-counter=tls: no local */
-
 struct tls_vars {
 	tree cost, tags, leaves, shift, aid;
 };
@@ -304,7 +302,7 @@ unsigned int instrument(function *fun)
 	tree u64 = long_long_unsigned_type_node;
 	/* setjmp and nonlocal labels make abnormal edges: count in memory there */
 	tree local = NULL_TREE;
-	if (!fun->calls_setjmp && !fun->has_nonlocal_label && !tls_counter) {
+	if (!fun->calls_setjmp && !fun->has_nonlocal_label) {
 		local = create_tmp_var(u64, "plumb_blocks");
 		DECL_NOT_GIMPLE_REG_P(local) = 1;
 		gsi_insert_on_edge_immediate(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)),
@@ -387,7 +385,6 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
 		      info->base_name, gcc_version.basever, version->basever);
 		return 1;
 	}
-	tls_counter = getenv("PLUMB_DEBUG_TLS_COUNTER") != NULL;
 	/* after every instance of the optimising pipelines' tsan, and -O0's */
 	for (const char *ref : { "tsan", "tsan0" }) {
 		struct register_pass_info pass;
