@@ -46,6 +46,15 @@ INPUTS_OBJ    := $(INPUTS_SRC:src/inputs/%.c=$(BUILD)/inputs-obj/%.o)
 # its algorithm, built like the library, for the unit tests
 INPUTS_CORE   := $(BUILD)/src/inputs/rms.o $(BUILD)/src/inputs/shadow.o
 
+# The gcc plugin that puts the runtime's fast paths inline (plumb cc loads
+# it when present): built when gcc's plugin headers are installed
+# (gcc-12-plugin-dev), with the C++ compiler gcc's plugin API needs.
+GCC_PLUGIN_DIR := $(shell $(CC) -print-file-name=plugin 2>/dev/null)
+CXX           ?= c++
+ifneq ($(wildcard $(GCC_PLUGIN_DIR)/include/gcc-plugin.h),)
+INPUTS_PLUGIN := $(BUILD)/plumb-inputs-gcc.so
+endif
+
 # pprof's message code is generated from the project's own profile.proto
 # and committed (a build needs libprotobuf-c only); `make proto` makes it
 # again after a change to the .proto (protoc-c: protobuf-c-compiler).
@@ -54,7 +63,7 @@ proto:
 
 .PHONY: all deps demo check proto test unit e2e sanitize install uninstall clean bench
 
-all: $(BUILD)/plumb $(BUILD)/libplumb.a $(BUILD)/libplumb.so $(BUILD)/libplumb-sampler.so $(BUILD)/libplumb-inputs.a
+all: $(BUILD)/plumb $(BUILD)/libplumb.a $(BUILD)/libplumb.so $(BUILD)/libplumb-sampler.so $(BUILD)/libplumb-inputs.a $(INPUTS_PLUGIN)
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -72,6 +81,10 @@ $(BUILD)/libplumb-inputs.a: $(INPUTS_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(BUILD)/plumb-inputs-gcc.so: src/inputs/gcc_plugin.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -shared -fPIC -fno-rtti -O2 -Wall -Wextra -Wno-unused-parameter -I$(GCC_PLUGIN_DIR)/include $< -o $@
+
 # Where `make install` puts the sampler, for plumb_record_signal to find it.
 $(BUILD)/src/record/signal.o: ALL_CPPFLAGS += -DPLUMB_LIBDIR='"$(PREFIX)/lib/plumb"'
 $(BUILD)/src/cli/cc.o: ALL_CPPFLAGS += -DPLUMB_LIBDIR='"$(PREFIX)/lib/plumb"'
@@ -81,7 +94,7 @@ $(BUILD)/libplumb-sampler.so: $(PRELOAD_OBJ)
 
 # plumb record --sampler=signal loads the sampler from next to plumb, so
 # every build of plumb (make check, make test) has one.
-$(BUILD)/plumb: | $(BUILD)/libplumb-sampler.so $(BUILD)/libplumb-inputs.a
+$(BUILD)/plumb: | $(BUILD)/libplumb-sampler.so $(BUILD)/libplumb-inputs.a $(INPUTS_PLUGIN)
 
 $(BUILD)/libplumb.a: $(LIB_OBJ)
 	@rm -f $@
@@ -138,6 +151,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/plumb
 	install -m 755 $(BUILD)/libplumb-sampler.so $(DESTDIR)$(PREFIX)/lib/plumb/libplumb-sampler.so
 	install -m 644 $(BUILD)/libplumb-inputs.a $(DESTDIR)$(PREFIX)/lib/plumb/libplumb-inputs.a
+	$(if $(INPUTS_PLUGIN),install -m 755 $(INPUTS_PLUGIN) $(DESTDIR)$(PREFIX)/lib/plumb/plumb-inputs-gcc.so)
 	ln -sf libplumb.so.0 $(DESTDIR)$(PREFIX)/lib/libplumb.so
 	install -m 644 include/plumb/*.h $(DESTDIR)$(PREFIX)/include/plumb/
 	install -m 644 docs/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/

@@ -7,12 +7,12 @@
 #
 # Benchmarks: folded (bench/folded.sh), callgrind (bench/callgrind.sh),
 # gprof (bench/gprof.sh), record (bench/record.sh), record_signal
-# (bench/record_signal.sh), inputs (bench/inputs.sh), aprof (bench/aprof.sh),
-# pprof (bench/pprof.sh).
+# (bench/record_signal.sh), inputs (bench/inputs.sh), inputs_real
+# (bench/inputs_real.sh), aprof (bench/aprof.sh), pprof (bench/pprof.sh).
 # Environment variables are passed on to each.
 set -eu
 cd "$(dirname "$0")/.."
-names=${*:-folded callgrind gprof record record_signal inputs aprof pprof}
+names=${*:-folded callgrind gprof record record_signal inputs inputs_real aprof pprof}
 for n in $names; do
 	script=bench/$n.sh
 	if [ ! -f "$script" ]; then

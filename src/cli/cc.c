@@ -15,6 +15,7 @@
 #define PLUMB_LIBDIR "/usr/local/lib/plumb"
 #endif
 #define RUNTIME "libplumb-inputs.a"
+#define PLUGIN "plumb-inputs-gcc.so"
 
 static const char cc_help[] =
 	"usage: plumb cc [--cc=COMPILER] [COMPILER OPTIONS] FILES...\n"
@@ -61,6 +62,26 @@ static int find_runtime(char *out, size_t cap)
 	}
 	snprintf(out, cap, "%s/" RUNTIME, PLUMB_LIBDIR);
 	return access(out, R_OK);
+}
+
+/* -fplugin=<the gcc plugin>, found like the runtime; not with
+ * PLUMB_INPUTS_PLUGIN=no (or when missing: the hooks work without it). */
+static int find_plugin(char *out, size_t cap)
+{
+	const char *env = getenv("PLUMB_INPUTS_PLUGIN");
+	if (env && !strcmp(env, "no"))
+		return -1;
+	char lib[PATH_MAX];
+	if (find_runtime(lib, sizeof lib))
+		return -1;
+	char *slash = strrchr(lib, '/');
+	if (slash)
+		slash[1] = '\0';
+	else
+		lib[0] = '\0';
+	if ((size_t)snprintf(out, cap, "-fplugin=%s" PLUGIN, lib) >= cap)
+		return -1;
+	return access(out + 9, R_OK);
 }
 
 static bool is_clang(const char *cc)
@@ -120,6 +141,10 @@ static int wrap(int argc, char **argv, bool cxx)
 		args[n++] = linking ? "-Wp,-fsanitize=thread" : "-fsanitize=thread";
 	}
 	args[n++] = "-fsanitize-coverage=trace-pc";
+	/* gcc: the plugin that puts the hooks' fast paths inline (docs/inputs.md, Costs) */
+	char plugin[PATH_MAX + 16];
+	if (!clang && find_plugin(plugin, sizeof plugin) == 0)
+		args[n++] = plugin;
 	/* calls, not inline code the hooks never see, for the wrapped libc
 	 * functions (src/inputs/wrap.c) */
 	static char *const no_builtin[] = { "-fno-builtin-memcpy", "-fno-builtin-memmove",
@@ -135,6 +160,7 @@ static int wrap(int argc, char **argv, bool cxx)
 		/* shared libraries built with plumb cc find the hooks in the program */
 		args[n++] = "-Wl,--export-dynamic-symbol=__tsan_*";
 		args[n++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";
+		args[n++] = "-Wl,--export-dynamic-symbol=__plumb_inp_*";
 	}
 	args[n] = NULL;
 	fflush(NULL);

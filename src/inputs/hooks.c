@@ -29,8 +29,30 @@ static atomic_uint next_seq = 1;
 static __thread inp_thread *tls_thread __attribute__((tls_model("initial-exec")));
 static __thread bool tls_dead __attribute__((tls_model("initial-exec")));
 
+/* ---- the state the inline fast paths read (src/inputs/gcc_plugin.cc) --
+ * Basic blocks executed by the thread (all of them, measuring or not), the
+ * top activation's id, and the shadow's leaf cache: a read of a cell of a
+ * cached leaf stamped at or after aid, or a write within one, needs no
+ * call. Empty slots have a tag no address has and idle_leaf, which is big
+ * enough for any shift, as the inline read loads the cell before it knows
+ * whether the tag matched. */
+#define TLS_FAST __thread __attribute__((tls_model("initial-exec"))) INP_EXPORT
+static uint32_t idle_leaf[1u << INP_LEAF_BITS];
+TLS_FAST uint64_t __plumb_inp_cost;
+TLS_FAST uintptr_t __plumb_inp_tags[INP_LEAF_CACHE] = { [0 ... INP_LEAF_CACHE - 1] = UINTPTR_MAX };
+TLS_FAST uint32_t *__plumb_inp_leaves[INP_LEAF_CACHE] = { [0 ... INP_LEAF_CACHE - 1] = idle_leaf };
+TLS_FAST unsigned __plumb_inp_shift;
+TLS_FAST uint32_t __plumb_inp_aid;
+
+/* After the runtime changed t's top activation. */
+static inline void publish(const inp_thread *t)
+{
+	__plumb_inp_aid = t->frames[t->depth].aid;
+}
+
 static void report(inp_thread *t, bool in_signal)
 {
+	t->cost = __plumb_inp_cost;
 	inp_unwind_all(t);
 	if (in_signal ? pthread_mutex_trylock(&report_lock) : pthread_mutex_lock(&report_lock))
 		return;
@@ -120,6 +142,8 @@ __attribute__((noinline)) static inp_thread *thread_start(void)
 		tls_dead = true;
 		return NULL;
 	}
+	inp_shadow_use_cache(&t->shadow, __plumb_inp_tags, __plumb_inp_leaves, idle_leaf);
+	__plumb_inp_shift = t->shadow.shift;
 	t->clock_max = clock_max;
 	t->seq = gettid() == getpid() ? 0 : atomic_fetch_add(&next_seq, 1);
 	tls_thread = t;
@@ -156,29 +180,62 @@ INP_EXPORT void __tsan_init(void)
 	(void)*(volatile const char *)marker;
 }
 
-INP_EXPORT void __tsan_func_entry(void *caller_pc)
+/* A frame's stack address, for finding the frames a longjmp left: the
+ * routine's CFA (its caller's stack pointer at the call) when the gcc
+ * plugin passes it; else the routine's stack pointer at the hook's call
+ * + 8 (the hook's frame address + 24), which also orders a routine below
+ * its caller and above its callees, the plugin's or not. */
+#define HOOK_SP() ((uintptr_t)__builtin_frame_address(0) + 24)
+
+static inline void enter(uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
 {
 	inp_thread *t = tls_thread;
 	if (__builtin_expect(!t, 0) && !(t = thread_start()))
 		return;
-	inp_enter(t, (uintptr_t)__builtin_return_address(0), (uintptr_t)__builtin_frame_address(0),
-		  (uintptr_t)caller_pc);
+	t->cost = __plumb_inp_cost;
+	inp_enter(t, pc, sp, caller_pc);
+	publish(t);
+}
+
+static inline void leave(uintptr_t sp, uintptr_t ra)
+{
+	inp_thread *t = tls_thread;
+	if (t) {
+		t->cost = __plumb_inp_cost;
+		inp_exit(t, sp, ra);
+		publish(t);
+	}
+}
+
+INP_EXPORT void __tsan_func_entry(void *caller_pc)
+{
+	enter((uintptr_t)__builtin_return_address(0), HOOK_SP(), (uintptr_t)caller_pc);
 }
 
 INP_EXPORT void __tsan_func_exit(void)
 {
-	inp_thread *t = tls_thread;
-	if (t)
-		inp_exit(t, (uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0));
+	leave(HOOK_SP(), (uintptr_t)__builtin_return_address(0));
+}
+
+/* The plugin's: blocks is what the routine counted since its last flush. */
+INP_EXPORT void __plumb_inp_func_entry(void *caller_pc, void *cfa, uint64_t blocks)
+{
+	__plumb_inp_cost += blocks;
+	enter((uintptr_t)__builtin_return_address(0), (uintptr_t)cfa, (uintptr_t)caller_pc);
+}
+
+INP_EXPORT void __plumb_inp_func_exit(void *cfa, uint64_t blocks)
+{
+	__plumb_inp_cost += blocks;
+	leave((uintptr_t)cfa, (uintptr_t)__builtin_return_address(0));
 }
 
 INP_EXPORT void __sanitizer_cov_trace_pc(void)
 {
-	inp_thread *t = tls_thread;
-	if (t)
-		t->cost++;
+	__plumb_inp_cost++;
 }
 
+/* The whole access: the inline fast path missed, or there is none. */
 #define ACCESS(name, size, fn)                        \
 	INP_EXPORT void name(void *addr)              \
 	{                                             \

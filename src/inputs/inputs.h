@@ -27,25 +27,36 @@ int inp_grow(void **v, size_t *cap, size_t need, size_t elem);
 
 /* Leaves of 64 KiB of address space each, made on first touch; the two
  * upper levels are reserved (not committed) address space. Addresses past
- * 2^48 are not shadowed. */
+ * 2^48 are not shadowed. A direct-mapped cache of INP_LEAF_CACHE leaves,
+ * by addr >> 16, spares the walk: programs go back and forth between a few
+ * arrays. The cache may be the thread's TLS arrays that the gcc plugin's
+ * inline code reads (hooks.c), so a slot never names a freed leaf. */
 #define INP_LEAF_BITS 16
+#define INP_LEAF_CACHE 64
 typedef struct inp_shadow {
 	uint32_t ***top;          /* [addr >> 32][(addr >> 16) & 0xffff] -> leaf */
-	uintptr_t last_hi;        /* addr >> 16 of the last leaf used */
-	uint32_t *last_leaf;
+	uintptr_t *tags;          /* [INP_LEAF_CACHE]: addr >> 16 of the cached leaf, ~0: none */
+	uint32_t **cached;        /* [INP_LEAF_CACHE]: the leaves; `idle` in empty slots */
+	uint32_t *idle;
 	unsigned shift;           /* log2(memres) */
 	uint32_t **leaves;        /* every leaf, for renumbering and freeing */
 	size_t nleaves, leaves_cap;
 	bool failed;              /* out of memory once: accesses are dropped */
+	uintptr_t own_tags[INP_LEAF_CACHE];
+	uint32_t *own_cached[INP_LEAF_CACHE];
 } inp_shadow;
 
 int inp_shadow_init(inp_shadow *s, unsigned shift);
+/* Keep the leaf cache in tags[] and cached[] (INP_LEAF_CACHE each, made
+ * empty now and when s is freed), idle in the empty slots' leaves. */
+void inp_shadow_use_cache(inp_shadow *s, uintptr_t *tags, uint32_t **cached, uint32_t *idle);
 void inp_shadow_free(inp_shadow *s);
 uint32_t *inp_shadow_leaf_slow(inp_shadow *s, uintptr_t addr);
 static inline uint32_t *inp_shadow_cell(inp_shadow *s, uintptr_t addr)
 {
 	uintptr_t hi = addr >> INP_LEAF_BITS;
-	uint32_t *leaf = hi == s->last_hi ? s->last_leaf : inp_shadow_leaf_slow(s, addr);
+	size_t slot = hi & (INP_LEAF_CACHE - 1);
+	uint32_t *leaf = s->tags[slot] == hi ? s->cached[slot] : inp_shadow_leaf_slow(s, addr);
 	if (!leaf)
 		return NULL;
 	return &leaf[(addr & ((1u << INP_LEAF_BITS) - 1)) >> s->shift];
@@ -71,6 +82,8 @@ typedef struct inp_routine {
 typedef struct inp_node {
 	uint32_t parent, routine;
 	uint32_t last_child;      /* cache of the latest child looked up */
+	uint32_t last_point;      /* index + 1 of its latest point (activations in
+				   * a row often have the same rms) */
 } inp_node;
 
 typedef struct inp_point {
@@ -86,11 +99,20 @@ typedef struct inp_table {
 	size_t cap, n;
 } inp_table;
 
+/* A direct-mapped cache of child_ix: a routine that calls many others in
+ * turn (an interpreter's loop) misses its node's last_child. */
+#define INP_CHILD_CACHE 1024
+typedef struct inp_child_slot {
+	uintptr_t pc;
+	uint32_t parent, node;    /* node 0: empty */
+} inp_child_slot;
+
 typedef struct inp_thread {
 	uint64_t cost;            /* basic blocks executed */
 	uint32_t clock;           /* the last activation id given */
 	uint32_t clock_max;       /* renumber when the clock reaches it */
 	uint32_t depth;           /* frames[1..depth]; frames[0] is the root */
+	uint32_t ancestor_hint;   /* the frame inp_read_cell found last */
 	size_t frames_cap;
 	inp_frame *frames;
 	inp_shadow shadow;
@@ -103,6 +125,7 @@ typedef struct inp_thread {
 	inp_table routine_ix;     /* pc -> routine */
 	inp_table child_ix;       /* (parent node, pc) -> node */
 	inp_table point_ix;       /* (node, rms) -> point */
+	inp_child_slot child_cache[INP_CHILD_CACHE];
 	uint32_t seq;             /* the thread's number in its process (main: 0) */
 	uint32_t renumberings;
 	bool failed;              /* out of memory: stop collecting */
@@ -132,14 +155,20 @@ static inline void inp_read_cell(inp_thread *t, uint32_t *c)
 	*c = top->aid;
 	top->partial++;
 	if (t->depth > 1 && old >= t->frames[1].aid) {
-		/* the deepest pending ancestor A with A.aid <= old already counted it */
-		uint32_t lo = 1, hi = t->depth - 1;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo + 1) / 2;
-			if (t->frames[mid].aid <= old)
-				lo = mid;
-			else
-				hi = mid - 1;
+		/* the deepest pending ancestor A with A.aid <= old already counted
+		 * it; often the one found last (siblings read what their caller did) */
+		uint32_t lo = t->ancestor_hint;
+		if (!(lo >= 1 && lo < t->depth && t->frames[lo].aid <= old && t->frames[lo + 1].aid > old)) {
+			uint32_t hi = t->depth - 1;
+			lo = 1;
+			while (lo < hi) {
+				uint32_t mid = lo + (hi - lo + 1) / 2;
+				if (t->frames[mid].aid <= old)
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			t->ancestor_hint = lo;
 		}
 		t->frames[lo].partial--;
 	}

@@ -118,12 +118,27 @@ static uint32_t routine_of(inp_thread *t, uintptr_t pc)
 	return r;
 }
 
+static uint32_t child_lookup(inp_thread *t, uint32_t parent, uintptr_t pc);
+
 /* The child of node `parent` for the routine at pc; 0 when out of memory. */
 static uint32_t child_of(inp_thread *t, uint32_t parent, uintptr_t pc)
 {
 	inp_node *p = &t->nodes[parent];
 	if (p->last_child && t->routines[t->nodes[p->last_child].routine].pc == pc)
 		return p->last_child;
+	inp_child_slot *slot = &t->child_cache[(pc ^ (pc >> 12) ^ parent * 0x9e3779b1u) & (INP_CHILD_CACHE - 1)];
+	if (slot->node && slot->parent == parent && slot->pc == pc) {
+		p->last_child = slot->node;
+		return slot->node;
+	}
+	uint32_t n = child_lookup(t, parent, pc);
+	if (n)
+		*slot = (inp_child_slot){ .pc = pc, .parent = parent, .node = n };
+	return n;
+}
+
+static uint32_t child_lookup(inp_thread *t, uint32_t parent, uintptr_t pc)
+{
 	uint64_t key = mix(((uint64_t)parent << 32) ^ parent) ^ pc;
 	uint32_t n = 0;
 	/* keys may collide: check the hit, else probe on with a changed key */
@@ -152,7 +167,7 @@ static uint32_t child_of(inp_thread *t, uint32_t parent, uintptr_t pc)
 	return n;
 }
 
-static inp_point *point_of(inp_thread *t, uint32_t node, uint64_t rms)
+static inp_point *point_lookup(inp_thread *t, uint32_t node, uint64_t rms)
 {
 	uint64_t key = mix(((uint64_t)node << 40) ^ node) ^ mix(rms + 1);
 	for (int salt = 0;; salt++) {
@@ -174,6 +189,17 @@ static inp_point *point_of(inp_thread *t, uint32_t node, uint64_t rms)
 	memset(pt, 0, sizeof *pt);
 	pt->node = node;
 	pt->rms = rms;
+	return pt;
+}
+
+static inp_point *point_of(inp_thread *t, uint32_t node, uint64_t rms)
+{
+	uint32_t last = t->nodes[node].last_point;
+	if (last && t->points[last - 1].rms == rms)
+		return &t->points[last - 1];
+	inp_point *pt = point_lookup(t, node, rms);
+	if (pt)
+		t->nodes[node].last_point = (uint32_t)(pt - t->points) + 1;
 	return pt;
 }
 

@@ -48,13 +48,31 @@ INP_HIDDEN int inp_grow(void **v, size_t *cap, size_t need, size_t elem)
 #define TOP_ENTRIES (1u << 16)
 #define MID_ENTRIES (1u << 16)
 
+static void cache_clear(inp_shadow *s)
+{
+	for (size_t i = 0; i < INP_LEAF_CACHE; i++) {
+		s->tags[i] = UINTPTR_MAX;
+		s->cached[i] = s->idle;
+	}
+}
+
 INP_HIDDEN int inp_shadow_init(inp_shadow *s, unsigned shift)
 {
 	memset(s, 0, sizeof *s);
 	s->shift = shift;
-	s->last_hi = UINTPTR_MAX;
+	s->tags = s->own_tags;
+	s->cached = s->own_cached;
+	cache_clear(s);
 	s->top = inp_map(TOP_ENTRIES * sizeof *s->top);
 	return s->top ? 0 : -1;
+}
+
+INP_HIDDEN void inp_shadow_use_cache(inp_shadow *s, uintptr_t *tags, uint32_t **cached, uint32_t *idle)
+{
+	s->tags = tags;
+	s->cached = cached;
+	s->idle = idle;
+	cache_clear(s);
 }
 
 INP_HIDDEN size_t inp_shadow_leaf_cells(const inp_shadow *s)
@@ -78,8 +96,8 @@ INP_HIDDEN uint32_t *inp_shadow_leaf_slow(inp_shadow *s, uintptr_t addr)
 			goto fail;
 		s->leaves[s->nleaves++] = *leaf;
 	}
-	s->last_hi = hi;
-	s->last_leaf = *leaf;
+	s->tags[hi & (INP_LEAF_CACHE - 1)] = hi;
+	s->cached[hi & (INP_LEAF_CACHE - 1)] = *leaf;
 	return *leaf;
 fail:
 	s->failed = true;
@@ -90,6 +108,7 @@ INP_HIDDEN void inp_shadow_free(inp_shadow *s)
 {
 	if (!s->top)
 		return;
+	cache_clear(s);
 	for (size_t i = 0; i < s->nleaves; i++)
 		inp_unmap(s->leaves[i], inp_shadow_leaf_cells(s) * sizeof **s->leaves);
 	for (size_t i = 0; i < TOP_ENTRIES; i++)

@@ -1,0 +1,398 @@
+/* plumb-inputs-gcc.so: a gcc plugin that `plumb cc` loads to put the fast
+ * paths of plumb's runtime (src/inputs/hooks.c) inline (docs/inputs.md,
+ * "Costs"). It runs right after gcc's thread-sanitizer pass and rewrites the
+ * calls that pass and -fsanitize-coverage=trace-pc made:
+ *
+ *   __sanitizer_cov_trace_pc ()  ->  blocks += 1  (a register, added to the
+ *                                    thread's __plumb_inp_cost before calls)
+ *   __tsan_readN (p), N <= 16    ->  if (miss) __tsan_readN (p)
+ *   __tsan_writeN (p)            ->  if (miss) __tsan_writeN (p);
+ *                                    else *first = *last = aid
+ *
+ * where, from the thread's state that the runtime keeps (__plumb_inp_tags,
+ * _leaves: its shadow's leaf cache; _shift, _aid: the top activation's
+ * id), a = (uintptr_t) p, slot = (a >> 16) % 64, and
+ *
+ *   first = leaves[slot] + ((a & 0xffff) >> shift)   (always a mapped leaf)
+ *   last  = leaves[slot] + (((a + N - 1) & 0xffff) >> shift)
+ *   miss = (a >> 16) != tags[slot]              (that leaf is not cached)
+ *        | last - first > 1                     (more than two cells, or
+ *                                                two leaves)
+ *        | min (*first, *last) < aid            (reads: not yet counted by
+ *                                                the top activation)
+ *
+ * so a read of a cell the activation already counted, and a write within
+ * the last leaf, cost a few instructions and no call; everything else takes
+ * the runtime's out-of-line hook, which does the whole algorithm and
+ * publishes the state again. The results are the same as without the plugin
+ * (the runtime's hooks alone), which `plumb cc` falls back to when the
+ * plugin is missing (PLUMB_INPUTS_PLUGIN=no, clang, -O0). */
+#include "gcc-plugin.h"
+#include "plugin-version.h"
+
+#include "tree.h"
+#include "tree-pass.h"
+#include "context.h"
+#include "function.h"
+#include "basic-block.h"
+#include "cfghooks.h"
+#include "cfgloop.h"
+#include "gimple.h"
+#include "gimple-iterator.h"
+#include "ssa.h"
+#include "stringpool.h"
+#include "tree-into-ssa.h"
+#include "tree-ssanames.h"
+#include "tree-ssa.h"
+#include "cgraph.h"
+#include "attribs.h"
+#include "profile-count.h"
+#include "gimplify.h"
+#include "diagnostic-core.h"
+
+int plugin_is_GPL_compatible;
+
+namespace {
+
+struct tls_vars {
+	tree cost, tags, leaves, shift, aid;
+};
+
+/* INP_LEAF_CACHE in src/inputs/inputs.h */
+const unsigned leaf_cache = 64;
+
+/* Volatile, like every access below to the runtime's memory: the
+ * compiler's summaries of the program's functions (ipa-modref) were made
+ * before this pass and say nothing of these variables, so without it a
+ * flush before a call to such a function, or a shadow store, could be
+ * dropped as dead, and a load reused after the call. */
+tree tls_var(const char *name, tree type)
+{
+	type = build_qualified_type(type, TYPE_QUAL_VOLATILE);
+	tree d = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(name), type);
+	TREE_THIS_VOLATILE(d) = 1;
+	TREE_SIDE_EFFECTS(d) = 1;
+	TREE_PUBLIC(d) = 1;
+	DECL_EXTERNAL(d) = 1;
+	TREE_STATIC(d) = 1;
+	DECL_ARTIFICIAL(d) = 1;
+	DECL_IGNORED_P(d) = 1;
+	TREE_USED(d) = 1;
+	/* an executable holds the runtime: local-exec, one instruction per
+	 * access; a shared library finds the program's variables at load */
+	set_decl_tls_model(d, flag_shlib ? TLS_MODEL_INITIAL_EXEC : TLS_MODEL_LOCAL_EXEC);
+	varpool_node::get_create(d);
+	return d;
+}
+
+tls_vars &vars()
+{
+	static tls_vars v;
+	if (!v.cost) {
+		v.cost = tls_var("__plumb_inp_cost", long_long_unsigned_type_node);
+		tree u64v = build_qualified_type(long_long_unsigned_type_node, TYPE_QUAL_VOLATILE);
+		tree slots = build_array_type_nelts(u64v, leaf_cache);
+		v.tags = tls_var("__plumb_inp_tags", slots);
+		v.leaves = tls_var("__plumb_inp_leaves", slots);
+		v.shift = tls_var("__plumb_inp_shift", unsigned_type_node);
+		v.aid = tls_var("__plumb_inp_aid", unsigned_type_node);
+	}
+	return v;
+}
+
+/* Append `lhs = rhs` (a new SSA name of type) before gsi. */
+tree emit(gimple_stmt_iterator *gsi, tree type, tree_code code, tree a, tree b = NULL_TREE)
+{
+	tree lhs = make_ssa_name(type);
+	gassign *g = b ? gimple_build_assign(lhs, code, a, b) : gimple_build_assign(lhs, code, a);
+	gsi_insert_before(gsi, g, GSI_SAME_STMT);
+	return lhs;
+}
+
+tree load(gimple_stmt_iterator *gsi, tree var)
+{
+	tree lhs = make_ssa_name(TYPE_MAIN_VARIANT(TREE_TYPE(var)));
+	gsi_insert_before(gsi, gimple_build_assign(lhs, var), GSI_SAME_STMT);
+	return lhs;
+}
+
+/* __tsan_func_entry (ra) -> __plumb_inp_func_entry (ra, cfa), and
+ * __tsan_func_exit () -> __plumb_inp_func_exit (cfa): the function's CFA
+ * (its caller's stack pointer at the call) tells the runtime which pending
+ * frames a longjmp left, whatever the size of the frames; the hooks alone
+ * only have their own frame address. */
+void rewrite_frame_hook(gimple_stmt_iterator *gsi, bool entry, tree blocks)
+{
+	static tree entry_fn, exit_fn;
+	if (!entry_fn) {
+		tree ptr = ptr_type_node;
+		tree u64 = long_long_unsigned_type_node;
+		entry_fn = build_fn_decl("__plumb_inp_func_entry",
+					 build_function_type_list(void_type_node, ptr, ptr, u64, NULL_TREE));
+		exit_fn = build_fn_decl("__plumb_inp_func_exit",
+					build_function_type_list(void_type_node, ptr, u64, NULL_TREE));
+		for (tree f : { entry_fn, exit_fn }) {
+			TREE_PUBLIC(f) = 1;
+			DECL_EXTERNAL(f) = 1;
+			TREE_NOTHROW(f) = 1;
+			DECL_ARTIFICIAL(f) = 1;
+		}
+	}
+	gimple *old = gsi_stmt(*gsi);
+	tree cfa = make_ssa_name(ptr_type_node);
+	gcall *c = gimple_build_call(builtin_decl_explicit(BUILT_IN_DWARF_CFA), 0);
+	gimple_call_set_lhs(c, cfa);
+	gsi_insert_before(gsi, c, GSI_SAME_STMT);
+	/* the blocks counted since the last flush come along (0 without a local) */
+	tree n = build_int_cst(long_long_unsigned_type_node, 0);
+	if (blocks) {
+		n = load(gsi, blocks);
+		gsi_insert_before(gsi, gimple_build_assign(blocks, build_int_cst(TREE_TYPE(n), 0)),
+				  GSI_SAME_STMT);
+	}
+	gcall *hook = entry ? gimple_build_call(entry_fn, 3, gimple_call_arg(old, 0), cfa, n)
+			    : gimple_build_call(exit_fn, 2, cfa, n);
+	gimple_set_location(hook, gimple_location(old));
+	gsi_replace(gsi, hook, false);
+}
+
+/* Blocks are counted in a local of the function (a register once
+ * execute_update_addresses_taken has made it one) and added to the
+ * thread's counter before each call: the entry and exit hooks, which read
+ * the counter, are calls, as is every callee that could. One add to memory
+ * per block instead would chain each block to the last through the
+ * store-to-load latency. */
+void add_one(gimple_stmt_iterator *gsi, tree var)
+{
+	tree u64 = long_long_unsigned_type_node;
+	tree c = load(gsi, var);
+	tree c1 = emit(gsi, u64, PLUS_EXPR, c, build_int_cst(u64, 1));
+	gsi_insert_before(gsi, gimple_build_assign(var, c1), GSI_SAME_STMT);
+}
+
+void flush(gimple_stmt_iterator *gsi, tree local)
+{
+	tree u64 = long_long_unsigned_type_node;
+	tree c = load(gsi, local), t = load(gsi, vars().cost);
+	tree sum = emit(gsi, u64, PLUS_EXPR, t, c);
+	gsi_insert_before(gsi, gimple_build_assign(vars().cost, sum), GSI_SAME_STMT);
+	gsi_insert_before(gsi, gimple_build_assign(local, build_int_cst(u64, 0)), GSI_SAME_STMT);
+}
+
+/* The size of a __tsan_{read,write}N hook, and whether it
+ * writes; 0 for any other call. */
+unsigned access_size(tree fn, bool *write)
+{
+	static const struct {
+		built_in_function code;
+		unsigned size;
+		bool write;
+	} hooks[] = {
+		{ BUILT_IN_TSAN_READ1, 1, false }, { BUILT_IN_TSAN_READ2, 2, false },
+		{ BUILT_IN_TSAN_READ4, 4, false }, { BUILT_IN_TSAN_READ8, 8, false },
+		{ BUILT_IN_TSAN_READ16, 16, false }, { BUILT_IN_TSAN_WRITE1, 1, true },
+		{ BUILT_IN_TSAN_WRITE2, 2, true }, { BUILT_IN_TSAN_WRITE4, 4, true },
+		{ BUILT_IN_TSAN_WRITE8, 8, true }, { BUILT_IN_TSAN_WRITE16, 16, true },
+	};
+	if (!fn || !fndecl_built_in_p(fn, BUILT_IN_NORMAL))
+		return 0;
+	for (const auto &h : hooks)
+		if (DECL_FUNCTION_CODE(fn) == h.code) {
+			*write = h.write;
+			return h.size;
+		}
+	return 0;
+}
+
+/* var[slot], volatile */
+tree slot_ref(tree var, tree slot)
+{
+	tree r = build4(ARRAY_REF, TREE_TYPE(TREE_TYPE(var)), var, slot, NULL_TREE, NULL_TREE);
+	TREE_THIS_VOLATILE(r) = 1;
+	TREE_SIDE_EFFECTS(r) = 1;
+	return r;
+}
+
+/* Put the fast path in front of the hook call at gsi; the call moves to a
+ * block of its own taken on a miss. Returns the block after the call. */
+basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
+{
+	tls_vars &v = vars();
+	tree u64 = long_long_unsigned_type_node, u32 = unsigned_type_node;
+	gimple *call = gsi_stmt(*gsi);
+	location_t loc = gimple_location(call);
+	tree addr = gimple_call_arg(call, 0);
+
+	tree a = emit(gsi, u64, NOP_EXPR, addr);
+	tree page = emit(gsi, u64, RSHIFT_EXPR, a, build_int_cst(u32, 16));
+	tree slot = emit(gsi, u64, BIT_AND_EXPR, page, build_int_cst(u64, leaf_cache - 1));
+	tree hi = load(gsi, slot_ref(v.tags, slot)), leaf = load(gsi, slot_ref(v.leaves, slot));
+	tree shift = load(gsi, v.shift), aid = load(gsi, v.aid);
+	tree miss = emit(gsi, u64, BIT_XOR_EXPR, page, hi);
+	/* the access's first and last cells, in the leaf (masked: even when the
+	 * tag does not match, or the access runs into the next leaf, they are
+	 * cells of a mapped leaf); more than two cells, or two leaves: a miss */
+	tree cells[2];
+	unsigned ncells = size > 1 ? 2 : 1;
+	tree idx[2];
+	for (unsigned k = 0; k < ncells; k++) {
+		tree at = k ? emit(gsi, u64, PLUS_EXPR, a, build_int_cst(u64, size - 1)) : a;
+		tree off = emit(gsi, u64, BIT_AND_EXPR, at, build_int_cst(u64, 0xffff));
+		idx[k] = emit(gsi, u64, RSHIFT_EXPR, off, shift);
+		off = emit(gsi, u64, LSHIFT_EXPR, idx[k], build_int_cst(u32, 2));
+		tree cell_int = emit(gsi, u64, PLUS_EXPR, leaf, off);
+		tree ptr_type = build_pointer_type(u32);
+		tree cell = emit(gsi, ptr_type, NOP_EXPR, cell_int);
+		cells[k] = build2(MEM_REF, build_qualified_type(u32, TYPE_QUAL_VOLATILE), cell,
+				  build_int_cst(ptr_type, 0));
+		TREE_THIS_VOLATILE(cells[k]) = 1;
+		TREE_SIDE_EFFECTS(cells[k]) = 1;
+	}
+	if (ncells == 2) {
+		tree d = emit(gsi, u64, MINUS_EXPR, idx[1], idx[0]);
+		tree far = emit(gsi, boolean_type_node, GT_EXPR, d, build_int_cst(u64, 1));
+		miss = emit(gsi, u64, BIT_IOR_EXPR, miss, emit(gsi, u64, NOP_EXPR, far));
+	}
+	if (!write) {
+		tree low = NULL_TREE;
+		for (unsigned k = 0; k < ncells; k++) {
+			tree old = make_ssa_name(u32);
+			gsi_insert_before(gsi, gimple_build_assign(old, unshare_expr(cells[k])), GSI_SAME_STMT);
+			low = low ? emit(gsi, u32, MIN_EXPR, low, old) : old;
+		}
+		tree lt = emit(gsi, boolean_type_node, LT_EXPR, low, aid);
+		miss = emit(gsi, u64, BIT_IOR_EXPR, miss, emit(gsi, u64, NOP_EXPR, lt));
+	}
+	gcond *cond = gimple_build_cond(NE_EXPR, miss, build_int_cst(u64, 0), NULL_TREE, NULL_TREE);
+	gimple_set_location(cond, loc);
+	gsi_insert_before(gsi, cond, GSI_SAME_STMT);
+
+	/* bb: ... cond | slow: call | join: the rest */
+	basic_block bb = gimple_bb(call);
+	edge to_slow = split_block(bb, cond);
+	basic_block slow = to_slow->dest;
+	edge slow_out = split_block(slow, call);
+	basic_block join = slow_out->dest;
+	to_slow->flags = EDGE_TRUE_VALUE;
+	to_slow->probability = profile_probability::unlikely();
+	slow->count = bb->count.apply_probability(to_slow->probability);
+	edge fast_e;
+	if (write) {
+		basic_block fast = create_empty_bb(slow);
+		fast->count = bb->count.apply_probability(to_slow->probability.invert());
+		add_bb_to_loop(fast, bb->loop_father);
+		gimple_stmt_iterator fg = gsi_start_bb(fast);
+		for (unsigned k = 0; k < ncells; k++) {
+			gassign *st = gimple_build_assign(unshare_expr(cells[k]), aid);
+			gimple_set_location(st, loc);
+			gsi_insert_after(&fg, st, GSI_NEW_STMT);
+		}
+		fast_e = make_edge(bb, fast, EDGE_FALSE_VALUE);
+		edge fo = make_edge(fast, join, EDGE_FALLTHRU);
+		fo->probability = profile_probability::always();
+	} else {
+		fast_e = make_edge(bb, join, EDGE_FALSE_VALUE);
+	}
+	fast_e->probability = to_slow->probability.invert();
+	return join;
+}
+
+unsigned int instrument(function *fun)
+{
+	tree u64 = long_long_unsigned_type_node;
+	/* setjmp and nonlocal labels make abnormal edges: count in memory there */
+	tree local = NULL_TREE;
+	if (!fun->calls_setjmp && !fun->has_nonlocal_label) {
+		local = create_tmp_var(u64, "plumb_blocks");
+		DECL_NOT_GIMPLE_REG_P(local) = 1;
+		gsi_insert_on_edge_immediate(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)),
+					     gimple_build_assign(local, build_int_cst(u64, 0)));
+	}
+	bool changed = false;
+	basic_block bb;
+	/* blocks made here are visited too, and have no hook calls */
+	FOR_EACH_BB_FN(bb, fun) {
+		for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi);) {
+			gimple *g = gsi_stmt(gsi);
+			if (gimple_code(g) == GIMPLE_RETURN && local) {
+				/* the blocks counted after the exit hook (sancov puts
+				 * some there) go to the caller, as the hooks alone do */
+				flush(&gsi, local);
+				gsi_next(&gsi);
+				continue;
+			}
+			if (!is_gimple_call(g) || gimple_call_internal_p(g)) {
+				gsi_next(&gsi);
+				continue;
+			}
+			tree fn = gimple_call_fndecl(g);
+			bool write = false;
+			unsigned size;
+			if (fn && fndecl_built_in_p(fn, BUILT_IN_SANITIZER_COV_TRACE_PC)) {
+				add_one(&gsi, local ? local : vars().cost);
+				unlink_stmt_vdef(g);
+				gsi_remove(&gsi, true);
+				changed = true;
+			} else if (fn && gimple_call_num_args(g) == 1 && (size = access_size(fn, &write))) {
+				basic_block join = rewrite_access(&gsi, size, write);
+				changed = true;
+				/* continue in the block after the call */
+				bb = join;
+				gsi = gsi_start_bb(bb);
+			} else if (fn && (fndecl_built_in_p(fn, BUILT_IN_TSAN_FUNC_ENTRY) ||
+					  fndecl_built_in_p(fn, BUILT_IN_TSAN_FUNC_EXIT))) {
+				rewrite_frame_hook(&gsi, fndecl_built_in_p(fn, BUILT_IN_TSAN_FUNC_ENTRY), local);
+				changed = true;
+				gsi_next(&gsi);
+			} else {
+				/* every call that may run code flushes */
+				if (local && !(fn && (fndecl_built_in_p(fn, BUILT_IN_RETURN_ADDRESS) ||
+						      fndecl_built_in_p(fn, BUILT_IN_FRAME_ADDRESS) ||
+						      fndecl_built_in_p(fn, BUILT_IN_DWARF_CFA))))
+					flush(&gsi, local);
+				gsi_next(&gsi);
+			}
+		}
+	}
+	free_dominance_info(CDI_DOMINATORS);
+	free_dominance_info(CDI_POST_DOMINATORS);
+	mark_virtual_operands_for_renaming(fun);
+	update_ssa(TODO_update_ssa_only_virtuals);
+	if (local)
+		execute_update_addresses_taken();
+	return changed ? TODO_cleanup_cfg : 0;
+}
+
+const pass_data inline_pass_data = {
+	GIMPLE_PASS, "plumb_inputs", OPTGROUP_NONE, TV_NONE,
+	PROP_ssa | PROP_cfg, 0, 0, 0, 0,
+};
+
+struct inline_pass : gimple_opt_pass {
+	bool at_O0; /* after -O0's tsan pass, which runs only then */
+	inline_pass(gcc::context *ctx, bool o0) : gimple_opt_pass(inline_pass_data, ctx), at_O0(o0) {}
+	opt_pass *clone() override { return new inline_pass(m_ctxt, at_O0); }
+	bool gate(function *) override { return (flag_sanitize & SANITIZE_THREAD) && at_O0 == !optimize; }
+	unsigned int execute(function *fun) override { return instrument(fun); }
+};
+
+} // namespace
+
+int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *version)
+{
+	if (!plugin_default_version_check(version, &gcc_version)) {
+		error("%s: built for gcc %s, not this compiler (%s); %<PLUMB_INPUTS_PLUGIN=no%> builds without it",
+		      info->base_name, gcc_version.basever, version->basever);
+		return 1;
+	}
+	/* after every instance of the optimising pipelines' tsan, and -O0's */
+	for (const char *ref : { "tsan", "tsan0" }) {
+		struct register_pass_info pass;
+		pass.pass = new inline_pass(g, !strcmp(ref, "tsan0"));
+		pass.reference_pass_name = ref;
+		pass.ref_pass_instance_number = 0;
+		pass.pos_op = PASS_POS_INSERT_AFTER;
+		register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
+	}
+	return 0;
+}
