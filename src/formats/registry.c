@@ -146,6 +146,8 @@ plumb_format plumb_detect_buffer(const unsigned char *head, size_t len)
 	for (size_t i = 0; i < NFORMATS; i++)
 		if (formats[i].detect && formats[i].detect(head, len))
 			return formats[i].id;
+	if (plumb_folded_detect_damaged(head, len))
+		return PLUMB_FMT_FOLDED;
 	return PLUMB_FMT_UNKNOWN;
 }
 
