@@ -65,3 +65,27 @@ expect_err "/dev/zero: unknown format" 1 "/dev/zero: unknown format" "$PLUMB" in
 for v in tree bottom-up; do
 	expect_status "callgrind, costs all zero: --view $v" 0 "$PLUMB" report --view $v seeds/zero_costs_callgrind.case
 done
+
+# a gzip bomb in pprof's clothes: a real profile, then an unknown field of
+# 100 MB of zeros (100 KB gzip-compressed). The message is decoded in
+# memory: refused past 64 MiB and 100 times the file, not taken whole.
+python3 - "$DATA/pprof/go_cpu_raw.pb" bomb.pb.gz <<'PY'
+import sys, zlib
+def varint(v):
+    out = b""
+    while True:
+        b, v = v & 0x7f, v >> 7
+        if not v:
+            return out + bytes([b])
+        out += bytes([b | 0x80])
+n = 100 << 20
+co = zlib.compressobj(9, zlib.DEFLATED, 31)
+with open(sys.argv[2], "wb") as f:
+    f.write(co.compress(open(sys.argv[1], "rb").read() + varint(100 << 3 | 2) + varint(n)))
+    zero = bytes(1 << 20)
+    for _ in range(100):
+        f.write(co.compress(zero))
+    f.write(co.flush())
+PY
+expect_err "pprof: a gzip bomb is refused, not decoded" 1 "bomb.pb.gz: the gzip data expands more than 100 times" \
+	"$PLUMB" info bomb.pb.gz
