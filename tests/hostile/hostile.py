@@ -51,12 +51,16 @@ SANITIZER_MARKS = ("AddressSanitizer", "LeakSanitizer", "runtime error:",
 
 
 def mutants(data, fmt, every):
-    """(label, bytes) of the damaged copies of one seed."""
+    """The damaged copies of one seed, (label, bytes) one at a time."""
     n = len(data)
-    cuts = list(range(n)) if every else sorted(set(
+    # every truncation of a small file; 4096 spread over a bigger one
+    every_cut = range(n) if n <= 4096 else sorted(set(n * k // 4096 for k in range(4096)))
+    cuts = list(every_cut) if every else sorted(set(
         [0, 1, 2, 4, 8, 16, 32, 64, 100]
         + [n * k // 9 for k in range(1, 9)] + [n - 1]))
-    out = [("truncated to %d bytes" % c, data[:c]) for c in cuts if 0 <= c < n]
+    for c in cuts:
+        if 0 <= c < n:
+            yield "truncated to %d bytes" % c, data[:c]
     h = min(HEADER_BYTES[fmt], n)
     changes = []
     for i in range(h):
@@ -68,9 +72,7 @@ def mutants(data, fmt, every):
         step = max(1, len(changes) // 16)
         changes = changes[::step]
     for i, v in changes:
-        out.append(("byte %d set to 0x%02x" % (i, v),
-                    data[:i] + bytes([v]) + data[i + 1:]))
-    return out
+        yield "byte %d set to 0x%02x" % (i, v), data[:i] + bytes([v]) + data[i + 1:]
 
 
 def commands(k, path, seed, fmt, exe, work):
@@ -153,30 +155,6 @@ def main():
     plumb, seeds, work = rest
     plumb = os.path.abspath(plumb)
     exe = os.path.join(seeds, "gmon.exe")
-    tasks = []  # (fmt, label, args, out)
-    for name in sorted(os.listdir(seeds)):
-        fmt = name.rsplit(".", 1)[-1]
-        if fmt not in HEADER_BYTES and fmt != "case":
-            continue
-        seed = os.path.join(seeds, name)
-        with open(seed, "rb") as f:
-            data = f.read()
-        d = os.path.join(work, name)
-        os.makedirs(d, exist_ok=True)
-        if fmt == "gmon":  # plumb's default executable, as gprof's
-            shutil.copy(exe, os.path.join(d, "a.out"))
-            shutil.copy(exe, os.path.join(seeds, "a.out"))
-        # a .case file is a hostile input of its own, run as it is
-        copies = [("as it is", data)] if fmt == "case" else mutants(data, fmt, every)
-        for k, (label, blob) in enumerate(copies):
-            if fmt == "case":
-                k = sum(name.encode())  # its own view and writer
-            path = os.path.join(d, "m%d" % k)
-            with open(path, "wb") as f:
-                f.write(blob)
-            for args, out in commands(k, path, seed, fmt,
-                                      exe if fmt == "gmon" else None, d):
-                tasks.append((name, "%s (%s)" % (label, path), args, out))
     failures = {}
     counts = {}
 
@@ -185,11 +163,44 @@ def main():
         problems, err = run_one(plumb, args, out, max_rss * 1024, 60, work)
         return name, label, args, problems, err
 
+    def batches():
+        """The commands of one damaged copy at a time: its file exists
+        while they run (a kept failing copy aside), so that --all needs
+        neither the memory nor the disk of every copy at once."""
+        for name in sorted(os.listdir(seeds)):
+            fmt = name.rsplit(".", 1)[-1]
+            if fmt not in HEADER_BYTES and fmt != "case":
+                continue
+            seed = os.path.join(seeds, name)
+            with open(seed, "rb") as f:
+                data = f.read()
+            d = os.path.join(work, name)
+            os.makedirs(d, exist_ok=True)
+            if fmt == "gmon":  # plumb's default executable, as gprof's
+                shutil.copy(exe, os.path.join(d, "a.out"))
+                shutil.copy(exe, os.path.join(seeds, "a.out"))
+            # a .case file is a hostile input of its own, run as it is
+            copies = [("as it is", data)] if fmt == "case" else mutants(data, fmt, every)
+            for k, (label, blob) in enumerate(copies):
+                if fmt == "case":
+                    k = sum(name.encode())  # its own view and writer
+                path = os.path.join(d, "m%d" % k)
+                with open(path, "wb") as f:
+                    f.write(blob)
+                yield path, [(name, "%s (%s)" % (label, path), args, out)
+                             for args, out in commands(k, path, seed, fmt,
+                                                       exe if fmt == "gmon" else None, d)]
+
     with ThreadPoolExecutor(max_workers=jobs) as ex:
-        for name, label, args, problems, err in ex.map(go, tasks):
-            counts[name] = counts.get(name, 0) + 1
-            if problems:
-                failures.setdefault(name, []).append((label, args, problems, err))
+        for path, tasks in batches():
+            bad = False
+            for name, label, args, problems, err in ex.map(go, tasks):
+                counts[name] = counts.get(name, 0) + 1
+                if problems:
+                    bad = True
+                    failures.setdefault(name, []).append((label, args, problems, err))
+            if not bad:
+                os.unlink(path)
     status = 0
     for name in sorted(counts):
         if name not in failures:
