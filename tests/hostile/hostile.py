@@ -95,15 +95,30 @@ def commands(k, path, seed, fmt, exe, work):
     ]
     if fmt == "gmon":
         cmds.append((["gprof", "-b", exe, path], None))
+    elif k % 3 == 0:  # standard input: a pipe, format found on a prefix
+        cmds.append((["report", "-", "<", path], None))
     return cmds
 
 
 def run_one(plumb, args, out, max_rss_kb, timeout, cwd):
-    p = subprocess.Popen([plumb] + args, stdin=subprocess.DEVNULL,
+    stdin = subprocess.DEVNULL
+    if args[-2:-1] == ["<"]:  # fed through a pipe
+        with open(args[-1], "rb") as f:
+            data = f.read()
+        args, stdin = args[:-2], subprocess.PIPE
+    p = subprocess.Popen([plumb] + args, stdin=stdin,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          cwd=cwd, start_new_session=True)
     timer = threading.Timer(timeout, lambda: os.killpg(p.pid, signal.SIGKILL))
     timer.start()
+    if stdin == subprocess.PIPE:
+        def feed():
+            try:
+                p.stdin.write(data)
+                p.stdin.close()
+            except OSError:
+                pass  # plumb stopped reading: refused early
+        threading.Thread(target=feed, daemon=True).start()
     err = p.stderr.read().decode("utf-8", "replace")
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = 0  # reaped here, so that Popen does not wait again
