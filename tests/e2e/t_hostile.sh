@@ -52,6 +52,12 @@ expect_err "folded: a NUL byte is named with its line" 1 \
 	"$PLUMB" report seeds/nul_byte_folded.case
 expect_err "folded: a negative count on the first line" 1 "neg1.folded:1: expected a sample count" \
 	sh -c "printf 'a;b -5\n' > neg1.folded; \"$PLUMB\" info neg1.folded"
+printf 'events: Ir\000\nfn=main\n0 1\n' > nul_header.cg
+expect_err "callgrind: a NUL byte in the header is named with its offset" 1 \
+	"nul_header.cg: byte offset 10: a NUL byte" "$PLUMB" report nul_header.cg
+{ head -c 60 "$DATA/aprof/v5.aprof"; printf '\000\n'; } > nul.aprof
+expect_err "aprof: a NUL byte is named with its offset" 1 \
+	"nul.aprof: byte offset 60: a NUL byte" "$PLUMB" info nul.aprof
 expect_err ".plumb: a blob event name is bad input (status 1), named" 1 \
 	"blob_event_plumb.case: table events, row 0" \
 	"$PLUMB" report seeds/blob_event_plumb.case
