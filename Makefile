@@ -61,7 +61,7 @@ endif
 proto:
 	cd src/formats && protoc-c --c_out=. pprof_profile.proto
 
-.PHONY: all deps demo check proto test unit e2e sanitize install uninstall clean bench
+.PHONY: all deps demo check proto test unit e2e sanitize install uninstall clean bench fuzz
 
 all: $(BUILD)/plumb $(BUILD)/libplumb.a $(BUILD)/libplumb.so $(BUILD)/libplumb-sampler.so $(BUILD)/libplumb-inputs.a $(INPUTS_PLUGIN)
 
@@ -111,12 +111,30 @@ $(BUILD)/test-unit: $(TEST_OBJ) $(INPUTS_CORE) $(BUILD)/libplumb.a
 
 # Fuzz targets run without libFuzzer (fuzz/replay.c feeds them files):
 # tests/e2e/t_fuzz.sh runs them over their corpora in both builds.
-FUZZ := $(BUILD)/fuzz-aprof $(BUILD)/fuzz-pprof $(BUILD)/fuzz-callgrind $(BUILD)/fuzz-store $(BUILD)/fuzz-gmon \
-	$(BUILD)/fuzz-speedscope
+FUZZ_NAMES := folded callgrind gmon gmon_exe store aprof pprof speedscope
+FUZZ := $(FUZZ_NAMES:%=$(BUILD)/fuzz-%)
 
 $(BUILD)/fuzz-%: $(BUILD)/fuzz/%.o $(BUILD)/fuzz/replay.o $(BUILD)/fuzz/roundtrip.o $(BUILD)/libplumb.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(BUILD)/fuzz/$*.o $(BUILD)/fuzz/replay.o $(BUILD)/fuzz/roundtrip.o \
 		$(BUILD)/libplumb.a $(LDLIBS)
+
+# `make fuzz`: every target built with clang for libFuzzer (ASan + UBSan)
+# in build-lf, then run for FUZZ_TIME seconds each (FUZZ_TARGETS: a
+# subset); fuzz/run.sh seeds the corpora and reports new crashes.
+FUZZ_TIME ?= 30
+FUZZ_TARGETS ?= $(FUZZ_NAMES)
+LF := build-lf
+LF_VARS := BUILD=$(LF) CC=clang SANITIZE=1 CFLAGS='-O1 -g -fsanitize=fuzzer-no-link'
+LF_FLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(PKG_CFLAGS) \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+
+$(LF)/fuzz-%-lf: fuzz/%.c fuzz/roundtrip.c fuzz/roundtrip.h $(LF)/libplumb.a
+	clang $(LF_FLAGS) -o $@ fuzz/$*.c fuzz/roundtrip.c $(LF)/libplumb.a $(LDLIBS)
+
+fuzz:
+	@$(MAKE) --no-print-directory $(LF_VARS) $(LF)/libplumb.a
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(LF)/fuzz-%-lf)
+	@sh fuzz/run.sh $(LF) $(FUZZ_TIME) $(FUZZ_TARGETS)
 
 deps:
 	@sh scripts/deps.sh
@@ -133,8 +151,8 @@ test: $(BUILD)/plumb $(BUILD)/test-unit $(FUZZ)
 # run to the end, and the summary line decides the exit status.
 SAN_VARS := BUILD=build-san SANITIZE=1 CFLAGS='-O1 -g'
 check: deps
-	@$(MAKE) --no-print-directory build/plumb build/test-unit build/fuzz-aprof build/fuzz-pprof build/fuzz-callgrind build/fuzz-store build/fuzz-gmon build/fuzz-speedscope
-	@$(MAKE) --no-print-directory $(SAN_VARS) build-san/plumb build-san/test-unit build-san/fuzz-aprof build-san/fuzz-pprof build-san/fuzz-callgrind build-san/fuzz-store build-san/fuzz-gmon build-san/fuzz-speedscope
+	@$(MAKE) --no-print-directory build/plumb build/test-unit $(FUZZ_NAMES:%=build/fuzz-%)
+	@$(MAKE) --no-print-directory $(SAN_VARS) build-san/plumb build-san/test-unit $(FUZZ_NAMES:%=build-san/fuzz-%)
 	-@sh tests/run.sh build
 	-@ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87 sh tests/run.sh build-san
 	@sh tests/summary.sh build build-san
@@ -168,4 +186,4 @@ uninstall:
 	cd docs && for m in *.5; do rm -f $(DESTDIR)$(PREFIX)/share/man/man5/$$m; done
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-lf

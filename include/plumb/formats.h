@@ -152,6 +152,10 @@ void plumb_atomic_abort(plumb_atomic_file *af);
 /* ---- the formats ----------------------------------------------------- */
 
 bool plumb_folded_detect(const unsigned char *head, size_t len);
+/* Folded stacks with damage the reader can name by line (a negative count,
+ * NUL bytes), which plumb_folded_detect refuses: tried when no format
+ * matches, so that the message says which line is wrong. */
+bool plumb_folded_detect_damaged(const unsigned char *head, size_t len);
 int plumb_folded_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
 		      plumb_error *err);
 int plumb_folded_write(const plumb_profile *p, const char *path, plumb_error *err);

@@ -174,6 +174,10 @@ typedef struct plumb_record_result {
 				      try the signal sampler */
 	char note[256];            /* for the profile's metadata ("record.note"), e.g.
 				      the signal sampler's tick-rate limit; "" if none */
+	char incomplete[512];      /* why samples are missing although recording
+				      succeeded (the signal sampler's file system
+				      filled up); "" if none. The data read is kept:
+				      save it, then report this as a failure. */
 } plumb_record_result;
 
 /* Record with perf_event_open into d. */

@@ -203,8 +203,10 @@ static int item_cmp(const void *va, const void *vb, void *ctx)
 /* Push items[first ..] sorted so that the heaviest pops first. */
 static void push_sorted(cgt *g, size_t first)
 {
-	item *v = g->stack.v + first;
 	size_t n = g->stack.n - first;
+	if (n == 0)
+		return; /* the stack may never have grown: no pointer to sort */
+	item *v = g->stack.v + first;
 	qsort_r(v, n, sizeof *v, item_cmp, g);
 	for (size_t i = 0; i < n / 2; i++) {
 		item tmp = v[i];

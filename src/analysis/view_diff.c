@@ -200,8 +200,11 @@ static int side_init(diff_side *s, const plumb_profile *p, const char *event, co
 		     const plumb_diff_opts *o, plumb_error *err)
 {
 	s->p = p;
+	/* the event the caller named is a usage error; the base's first event
+	 * missing in the new profile is a mismatch of the two files */
 	if ((s->ev = plumb_event_find(p, event)) < 0)
-		return plumb_fail(err, PLUMB_ERR_USAGE, "the %s profile has no event '%s'", which, event);
+		return plumb_fail(err, o->metric ? PLUMB_ERR_USAGE : PLUMB_ERR_FORMAT,
+				  "the %s profile has no event '%s'", which, event);
 	plumb_view_opts vo;
 	plumb_view_opts_init(&vo);
 	vo.focus = o->focus;
@@ -229,8 +232,8 @@ static int diff_flame(const plumb_profile *base, const plumb_profile *cur, const
 	vo.invert = o->invert;
 	int eb = plumb_event_find(base, event), en = plumb_event_find(cur, event);
 	if (eb < 0 || en < 0)
-		return plumb_fail(err, PLUMB_ERR_USAGE, "the %s profile has no event '%s'",
-				  eb < 0 ? "base" : "new", event);
+		return plumb_fail(err, o->metric ? PLUMB_ERR_USAGE : PLUMB_ERR_FORMAT,
+				  "the %s profile has no event '%s'", eb < 0 ? "base" : "new", event);
 	plumb_table *bt = NULL;
 	vo.metric = eb;
 	if (view_flame(base, &vo, &bt, err))

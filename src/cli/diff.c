@@ -172,10 +172,15 @@ static int write_table(diff_args *a, const plumb_table *t, const char *base, con
 	}
 	int rc = a->writer->write(t, out, &to, &err);
 	if (a->output) {
-		if (rc)
+		if (rc) {
+			/* the writer's message does not know the file's name */
+			char what[sizeof err.message];
+			memcpy(what, err.message, sizeof what);
+			plumb_fail(&err, err.code, "%s: %s", a->output, what);
 			plumb_atomic_abort(&af);
-		else
+		} else {
 			rc = plumb_atomic_commit(&af, &err);
+		}
 	}
 	return rc ? cli_fail(&err) : EXIT_OK;
 }

@@ -430,8 +430,13 @@ static int record(record_args *a)
 		status = command_status(res.wait_status);
 		if (a->ro.pid && res.wait_status < 0)
 			status = EXIT_OK;
-		if (save(a, d, sampler, res.note, &err))
+		if (save(a, d, sampler, res.note, &err)) {
 			status = cli_fail(&err);
+		} else if (res.incomplete[0]) {
+			/* what was recorded is saved; that it is not all is a failure */
+			cli_error("%s", res.incomplete);
+			status = EXIT_BAD_INPUT;
+		}
 	}
 	plumb_rec_data_free(d);
 	free(ev);

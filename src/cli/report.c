@@ -603,10 +603,15 @@ static int run(report_args *a, char *const *files, int nfiles)
 	if (rc == 0 && a->writer->for_terminal && plumb_meta_get(p, "record.sampler"))
 		print_left_out(out, p, &a->view, &left_out);
 	if (a->output) {
-		if (rc)
+		if (rc) {
+			/* the writer's message does not know the file's name */
+			char what[sizeof err.message];
+			memcpy(what, err.message, sizeof what);
+			plumb_fail(&err, err.code, "%s: %s", a->output, what);
 			plumb_atomic_abort(&af);
-		else
+		} else {
 			rc = plumb_atomic_commit(&af, &err);
+		}
 	}
 	if (rc)
 		rc = cli_fail(&err);

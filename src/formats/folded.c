@@ -942,18 +942,24 @@ int plumb_folded_read(plumb_profile *p, const char *path, const plumb_read_opts 
 /* ---- detection ------------------------------------------------------------ */
 
 /* Does one trimmed, non-empty line look like "stack count"? Besides the
- * count, it rules out "key: 12" headers and lines of numbers. */
-static bool looks_folded(const char *s, size_t n)
+ * count, it rules out "key: 12" headers and lines of numbers. A damaged
+ * line (lenient) may hold NUL bytes and a signed count: the reader then
+ * names what is wrong with it. */
+static bool looks_folded(const char *s, size_t n, bool lenient)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 && c != '\t')
+		if (c < 0x20 && c != '\t' && !(lenient && c == '\0'))
 			return false;
 	}
 	line_parts lp;
 	if (split_line(s, n, &lp) != SPLIT_OK)
 		return false;
-	if (!all_digits(lp.count, lp.count_len) || lp.count_len > 20)
+	const char *count = lp.count;
+	size_t count_len = lp.count_len;
+	if (lenient && count_len > 1 && (count[0] == '-' || count[0] == '+'))
+		count++, count_len--;
+	if (!all_digits(count, count_len) || count_len > 20)
 		return false;
 	/* "pid: 12" (callgrind) has one frame ending in ':'; "a;operator= 5"
 	 * has several */
@@ -967,10 +973,10 @@ static bool looks_folded(const char *s, size_t n)
  * head may have cut). The first must look folded, and most of the others:
  * a damaged line further down then still reaches the reader, which names
  * it, instead of making the whole file "unknown". */
-bool plumb_folded_detect(const unsigned char *head, size_t len)
+static bool detect(const unsigned char *head, size_t len, bool lenient)
 {
-	if (!head || len == 0 || memchr(head, '\0', len))
-		return false; /* binary, including SQLite's "SQLite format 3\0" */
+	if (!head || len == 0)
+		return false;
 	const char *s = (const char *)head;
 	size_t pos = 0, good = 0, bad = 0;
 	while (pos < len && good + bad < 16) {
@@ -990,7 +996,7 @@ bool plumb_folded_detect(const unsigned char *head, size_t len)
 			continue;
 		if (s[a] == '#')
 			return false;
-		if (looks_folded(s + a, b - a))
+		if (looks_folded(s + a, b - a, lenient))
 			good++;
 		else if (good == 0)
 			return false;
@@ -998,6 +1004,25 @@ bool plumb_folded_detect(const unsigned char *head, size_t len)
 			bad++;
 	}
 	return good > 0 && good >= bad; /* ties: let the reader name the bad line */
+}
+
+bool plumb_folded_detect(const unsigned char *head, size_t len)
+{
+	if (head && memchr(head, '\0', len))
+		return false; /* binary, including SQLite's "SQLite format 3\0" */
+	return detect(head, len, false);
+}
+
+bool plumb_folded_detect_damaged(const unsigned char *head, size_t len)
+{
+	/* text lines, not a binary file with a line-shaped start: at least one
+	 * whole line, and NUL bytes a small minority */
+	if (!head || !memchr(head, '\n', len))
+		return false;
+	size_t nuls = 0;
+	for (size_t i = 0; i < len; i++)
+		nuls += head[i] == '\0';
+	return (nuls <= 8 || nuls * 16 <= len) && detect(head, len, true);
 }
 
 /* ---- the writer ----------------------------------------------------------- */

@@ -246,6 +246,12 @@ bool pprof_is_gzip(const uint8_t *buf, size_t len)
 	return len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b;
 }
 
+/* The whole message is decoded in memory: a small file that expands past
+ * both bounds is refused before it takes the memory (real profiles shrink
+ * 5 to 20 times). */
+#define PPROF_GZIP_FLOOR ((size_t)64 << 20)
+#define PPROF_GZIP_RATIO 100
+
 int pprof_gunzip(const char *path, const uint8_t *in, size_t len, uint8_t **out, size_t *out_len,
 		 plumb_error *err)
 {
@@ -266,14 +272,21 @@ int pprof_gunzip(const char *path, const uint8_t *in, size_t len, uint8_t **out,
 			buf = b;
 			cap *= 2;
 		}
-		/* zlib counts in uInt: feed and take at most 1 GiB a call */
+		/* zlib counts in uInt: feed at most 1 GiB a call; take at most
+		 * 16 MiB, so that the bound below is checked on the way */
 		size_t left_in = len - (size_t)(zs.next_in - in);
 		zs.avail_in = (uInt)(left_in < (1u << 30) ? left_in : (1u << 30));
 		zs.next_out = buf + n;
-		zs.avail_out = (uInt)(cap - n < (1u << 30) ? cap - n : (1u << 30));
+		zs.avail_out = (uInt)(cap - n < (16u << 20) ? cap - n : (16u << 20));
 		uInt before = zs.avail_out;
 		int z = inflate(&zs, Z_NO_FLUSH);
 		n += before - zs.avail_out;
+		if (n > PPROF_GZIP_FLOOR && n / PPROF_GZIP_RATIO > len) {
+			rc = plumb_fail(err, PLUMB_ERR_FORMAT, "%s: the gzip data expands more than %d "
+					"times (past %zu MiB from %zu bytes): a gzip bomb, not a profile",
+					path, PPROF_GZIP_RATIO, n >> 20, len);
+			break;
+		}
 		left_in = len - (size_t)(zs.next_in - in);
 		if (z == Z_STREAM_END) {
 			/* another member may follow (cat a.gz b.gz) */

@@ -141,12 +141,41 @@ const char *plumb_format_writers_list(void)
 	return buf;
 }
 
+/* A text profile with a few NUL bytes, which the text formats' detection
+ * refuses: the format it is without them, so that its reader names the
+ * byte's offset instead of "unknown format". Binary files have many NULs
+ * or no line at all. */
+static plumb_format detect_text_with_nuls(const unsigned char *head, size_t len)
+{
+	size_t nuls = 0;
+	for (size_t i = 0; i < len; i++)
+		nuls += head[i] == '\0';
+	if (nuls == 0 || (nuls > 8 && nuls * 16 > len) || !memchr(head, '\n', len))
+		return PLUMB_FMT_UNKNOWN;
+	unsigned char *copy = malloc(len);
+	if (!copy)
+		return PLUMB_FMT_UNKNOWN;
+	for (size_t i = 0; i < len; i++)
+		copy[i] = head[i] ? head[i] : '?';
+	static const plumb_format text[] = { PLUMB_FMT_CALLGRIND, PLUMB_FMT_APROF };
+	plumb_format found = PLUMB_FMT_UNKNOWN;
+	for (size_t i = 0; i < sizeof text / sizeof *text && !found; i++) {
+		const plumb_format_ops *f = plumb_format_get(text[i]);
+		if (f && f->detect && f->detect(copy, len))
+			found = text[i];
+	}
+	free(copy);
+	return found;
+}
+
 plumb_format plumb_detect_buffer(const unsigned char *head, size_t len)
 {
 	for (size_t i = 0; i < NFORMATS; i++)
 		if (formats[i].detect && formats[i].detect(head, len))
 			return formats[i].id;
-	return PLUMB_FMT_UNKNOWN;
+	if (plumb_folded_detect_damaged(head, len))
+		return PLUMB_FMT_FOLDED;
+	return detect_text_with_nuls(head, len);
 }
 
 /* The compressed formats' names, for the message that refuses the others. */

@@ -4,6 +4,7 @@
  * temporary directory. See docs/sampler.md. */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -282,6 +284,15 @@ static int read_all(const plumb_record_opts *o, const char *dir, plumb_rec_data 
 	return rc;
 }
 
+/* Is dir's file system (nearly) full? The sampler's write(2) then failed
+ * with ENOSPC and cut its files short: samples are missing, not only the
+ * last record of a killed process. Asked before the files are removed. */
+static bool fs_full(const char *dir)
+{
+	struct statvfs sv;
+	return statvfs(dir, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < 64 * 1024;
+}
+
 int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_record_result *res,
 			plumb_error *err)
 {
@@ -321,6 +332,7 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 	int st = wait_command(pid);
 	if (res)
 		res->wait_status = st;
+	bool full = fs_full(dir);
 	plumb_sig_info info = { 0 };
 	int rc = read_all(o, dir, d, &info, err);
 	rmdir(dir);   /* only when empty: a damaged file stays for a look */
@@ -328,6 +340,12 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 		if (res) {
 			res->samples = info.samples;
 			res->lost = info.dropped;
+			if (full && info.unfinished)
+				snprintf(res->incomplete, sizeof res->incomplete,
+					 "%.300s: No space left on device: the signal sampler could not "
+					 "write all its samples there (set TMPDIR to a larger file "
+					 "system); the profile holds the %" PRIu64 " samples written before",
+					 dir, info.samples);
 		}
 		rate_note(o, &info, hz, res);
 	}

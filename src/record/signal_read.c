@@ -224,7 +224,7 @@ static void warn_cut(struct rd *r, plumb_warn_fn warn, void *ctx, size_t off, ui
 	char m[512];
 	snprintf(m, sizeof m,
 		 "%s: byte offset %zu: the last record (%s, %u bytes) is cut short at %zu bytes "
-		 "(the process was killed while writing); it is ignored",
+		 "(the process was killed while writing, or the file system was full); it is ignored",
 		 r->name, off, type_name(type), size, r->n - off);
 	warn(ctx, m);
 }

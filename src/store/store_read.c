@@ -101,7 +101,10 @@ static int row_model_fail(const row *w)
 		return -1;
 	char what[sizeof err->message];
 	memcpy(what, err->message, sizeof what);
-	return plumb_fail(err, err->code, "%s: table %s, row %lld: %s", w->r->path, w->table,
+	/* what the model refuses as a caller's mistake (an event without a
+	 * name) is, read from a file, damage in the file */
+	plumb_status code = err->code == PLUMB_ERR_USAGE ? PLUMB_ERR_FORMAT : err->code;
+	return plumb_fail(err, code, "%s: table %s, row %lld: %s", w->r->path, w->table,
 			  (long long)w->id, what);
 }
 

@@ -89,3 +89,37 @@ else
 		fail fuzz_speedscope_corpus "exit $rc" "stdout: $out" "stderr: $err"
 	fi
 fi
+
+# folded stacks: the test files
+fz="$bindir/fuzz-folded"
+if [ ! -x "$fz" ]; then
+	skip fuzz_folded_corpus "$fz not built (make $fz)"
+else
+	run "$fz" "$DATA/folded"
+	n=$(find "$DATA/folded" -type f | wc -l)
+	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
+		ok fuzz_folded_corpus
+	else
+		fail fuzz_folded_corpus "exit $rc" "stdout: $out" "stderr: $err"
+	fi
+fi
+
+# gmon.out with its executable (a gcc -pg build made here): a fresh run's
+# file, and tests/fuzz/gmon_exe (files of other builds are damaged input
+# to this one, which is fine: both paths must agree on them)
+fz="$bindir/fuzz-gmon_exe"
+if [ ! -x "$fz" ]; then
+	skip fuzz_gmon_exe_corpus "$fz not built (make $fz)"
+elif ! gcc -pg -g -O1 -fno-inline -o fz_gm "$E2E_DIR/../programs/gm_main.c" \
+	"$E2E_DIR/../programs/gm_second.c" 2> .cc; then
+	skip fuzz_gmon_exe_corpus "gcc -pg failed: $(head -3 .cc)"
+else
+	mkdir -p fz_gmon && ./fz_gm > /dev/null && mv gmon.out fz_gmon/
+	PLUMB_FUZZ_EXE=$PWD/fz_gm run "$fz" fz_gmon "$DATA/../fuzz/gmon_exe"
+	n=$(find fz_gmon "$DATA/../fuzz/gmon_exe" -type f | wc -l)
+	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
+		ok fuzz_gmon_exe_corpus
+	else
+		fail fuzz_gmon_exe_corpus "exit $rc" "stdout: $out" "stderr: $err"
+	fi
+fi

@@ -879,3 +879,21 @@ Test(folded, write_order_is_byte_order)
 	free(text);
 	plumb_profile_free(p);
 }
+
+/* Damaged folded stacks the strict detection refuses still reach the
+ * reader (which names the line); binary files do not. */
+Test(folded, damaged_detection)
+{
+	static const char neg[] = "a;b -5\n", nul[] = "a;b 5\nc\0d 3\n", nul1[] = "a;b\0 5\n";
+	cr_assert_not(plumb_folded_detect((const unsigned char *)neg, sizeof neg - 1));
+	cr_assert(plumb_folded_detect_damaged((const unsigned char *)neg, sizeof neg - 1));
+	cr_assert(plumb_folded_detect_damaged((const unsigned char *)nul, sizeof nul - 1));
+	cr_assert(plumb_folded_detect_damaged((const unsigned char *)nul1, sizeof nul1 - 1));
+	static const unsigned char sqlite[] = "SQLite format 3\0\x10\0\x01\x01\0@  \0\0\0\x01";
+	static const unsigned char gmon[] = "gmon\0\0\0\x01\0\0\0\0\0\0\0\0\0\0\0\0\n";
+	static const char words[] = "hello world\nthis is prose\n";
+	cr_assert_not(plumb_folded_detect_damaged(sqlite, sizeof sqlite - 1));
+	cr_assert_not(plumb_folded_detect_damaged(gmon, sizeof gmon - 1));
+	cr_assert_not(plumb_folded_detect_damaged((const unsigned char *)words, sizeof words - 1));
+	cr_assert_not(plumb_folded_detect_damaged(NULL, 0));
+}

@@ -362,7 +362,7 @@ Test(record_signal, a_cut_last_record_is_a_warning)
 	char msg[256];
 	snprintf(msg, sizeof msg,
 		 "f: byte offset %zu: the last record (SAMPLE, 48 bytes) is cut short at 28 bytes "
-		 "(the process was killed while writing); it is ignored",
+		 "(the process was killed while writing, or the file system was full); it is ignored",
 		 at);
 	cr_assert_str_eq(warned, msg);
 }
