@@ -1,8 +1,9 @@
 /* plumb cc, plumb c++: compiler wrappers that build a program for input-
- * sensitive profiles (docs/inputs.md). They run the compiler with gcc's
- * thread-sanitizer hooks (function entry and exit, every load and store)
- * and basic-block hooks, and link plumb's runtime (libplumb-inputs.a)
- * instead of libtsan. */
+ * sensitive profiles (docs/inputs.md). They run gcc with its thread-
+ * sanitizer hooks (function entry and exit, every load and store) and
+ * basic-block hooks, or clang with its function-instrumentation and
+ * sanitizer-coverage hooks, and link plumb's runtime (libplumb-inputs.a),
+ * which has both sets (instead of libtsan). */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "plumb/inputs.h"
 
 #ifndef PLUMB_LIBDIR
 #define PLUMB_LIBDIR "/usr/local/lib/plumb"
@@ -32,7 +34,8 @@ static const char cc_help[] =
 	"usual and writes nothing.\n"
 	"\n"
 	"Options (before the compiler's):\n"
-	"  --cc=COMPILER   the compiler to run (gcc or clang)\n"
+	"  --cc=COMPILER   the compiler to run: gcc or clang (14 or later), by name or\n"
+	"                  path; a cc that is clang is told by its link or by asking it\n"
 	"  --help          this help\n"
 	"\n"
 	"Example:\n"
@@ -63,10 +66,44 @@ static int find_runtime(char *out, size_t cap)
 	return access(out, R_OK);
 }
 
+/* Whether cc is clang: by its name, else by the file a symbolic link
+ * (cc -> /etc/alternatives/cc -> ...) leads to, else by asking it whether
+ * it defines __clang__. */
 static bool is_clang(const char *cc)
 {
 	const char *base = strrchr(cc, '/');
-	return strstr(base ? base + 1 : cc, "clang") != NULL;
+	base = base ? base + 1 : cc;
+	if (strstr(base, "clang"))
+		return true;
+	if (strstr(base, "gcc") || strstr(base, "g++"))
+		return false;
+	char *exe = plumb_inputs_which(cc);
+	char real[PATH_MAX];
+	bool resolved = exe && realpath(exe, real);
+	free(exe);
+	if (resolved) {
+		base = strrchr(real, '/');
+		base = base ? base + 1 : real;
+		if (strstr(base, "clang"))
+			return true;
+		if (strstr(base, "gcc") || strstr(base, "g++"))
+			return false;
+	}
+	/* a wrapper script or an unusual name: the compiler knows */
+	char cmd[PATH_MAX + 64];
+	if ((size_t)snprintf(cmd, sizeof cmd, "'%s' -dM -E -x c /dev/null 2>/dev/null", cc) >= sizeof cmd ||
+	    strchr(cc, '\''))
+		return false;
+	FILE *f = popen(cmd, "r");
+	if (!f)
+		return false;
+	bool found = false;
+	char line[512];
+	while (fgets(line, sizeof line, f))
+		if (strstr(line, "#define __clang__ "))
+			found = true;
+	pclose(f);
+	return found;
 }
 
 static int wrap(int argc, char **argv, bool cxx)
@@ -110,16 +147,22 @@ static int wrap(int argc, char **argv, bool cxx)
 	args[n++] = (char *)cc;
 	for (int i = first; i < argc; i++)
 		args[n++] = argv[i];
-	/* The sanitizer's hooks, compiled in; its runtime library never linked
-	 * in: gcc's driver adds libtsan to links that see -fsanitize=thread, so
-	 * a compile-and-link passes it to the compiler proper only (-Wp). */
 	if (clang) {
-		args[n++] = "-fsanitize=thread";
-		args[n++] = "-fno-sanitize-link-runtime";
+		/* clang 14: function hooks after inlining (routines are the
+		 * machine-level functions, as with gcc), a guard per basic block
+		 * (no-prune: every block, else the count is wrong), and a hook
+		 * per load and store (which needs a coverage kind to emit
+		 * anything). No sanitizer runtime is involved. */
+		args[n++] = "-finstrument-functions-after-inlining";
+		args[n++] = "-fsanitize-coverage=bb,no-prune,trace-pc-guard,trace-loads,trace-stores";
 	} else {
+		/* The sanitizer's hooks, compiled in; its runtime library never
+		 * linked in: gcc's driver adds libtsan to links that see
+		 * -fsanitize=thread, so a compile-and-link passes it to the
+		 * compiler proper only (-Wp). */
 		args[n++] = linking ? "-Wp,-fsanitize=thread" : "-fsanitize=thread";
+		args[n++] = "-fsanitize-coverage=trace-pc";
 	}
-	args[n++] = "-fsanitize-coverage=trace-pc";
 	/* calls, not inline code the hooks never see, for the wrapped libc
 	 * functions (src/inputs/wrap.c) */
 	static char *const no_builtin[] = { "-fno-builtin-memcpy", "-fno-builtin-memmove",
@@ -135,6 +178,7 @@ static int wrap(int argc, char **argv, bool cxx)
 		/* shared libraries built with plumb cc find the hooks in the program */
 		args[n++] = "-Wl,--export-dynamic-symbol=__tsan_*";
 		args[n++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";
+		args[n++] = "-Wl,--export-dynamic-symbol=__cyg_profile_*";
 	}
 	args[n] = NULL;
 	fflush(NULL);

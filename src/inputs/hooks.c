@@ -26,7 +26,8 @@ static char dir_buf[4096];
 static uint32_t clock_max = UINT32_MAX;
 static atomic_uint next_seq = 1;
 
-static __thread inp_thread *tls_thread __attribute__((tls_model("initial-exec")));
+/* not static: the other hook files (hooks_clang.c) read it too */
+INP_HIDDEN __thread inp_thread *tls_thread __attribute__((tls_model("initial-exec")));
 static __thread bool tls_dead __attribute__((tls_model("initial-exec")));
 
 static void report(inp_thread *t, bool in_signal)
@@ -147,6 +148,14 @@ __attribute__((destructor(101))) static void finish(void)
 INP_HIDDEN inp_thread *inp_current(void)
 {
 	return tls_thread;
+}
+
+/* The calling thread's state, made at its first event (the entry hooks of
+ * hooks_clang.c). */
+INP_HIDDEN inp_thread *inp_current_start(void)
+{
+	inp_thread *t = tls_thread;
+	return t ? t : thread_start();
 }
 
 /* ---- the hooks ------------------------------------------------------- */

@@ -175,6 +175,9 @@ static inline void inp_write(inp_thread *t, uintptr_t addr, size_t size)
 
 /* The calling thread's state (hooks.c); NULL when not measuring. */
 inp_thread *inp_current(void);
+/* The same, made at the thread's first event; NULL when not measuring. */
+inp_thread *inp_current_start(void);
+extern __thread inp_thread *tls_thread __attribute__((tls_model("initial-exec")));
 
 /* ---- the report (report.c) and routine names (names.c) ---------------- */
 
