@@ -43,7 +43,7 @@ PRELOAD_CFLAGS := -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializer
 INPUTS_SRC    := $(sort $(wildcard src/inputs/*.c))
 INPUTS_OBJ    := $(INPUTS_SRC:src/inputs/%.c=$(BUILD)/inputs-obj/%.o)
 # its algorithm, built like the library, for the unit tests
-INPUTS_CORE   := $(BUILD)/src/inputs/rms.o $(BUILD)/src/inputs/shadow.o
+INPUTS_CORE   := $(BUILD)/src/inputs/rms.o $(BUILD)/src/inputs/shadow.o $(BUILD)/src/inputs/drms.o $(BUILD)/src/inputs/cost_time.o
 
 # pprof's message code is generated from the project's own profile.proto
 # and committed (a build needs libprotobuf-c only); `make proto` makes it

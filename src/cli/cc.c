@@ -175,6 +175,13 @@ static int wrap(int argc, char **argv, bool cxx)
 		/* the libc calls whose reads and writes matter most (src/inputs/wrap.c) */
 		args[n++] = "-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset,--wrap=memcmp,"
 			    "--wrap=strlen,--wrap=strcmp,--wrap=strncmp,--wrap=strcpy";
+		/* input and output calls, for drms (src/inputs/io.c) */
+		args[n++] = "-Wl,--wrap=read,--wrap=pread,--wrap=pread64,--wrap=readv,--wrap=preadv,"
+			    "--wrap=preadv64,--wrap=recv,--wrap=recvfrom,--wrap=recvmsg,--wrap=fread,"
+			    "--wrap=fread_unlocked,--wrap=fgets,--wrap=mmap,--wrap=mmap64,--wrap=__read_chk,"
+			    "--wrap=__pread_chk,--wrap=__pread64_chk,--wrap=__recv_chk,--wrap=__recvfrom_chk,"
+			    "--wrap=__fread_chk,--wrap=__fgets_chk,--wrap=write,--wrap=pwrite,--wrap=pwrite64,"
+			    "--wrap=writev,--wrap=send,--wrap=sendto,--wrap=sendmsg,--wrap=fwrite";
 		/* shared libraries built with plumb cc find the hooks in the program */
 		args[n++] = "-Wl,--export-dynamic-symbol=__tsan_*";
 		args[n++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";

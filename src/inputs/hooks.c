@@ -76,6 +76,14 @@ static void catch_signals(void)
 	}
 }
 
+static unsigned log2_of(unsigned v)
+{
+	unsigned s = 0;
+	while ((1u << s) < v)
+		s++;
+	return s;
+}
+
 static void init(void)
 {
 	const char *dir = getenv("PLUMB_APROF_DIR");
@@ -95,16 +103,16 @@ static void init(void)
 	const char *cm = getenv("PLUMB_APROF_CLOCK_MAX");
 	if (cm && atol(cm) >= 64)
 		clock_max = (uint32_t)atol(cm);
+	const char *d = getenv("PLUMB_APROF_DRMS");
+	opts.drms = d && (!strcmp(d, "yes") || !strcmp(d, "1"));
+	if (opts.drms && inp_drms_init(log2_of(opts.memres), clock_max)) {
+		atomic_store(&mode, OFF);
+		return;
+	}
+	const char *cost = getenv("PLUMB_APROF_COST");
+	opts.cost_time = cost && !strcmp(cost, "time");
 	catch_signals();
 	atomic_store(&mode, ON);
-}
-
-static unsigned log2_of(unsigned v)
-{
-	unsigned s = 0;
-	while ((1u << s) < v)
-		s++;
-	return s;
 }
 
 __attribute__((noinline)) static inp_thread *thread_start(void)
@@ -122,6 +130,20 @@ __attribute__((noinline)) static inp_thread *thread_start(void)
 		return NULL;
 	}
 	t->clock_max = clock_max;
+	if (opts.drms) {
+		t->drms = true;
+		t->clock_max = UINT32_MAX; /* the global clock has its own limit */
+		if (inp_grow((void **)&t->dframes, &t->dframes_cap, 2, sizeof *t->dframes)) {
+			inp_thread_free(t);
+			inp_unmap(t, sizeof *t);
+			tls_dead = true;
+			return NULL;
+		}
+	}
+	if (opts.cost_time) {
+		t->cost_time = true;
+		t->cost_base = inp_now_us();
+	}
 	t->seq = gettid() == getpid() ? 0 : atomic_fetch_add(&next_seq, 1);
 	tls_thread = t;
 	pthread_setspecific(thread_key, t);

@@ -77,7 +77,15 @@ typedef struct inp_point {
 	uint32_t node;
 	uint64_t rms, calls, min, max, sum, real_sum, self_sum, self_min, self_max;
 	unsigned __int128 sqr, self_sqr;
+	/* drms: induced first reads of values the kernel (sys) or another
+	 * thread (thr) wrote, summed over calls; cum includes the callees' */
+	uint64_t sys_cum, thr_cum, sys_self, thr_self;
 } inp_point;
+
+/* drms counts of a pending activation, beside its frame (drms.c) */
+typedef struct inp_drms_frame {
+	uint64_t sys_self, thr_self, sys_cum, thr_cum;
+} inp_drms_frame;
 
 /* An open-addressing table from a 64-bit key to a 32-bit index + 1 (0: empty). */
 typedef struct inp_table {
@@ -106,6 +114,15 @@ typedef struct inp_thread {
 	uint32_t seq;             /* the thread's number in its process (main: 0) */
 	uint32_t renumberings;
 	bool failed;              /* out of memory: stop collecting */
+	/* drms (drms.c): activation ids and stamps come from a global clock,
+	 * reads compare with the global write shadow */
+	bool drms;
+	inp_drms_frame *dframes;  /* [depth], beside frames */
+	size_t dframes_cap;
+	/* --cost time (cost_time.c): cost is wall-clock microseconds since
+	 * cost_base, read at every entry and exit */
+	bool cost_time;
+	uint64_t cost_base;
 } inp_thread;
 
 int inp_thread_init(inp_thread *t, unsigned memres_shift);
@@ -121,6 +138,23 @@ void inp_write_slow(inp_thread *t, uintptr_t addr, size_t size);
 void inp_unwind_all(inp_thread *t);
 /* Renumber activation ids and timestamps (the clock reached clock_max). */
 void inp_renumber(inp_thread *t);
+
+/* ---- drms (drms.c) and --cost time (cost_time.c) --------------------- */
+
+/* The global clock and write shadow; 0 or -1 (out of memory). */
+int inp_drms_init(unsigned memres_shift, uint32_t clock_max);
+/* At an entry in drms mode (t->dframes made): the new frame's counts
+ * zeroed, and the global clock's next id becomes t->clock + 1. */
+void inp_drms_enter(inp_thread *t);
+void inp_drms_read(inp_thread *t, uintptr_t addr, size_t size);
+void inp_drms_write(inp_thread *t, uintptr_t addr, size_t size);
+/* The kernel (or libc on its behalf) wrote [addr, addr + size). */
+void inp_drms_kernel_wrote(uintptr_t addr, size_t size);
+/* At a return in drms mode: the frame's counts to its point and parent. */
+void inp_drms_pop(inp_thread *t, inp_point *pt);
+/* Set t->cost to the microseconds since t->cost_base. */
+void inp_cost_sync(inp_thread *t);
+uint64_t inp_now_us(void);
 
 /* The fast path of a read of one granule-aligned cell by the top activation. */
 static inline void inp_read_cell(inp_thread *t, uint32_t *c)
@@ -149,6 +183,10 @@ static inline void inp_read(inp_thread *t, uintptr_t addr, size_t size)
 {
 	if (t->depth == 0)
 		return;
+	if (__builtin_expect(t->drms, 0)) {
+		inp_drms_read(t, addr, size);
+		return;
+	}
 	unsigned sh = t->shadow.shift;
 	if (((addr ^ (addr + size - 1)) >> sh) == 0) {
 		uint32_t *c = inp_shadow_cell(&t->shadow, addr);
@@ -163,6 +201,10 @@ static inline void inp_write(inp_thread *t, uintptr_t addr, size_t size)
 {
 	if (t->depth == 0)
 		return;
+	if (__builtin_expect(t->drms, 0)) {
+		inp_drms_write(t, addr, size);
+		return;
+	}
 	unsigned sh = t->shadow.shift;
 	if (((addr ^ (addr + size - 1)) >> sh) == 0) {
 		uint32_t *c = inp_shadow_cell(&t->shadow, addr);
@@ -185,6 +227,8 @@ typedef struct inp_report_opts {
 	const char *dir;          /* PLUMB_APROF_DIR */
 	unsigned memres;
 	bool contexts;            /* q and x lines; else p lines per routine */
+	bool drms;                /* i drms, 18 fields per point */
+	bool cost_time;           /* m time-usec */
 } inp_report_opts;
 
 /* Write t as an aprof version-6 report <exe>_<pid>_<seq>_<memres>.aprof in

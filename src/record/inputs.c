@@ -121,6 +121,8 @@ static int run(const plumb_inputs_opts *o, const char *dir, int *wait_status, pl
 		setenv("PLUMB_APROF_DIR", dir, 1);
 		setenv("PLUMB_APROF_MEMRES", memres, 1);
 		setenv("PLUMB_APROF_CONTEXTS", o->no_contexts ? "no" : "yes", 1);
+		setenv("PLUMB_APROF_DRMS", o->drms ? "yes" : "no", 1);
+		setenv("PLUMB_APROF_COST", o->cost_time ? "time" : "bb", 1);
 		execvp(o->argv[0], o->argv);
 		fprintf(stderr, "plumb record: cannot run %s: %s\n", o->argv[0], strerror(errno));
 		_exit(127);
