@@ -182,6 +182,9 @@ static int wrap(int argc, char **argv, bool cxx)
 			    "--wrap=__pread_chk,--wrap=__pread64_chk,--wrap=__recv_chk,--wrap=__recvfrom_chk,"
 			    "--wrap=__fread_chk,--wrap=__fgets_chk,--wrap=write,--wrap=pwrite,--wrap=pwrite64,"
 			    "--wrap=writev,--wrap=send,--wrap=sendto,--wrap=sendmsg,--wrap=fwrite";
+		/* exec and _exit: the report first (src/inputs/exec.c) */
+		args[n++] = "-Wl,--wrap=execve,--wrap=execv,--wrap=execvp,--wrap=execvpe,--wrap=fexecve,"
+			    "--wrap=execl,--wrap=execlp,--wrap=execle,--wrap=_exit,--wrap=_Exit";
 		/* shared libraries built with plumb cc find the hooks in the program */
 		args[n++] = "-Wl,--export-dynamic-symbol=__tsan_*";
 		args[n++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";

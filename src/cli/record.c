@@ -379,7 +379,7 @@ static int record_inputs(record_args *a)
 			status = cli_fail(&err);
 		} else if (!a->quiet) {
 			struct stat sb;
-			fprintf(stderr, "plumb record: %zu report%s (one per thread) read", n, n == 1 ? "" : "s");
+			fprintf(stderr, "plumb record: %zu report%s (one per thread and process) read", n, n == 1 ? "" : "s");
 			if (stat(a->output, &sb) == 0)
 				fprintf(stderr, "; %s: %lld KB", a->output, ((long long)sb.st_size + 1023) / 1024);
 			fputc('\n', stderr);

@@ -84,6 +84,19 @@ static unsigned log2_of(unsigned v)
 	return s;
 }
 
+/* fork: the child's calling thread goes on (fork.c); the others are gone */
+static void after_fork_child(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	report_lock = fresh;
+	atomic_store(&next_seq, 1);
+	inp_thread *t = tls_thread;
+	if (t) {
+		t->seq = 0;
+		inp_after_fork(t);
+	}
+}
+
 static void init(void)
 {
 	const char *dir = getenv("PLUMB_APROF_DIR");
@@ -112,6 +125,7 @@ static void init(void)
 	const char *cost = getenv("PLUMB_APROF_COST");
 	opts.cost_time = cost && !strcmp(cost, "time");
 	catch_signals();
+	pthread_atfork(NULL, NULL, after_fork_child);
 	atomic_store(&mode, ON);
 }
 
@@ -157,6 +171,17 @@ __attribute__((constructor(101))) static void start(void)
 
 /* At exit, the exiting thread's report (the others end with their threads). */
 __attribute__((destructor(101))) static void finish(void)
+{
+	inp_thread *t = tls_thread;
+	if (!t)
+		return;
+	tls_thread = NULL;
+	tls_dead = true;
+	pthread_setspecific(thread_key, NULL);
+	report(t, false);
+}
+
+INP_HIDDEN void inp_end_thread(void)
 {
 	inp_thread *t = tls_thread;
 	if (!t)

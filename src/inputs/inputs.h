@@ -152,6 +152,11 @@ void inp_drms_write(inp_thread *t, uintptr_t addr, size_t size);
 void inp_drms_kernel_wrote(uintptr_t addr, size_t size);
 /* At a return in drms mode: the frame's counts to its point and parent. */
 void inp_drms_pop(inp_thread *t, inp_point *pt);
+/* In a forked child: no points yet, costs from now (fork.c). */
+void inp_after_fork(inp_thread *t);
+/* Write the calling thread's report now and measure it no more (before
+ * exec and _exit: hooks.c). */
+void inp_end_thread(void);
 /* Set t->cost to the microseconds since t->cost_base. */
 void inp_cost_sync(inp_thread *t);
 uint64_t inp_now_us(void);
