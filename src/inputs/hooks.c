@@ -70,8 +70,13 @@ static void catch_signals(void)
 			continue; /* the program's own, or ignored: leave it */
 		memset(&sa, 0, sizeof sa);
 		sa.sa_handler = on_signal;
-		sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+		/* the same and the other signals wait while the report is written
+		 * (a Ctrl-C reaches the program twice under plumb record); the
+		 * raise takes effect when the handler returns */
+		sa.sa_flags = SA_RESETHAND;
 		sigemptyset(&sa.sa_mask);
+		for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++)
+			sigaddset(&sa.sa_mask, sigs[k]);
 		sigaction(sigs[i], &sa, NULL);
 	}
 }

@@ -86,6 +86,7 @@ static void command_line(char *argv0, size_t a_size, char *all, size_t all_size)
 
 /* ---- points, sorted by routine ----------------------------------------- */
 
+static const char *report_dir;
 static const inp_thread *sort_thread;
 static bool sort_contexts;
 
@@ -140,17 +141,32 @@ static void put_point(out *o, char tag, uint64_t id, const inp_point *p, bool dr
 	put(o, "\n");
 }
 
-static int open_report(const inp_thread *t, const inp_report_opts *opts)
+/* The report is written to <name>.tmp and linked to its name when
+ * complete (link fails rather than replace a report of the same name: then
+ * the next free number is taken), so that a reader never sees half a
+ * report. */
+static int open_report(char *tmp, size_t tmp_size)
+{
+	snprintf(tmp, tmp_size, "%s/.%s_%d_%lu.aprof.tmp", report_dir, program_invocation_short_name,
+		 (int)getpid(), (unsigned long)gettid());
+	return open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+static int publish_report(const char *tmp, const inp_thread *t, const inp_report_opts *opts)
 {
 	char path[4096];
 	for (unsigned attempt = 0; attempt <= 1024; attempt++) {
 		unsigned id = attempt ? t->seq + 1024 + attempt : t->seq;
 		snprintf(path, sizeof path, "%s/%s_%d_%u_%u.aprof", opts->dir, program_invocation_short_name,
 			 (int)getpid(), id, opts->memres);
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
+		if (link(tmp, path) == 0) {
+			unlink(tmp);
+			return 0;
+		}
+		if (errno != EEXIST)
+			break;
 	}
+	unlink(tmp);
 	return -1;
 }
 
@@ -205,7 +221,9 @@ INP_HIDDEN int inp_write_report(inp_thread *t, const inp_report_opts *opts)
 		inp_unmap(order, order_bytes);
 		return -1;
 	}
-	o->fd = open_report(t, opts);
+	char tmp[4096];
+	report_dir = opts->dir;
+	o->fd = open_report(tmp, sizeof tmp);
 	if (o->fd < 0) {
 		inp_unmap(order, order_bytes);
 		inp_unmap(o, sizeof *o);
@@ -273,6 +291,10 @@ INP_HIDDEN int inp_write_report(inp_thread *t, const inp_report_opts *opts)
 	flush(o);
 	bool ok = !o->failed;
 	close(o->fd);
+	if (ok)
+		ok = publish_report(tmp, t, opts) == 0;
+	else
+		unlink(tmp);
 	inp_unmap(order, order_bytes);
 	inp_unmap(o, sizeof *o);
 	return ok ? 0 : -1;

@@ -99,13 +99,20 @@ nomem:
 	return plumb_fail_nomem(err);
 }
 
-static void remove_dir(const char *dir, char **names, size_t n)
+/* Everything in dir (reports, and a report left half-written by a killed
+ * thread), then dir. */
+static void remove_dir(const char *dir)
 {
 	char path[4096 + 512];
-	for (size_t i = 0; i < n; i++) {
-		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+	DIR *d = opendir(dir);
+	for (struct dirent *de; d && (de = readdir(d));) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
 		unlink(path);
 	}
+	if (d)
+		closedir(d);
 	rmdir(dir);
 }
 
@@ -164,7 +171,7 @@ int plumb_record_inputs(const plumb_inputs_opts *o, plumb_profile *p, int *wait_
 	}
 	if (rc == 0)
 		*nreports = n;
-	remove_dir(dir, names, n);
+	remove_dir(dir);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
