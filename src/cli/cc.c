@@ -155,6 +155,10 @@ static int wrap(int argc, char **argv, bool cxx)
 		 * anything). No sanitizer runtime is involved. */
 		args[n++] = "-finstrument-functions-after-inlining";
 		args[n++] = "-fsanitize-coverage=bb,no-prune,trace-pc-guard,trace-loads,trace-stores";
+		/* the runtime's gcc-built objects bring .debug_aranges, which
+		 * libdw then trusts for every address: clang's units must be in
+		 * it too, or their lines are not found */
+		args[n++] = "-gdwarf-aranges";
 	} else {
 		/* The sanitizer's hooks, compiled in; its runtime library never
 		 * linked in: gcc's driver adds libtsan to links that see

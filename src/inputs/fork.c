@@ -15,6 +15,8 @@ INP_HIDDEN void inp_after_fork(inp_thread *t)
 	FREE_TABLE(&t->point_ix);
 	memset(&t->point_ix, 0, sizeof t->point_ix);
 	t->npoints = 0;
+	if (t->blocks)
+		inp_blocks_free(t->blocks);
 	if (t->cost_time)
 		t->cost_base = inp_now_us();
 	t->cost = 0;

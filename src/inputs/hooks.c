@@ -45,6 +45,10 @@ static void thread_end(void *arg)
 	tls_thread = NULL;
 	tls_dead = true;
 	report(t, false);
+	if (t->blocks) {
+		inp_blocks_free(t->blocks);
+		inp_unmap(t->blocks, sizeof *t->blocks);
+	}
 	inp_thread_free(t);
 	inp_unmap(t, sizeof *t);
 }
@@ -127,6 +131,8 @@ static void init(void)
 		atomic_store(&mode, OFF);
 		return;
 	}
+	const char *lines = getenv("PLUMB_APROF_LINES");
+	opts.lines = lines && (!strcmp(lines, "yes") || !strcmp(lines, "1"));
 	const char *cost = getenv("PLUMB_APROF_COST");
 	opts.cost_time = cost && !strcmp(cost, "time");
 	catch_signals();
@@ -158,6 +164,11 @@ __attribute__((noinline)) static inp_thread *thread_start(void)
 			tls_dead = true;
 			return NULL;
 		}
+	}
+	if (opts.lines) {
+		t->blocks = inp_map(sizeof *t->blocks);
+		if (t->blocks)
+			inp_blocks_free(t->blocks); /* empty, no last slot */
 	}
 	if (opts.cost_time) {
 		t->cost_time = true;
@@ -236,8 +247,11 @@ INP_EXPORT void __tsan_func_exit(void)
 INP_EXPORT void __sanitizer_cov_trace_pc(void)
 {
 	inp_thread *t = tls_thread;
-	if (t)
+	if (t) {
 		t->cost++;
+		if (t->blocks)
+			inp_block_hit(t, (uintptr_t)__builtin_return_address(0));
+	}
 }
 
 #define ACCESS(name, size, fn)                        \

@@ -25,8 +25,11 @@ INP_EXPORT void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
 {
 	(void)guard;
 	inp_thread *t = tls_thread;
-	if (t)
+	if (t) {
 		t->cost++;
+		if (t->blocks)
+			inp_block_hit(t, (uintptr_t)__builtin_return_address(0));
+	}
 }
 
 /* The instrumented function's frame, by the slot holding its return
@@ -50,7 +53,17 @@ INP_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
 	inp_thread *t = tls_thread;
 	if (__builtin_expect(!t, 0) && !(t = inp_current_start()))
 		return;
+	/* the function's first block ran before this hook, counted for the
+	 * caller: it is the callee's (as with gcc, whose entry hook comes first) */
+	bool first = t->cost > 0 && !t->cost_time;
+	if (first)
+		t->cost--;
 	inp_enter(t, (uintptr_t)fn, frame_of(__builtin_frame_address(0), call_site), (uintptr_t)call_site);
+	if (first) {
+		t->cost++;
+		if (t->blocks)
+			inp_block_to_top(t);
+	}
 }
 
 INP_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)

@@ -94,6 +94,17 @@ typedef struct inp_table {
 	size_t cap, n;
 } inp_table;
 
+/* Basic-block runs per (calling context, block address): blocks.c */
+typedef struct inp_blocks {
+	uintptr_t *pc;
+	uint32_t *node;
+	uint64_t *count;          /* 0: an empty slot */
+	size_t cap, n;
+	size_t last;              /* the slot of the latest block; SIZE_MAX: none */
+	uintptr_t last_pc;
+	bool failed;
+} inp_blocks;
+
 typedef struct inp_thread {
 	uint64_t cost;            /* basic blocks executed */
 	uint32_t clock;           /* the last activation id given */
@@ -123,6 +134,8 @@ typedef struct inp_thread {
 	 * cost_base, read at every entry and exit */
 	bool cost_time;
 	uint64_t cost_base;
+	/* per-line costs (blocks.c); NULL when not collected */
+	inp_blocks *blocks;
 } inp_thread;
 
 int inp_thread_init(inp_thread *t, unsigned memres_shift);
@@ -152,6 +165,19 @@ void inp_drms_write(inp_thread *t, uintptr_t addr, size_t size);
 void inp_drms_kernel_wrote(uintptr_t addr, size_t size);
 /* At a return in drms mode: the frame's counts to its point and parent. */
 void inp_drms_pop(inp_thread *t, inp_point *pt);
+/* A run of the block at pc in the top frame's context (blocks.c). */
+void inp_block_add(inp_thread *t, uintptr_t pc, int64_t delta);
+void inp_block_to_top(inp_thread *t);
+void inp_blocks_free(inp_blocks *b);
+static inline void inp_block_hit(inp_thread *t, uintptr_t pc)
+{
+	inp_blocks *b = t->blocks;
+	if (b->last_pc == pc && b->last != SIZE_MAX && b->node[b->last] == t->frames[t->depth].node)
+		b->count[b->last]++;
+	else
+		inp_block_add(t, pc, 1);
+}
+
 /* In a forked child: no points yet, costs from now (fork.c). */
 void inp_after_fork(inp_thread *t);
 /* Write the calling thread's report now and measure it no more (before
@@ -233,6 +259,7 @@ typedef struct inp_report_opts {
 	unsigned memres;
 	bool contexts;            /* q and x lines; else p lines per routine */
 	bool drms;                /* i drms, 18 fields per point */
+	bool lines;               /* c plumb-block lines: per-line costs */
 	bool cost_time;           /* m time-usec */
 } inp_report_opts;
 
@@ -241,6 +268,9 @@ typedef struct inp_report_opts {
 int inp_write_report(inp_thread *t, const inp_report_opts *opts);
 
 /* The function containing pc: its name and its object's path. */
+/* pc's offset in the file of the object holding it, and that object's load
+ * base (to tell objects apart); false when no object holds it. */
+bool inp_file_offset(uintptr_t pc, uint64_t *offset, uintptr_t *base);
 void inp_symbolize(uintptr_t pc, char *name, size_t name_size, char *obj, size_t obj_size);
 
 #endif

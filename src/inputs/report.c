@@ -207,6 +207,27 @@ static void put_routine(out *o, const inp_thread *t, uint32_t r, char name[1024]
 	put(o, " %u\n", r);
 }
 
+/* Per-line costs, for plumb record: "c plumb-block CONTEXT OFFSET RUNS",
+ * OFFSET the block's offset (hex) in the file of its routine's object;
+ * blocks outside it (or outside every context) are left out. */
+static void put_blocks(out *o, const inp_thread *t, const uint32_t *skip_node)
+{
+	const inp_blocks *b = t->blocks;
+	put(o, "c plumb-blocks %s\n", b->failed ? "incomplete" : "complete");
+	for (size_t i = 0; i < b->cap; i++) {
+		uint32_t n = b->node[i];
+		if (!b->count[i] || n == 0 || n >= t->nnodes || skip_node[n])
+			continue;
+		uint64_t off, routine_off;
+		uintptr_t base, routine_base;
+		if (!inp_file_offset(b->pc[i], &off, &base) ||
+		    !inp_file_offset(t->routines[t->nodes[n].routine].pc, &routine_off, &routine_base) ||
+		    base != routine_base)
+			continue;
+		put(o, "c plumb-block %u %llx %llu\n", n, (unsigned long long)off, (unsigned long long)b->count[i]);
+	}
+}
+
 INP_HIDDEN int inp_write_report(inp_thread *t, const inp_report_opts *opts)
 {
 	uint32_t *order = NULL;
@@ -288,6 +309,8 @@ INP_HIDDEN int inp_write_report(inp_thread *t, const inp_report_opts *opts)
 			else
 				put(o, "x %u %zu -1\n", nd->routine, n);
 		}
+	if (opts->contexts && opts->lines && t->blocks)
+		put_blocks(o, t, skip_node);
 	flush(o);
 	bool ok = !o->failed;
 	close(o->fd);
