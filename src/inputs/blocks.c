@@ -22,7 +22,7 @@ static void place(inp_blocks *b, uintptr_t pc, uint32_t node, uint64_t count)
 {
 	size_t mask = b->cap - 1;
 	size_t i = slot_of(node, pc) & mask;
-	while (b->count[i])
+	while (b->pc[i])
 		i = (i + 1) & mask;
 	b->pc[i] = pc;
 	b->node[i] = node;
@@ -43,11 +43,11 @@ static int grow(inp_blocks *b)
 		return -1;
 	}
 	for (size_t i = 0; i < b->cap; i++)
-		if (b->count[i])
+		if (b->pc[i])
 			place(&nb, b->pc[i], b->node[i], b->count[i]);
 	inp_blocks_free(b);
 	*b = nb;
-	b->last = SIZE_MAX;
+	b->last = SIZE_MAX; /* and the cache empty */
 	return 0;
 }
 
@@ -64,20 +64,16 @@ INP_HIDDEN void inp_block_add(inp_thread *t, uintptr_t pc, int64_t delta)
 {
 	inp_blocks *b = t->blocks;
 	uint32_t node = t->frames[t->depth].node;
-	if (b->last != SIZE_MAX && b->pc[b->last] == pc && b->node[b->last] == node) {
-		b->count[b->last] += (uint64_t)delta;
-		return;
-	}
 	if ((b->n + 1) * 2 > b->cap && grow(b)) {
 		b->failed = true;
 		return;
 	}
 	size_t mask = b->cap - 1;
 	size_t i = slot_of(node, pc) & mask;
-	for (; b->count[i]; i = (i + 1) & mask)
+	for (; b->pc[i]; i = (i + 1) & mask)
 		if (b->pc[i] == pc && b->node[i] == node)
 			break;
-	if (!b->count[i]) {
+	if (!b->pc[i]) {
 		b->pc[i] = pc;
 		b->node[i] = node;
 		b->n++;
@@ -85,37 +81,21 @@ INP_HIDDEN void inp_block_add(inp_thread *t, uintptr_t pc, int64_t delta)
 	b->count[i] += (uint64_t)delta;
 	b->last = i;
 	b->last_pc = pc;
+	size_t c = (pc >> 2) & (INP_BLOCK_CACHE - 1);
+	b->cache[c].pc = pc;
+	b->cache[c].node = node;
+	b->cache[c].slot1 = (uint32_t)i + 1;
 }
 
 /* clang calls a function's first block hook before its entry hook: that
  * block, counted for the caller, is moved to the callee just entered (its
- * cost too: see hooks_clang.c). */
+ * cost too: see hooks_clang.c). The caller's pair stays, maybe at 0 runs
+ * (the report leaves those out). */
 INP_HIDDEN void inp_block_to_top(inp_thread *t)
 {
 	inp_blocks *b = t->blocks;
-	if (b->last == SIZE_MAX || b->failed)
+	if (b->last == SIZE_MAX || b->failed || !b->count[b->last])
 		return;
-	uintptr_t pc = b->pc[b->last];
-	if (b->count[b->last] > 1) {
-		b->count[b->last]--;
-	} else {
-		/* leave the slot taken (a count of 1 stays 1 for its old node):
-		 * rather than delete from the table, keep the pair with 0 runs */
-		b->count[b->last] = 0;
-		b->n--;
-		/* a hole in a probe chain would hide later keys: put it back as
-		 * a tombstone with count 0 is not possible (0 means empty), so
-		 * re-place the chain after it */
-		size_t mask = b->cap - 1;
-		for (size_t i = (b->last + 1) & mask; b->count[i]; i = (i + 1) & mask) {
-			uintptr_t p = b->pc[i];
-			uint32_t nd = b->node[i];
-			uint64_t c = b->count[i];
-			b->count[i] = 0;
-			b->n--;
-			place(b, p, nd, c);
-		}
-	}
-	b->last = SIZE_MAX;
-	inp_block_add(t, pc, 1);
+	b->count[b->last]--;
+	inp_block_add(t, b->pc[b->last], 1);
 }

@@ -95,14 +95,18 @@ typedef struct inp_table {
 } inp_table;
 
 /* Basic-block runs per (calling context, block address): blocks.c */
+#define INP_BLOCK_CACHE 512
 typedef struct inp_blocks {
-	uintptr_t *pc;
+	uintptr_t *pc;            /* 0: an empty slot */
 	uint32_t *node;
-	uint64_t *count;          /* 0: an empty slot */
+	uint64_t *count;
 	size_t cap, n;
 	size_t last;              /* the slot of the latest block; SIZE_MAX: none */
 	uintptr_t last_pc;
 	bool failed;
+	/* direct-mapped by pc: the slots of the blocks of the loops running now
+	 * (slot + 1; 0: empty), emptied when slots move */
+	struct { uintptr_t pc; uint32_t node, slot1; } cache[INP_BLOCK_CACHE];
 } inp_blocks;
 
 typedef struct inp_thread {
@@ -172,9 +176,12 @@ void inp_blocks_free(inp_blocks *b);
 static inline void inp_block_hit(inp_thread *t, uintptr_t pc)
 {
 	inp_blocks *b = t->blocks;
-	if (b->last_pc == pc && b->last != SIZE_MAX && b->node[b->last] == t->frames[t->depth].node)
+	uint32_t node = t->frames[t->depth].node;
+	size_t i = (pc >> 2) & (INP_BLOCK_CACHE - 1);
+	if (b->cache[i].pc == pc && b->cache[i].node == node && b->cache[i].slot1) {
+		b->last = b->cache[i].slot1 - 1; /* for inp_block_to_top */
 		b->count[b->last]++;
-	else
+	} else
 		inp_block_add(t, pc, 1);
 }
 
