@@ -44,7 +44,7 @@ PRELOAD_CFLAGS := -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializer
 INPUTS_SRC    := $(sort $(wildcard src/inputs/*.c))
 INPUTS_OBJ    := $(INPUTS_SRC:src/inputs/%.c=$(BUILD)/inputs-obj/%.o)
 # its algorithm, built like the library, for the unit tests
-INPUTS_CORE   := $(BUILD)/src/inputs/rms.o $(BUILD)/src/inputs/shadow.o
+INPUTS_CORE   := $(BUILD)/src/inputs/rms.o $(BUILD)/src/inputs/shadow.o $(BUILD)/src/inputs/drms.o $(BUILD)/src/inputs/cost_time.o
 
 # The gcc plugin that puts the runtime's fast paths inline (plumb cc loads
 # it when present): built when gcc's plugin headers are installed

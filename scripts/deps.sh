@@ -2,7 +2,7 @@
 # Install the Debian packages plumb needs to build and test. As root it runs
 # apt-get; otherwise it prints the exact command to run and stops.
 set -eu
-PKGS="build-essential gcc-12-plugin-dev pkg-config libsqlite3-dev libcriterion-dev sqlite3 hyperfine python3 time zlib1g-dev libzstd-dev libcapstone-dev libelf-dev libdw-dev libiberty-dev valgrind binutils gzip zstd libgoogle-perftools-dev python3-jsonschema librsvg2-bin protobuf-c-compiler libprotobuf-c-dev golang-go"
+PKGS="build-essential gcc-12-plugin-dev pkg-config libsqlite3-dev libcriterion-dev sqlite3 hyperfine python3 time zlib1g-dev libzstd-dev libcapstone-dev libelf-dev libdw-dev libiberty-dev valgrind binutils gzip zstd libgoogle-perftools-dev python3-jsonschema librsvg2-bin protobuf-c-compiler libprotobuf-c-dev golang-go clang"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -25,6 +25,8 @@ typedef struct plumb_inputs_opts {
 	char *const *argv;        /* the command */
 	unsigned memres;          /* bytes per memory granule: 1, 2, 4 (0), 8 or 16 */
 	bool no_contexts;         /* routine points only (no calling contexts) */
+	bool drms;                /* dynamic read memory size (threads, input calls) */
+	bool cost_time;           /* cost: wall-clock microseconds, not basic blocks */
 	void (*started)(pid_t child, void *ctx);
 	void *ctx;
 } plumb_inputs_opts;

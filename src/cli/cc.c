@@ -1,8 +1,9 @@
 /* plumb cc, plumb c++: compiler wrappers that build a program for input-
- * sensitive profiles (docs/inputs.md). They run the compiler with gcc's
- * thread-sanitizer hooks (function entry and exit, every load and store)
- * and basic-block hooks, and link plumb's runtime (libplumb-inputs.a)
- * instead of libtsan. */
+ * sensitive profiles (docs/inputs.md). They run gcc with its thread-
+ * sanitizer hooks (function entry and exit, every load and store) and
+ * basic-block hooks, or clang with its function-instrumentation and
+ * sanitizer-coverage hooks, and link plumb's runtime (libplumb-inputs.a),
+ * which has both sets (instead of libtsan). */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "plumb/inputs.h"
 
 #ifndef PLUMB_LIBDIR
 #define PLUMB_LIBDIR "/usr/local/lib/plumb"
@@ -28,12 +30,14 @@ static const char cc_help[] =
 	"CC=\"plumb cc\" CXX=\"plumb c++\" for make and configure.\n"
 	"\n"
 	"Run the program with 'plumb record ./prog' to get profile.plumb (input\n"
-	"sizes and exact calls: plumb report --view inputs), or with\n"
+	"sizes, exact calls and per-line costs: plumb report --view inputs, tree,\n"
+	"lines; plumb record --drms, --cost time), or with\n"
 	"PLUMB_APROF_DIR=DIR for aprof reports in DIR. Run alone it behaves as\n"
 	"usual and writes nothing.\n"
 	"\n"
 	"Options (before the compiler's):\n"
-	"  --cc=COMPILER   the compiler to run (gcc or clang)\n"
+	"  --cc=COMPILER   the compiler to run: gcc or clang (14 or later), by name or\n"
+	"                  path; a cc that is clang is told by its link or by asking it\n"
 	"  --help          this help\n"
 	"\n"
 	"Example:\n"
@@ -84,10 +88,44 @@ static int find_plugin(char *out, size_t cap)
 	return access(out + 9, R_OK);
 }
 
+/* Whether cc is clang: by its name, else by the file a symbolic link
+ * (cc -> /etc/alternatives/cc -> ...) leads to, else by asking it whether
+ * it defines __clang__. */
 static bool is_clang(const char *cc)
 {
 	const char *base = strrchr(cc, '/');
-	return strstr(base ? base + 1 : cc, "clang") != NULL;
+	base = base ? base + 1 : cc;
+	if (strstr(base, "clang"))
+		return true;
+	if (strstr(base, "gcc") || strstr(base, "g++"))
+		return false;
+	char *exe = plumb_inputs_which(cc);
+	char real[PATH_MAX];
+	bool resolved = exe && realpath(exe, real);
+	free(exe);
+	if (resolved) {
+		base = strrchr(real, '/');
+		base = base ? base + 1 : real;
+		if (strstr(base, "clang"))
+			return true;
+		if (strstr(base, "gcc") || strstr(base, "g++"))
+			return false;
+	}
+	/* a wrapper script or an unusual name: the compiler knows */
+	char cmd[PATH_MAX + 64];
+	if ((size_t)snprintf(cmd, sizeof cmd, "'%s' -dM -E -x c /dev/null 2>/dev/null", cc) >= sizeof cmd ||
+	    strchr(cc, '\''))
+		return false;
+	FILE *f = popen(cmd, "r");
+	if (!f)
+		return false;
+	bool found = false;
+	char line[512];
+	while (fgets(line, sizeof line, f))
+		if (strstr(line, "#define __clang__ "))
+			found = true;
+	pclose(f);
+	return found;
 }
 
 static int wrap(int argc, char **argv, bool cxx)
@@ -122,7 +160,7 @@ static int wrap(int argc, char **argv, bool cxx)
 			  PLUMB_LIBDIR);
 		return EXIT_BAD_INPUT;
 	}
-	char **args = calloc((size_t)argc + 32, sizeof *args);
+	char **args = calloc((size_t)argc + 48, sizeof *args);
 	if (!args) {
 		cli_error("out of memory");
 		return EXIT_BAD_INPUT;
@@ -131,16 +169,26 @@ static int wrap(int argc, char **argv, bool cxx)
 	args[n++] = (char *)cc;
 	for (int i = first; i < argc; i++)
 		args[n++] = argv[i];
-	/* The sanitizer's hooks, compiled in; its runtime library never linked
-	 * in: gcc's driver adds libtsan to links that see -fsanitize=thread, so
-	 * a compile-and-link passes it to the compiler proper only (-Wp). */
 	if (clang) {
-		args[n++] = "-fsanitize=thread";
-		args[n++] = "-fno-sanitize-link-runtime";
+		/* clang 14: function hooks after inlining (routines are the
+		 * machine-level functions, as with gcc), a guard per basic block
+		 * (no-prune: every block, else the count is wrong), and a hook
+		 * per load and store (which needs a coverage kind to emit
+		 * anything). No sanitizer runtime is involved. */
+		args[n++] = "-finstrument-functions-after-inlining";
+		args[n++] = "-fsanitize-coverage=bb,no-prune,trace-pc-guard,trace-loads,trace-stores";
+		/* the runtime's gcc-built objects bring .debug_aranges, which
+		 * libdw then trusts for every address: clang's units must be in
+		 * it too, or their lines are not found */
+		args[n++] = "-gdwarf-aranges";
 	} else {
+		/* The sanitizer's hooks, compiled in; its runtime library never
+		 * linked in: gcc's driver adds libtsan to links that see
+		 * -fsanitize=thread, so a compile-and-link passes it to the
+		 * compiler proper only (-Wp). */
 		args[n++] = linking ? "-Wp,-fsanitize=thread" : "-fsanitize=thread";
+		args[n++] = "-fsanitize-coverage=trace-pc";
 	}
-	args[n++] = "-fsanitize-coverage=trace-pc";
 	/* gcc: the plugin that puts the hooks' fast paths inline (docs/inputs.md, Costs) */
 	char plugin[PATH_MAX + 16];
 	if (!clang && find_plugin(plugin, sizeof plugin) == 0)
@@ -157,10 +205,21 @@ static int wrap(int argc, char **argv, bool cxx)
 		/* the libc calls whose reads and writes matter most (src/inputs/wrap.c) */
 		args[n++] = "-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset,--wrap=memcmp,"
 			    "--wrap=strlen,--wrap=strcmp,--wrap=strncmp,--wrap=strcpy";
+		/* input and output calls, for drms (src/inputs/io.c) */
+		args[n++] = "-Wl,--wrap=read,--wrap=pread,--wrap=pread64,--wrap=readv,--wrap=preadv,"
+			    "--wrap=preadv64,--wrap=recv,--wrap=recvfrom,--wrap=recvmsg,--wrap=fread,"
+			    "--wrap=fread_unlocked,--wrap=fgets,--wrap=mmap,--wrap=mmap64,--wrap=__read_chk,"
+			    "--wrap=__pread_chk,--wrap=__pread64_chk,--wrap=__recv_chk,--wrap=__recvfrom_chk,"
+			    "--wrap=__fread_chk,--wrap=__fgets_chk,--wrap=write,--wrap=pwrite,--wrap=pwrite64,"
+			    "--wrap=writev,--wrap=send,--wrap=sendto,--wrap=sendmsg,--wrap=fwrite";
+		/* exec and _exit: the report first (src/inputs/exec.c) */
+		args[n++] = "-Wl,--wrap=execve,--wrap=execv,--wrap=execvp,--wrap=execvpe,--wrap=fexecve,"
+			    "--wrap=execl,--wrap=execlp,--wrap=execle,--wrap=_exit,--wrap=_Exit";
 		/* shared libraries built with plumb cc find the hooks in the program */
 		args[n++] = "-Wl,--export-dynamic-symbol=__tsan_*";
 		args[n++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";
 		args[n++] = "-Wl,--export-dynamic-symbol=__plumb_inp_*";
+		args[n++] = "-Wl,--export-dynamic-symbol=__cyg_profile_*";
 	}
 	args[n] = NULL;
 	fflush(NULL);

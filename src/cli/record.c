@@ -59,6 +59,9 @@ static const char record_help[] =
 	"(plumb report --view inputs). For those:\n"
 	"      --memres N         bytes per memory cell: 1, 2, 4 (default), 8 or 16\n"
 	"      --contexts=no      routine points only, no calling contexts\n"
+	"      --drms             input sizes count values other threads and input calls\n"
+	"                         (read, recv, fread, mmap ...) wrote since (dynamic rms)\n"
+	"      --cost time|bb     cost: wall-clock microseconds, or basic blocks (default)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"Examples:\n"
@@ -71,14 +74,14 @@ static const char record_help[] =
 	"  plumb record -p 1234 -o daemon.plumb             until Ctrl-C\n"
 	"  plumb report --view threads                      per thread: id, name, start routine\n";
 
-enum { OPT_STACK_SIZE = 256, OPT_SAMPLER, OPT_MEMRES, OPT_CONTEXTS };
+enum { OPT_STACK_SIZE = 256, OPT_SAMPLER, OPT_MEMRES, OPT_CONTEXTS, OPT_DRMS, OPT_COST };
 
 typedef struct record_args {
 	const char *output, *events, *sampler;
 	plumb_record_opts ro;
 	bool quiet;
 	unsigned memres;
-	bool no_contexts;
+	bool no_contexts, drms, cost_time, cost_given;
 } record_args;
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -104,6 +107,8 @@ static int parse_args(int argc, char **argv, record_args *a)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "memres", required_argument, NULL, OPT_MEMRES },
 		{ "contexts", required_argument, NULL, OPT_CONTEXTS },
+		{ "drms", no_argument, NULL, OPT_DRMS },
+		{ "cost", required_argument, NULL, OPT_COST },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -167,6 +172,15 @@ static int parse_args(int argc, char **argv, record_args *a)
 			if (strcmp(optarg, "yes") && strcmp(optarg, "no"))
 				return cli_usage_error("record", "--contexts expects yes or no, got '%s'", optarg);
 			a->no_contexts = strcmp(optarg, "no") == 0;
+			break;
+		case OPT_DRMS:
+			a->drms = true;
+			break;
+		case OPT_COST:
+			if (strcmp(optarg, "time") && strcmp(optarg, "bb"))
+				return cli_usage_error("record", "--cost expects time or bb, got '%s'", optarg);
+			a->cost_time = strcmp(optarg, "time") == 0;
+			a->cost_given = true;
 			break;
 		case 'h':
 			fputs(record_help, stdout);
@@ -458,7 +472,7 @@ static int record_inputs(record_args *a)
 		return EXIT_BAD_INPUT;
 	}
 	plumb_inputs_opts o = { .argv = a->ro.argv, .memres = a->memres, .no_contexts = a->no_contexts,
-				.started = started };
+				.drms = a->drms, .cost_time = a->cost_time, .started = started };
 	int st = -1;
 	size_t n = 0;
 	int status;
@@ -477,10 +491,13 @@ static int record_inputs(record_args *a)
 			status = cli_fail(&err);
 		} else if (!a->quiet) {
 			struct stat sb;
-			fprintf(stderr, "plumb record: %zu report%s (one per thread) read", n, n == 1 ? "" : "s");
+			fprintf(stderr, "plumb record: %zu report%s (one per thread and process) read", n, n == 1 ? "" : "s");
 			if (stat(a->output, &sb) == 0)
 				fprintf(stderr, "; %s: %lld KB", a->output, ((long long)sb.st_size + 1023) / 1024);
 			fputc('\n', stderr);
+			const char *lines = plumb_meta_get(p, "inputs.lines");
+			if (lines)
+				fprintf(stderr, "plumb record: note: %s\n", lines);
 		}
 	}
 	plumb_profile_free(p);
@@ -502,7 +519,8 @@ int cmd_record(int argc, char **argv)
 		if (inputs)
 			return record_inputs(&a);
 	}
-	if (a.memres || a.no_contexts)
-		return cli_usage_error("record", "--memres and --contexts are for programs built with plumb cc");
+	if (a.memres || a.no_contexts || a.drms || a.cost_given)
+		return cli_usage_error("record", "--memres, --contexts, --drms and --cost are for programs built "
+				       "with plumb cc");
 	return record(&a);
 }

@@ -26,7 +26,8 @@ static char dir_buf[4096];
 static uint32_t clock_max = UINT32_MAX;
 static atomic_uint next_seq = 1;
 
-static __thread inp_thread *tls_thread __attribute__((tls_model("initial-exec")));
+/* not static: the other hook files (hooks_clang.c) read it too */
+INP_HIDDEN __thread inp_thread *tls_thread __attribute__((tls_model("initial-exec")));
 static __thread bool tls_dead __attribute__((tls_model("initial-exec")));
 
 /* ---- the state the inline fast paths read (src/inputs/gcc_plugin.cc) --
@@ -66,6 +67,10 @@ static void thread_end(void *arg)
 	tls_thread = NULL;
 	tls_dead = true;
 	report(t, false);
+	if (t->blocks) {
+		inp_blocks_free(t->blocks);
+		inp_unmap(t->blocks, sizeof *t->blocks);
+	}
 	inp_thread_free(t);
 	inp_unmap(t, sizeof *t);
 }
@@ -91,9 +96,35 @@ static void catch_signals(void)
 			continue; /* the program's own, or ignored: leave it */
 		memset(&sa, 0, sizeof sa);
 		sa.sa_handler = on_signal;
-		sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+		/* the same and the other signals wait while the report is written
+		 * (a Ctrl-C reaches the program twice under plumb record); the
+		 * raise takes effect when the handler returns */
+		sa.sa_flags = SA_RESETHAND;
 		sigemptyset(&sa.sa_mask);
+		for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++)
+			sigaddset(&sa.sa_mask, sigs[k]);
 		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static unsigned log2_of(unsigned v)
+{
+	unsigned s = 0;
+	while ((1u << s) < v)
+		s++;
+	return s;
+}
+
+/* fork: the child's calling thread goes on (fork.c); the others are gone */
+static void after_fork_child(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	report_lock = fresh;
+	atomic_store(&next_seq, 1);
+	inp_thread *t = tls_thread;
+	if (t) {
+		t->seq = 0;
+		inp_after_fork(t);
 	}
 }
 
@@ -116,16 +147,19 @@ static void init(void)
 	const char *cm = getenv("PLUMB_APROF_CLOCK_MAX");
 	if (cm && atol(cm) >= 64)
 		clock_max = (uint32_t)atol(cm);
+	const char *d = getenv("PLUMB_APROF_DRMS");
+	opts.drms = d && (!strcmp(d, "yes") || !strcmp(d, "1"));
+	if (opts.drms && inp_drms_init(log2_of(opts.memres), clock_max)) {
+		atomic_store(&mode, OFF);
+		return;
+	}
+	const char *lines = getenv("PLUMB_APROF_LINES");
+	opts.lines = lines && (!strcmp(lines, "yes") || !strcmp(lines, "1"));
+	const char *cost = getenv("PLUMB_APROF_COST");
+	opts.cost_time = cost && !strcmp(cost, "time");
 	catch_signals();
+	pthread_atfork(NULL, NULL, after_fork_child);
 	atomic_store(&mode, ON);
-}
-
-static unsigned log2_of(unsigned v)
-{
-	unsigned s = 0;
-	while ((1u << s) < v)
-		s++;
-	return s;
 }
 
 __attribute__((noinline)) static inp_thread *thread_start(void)
@@ -142,9 +176,32 @@ __attribute__((noinline)) static inp_thread *thread_start(void)
 		tls_dead = true;
 		return NULL;
 	}
-	inp_shadow_use_cache(&t->shadow, __plumb_inp_tags, __plumb_inp_leaves, idle_leaf);
+	/* drms sees every access (another thread's writes make a counted cell
+	 * new input): the gcc plugin's inline paths, which skip the runtime
+	 * when a cell was counted already, are kept missing by an empty cache */
+	if (!opts.drms)
+		inp_shadow_use_cache(&t->shadow, __plumb_inp_tags, __plumb_inp_leaves, idle_leaf);
 	__plumb_inp_shift = t->shadow.shift;
 	t->clock_max = clock_max;
+	if (opts.drms) {
+		t->drms = true;
+		t->clock_max = UINT32_MAX; /* the global clock has its own limit */
+		if (inp_grow((void **)&t->dframes, &t->dframes_cap, 2, sizeof *t->dframes)) {
+			inp_thread_free(t);
+			inp_unmap(t, sizeof *t);
+			tls_dead = true;
+			return NULL;
+		}
+	}
+	if (opts.lines) {
+		t->blocks = inp_map(sizeof *t->blocks);
+		if (t->blocks)
+			inp_blocks_free(t->blocks); /* empty, no last slot */
+	}
+	if (opts.cost_time) {
+		t->cost_time = true;
+		t->cost_base = inp_now_us();
+	}
 	t->seq = gettid() == getpid() ? 0 : atomic_fetch_add(&next_seq, 1);
 	tls_thread = t;
 	pthread_setspecific(thread_key, t);
@@ -168,9 +225,28 @@ __attribute__((destructor(101))) static void finish(void)
 	report(t, false);
 }
 
+INP_HIDDEN void inp_end_thread(void)
+{
+	inp_thread *t = tls_thread;
+	if (!t)
+		return;
+	tls_thread = NULL;
+	tls_dead = true;
+	pthread_setspecific(thread_key, NULL);
+	report(t, false);
+}
+
 INP_HIDDEN inp_thread *inp_current(void)
 {
 	return tls_thread;
+}
+
+/* The calling thread's state, made at its first event (the entry hooks of
+ * hooks_clang.c). */
+INP_HIDDEN inp_thread *inp_current_start(void)
+{
+	inp_thread *t = tls_thread;
+	return t ? t : thread_start();
 }
 
 /* ---- the hooks ------------------------------------------------------- */
@@ -218,8 +294,16 @@ INP_EXPORT void __tsan_func_exit(void)
 }
 
 /* The plugin's: blocks is what the routine counted since its last flush. */
+static bool plugin_built; /* the gcc plugin's hooks ran: blocks are counted inline */
+
+INP_HIDDEN bool inp_plugin_built(void)
+{
+	return plugin_built;
+}
+
 INP_EXPORT void __plumb_inp_func_entry(void *caller_pc, void *cfa, uint64_t blocks)
 {
+	plugin_built = true;
 	__plumb_inp_cost += blocks;
 	enter((uintptr_t)__builtin_return_address(0), (uintptr_t)cfa, (uintptr_t)caller_pc);
 }
@@ -233,6 +317,9 @@ INP_EXPORT void __plumb_inp_func_exit(void *cfa, uint64_t blocks)
 INP_EXPORT void __sanitizer_cov_trace_pc(void)
 {
 	__plumb_inp_cost++;
+	inp_thread *t = tls_thread;
+	if (t && t->blocks)
+		inp_block_hit(t, (uintptr_t)__builtin_return_address(0));
 }
 
 /* The whole access: the inline fast path missed, or there is none. */

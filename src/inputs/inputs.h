@@ -90,7 +90,15 @@ typedef struct inp_point {
 	uint32_t node;
 	uint64_t rms, calls, min, max, sum, real_sum, self_sum, self_min, self_max;
 	unsigned __int128 sqr, self_sqr;
+	/* drms: induced first reads of values the kernel (sys) or another
+	 * thread (thr) wrote, summed over calls; cum includes the callees' */
+	uint64_t sys_cum, thr_cum, sys_self, thr_self;
 } inp_point;
+
+/* drms counts of a pending activation, beside its frame (drms.c) */
+typedef struct inp_drms_frame {
+	uint64_t sys_self, thr_self, sys_cum, thr_cum;
+} inp_drms_frame;
 
 /* An open-addressing table from a 64-bit key to a 32-bit index + 1 (0: empty). */
 typedef struct inp_table {
@@ -106,6 +114,20 @@ typedef struct inp_child_slot {
 	uintptr_t pc;
 	uint32_t parent, node;    /* node 0: empty */
 } inp_child_slot;
+/* Basic-block runs per (calling context, block address): blocks.c */
+#define INP_BLOCK_CACHE 512
+typedef struct inp_blocks {
+	uintptr_t *pc;            /* 0: an empty slot */
+	uint32_t *node;
+	uint64_t *count;
+	size_t cap, n;
+	size_t last;              /* the slot of the latest block; SIZE_MAX: none */
+	uintptr_t last_pc;
+	bool failed;
+	/* direct-mapped by pc: the slots of the blocks of the loops running now
+	 * (slot + 1; 0: empty), emptied when slots move */
+	struct { uintptr_t pc; uint32_t node, slot1; } cache[INP_BLOCK_CACHE];
+} inp_blocks;
 
 typedef struct inp_thread {
 	uint64_t cost;            /* basic blocks executed */
@@ -129,6 +151,17 @@ typedef struct inp_thread {
 	uint32_t seq;             /* the thread's number in its process (main: 0) */
 	uint32_t renumberings;
 	bool failed;              /* out of memory: stop collecting */
+	/* drms (drms.c): activation ids and stamps come from a global clock,
+	 * reads compare with the global write shadow */
+	bool drms;
+	inp_drms_frame *dframes;  /* [depth], beside frames */
+	size_t dframes_cap;
+	/* --cost time (cost_time.c): cost is wall-clock microseconds since
+	 * cost_base, read at every entry and exit */
+	bool cost_time;
+	uint64_t cost_base;
+	/* per-line costs (blocks.c); NULL when not collected */
+	inp_blocks *blocks;
 } inp_thread;
 
 int inp_thread_init(inp_thread *t, unsigned memres_shift);
@@ -144,6 +177,44 @@ void inp_write_slow(inp_thread *t, uintptr_t addr, size_t size);
 void inp_unwind_all(inp_thread *t);
 /* Renumber activation ids and timestamps (the clock reached clock_max). */
 void inp_renumber(inp_thread *t);
+
+/* ---- drms (drms.c) and --cost time (cost_time.c) --------------------- */
+
+/* The global clock and write shadow; 0 or -1 (out of memory). */
+int inp_drms_init(unsigned memres_shift, uint32_t clock_max);
+/* At an entry in drms mode (t->dframes made): the new frame's counts
+ * zeroed, and the global clock's next id becomes t->clock + 1. */
+void inp_drms_enter(inp_thread *t);
+void inp_drms_read(inp_thread *t, uintptr_t addr, size_t size);
+void inp_drms_write(inp_thread *t, uintptr_t addr, size_t size);
+/* The kernel (or libc on its behalf) wrote [addr, addr + size). */
+void inp_drms_kernel_wrote(uintptr_t addr, size_t size);
+/* At a return in drms mode: the frame's counts to its point and parent. */
+void inp_drms_pop(inp_thread *t, inp_point *pt);
+/* A run of the block at pc in the top frame's context (blocks.c). */
+void inp_block_add(inp_thread *t, uintptr_t pc, int64_t delta);
+void inp_block_to_top(inp_thread *t);
+void inp_blocks_free(inp_blocks *b);
+static inline void inp_block_hit(inp_thread *t, uintptr_t pc)
+{
+	inp_blocks *b = t->blocks;
+	uint32_t node = t->frames[t->depth].node;
+	size_t i = (pc >> 2) & (INP_BLOCK_CACHE - 1);
+	if (b->cache[i].pc == pc && b->cache[i].node == node && b->cache[i].slot1) {
+		b->last = b->cache[i].slot1 - 1; /* for inp_block_to_top */
+		b->count[b->last]++;
+	} else
+		inp_block_add(t, pc, 1);
+}
+
+/* In a forked child: no points yet, costs from now (fork.c). */
+void inp_after_fork(inp_thread *t);
+/* Write the calling thread's report now and measure it no more (before
+ * exec and _exit: hooks.c). */
+void inp_end_thread(void);
+/* Set t->cost to the microseconds since t->cost_base. */
+void inp_cost_sync(inp_thread *t);
+uint64_t inp_now_us(void);
 
 /* The fast path of a read of one granule-aligned cell by the top activation. */
 static inline void inp_read_cell(inp_thread *t, uint32_t *c)
@@ -178,6 +249,10 @@ static inline void inp_read(inp_thread *t, uintptr_t addr, size_t size)
 {
 	if (t->depth == 0)
 		return;
+	if (__builtin_expect(t->drms, 0)) {
+		inp_drms_read(t, addr, size);
+		return;
+	}
 	unsigned sh = t->shadow.shift;
 	if (((addr ^ (addr + size - 1)) >> sh) == 0) {
 		uint32_t *c = inp_shadow_cell(&t->shadow, addr);
@@ -192,6 +267,10 @@ static inline void inp_write(inp_thread *t, uintptr_t addr, size_t size)
 {
 	if (t->depth == 0)
 		return;
+	if (__builtin_expect(t->drms, 0)) {
+		inp_drms_write(t, addr, size);
+		return;
+	}
 	unsigned sh = t->shadow.shift;
 	if (((addr ^ (addr + size - 1)) >> sh) == 0) {
 		uint32_t *c = inp_shadow_cell(&t->shadow, addr);
@@ -204,6 +283,16 @@ static inline void inp_write(inp_thread *t, uintptr_t addr, size_t size)
 
 /* The calling thread's state (hooks.c); NULL when not measuring. */
 inp_thread *inp_current(void);
+/* The same, made at the thread's first event; NULL when not measuring. */
+inp_thread *inp_current_start(void);
+extern __thread inp_thread *tls_thread __attribute__((tls_model("initial-exec")));
+/* Basic blocks the thread executed (hooks.c): the gcc plugin's inline code
+ * and the block hooks count here; t->cost is set from it at every entry,
+ * exit and report. */
+extern __thread uint64_t __plumb_inp_cost __attribute__((tls_model("initial-exec")));
+/* Whether the program was built with plumb cc's gcc plugin, which counts
+ * basic blocks inline: then there are no block hooks, and no per-line costs. */
+bool inp_plugin_built(void);
 
 /* ---- the report (report.c) and routine names (names.c) ---------------- */
 
@@ -211,6 +300,9 @@ typedef struct inp_report_opts {
 	const char *dir;          /* PLUMB_APROF_DIR */
 	unsigned memres;
 	bool contexts;            /* q and x lines; else p lines per routine */
+	bool drms;                /* i drms, 18 fields per point */
+	bool lines;               /* c plumb-block lines: per-line costs */
+	bool cost_time;           /* m time-usec */
 } inp_report_opts;
 
 /* Write t as an aprof version-6 report <exe>_<pid>_<seq>_<memres>.aprof in
@@ -218,6 +310,9 @@ typedef struct inp_report_opts {
 int inp_write_report(inp_thread *t, const inp_report_opts *opts);
 
 /* The function containing pc: its name and its object's path. */
+/* pc's offset in the file of the object holding it, and that object's load
+ * base (to tell objects apart); false when no object holds it. */
+bool inp_file_offset(uintptr_t pc, uint64_t *offset, uintptr_t *base);
 void inp_symbolize(uintptr_t pc, char *name, size_t name_size, char *obj, size_t obj_size);
 
 #endif

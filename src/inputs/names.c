@@ -36,6 +36,7 @@ typedef struct find {
 	uintptr_t pc, base;
 	const char *name;
 	bool found;
+	uintptr_t seg_lo, seg_hi, seg_offset; /* the PT_LOAD segment holding pc */
 } find;
 
 static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
@@ -49,6 +50,9 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
 			f->base = info->dlpi_addr;
 			f->name = info->dlpi_name;
 			f->found = true;
+			f->seg_lo = lo;
+			f->seg_hi = lo + ph->p_memsz;
+			f->seg_offset = ph->p_offset;
 			return 1;
 		}
 	}
@@ -153,4 +157,20 @@ INP_HIDDEN void inp_symbolize(uintptr_t pc, char *name, size_t name_size, char *
 		snprintf(name, name_size, "%s", best->name);
 	else
 		snprintf(name, name_size, "0x%lx", (unsigned long)pc);
+}
+
+INP_HIDDEN bool inp_file_offset(uintptr_t pc, uint64_t *offset, uintptr_t *base)
+{
+	/* the segment of the previous answer first: blocks come routine by routine */
+	static find last;
+	if (!(last.found && pc >= last.seg_lo && pc < last.seg_hi)) {
+		find f = { .pc = pc };
+		dl_iterate_phdr(find_object, &f);
+		if (!f.found)
+			return false;
+		last = f;
+	}
+	*offset = pc - last.seg_lo + last.seg_offset;
+	*base = last.base;
+	return true;
 }

@@ -97,6 +97,7 @@ INP_HIDDEN void inp_thread_free(inp_thread *t)
 	FREE_ARRAY(t->routines, t->routines_cap);
 	FREE_ARRAY(t->nodes, t->nodes_cap);
 	FREE_ARRAY(t->points, t->points_cap);
+	FREE_ARRAY(t->dframes, t->dframes_cap);
 	table_free(&t->routine_ix);
 	table_free(&t->child_ix);
 	table_free(&t->point_ix);
@@ -233,6 +234,8 @@ static void pop(inp_thread *t)
 		pt->self_sqr += (unsigned __int128)self * self;
 		if (outermost)
 			pt->real_sum += cum;
+		if (t->dframes)
+			inp_drms_pop(t, pt);
 	}
 	t->depth--;
 	inp_frame *parent = &t->frames[t->depth];
@@ -244,6 +247,8 @@ INP_HIDDEN void inp_enter(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t c
 {
 	if (t->failed)
 		return;
+	if (__builtin_expect(t->cost_time, 0))
+		inp_cost_sync(t);
 	/* frames at or below this one's stack address were left by a longjmp
 	 * (within 64 MiB: a signal handler on another stack leaves them be) */
 	while (t->depth && t->frames[t->depth].sp <= sp && sp - t->frames[t->depth].sp < (64u << 20))
@@ -260,6 +265,8 @@ INP_HIDDEN void inp_enter(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t c
 		t->failed = true;
 		return;
 	}
+	if (__builtin_expect(t->dframes != NULL, 0))
+		inp_drms_enter(t);
 	t->routines[t->nodes[node].routine].pending++;
 	inp_frame *f = &t->frames[++t->depth];
 	f->aid = ++t->clock;
@@ -275,6 +282,8 @@ INP_HIDDEN void inp_exit(inp_thread *t, uintptr_t sp, uintptr_t ra)
 {
 	if (t->failed)
 		return;
+	if (__builtin_expect(t->cost_time, 0))
+		inp_cost_sync(t);
 	/* Deeper frames than this hook's are ones a longjmp left, or the
 	 * exiting routine itself when its exit hook was a tail call (then ra,
 	 * the hook's return address, is the routine's). */
@@ -292,6 +301,8 @@ INP_HIDDEN void inp_unwind_all(inp_thread *t)
 {
 	if (t->failed)
 		return;
+	if (t->cost_time)
+		inp_cost_sync(t);
 	while (t->depth)
 		pop(t);
 }

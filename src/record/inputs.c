@@ -14,6 +14,7 @@
 
 #include "plumb/formats.h"
 #include "plumb/inputs.h"
+#include "record/inputs_lines.h"
 
 bool plumb_inputs_instrumented(const char *path)
 {
@@ -99,13 +100,20 @@ nomem:
 	return plumb_fail_nomem(err);
 }
 
-static void remove_dir(const char *dir, char **names, size_t n)
+/* Everything in dir (reports, and a report left half-written by a killed
+ * thread), then dir. */
+static void remove_dir(const char *dir)
 {
 	char path[4096 + 512];
-	for (size_t i = 0; i < n; i++) {
-		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+	DIR *d = opendir(dir);
+	for (struct dirent *de; d && (de = readdir(d));) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
 		unlink(path);
 	}
+	if (d)
+		closedir(d);
 	rmdir(dir);
 }
 
@@ -121,6 +129,10 @@ static int run(const plumb_inputs_opts *o, const char *dir, int *wait_status, pl
 		setenv("PLUMB_APROF_DIR", dir, 1);
 		setenv("PLUMB_APROF_MEMRES", memres, 1);
 		setenv("PLUMB_APROF_CONTEXTS", o->no_contexts ? "no" : "yes", 1);
+		setenv("PLUMB_APROF_DRMS", o->drms ? "yes" : "no", 1);
+		setenv("PLUMB_APROF_COST", o->cost_time ? "time" : "bb", 1);
+		/* per-line costs need contexts (and blocks for their cost) */
+		setenv("PLUMB_APROF_LINES", o->no_contexts || o->cost_time ? "no" : "yes", 1);
 		execvp(o->argv[0], o->argv);
 		fprintf(stderr, "plumb record: cannot run %s: %s\n", o->argv[0], strerror(errno));
 		_exit(127);
@@ -158,11 +170,14 @@ int plumb_record_inputs(const plumb_inputs_opts *o, plumb_profile *p, int *wait_
 	char path[4096 + 512];
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		size_t parts = p->parts.n;
 		rc = plumb_read_file(p, path, &ro, NULL, err);
+		if (rc == 0 && p->parts.n == parts + 1)
+			rc = plumb_inputs_add_lines(p, (plumb_id)parts, path, err);
 	}
 	if (rc == 0)
 		*nreports = n;
-	remove_dir(dir, names, n);
+	remove_dir(dir);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
