@@ -167,8 +167,9 @@ int plumb_gmon_merge(plumb_gmon *dst, const plumb_gmon *src, const char *src_nam
 		     plumb_error *err);
 
 /* The largest gmon.out the writer makes (1 GiB): counts that would need more
- * (continuation records of histogram bins, arcs, blocks) are refused with
- * PLUMB_ERR_OVERFLOW before anything is written. */
+ * (continuation records of histogram bins, arcs, blocks), or one count that
+ * would need over 4,096 records, are refused with PLUMB_ERR_OVERFLOW before
+ * anything is written. */
 #define PLUMB_GMON_MAX_WRITE (1ull << 30)
 /* Write g in the GNU format (version 1) with g's address size and byte
  * order, atomically (a temporary file renamed over path): one histogram

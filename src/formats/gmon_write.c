@@ -107,29 +107,48 @@ static long double records(uint64_t count, uint64_t per)
 	return count <= per ? 1.0L : ceill((long double)count / (long double)per);
 }
 
+/* More records than this for one count is not a sum of real runs (a bin
+ * would hold 268 million samples, an arc 1.7e13 calls) but damage: refused
+ * rather than written out at length. */
+#define MAX_RECORDS_PER_COUNT 4096.0L
+
 /* The bytes the file will take. Counts past what one record holds go on in
  * more records, so a histogram bin or an arc near 2^64 would take petabytes:
  * the size is known, and checked, before anything is written. */
 static int check_size(const plumb_gmon *g, plumb_error *err)
 {
 	unsigned asz = g->addr_size;
-	long double bytes = 20;
-	for (size_t i = 0; i < g->nhists; i++)
-		bytes += records(max_bin(&g->hists[i]), 0xFFFF) *
-			 (1 + 2 * asz + 4 + 4 + 16 + 2.0L * g->hists[i].nbins);
-	for (size_t i = 0; i < g->narcs; i++)
-		bytes += records(g->arcs[i].count, UINT32_MAX) * (1 + 2 * asz + 4);
+	long double bytes = 20, most = 0;
+	const char *what = NULL;
+	for (size_t i = 0; i < g->nhists; i++) {
+		long double r = records(max_bin(&g->hists[i]), 0xFFFF);
+		if (r > most)
+			most = r, what = "a histogram bin (65,535 samples a record)";
+		bytes += r * (1 + 2 * asz + 4 + 4 + 16 + 2.0L * g->hists[i].nbins);
+	}
+	for (size_t i = 0; i < g->narcs; i++) {
+		long double r = records(g->arcs[i].count, UINT32_MAX);
+		if (r > most)
+			most = r, what = "an arc's count (2^32 - 1 calls a record)";
+		bytes += r * (1 + 2 * asz + 4);
+	}
 	uint64_t max = asz == 4 ? UINT32_MAX : UINT64_MAX;
 	bytes += (long double)g->nbbs * 2 * asz + 5;
 	for (size_t i = 0; i < g->nbbs; i++)
-		if (g->bbs[i].count > max)
-			bytes += records(g->bbs[i].count - max, max) * (1 + 4 + 2 * asz);
+		if (g->bbs[i].count > max) {
+			long double r = records(g->bbs[i].count - max, max) + 1;
+			if (r > most)
+				most = r, what = "a block count (2^32 - 1 a record)";
+			bytes += (r - 1) * (1 + 4 + 2 * asz);
+		}
+	if (most > MAX_RECORDS_PER_COUNT)
+		return plumb_fail(err, PLUMB_ERR_OVERFLOW,
+				  "gmon writer: %s would need %.0Lf records in gmon.out, more than the %.0Lf "
+				  "written for one count", what, most, MAX_RECORDS_PER_COUNT);
 	if (bytes > (long double)PLUMB_GMON_MAX_WRITE)
 		return plumb_fail(err, PLUMB_ERR_OVERFLOW,
-				  "gmon writer: the counts need a %.3Lg-byte gmon.out (a histogram record "
-				  "holds 65,535 samples a bin, an arc record 2^32 - 1 calls; counts past "
-				  "that go on in more records), more than the %llu bytes written at most",
-				  bytes, (unsigned long long)PLUMB_GMON_MAX_WRITE);
+				  "gmon writer: the counts need a %.3Lg-byte gmon.out, more than the %llu "
+				  "bytes written at most", bytes, (unsigned long long)PLUMB_GMON_MAX_WRITE);
 	return 0;
 }
 
