@@ -7,6 +7,7 @@
 
 #include "model/index.h"
 #include "plumb/record.h"
+#include "record/heap.h"
 #include "symbols/call_site.h"
 
 #define MAX_INLINE 16
@@ -341,6 +342,12 @@ static int write_meta(conv *c, plumb_error *err)
 	    set_meta_u64(c->p, "record.throttled", c->d->throttled, err) ||
 	    (c->nostack && set_meta_u64(c->p, "record.no_stack", c->nostack, err)))
 		return -1;
+	for (size_t i = 0; i < c->d->meta.n; i++) {
+		const char *kv = c->d->meta.v[i], *tab = strchr(kv, '\t');
+		snprintf(key, sizeof key, "%.*s", (int)(tab - kv), kv);
+		if (plumb_meta_set(c->p, key, tab + 1, err))
+			return -1;
+	}
 	snprintf(val, sizeof val, "%" PRIu64 " %" PRIu64, c->rooted, c->total);
 	if (plumb_meta_set(c->p, "stacks.rooted", val, err))
 		return -1;
@@ -358,7 +365,8 @@ static int write_meta(conv *c, plumb_error *err)
 static int convert(conv *c, const plumb_rec_profile_opts *o, plumb_error *err)
 {
 	for (size_t i = 0; i < c->d->events.n; i++)
-		if (plumb_event_add(c->p, c->d->events.v[i], NULL, "samples", err) < 0)
+		if (plumb_event_add(c->p, c->d->events.v[i], NULL, plumb_heap_event_unit(c->d->events.v[i]),
+				    err) < 0)
 			return -1;
 	uint64_t *costs = calloc(c->d->events.n ? c->d->events.n : 1, sizeof *costs);
 	if (!costs)
