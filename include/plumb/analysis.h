@@ -179,6 +179,7 @@ typedef enum plumb_view_kind {
 	PLUMB_VIEW_POINTS,        /* performance points: routine (or context) x input size */
 	PLUMB_VIEW_INPUTS,        /* one row per routine: how its cost grows with input size */
 	PLUMB_VIEW_FLAME,         /* the call tree as flame-graph boxes (table.h's plumb_flame) */
+	PLUMB_VIEW_HEAP,          /* a heap recording summed up: peak, leaks, temporaries, sizes */
 	PLUMB_VIEW_COUNT
 } plumb_view_kind;
 

@@ -14,7 +14,7 @@ static const char *const view_names[PLUMB_VIEW_COUNT] = {
 	[PLUMB_VIEW_LINES] = "lines",     [PLUMB_VIEW_FILES] = "files",
 	[PLUMB_VIEW_MODULES] = "modules", [PLUMB_VIEW_THREADS] = "threads",
 	[PLUMB_VIEW_POINTS] = "points",   [PLUMB_VIEW_INPUTS] = "inputs",
-	[PLUMB_VIEW_FLAME] = "flame",
+	[PLUMB_VIEW_FLAME] = "flame",     [PLUMB_VIEW_HEAP] = "heap",
 };
 
 static const char *const sort_names[] = {
@@ -395,6 +395,8 @@ static int build_rows(const plumb_profile *p, const plumb_view_opts *o, plumb_ta
 		return view_inputs(p, o, out, err);
 	case PLUMB_VIEW_FLAME:
 		return view_flame(p, o, out, err);
+	case PLUMB_VIEW_HEAP:
+		return view_heap(p, o, out, err);
 	case PLUMB_VIEW_COUNT:
 		break;
 	}

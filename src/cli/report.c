@@ -33,6 +33,8 @@ static const char report_help[] =
 	"              and input size, every field of the report\n"
 	"  flame       the call tree as a flame graph (--format svg draws it; text, csv\n"
 	"              and json list its boxes); --invert: an icicle of the bottom-up tree\n"
+	"  heap        a heap recording (plumb record --heap) summed up: peak and when,\n"
+	"              allocations, temporaries, leaks, top sites, size histogram\n"
 	"\n"
 	"Options:\n"
 	"  -v, --view VIEW        the view above\n"
@@ -116,7 +118,7 @@ static int set_view(report_args *a, const char *name)
 	int v = plumb_view_by_name(name);
 	if (v < 0)
 		return cli_usage_error("report", "unknown view '%s' (flat, callers, callees, butterfly, "
-					       "tree, bottom-up, lines, files, modules, parts, inputs, points, flame)", name);
+					       "tree, bottom-up, lines, files, modules, parts, inputs, points, flame, heap)", name);
 	a->view.kind = (plumb_view_kind)v;
 	a->view_set = true;
 	return 0;
