@@ -32,6 +32,7 @@ struct heap_state heap;
 __thread int heap_guard __attribute__((tls_model("initial-exec")));
 static __thread struct heap_thread *heap_self __attribute__((tls_model("initial-exec")));
 static pthread_key_t heap_key;
+static atomic_int probe;   /* check_allocator: 1 looking for our wrapper, 2 it ran */
 
 void *heap_raw_map(size_t len)
 {
@@ -253,8 +254,16 @@ static size_t set_home(uint64_t p)
 
 #define SET_PROBES 32
 
+/* A counting filter in front of the set: most frees are of blocks never
+ * sampled, and one load from 128 KiB answers that. */
+static size_t filter_slot(uint64_t p)
+{
+	return (size_t)((p * 0xff51afd7ed558ccdu) >> (64 - HEAP_FILTER_BITS));
+}
+
 static void set_add(struct heap_thread *t, uint64_t p)
 {
+	atomic_fetch_add_explicit(&heap.filter[filter_slot(p)], 1, memory_order_relaxed);
 	size_t mask = ((size_t)1 << HEAP_SET_BITS) - 1;
 	for (size_t i = set_home(p), k = 0; k < SET_PROBES; k++, i = (i + 1) & mask) {
 		uint64_t cur = atomic_load_explicit(&heap.set_key[i], memory_order_relaxed);
@@ -266,11 +275,15 @@ static void set_add(struct heap_thread *t, uint64_t p)
 			return;
 	}
 	/* full here: the block's free will not be seen (counted as live) */
+	atomic_fetch_sub_explicit(&heap.filter[filter_slot(p)], 1, memory_order_relaxed);
 }
 
 /* Was p sampled? Then take it out; *temp: its thread has not allocated since. */
 static int set_take(uint64_t p, int *temp)
 {
+	_Atomic uint16_t *f = &heap.filter[filter_slot(p)];
+	if (!atomic_load_explicit(f, memory_order_relaxed))
+		return 0;
 	size_t mask = ((size_t)1 << HEAP_SET_BITS) - 1;
 	for (size_t i = set_home(p), k = 0; k < SET_PROBES; k++, i = (i + 1) & mask) {
 		uint64_t cur = atomic_load_explicit(&heap.set_key[i], memory_order_acquire);
@@ -281,6 +294,7 @@ static int set_take(uint64_t p, int *temp)
 		struct heap_thread *o = heap.set_owner[i];
 		*temp = o && o->allocs == heap.set_val[i];
 		atomic_store(&heap.set_key[i], 1);
+		atomic_fetch_sub_explicit(f, 1, memory_order_relaxed);
 		return 1;
 	}
 	return 0;
@@ -293,24 +307,10 @@ static uint64_t next_seq(void)
 	return atomic_fetch_add_explicit(&heap.seq, 1, memory_order_relaxed) + 1;
 }
 
-void heap_on_alloc(void *p, size_t size, uint64_t fn, uint64_t ra, uint64_t sp)
+/* Record an allocation at t (taken). */
+static void record_alloc(struct heap_thread *t, int mode, void *p, size_t size, uint64_t fn,
+			 uint64_t ra, uint64_t sp)
 {
-	int mode = atomic_load_explicit(&heap.mode, memory_order_relaxed);
-	if (!mode || !p)
-		return;
-	struct heap_thread *t = take(ra);
-	if (!t)
-		return;
-	t->allocs++;
-	if (mode == PSMP_HEAP_SAMPLED) {
-		t->countdown -= (int64_t)size;
-		if (t->countdown > 0) {
-			give(t);
-			return;
-		}
-		while (t->countdown <= 0)
-			t->countdown += draw(t);
-	}
 	heap_guard = 1;
 	uint32_t id = heap_stack_id(t, fn, ra, sp);
 	heap_guard = 0;
@@ -318,6 +318,44 @@ void heap_on_alloc(void *p, size_t size, uint64_t fn, uint64_t ra, uint64_t sp)
 		set_add(t, (uint64_t)(uintptr_t)p);
 	emit(t, PSMP_HEAP_ALLOC, next_seq(), (uint64_t)(uintptr_t)p, size, id, 4);
 	give(t);
+}
+
+void heap_on_alloc(void *p, size_t size, uint64_t fn, uint64_t ra, uint64_t sp)
+{
+	int mode = atomic_load_explicit(&heap.mode, memory_order_relaxed);
+	if (!mode) {
+		if (atomic_load_explicit(&probe, memory_order_relaxed) == 1)
+			atomic_store(&probe, 2);   /* check_allocator's call reached us */
+		return;
+	}
+	if (!p)
+		return;
+	struct heap_thread *t = heap_self;
+	if (mode == PSMP_HEAP_SAMPLED && t && !heap_guard) {
+		/* the fast path: count down, no atomics */
+		t->allocs++;
+		if ((t->countdown -= (int64_t)size) > 0)
+			return;
+		while (t->countdown <= 0)
+			t->countdown += draw(t);
+		if ((ra >= heap.self_lo && ra < heap.self_hi) ||
+		    atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))
+			return;   /* our own allocation, or written out at exit */
+		record_alloc(t, mode, p, size, fn, ra, sp);
+		return;
+	}
+	if (!(t = take(ra)))
+		return;
+	t->allocs++;
+	if (mode == PSMP_HEAP_SAMPLED) {
+		if ((t->countdown -= (int64_t)size) > 0) {
+			give(t);
+			return;
+		}
+		while (t->countdown <= 0)
+			t->countdown += draw(t);
+	}
+	record_alloc(t, mode, p, size, fn, ra, sp);
 }
 
 void heap_on_free(void *p)
@@ -420,15 +458,27 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-/* Which malloc the program really calls, and whether it is libc's. */
+/* Which malloc the program really calls (a call through the global lookup
+ * reaches our wrapper, or an allocator defined ahead of us: the address
+ * alone cannot tell, a non-PIE executable's PLT stub stands for malloc),
+ * and whether the one we wrap is libc's. */
 static void check_allocator(void)
 {
 	Dl_info me, def, next;
-	void *used = dlsym(RTLD_DEFAULT, "malloc");
+	void *(*used)(size_t) = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "malloc");
+	void (*used_free)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "free");
 	void *after = dlsym(RTLD_NEXT, "malloc");
 	if (!dladdr((void *)heap_start, &me))
 		return;
-	if (used && dladdr(used, &def) && def.dli_fbase != me.dli_fbase) {
+	int ours = 1;
+	if (used && used_free) {
+		atomic_store(&probe, 1);
+		void *p = used(1);
+		ours = atomic_load(&probe) == 2;
+		atomic_store(&probe, 0);
+		used_free(p);
+	}
+	if (!ours && dladdr((void *)used, &def)) {
 		heap.flags |= PSMP_HEAP_MALLOC_ELSEWHERE;
 		snprintf(heap.where, sizeof heap.where, "%s", def.dli_fname ? def.dli_fname : "?");
 	} else if (after && dladdr(after, &next) && next.dli_fname &&
@@ -474,7 +524,8 @@ void heap_start(void)
 		heap.set_key = heap_raw_map(n * sizeof *heap.set_key);
 		heap.set_val = heap_raw_map(n * sizeof *heap.set_val);
 		heap.set_owner = heap_raw_map(n * sizeof *heap.set_owner);
-		if (!heap.set_key || !heap.set_val || !heap.set_owner) {
+		heap.filter = heap_raw_map(((size_t)1 << HEAP_FILTER_BITS) * sizeof *heap.filter);
+		if (!heap.set_key || !heap.set_val || !heap.set_owner || !heap.filter) {
 			heap_guard = 0;
 			return;
 		}

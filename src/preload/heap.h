@@ -17,8 +17,10 @@
 #define HEAP_BUF (64 * 1024)      /* a thread's event record */
 #define HEAP_SBUF (32 * 1024)     /* its new stacks */
 #define HEAP_CACHE 4096           /* call sites remembered per thread */
-#define HEAP_PAIRS (128 * 1024)   /* return address slots kept for the cache */
+#define HEAP_WAYS 4               /* stacks per (return address, stack pointer) */
+#define HEAP_PAIRS (512 * 1024)   /* return address slots kept for the cache */
 #define HEAP_SET_BITS 18          /* sampled mode: live sampled blocks, 2^18 slots */
+#define HEAP_FILTER_BITS 16       /* and a counting filter in front of them */
 
 /* A call site seen before: the stack it had, and where each of its return
  * addresses sat on the stack, to check that they are still the same. */
@@ -73,6 +75,7 @@ struct heap_state {
 	_Atomic uint64_t *set_key;
 	uint64_t *set_val;             /* allocating thread's allocs at the sample */
 	struct heap_thread **set_owner;
+	_Atomic uint16_t *filter;
 	int key_made;
 	char env_mode[48], env_seed[24];  /* the settings, for an exec's environment */
 };

@@ -152,10 +152,12 @@ static uint32_t intern(struct heap_thread *t, const uint64_t *pc, unsigned n, in
 	return t->next_id++;
 }
 
-static struct heap_cache_ent *cache_slot(struct heap_thread *t, uint64_t ra, uint64_t sp)
+/* The set of HEAP_WAYS entries for (ra, sp): a call at one depth may come
+ * through several callers (an interpreter's loop), and each keeps its own. */
+static struct heap_cache_ent *cache_set(struct heap_thread *t, uint64_t ra, uint64_t sp)
 {
 	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u)) * 0xff51afd7ed558ccdu;
-	return &t->cache[(h >> 40) & (HEAP_CACHE - 1)];
+	return &t->cache[((h >> 40) & (HEAP_CACHE / HEAP_WAYS - 1)) * HEAP_WAYS];
 }
 
 /* Remember where the return addresses of this walk sit on the stack. */
@@ -198,9 +200,16 @@ static int cache_valid(const struct heap_thread *t, const struct heap_cache_ent 
 
 uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, uint64_t ra, uint64_t sp)
 {
-	struct heap_cache_ent *e = cache_slot(t, ra, sp);
-	if (e->ra == ra && e->sp == sp && e->fn == fn && cache_valid(t, e))
-		return e->id;
+	struct heap_cache_ent *set = cache_set(t, ra, sp);
+	for (unsigned i = 0; i < HEAP_WAYS; i++) {
+		struct heap_cache_ent *e = &set[i];
+		if (e->ra == ra && e->sp == sp && e->fn == fn && cache_valid(t, e))
+			return e->id;
+	}
+	/* a new entry in front; the oldest of the set goes */
+	memmove(set + 1, set, (HEAP_WAYS - 1) * sizeof *set);
+	struct heap_cache_ent *e = set;
+	e->ra = 0;
 	uint64_t ips[PSMP_MAX_FRAMES], cfas[PSMP_MAX_FRAMES], chain[PSMP_MAX_FRAMES + 1];
 	struct walk w = { .ra = ra, .sp = sp, .ips = ips, .cfas = cfas, .max = PSMP_MAX_FRAMES };
 	_Unwind_Backtrace(step, &w);

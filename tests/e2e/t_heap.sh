@@ -121,3 +121,28 @@ expect_err "--heap with --sampler=perf" 2 "--sampler=perf cannot go with it" \
 	"$PLUMB" record --heap --sampler=perf ./heap_known
 expect_err "--heap=bad" 2 "--heap expects exact, sample or sample:BYTES" \
 	"$PLUMB" record --heap=bad ./heap_known
+
+# A program whose own malloc comes ahead of the library: said, not silent.
+cat > own_malloc.c <<'SRC'
+#include <stddef.h>
+#include <string.h>
+static char pool[1 << 20];
+static size_t used;
+void *malloc(size_t n) { void *p = pool + used; used += (n + 15) & ~(size_t)15; return p; }
+void free(void *p) { (void)p; }
+void *calloc(size_t a, size_t b) { void *p = malloc(a * b); memset(p, 0, a * b); return p; }
+void *realloc(void *p, size_t n) { void *q = malloc(n); if (p) memcpy(q, p, n); return q; }
+int main(void) { char *volatile p = malloc(100); p[0] = 1; return 0; }
+SRC
+gcc -O0 own_malloc.c -o own_malloc || fail "compile own_malloc.c"
+expect_err "own allocator: the warning says its allocations are not seen" 0 \
+	"malloc is defined by ./own_malloc, ahead of the preloaded tracer: its allocations are not seen" \
+	"$PLUMB" record --heap -o own.plumb ./own_malloc
+run "$PLUMB" info own.plumb
+expect_out "own allocator: the profile keeps the note" "heap.note"
+# and a program with libc's malloc gets no such note (a non-PIE PLT stub once looked like one)
+run "$PLUMB" info exact.plumb
+case "$out" in
+*heap.note*) fail "libc's malloc: no note" "$out" ;;
+*) ok "libc's malloc: no note" ;;
+esac
