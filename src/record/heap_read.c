@@ -95,6 +95,9 @@ typedef struct cursor {
 	PLUMB_VEC(evrec) recs;
 	size_t ri, pos, end, base;
 	uint64_t seq, ptr, now;
+	/* the last site this thread's allocations went to */
+	uint64_t last_stack;
+	uint32_t last_site;
 	/* the next event */
 	bool has;
 	unsigned kind;
@@ -292,7 +295,11 @@ static void touch(rd *r, site *s)
 
 static int on_alloc(rd *r, cursor *c)
 {
-	uint32_t si = site_of(r, c->tid, (uint32_t)c->stack);
+	uint32_t si = c->last_site != UINT32_MAX && c->last_stack == c->stack
+			      ? c->last_site
+			      : site_of(r, c->tid, (uint32_t)c->stack);
+	c->last_stack = c->stack;
+	c->last_site = si;
 	thr *t = thread_of(r, c->tid);
 	if (si == UINT32_MAX || !t)
 		return plumb_fail_nomem(r->err);
@@ -709,6 +716,7 @@ static int read_events(rd *r, size_t off, uint32_t size)
 		c = &r->cur.v[r->cur.n++];
 		memset(c, 0, sizeof *c);
 		c->tid = (int32_t)h.tid;
+		c->last_site = UINT32_MAX;
 	}
 	return plumb_vec_push(c->recs, ((evrec){ off, h.len, h.time_ns })) ? plumb_fail_nomem(r->err) : 0;
 }
