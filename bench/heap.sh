@@ -87,7 +87,9 @@ workload() {
 
 cd "$W"
 workload loop "$W/loop $LOOP_N"
-workload python "env PYTHONMALLOC=malloc $PY $W/py.py $PY_N"
+# in the environment, not through env(1): heaptrack follows no child process
+export PYTHONMALLOC=malloc
+workload python "$PY $W/py.py $PY_N"
 workload cc1plus "$CC1PLUS -quiet -O2 $INC $W/tmpl.cpp -o /dev/null"
 cd - > /dev/null
 
@@ -99,7 +101,7 @@ allocs() {
 for n in loop python cc1plus; do
 	case $n in
 	loop) cmd="$W/loop $LOOP_N" ;;
-	python) cmd="env PYTHONMALLOC=malloc $PY $W/py.py $PY_N" ;;
+	python) cmd="$PY $W/py.py $PY_N" ;;
 	cc1plus) cmd="$CC1PLUS -quiet -O2 $INC $W/tmpl.cpp -o /dev/null" ;;
 	esac
 	(cd "$W" && sh -c "$P record -q --heap -o $W/$n.plumb -- $cmd" > /dev/null 2>&1)
