@@ -218,6 +218,7 @@ typedef enum plumb_view_kind {
 	PLUMB_VIEW_FPROF,         /* HP Caliper's fprof report (seed 003, table 26): thread x
 				     function rows, their statements and instructions below */
 	PLUMB_VIEW_TIMELINE,      /* per part and event, the cost in equal time buckets */
+	PLUMB_VIEW_HEAP,          /* a heap recording summed up: peak, leaks, temporaries, sizes */
 	PLUMB_VIEW_COUNT
 } plumb_view_kind;
 

@@ -68,6 +68,7 @@ typedef struct plumb_rec_data {
 	PLUMB_VEC(uint64_t) ips;
 	PLUMB_VEC(plumb_rec_map) maps;
 	PLUMB_VEC(plumb_rec_thread) threads;
+	PLUMB_VEC(char *) meta;    /* "key\tvalue": the profile's metadata (heap summaries) */
 	uint64_t lost;             /* samples the kernel dropped (PERF_RECORD_LOST) */
 	uint64_t throttled;        /* throttle events (the kernel lowered the rate) */
 	/* private: equal chains of a process are stored once (samples share
@@ -84,6 +85,8 @@ int plumb_rec_event_add(plumb_rec_data *d, const char *name, plumb_error *err);
 int plumb_rec_sample_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns,
 			 uint32_t event, uint64_t weight, const uint64_t *chain, size_t n,
 			 uint32_t flags, plumb_error *err);
+/* Add a metadata entry for the profile (copied). */
+int plumb_rec_meta_add(plumb_rec_data *d, const char *key, const char *value, plumb_error *err);
 /* Add a mapping of pid's address space. build_id may be NULL (len 0): it is
  * then read from the file when the profile is made. */
 int plumb_rec_map_add(plumb_rec_data *d, int32_t pid, uint64_t time_ns, uint64_t start,
@@ -165,6 +168,12 @@ typedef struct plumb_record_opts {
 	volatile int *stop;
 	plumb_warn_fn warn;        /* non-fatal news; may be NULL */
 	void *warn_ctx;
+	/* --heap (docs/heap.md): trace allocations in the preloaded library
+	 * (the signal sampler): every one, or with heap_sample > 0 one mark
+	 * per heap_sample bytes on average; heap_seed: its random seed (0: the
+	 * clock). */
+	bool heap;
+	uint64_t heap_sample, heap_seed;
 } plumb_record_opts;
 
 typedef struct plumb_record_result {

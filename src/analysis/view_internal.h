@@ -109,6 +109,7 @@ int view_calls(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 int view_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 /* tree and bottom-up unfolded from a call graph's arcs (view_cgtree.c) */
 int view_cg_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
+int view_heap(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_timeline(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 /* The call tree (or bottom-up tree with o->invert) as flame-graph boxes. */

@@ -51,6 +51,14 @@ static const char record_help[] =
 	"                         sampler; CPU timers tick at most CONFIG_HZ per second)\n"
 	"                         or auto (default: perf, else signal when perf_event_open\n"
 	"                         is not permitted)\n"
+	"      --heap[=MODE]      also trace the heap (docs/heap.md): exact (default),\n"
+	"                         every allocation with its stack; or sample[:BYTES],\n"
+	"                         one mark per BYTES allocated on average (default\n"
+	"                         512K), unbiased estimates. Events allocs, alloc-bytes,\n"
+	"                         peak-bytes, leaks, leak-bytes, temp-allocs, mmap-bytes;\n"
+	"                         'plumb report --view heap' sums them up. Uses the\n"
+	"                         signal sampler for the CPU samples beside them\n"
+	"      --heap-seed N      the random seed of --heap=sample (default: the clock)\n"
 	"  -q, --quiet            no summary on stderr\n"
 	"\n"
 	"A program built with 'plumb cc' is not sampled: its own runtime measures\n"
@@ -72,9 +80,10 @@ static const char record_help[] =
 	"  plumb record -e cpu-clock/period=1000000/,page-faults/period=100/ ./myprog\n"
 	"  plumb record -g fp ./myprog                      cheaper, shallower stacks\n"
 	"  plumb record -p 1234 -o daemon.plumb             until Ctrl-C\n"
+	"  plumb record --heap ./myprog && plumb report --view heap\n"
 	"  plumb report --view threads                      per thread: id, name, start routine\n";
 
-enum { OPT_STACK_SIZE = 256, OPT_SAMPLER, OPT_MEMRES, OPT_CONTEXTS, OPT_DRMS, OPT_COST };
+enum { OPT_STACK_SIZE = 256, OPT_SAMPLER, OPT_MEMRES, OPT_CONTEXTS, OPT_DRMS, OPT_COST, OPT_HEAP, OPT_HEAP_SEED };
 
 typedef struct record_args {
 	const char *output, *events, *sampler;
@@ -93,6 +102,22 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* --heap, --heap=exact, --heap=sample, --heap=sample:BYTES (64K, 1M, ...) */
+static int parse_heap(const char *arg, plumb_record_opts *ro)
+{
+	ro->heap = true;
+	ro->heap_sample = 0;
+	if (!arg || strcmp(arg, "exact") == 0)
+		return 0;
+	if (strcmp(arg, "sample") == 0) {
+		ro->heap_sample = 512 * 1024;
+		return 0;
+	}
+	if (strncmp(arg, "sample:", 7) == 0)
+		return parse_u64(arg + 7, &ro->heap_sample);
+	return -1;
+}
+
 static int parse_args(int argc, char **argv, record_args *a)
 {
 	static const struct option longopts[] = {
@@ -109,6 +134,8 @@ static int parse_args(int argc, char **argv, record_args *a)
 		{ "contexts", required_argument, NULL, OPT_CONTEXTS },
 		{ "drms", no_argument, NULL, OPT_DRMS },
 		{ "cost", required_argument, NULL, OPT_COST },
+		{ "heap", optional_argument, NULL, OPT_HEAP },
+		{ "heap-seed", required_argument, NULL, OPT_HEAP_SEED },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -160,6 +187,16 @@ static int parse_args(int argc, char **argv, record_args *a)
 						       optarg);
 			a->sampler = optarg;
 			break;
+		case OPT_HEAP:
+			if (parse_heap(optarg, &a->ro))
+				return cli_usage_error("record", "--heap expects exact, sample or sample:BYTES, "
+							       "got '%s'", optarg);
+			break;
+		case OPT_HEAP_SEED:
+			if (parse_u64(optarg, &a->ro.heap_seed))
+				return cli_usage_error("record", "--heap-seed expects a positive number, got '%s'",
+						       optarg);
+			break;
 		case 'q':
 			a->quiet = true;
 			break;
@@ -193,6 +230,14 @@ static int parse_args(int argc, char **argv, record_args *a)
 	}
 	if (a->ro.period && a->ro.freq)
 		return cli_usage_error("record", "-c and -F exclude each other");
+	if (a->ro.heap_seed && !a->ro.heap_sample)
+		return cli_usage_error("record", "--heap-seed is for --heap=sample");
+	if (a->ro.heap && a->sampler && strcmp(a->sampler, "perf") == 0)
+		return cli_usage_error("record", "--heap traces in the preloaded library, whose timer "
+					       "signals take the CPU samples too: --sampler=perf cannot go with it");
+	if (a->ro.heap && a->ro.pid)
+		return cli_usage_error("record", "--heap needs the command started by plumb (the tracer "
+					       "is preloaded into it), not -p");
 	if (a->ro.pid && optind < argc)
 		return cli_usage_error("record", "-p and a command exclude each other");
 	if (!a->ro.pid && optind >= argc)
@@ -423,7 +468,7 @@ static int record(record_args *a)
 		cli_error("out of memory");
 		return EXIT_BAD_INPUT;
 	}
-	const char *sampler = strcmp(a->sampler, "signal") == 0 ? "signal" : "perf";
+	const char *sampler = strcmp(a->sampler, "signal") == 0 || a->ro.heap ? "signal" : "perf";
 	int rc = strcmp(sampler, "perf") == 0 ? plumb_record_perf(&a->ro, d, &res, &err)
 					      : plumb_record_signal(&a->ro, d, &res, &err);
 	if (rc && res.not_permitted && strcmp(a->sampler, "auto") == 0 && res.wait_status == -1) {

@@ -40,6 +40,8 @@ static const char report_help[] =
 	"  fprof       HP Caliper's fprof report in one table: one row per thread and\n"
 	"              function (IP samples), its source statements below (~ approximate\n"
 	"              line, *> out of order) and their instructions (disassembled)\n"
+	"  heap        a heap recording (plumb record --heap) summed up: peak and when,\n"
+	"              allocations, temporaries, leaks, top sites, size histogram\n"
 	"\n"
 	"Options:\n"
 	"  -v, --view VIEW        the view above\n"
@@ -169,7 +171,7 @@ static int set_view(report_args *a, const char *name)
 	int v = plumb_view_by_name(name);
 	if (v < 0)
 		return cli_unknown_word("report", "view", name, "flat, callers, callees, butterfly, tree, "
-					"bottom-up, lines, files, modules, parts, threads, inputs, points, flame, fprof, timeline");
+					"bottom-up, lines, files, modules, parts, threads, inputs, points, flame, fprof, timeline, heap");
 	a->view.kind = (plumb_view_kind)v;
 	a->view_set = true;
 	return 0;

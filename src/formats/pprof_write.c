@@ -469,6 +469,23 @@ static void writer_free(writer *w, wsamples *ws)
 	free(ws->loc_off.v);
 }
 
+/* A heap recording's events under Go's heap profile names (runtime/pprof),
+ * so that go tool pprof -sample_index=alloc_space and profile servers read
+ * them: live at exit is what Go calls in use. NULL for other events. */
+static const char *go_heap_name(const char *name, const char **unit)
+{
+	static const char *const map[][3] = {
+		{ "allocs", "alloc_objects", "count" },   { "alloc-bytes", "alloc_space", "bytes" },
+		{ "leaks", "inuse_objects", "count" },    { "leak-bytes", "inuse_space", "bytes" },
+	};
+	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+		if (strcmp(name, map[i][0]) == 0) {
+			*unit = map[i][2];
+			return map[i][1];
+		}
+	return NULL;
+}
+
 /* The packed (not yet gzipped) message. */
 static int encode(const plumb_profile *p, uint8_t **out, size_t *out_len, plumb_error *err)
 {
@@ -485,7 +502,7 @@ static int encode(const plumb_profile *p, uint8_t **out, size_t *out_len, plumb_
 	Perftools__Profiles__Sample **sample_ptrs = NULL;
 	Perftools__Profiles__Function **fn_ptrs = NULL;
 	Perftools__Profiles__Mapping **map_ptrs = NULL;
-	int64_t comment = 0;
+	int64_t comment = 0, default_type = -1;
 	w.s.of_id = calloc(p->strings.off.n + 1, sizeof *w.s.of_id);
 	w.fn_id = calloc(p->functions.n + 1, sizeof *w.fn_id);
 	w.mod_id = calloc(p->modules.n + 1, sizeof *w.mod_id);
@@ -497,8 +514,12 @@ static int encode(const plumb_profile *p, uint8_t **out, size_t *out_len, plumb_
 	for (size_t e = 0; e < nev && rc == 0; e++) {
 		const plumb_event *ev = &p->events.v[e];
 		Perftools__Profiles__ValueType vt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-		vt.type = str_id(&w, ev->name);
-		vt.unit = ev->unit != PLUMB_NONE ? str_id(&w, ev->unit) : str_of(&w, "count");
+		const char *go_unit = NULL, *go = go_heap_name(plumb_str(p, ev->name), &go_unit);
+		vt.type = go ? str_of(&w, go) : str_id(&w, ev->name);
+		vt.unit = go ? str_of(&w, go_unit)
+			     : ev->unit != PLUMB_NONE ? str_id(&w, ev->unit) : str_of(&w, "count");
+		if (go && strcmp(go, "inuse_space") == 0)
+			default_type = vt.type;   /* Go's heap profiles show this first */
 		if (vt.type < 0 || vt.unit < 0)
 			rc = plumb_fail_nomem(err);
 		types[e] = vt;
@@ -552,7 +573,7 @@ static int encode(const plumb_profile *p, uint8_t **out, size_t *out_len, plumb_
 		pb.location = loc_ptrs;
 		pb.n_function = w.fns.n;
 		pb.function = fn_ptrs;
-		pb.default_sample_type = types[0].type;
+		pb.default_sample_type = default_type >= 0 ? default_type : types[0].type;
 		pb.time_nanos = meta_int(p, "pprof.time_ns");
 		pb.duration_nanos = meta_int(p, "pprof.duration_ns");
 		pb.period = meta_int(p, "pprof.period");

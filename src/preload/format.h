@@ -21,6 +21,23 @@
  *   END     u64 time_ns, cpu_ns (process), samples, dropped, handler_ns
  *           (time spent taking samples); u32 reason, pad
  *
+ * With heap tracing (plumb record --heap, docs/heap.md) also:
+ *   HEAP_INFO    u32 mode (1 exact, 2 sampled), flags; u64 sample_bytes;
+ *                u32 text_len, pad; text: where malloc comes from, when
+ *                it is not this library (an allocator it cannot see)
+ *   HEAP_STACK   u32 tid, id; u16 nframes, flags; u32 pad; u64 pc[nframes],
+ *                leaf first: the allocator's entry, then return addresses;
+ *                ids count per thread and image
+ *   HEAP_EVENTS  u32 tid, len; u64 time_ns (of the first event); len bytes
+ *                of events, zero-padded. An event is a kind byte then
+ *                unsigned LEB128 numbers; seq (a process-wide order of
+ *                events) and pointers are deltas from the previous event
+ *                of the record (pointers zigzag-coded):
+ *                  ALLOC  dseq dptr size stack     FREE, FREE_TEMP dseq dptr
+ *                  MMAP   dseq dptr len stack      MUNMAP dseq dptr len
+ *                  MREMAP dseq dptr len stack old_ptr old_len
+ *                  TIME   time_ns - the record's time_ns
+ *
  * A process that crashes or is killed has no END record and may lose what
  * its threads had not flushed yet (at most ~100 ms each).
  */
@@ -39,6 +56,24 @@ enum psmp_type {
 	PSMP_THREAD = 3,
 	PSMP_MAPS = 4,
 	PSMP_END = 5,
+	PSMP_HEAP_INFO = 6,
+	PSMP_HEAP_STACK = 7,
+	PSMP_HEAP_EVENTS = 8,
+};
+
+enum psmp_heap_mode { PSMP_HEAP_EXACT = 1, PSMP_HEAP_SAMPLED = 2 };
+enum psmp_heap_kind {
+	PSMP_HEAP_ALLOC = 1,
+	PSMP_HEAP_FREE = 2,
+	PSMP_HEAP_FREE_TEMP = 3,   /* sampled mode: freed before its thread allocated again */
+	PSMP_HEAP_MMAP = 4,
+	PSMP_HEAP_MUNMAP = 5,
+	PSMP_HEAP_TIME = 6,
+	PSMP_HEAP_MREMAP = 7,      /* moves a recorded mapping; others are ignored */
+};
+enum {
+	PSMP_HEAP_MALLOC_ELSEWHERE = 1,  /* malloc resolves before this library: not seen */
+	PSMP_HEAP_OTHER_ALLOCATOR = 2,   /* the malloc wrapped is not libc's */
 };
 
 enum psmp_origin { PSMP_ORIGIN_START = 0, PSMP_ORIGIN_FORK = 1, PSMP_ORIGIN_EXEC = 2 };
@@ -103,6 +138,29 @@ struct psmp_end {
 	uint32_t reason, pad;
 };
 
+struct psmp_heap_info {
+	struct psmp_rec h;
+	uint32_t mode, flags;
+	uint64_t sample_bytes;
+	uint32_t text_len, pad;
+	/* char text[text_len] follows */
+};
+
+struct psmp_heap_stack {
+	struct psmp_rec h;
+	uint32_t tid, id;
+	uint16_t nframes, flags;
+	uint32_t pad;
+	/* uint64_t pc[nframes] follows */
+};
+
+struct psmp_heap_events {
+	struct psmp_rec h;
+	uint32_t tid, len;
+	uint64_t time_ns;
+	/* unsigned char events[len] follows */
+};
+
 /* Bytes of a record with n payload bytes after its fixed part, padded. */
 #define PSMP_PAD8(n) (((n) + 7u) & ~(uint64_t)7u)
 
@@ -117,6 +175,9 @@ _Static_assert(sizeof(struct psmp_sample) == 32, "psmp_sample is 32 bytes");
 _Static_assert(sizeof(struct psmp_thread) == 56, "psmp_thread is 56 bytes");
 _Static_assert(sizeof(struct psmp_maps) == 24, "psmp_maps is 24 bytes");
 _Static_assert(sizeof(struct psmp_end) == 56, "psmp_end is 56 bytes");
+_Static_assert(sizeof(struct psmp_heap_info) == 32, "psmp_heap_info is 32 bytes");
+_Static_assert(sizeof(struct psmp_heap_stack) == 24, "psmp_heap_stack is 24 bytes");
+_Static_assert(sizeof(struct psmp_heap_events) == 24, "psmp_heap_events is 24 bytes");
 _Static_assert(sizeof(struct psmp_image) % 8 == 0 && sizeof(struct psmp_sample) % 8 == 0 &&
 		       sizeof(struct psmp_thread) % 8 == 0 && sizeof(struct psmp_maps) % 8 == 0 &&
 		       sizeof(struct psmp_end) % 8 == 0,

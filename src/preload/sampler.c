@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/heap.h"
 #include "preload/sampler.h"
 
 struct smp_state smp = { .fd = -1 };
@@ -381,6 +382,7 @@ void smp_finish(uint32_t reason)
 		smp_thread_record(t, 0);
 		atomic_store(&t->busy, 0);
 	}
+	heap_finish();
 	smp_write_maps();
 	smp_write_end(reason);
 	if (reason == PSMP_END_EXIT)
@@ -453,6 +455,7 @@ __attribute__((constructor)) static void smp_load(void)
 	pthread_atfork(smp_atfork_prepare, smp_atfork_parent, smp_atfork_child);
 	atomic_store(&smp.active, 1);
 	smp_thread_begin(t, 0, 1);
+	heap_start();   /* plumb record --heap */
 	/* A blocked signal (inherited through exec) would mean no samples. */
 	sigset_t set;
 	sigemptyset(&set);

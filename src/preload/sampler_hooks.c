@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/heap.h"
 #include "preload/sampler.h"
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
@@ -172,21 +173,27 @@ static int is_var(const char *e, const char *name)
 static size_t settings_env(char *store, size_t cap, const char **out)
 {
 	static const char *names[] = { "PLUMB_SAMPLER_DIR", "PLUMB_SAMPLER_HZ",
-				       "PLUMB_SAMPLER_CLOCK", "PLUMB_SAMPLER_SIGNAL" };
-	char vals[4][PATH_MAX];
+				       "PLUMB_SAMPLER_CLOCK", "PLUMB_SAMPLER_SIGNAL",
+				       "PLUMB_SAMPLER_HEAP", "PLUMB_SAMPLER_HEAP_SEED" };
+	char vals[6][PATH_MAX];
 	snprintf(vals[0], sizeof vals[0], "%s", smp.dir);
 	snprintf(vals[1], sizeof vals[1], "%llu", (unsigned long long)smp.hz);
 	snprintf(vals[2], sizeof vals[2], "%s", smp.clock == PSMP_CLOCK_WALL ? "wall" : "cpu");
 	snprintf(vals[3], sizeof vals[3], "%d", smp.signo);
-	size_t used = 0;
-	for (int i = 0; i < 4; i++) {
+	/* heap tracing, as this image was given it */
+	snprintf(vals[4], sizeof vals[4], "%s", heap.env_mode);
+	snprintf(vals[5], sizeof vals[5], "%s", heap.env_seed);
+	size_t used = 0, k = 0;
+	for (int i = 0; i < 6; i++) {
+		if (i >= 4 && !vals[i][0])
+			continue;
 		int n = snprintf(store + used, cap - used, "%s=%s", names[i], vals[i]);
 		if (n < 0 || (size_t)n >= cap - used)
-			return (size_t)i;
-		out[i] = store + used;
+			return k;
+		out[k++] = store + used;
 		used += (size_t)n + 1;
 	}
-	return 4;
+	return k;
 }
 
 /* envp with LD_PRELOAD naming this library and the sampler's settings, in
@@ -247,7 +254,7 @@ static void after_failed_exec(void)
 		smp_resume_after_exec_failure();
 }
 
-#define ENV_STORE (4 * PATH_MAX + 256)
+#define ENV_STORE (6 * PATH_MAX + 256)
 
 enum exec_how { BY_PATH, BY_SEARCH, BY_FD };
 

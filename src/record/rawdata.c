@@ -33,6 +33,9 @@ void plumb_rec_data_free(plumb_rec_data *d)
 		free(d->events.v[i]);
 	for (size_t i = 0; i < d->maps.n; i++)
 		free(d->maps.v[i].path);
+	for (size_t i = 0; i < d->meta.n; i++)
+		free(d->meta.v[i]);
+	free(d->meta.v);
 	free(d->events.v);
 	free(d->periods);
 	free(d->counts);
@@ -63,6 +66,21 @@ int plumb_rec_event_add(plumb_rec_data *d, const char *name, plumb_error *err)
 	d->counts[d->events.n] = 0;
 	d->events.v[d->events.n] = s;
 	return (int)d->events.n++;
+}
+
+int plumb_rec_meta_add(plumb_rec_data *d, const char *key, const char *value, plumb_error *err)
+{
+	size_t k = strlen(key), v = strlen(value);
+	char *s = malloc(k + v + 2);
+	if (!s || plumb_vec_reserve(d->meta, d->meta.n + 1)) {
+		free(s);
+		return plumb_fail_nomem(err);
+	}
+	memcpy(s, key, k);
+	s[k] = '\t';
+	memcpy(s + k + 1, value, v + 1);
+	d->meta.v[d->meta.n++] = s;
+	return 0;
 }
 
 /* 0 marks an empty slot, so no chain hashes to it. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "preload/format.h"
+#include "record/heap.h"
 #include "record/signal_read.h"
 
 #ifndef PLUMB_LIBDIR
@@ -99,14 +100,27 @@ static uint64_t rate_hz(const plumb_record_opts *o)
 	return freq ? freq : 1000;
 }
 
+/* Free what child_env added: the entries that are not environ's. */
+static void free_env(char **env)
+{
+	for (size_t i = 0; env[i]; i++) {
+		bool ours = true;
+		for (size_t j = 0; environ[j] && ours; j++)
+			ours = env[i] != environ[j];
+		if (ours)
+			free(env[i]);
+	}
+	free(env);
+}
+
 /* The environment of the command: ours plus LD_PRELOAD (the sampler
  * appended to any existing list) and the sampler's settings. */
-static char **child_env(const char *lib, const char *dir, uint64_t hz)
+static char **child_env(const char *lib, const char *dir, uint64_t hz, const plumb_record_opts *o)
 {
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = calloc(n + 5, sizeof *env);
+	char **env = calloc(n + 7, sizeof *env);
 	if (!env)
 		return NULL;
 	size_t k = 0;
@@ -125,24 +139,19 @@ static char **child_env(const char *lib, const char *dir, uint64_t hz)
 	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_DIR=%s", dir) > 0;
 	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_HZ=%llu", (unsigned long long)hz) > 0;
 	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_CLOCK=cpu") > 0;
+	/* --heap (docs/heap.md) */
+	if (o->heap && o->heap_sample)
+		ok &= asprintf(&env[k++], "PLUMB_SAMPLER_HEAP=sample:%llu", (unsigned long long)o->heap_sample) > 0;
+	else if (o->heap)
+		ok &= asprintf(&env[k++], "PLUMB_SAMPLER_HEAP=exact") > 0;
+	if (o->heap && o->heap_seed)
+		ok &= asprintf(&env[k++], "PLUMB_SAMPLER_HEAP_SEED=%llu", (unsigned long long)o->heap_seed) > 0;
 	env[k] = NULL;
 	if (!ok) {
-		for (size_t i = k - 4; i < k; i++)
-			free(env[i]);
-		free(env);
+		free_env(env);
 		return NULL;
 	}
 	return env;
-}
-
-static void free_env(char **env)
-{
-	size_t n = 0;
-	while (env[n])
-		n++;
-	for (size_t i = n - 4; i < n; i++)
-		free(env[i]);
-	free(env);
 }
 
 /* fork + exec; a failed exec comes back through a close-on-exec pipe, and
@@ -270,10 +279,21 @@ static int read_all(const plumb_record_opts *o, const char *dir, plumb_rec_data 
 	char **files = list_files(dir, &n, err);
 	if (!files)
 		return -1;
+	int hev = o->heap ? plumb_heap_events_add(d, err) : 0;
+	if (hev < 0) {
+		free_files(files, n, 0);
+		return -1;
+	}
+	plumb_heap_info hinfo = { 0 };
 	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i++)
+	for (size_t i = 0; i < n && rc == 0; i++) {
 		rc = plumb_sig_read_file(files[i], d, (uint32_t)ev, o->stack == PLUMB_STACK_NONE, info,
 					 o->warn, o->warn_ctx, err);
+		if (rc == 0 && o->heap)
+			rc = plumb_heap_read_file(files[i], d, (uint32_t)hev, &hinfo, err);
+	}
+	if (rc == 0 && n && o->heap)
+		rc = plumb_heap_note(o, &hinfo, d, err);
 	if (rc == 0 && n == 0)
 		rc = plumb_fail(err, PLUMB_ERR_IO,
 				"the signal sampler wrote nothing in %s: the command is static, "
@@ -301,7 +321,8 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 		res->wait_status = -1;
 	}
 	char lib[PATH_MAX];
-	if (check_events(o, err) || find_sampler(lib, sizeof lib, err))
+	if (check_events(o, err) || find_sampler(lib, sizeof lib, err) ||
+	    (o->heap && plumb_heap_check_command(o->argv[0], err)))
 		return -1;
 	if (o->stack == PLUMB_STACK_FP && o->warn)
 		o->warn(o->warn_ctx, "signal sampler: -g fp is not used; stacks are unwound with "
@@ -313,7 +334,7 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 		return plumb_fail(err, PLUMB_ERR_IO, "cannot make a temporary directory %s: %s", dir,
 				  strerror(errno));
 	uint64_t hz = rate_hz(o);
-	char **env = child_env(lib, dir, hz);
+	char **env = child_env(lib, dir, hz, o);
 	if (!env) {
 		rmdir(dir);
 		return plumb_fail_nomem(err);

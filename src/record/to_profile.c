@@ -7,6 +7,7 @@
 
 #include "model/index.h"
 #include "plumb/record.h"
+#include "record/heap.h"
 #include "symbols/call_site.h"
 
 #define MAX_INLINE 16
@@ -341,6 +342,12 @@ static int write_meta(conv *c, plumb_error *err)
 	    set_meta_u64(c->p, "record.throttled", c->d->throttled, err) ||
 	    (c->nostack && set_meta_u64(c->p, "record.no_stack", c->nostack, err)))
 		return -1;
+	for (size_t i = 0; i < c->d->meta.n; i++) {
+		const char *kv = c->d->meta.v[i], *tab = strchr(kv, '\t');
+		snprintf(key, sizeof key, "%.*s", (int)(tab - kv), kv);
+		if (plumb_meta_set(c->p, key, tab + 1, err))
+			return -1;
+	}
 	snprintf(val, sizeof val, "%" PRIu64 " %" PRIu64, c->rooted, c->total);
 	if (plumb_meta_set(c->p, "stacks.rooted", val, err))
 		return -1;
@@ -362,7 +369,10 @@ static int convert(conv *c, const plumb_rec_profile_opts *o, plumb_error *err)
 		 * gives the samples back (report shows both). */
 		uint64_t period = c->d->periods ? c->d->periods[i] : 0;
 		const char *name = c->d->events.v[i];
-		const char *unit = !period ? "samples"
+		/* heap events have units of their own (bytes, allocations) */
+		const char *heap_unit = plumb_heap_event_unit(name);
+		const char *unit = strcmp(heap_unit, "samples") != 0 ? heap_unit
+				   : !period ? "samples"
 				   : strcmp(name, "cpu-clock") == 0 || strcmp(name, "task-clock") == 0 ? "ns"
 				   : "events";
 		uint64_t count = !period && c->d->counts ? c->d->counts[i] : 0;

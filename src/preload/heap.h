@@ -1,0 +1,110 @@
+/* libplumb-sampler.so, heap tracing (plumb record --heap, docs/heap.md):
+ * internal interface between heap.c (per-thread event buffers), heap_stack.c
+ * (allocation stacks, unwound once per call site and stack position) and
+ * heap_hooks.c (the allocator wrappers). No global lock on the fast path:
+ * each thread appends to its own buffer; a process-wide atomic counter
+ * orders the events of all threads. */
+#ifndef PLUMB_PRELOAD_HEAP_H
+#define PLUMB_PRELOAD_HEAP_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "preload/format.h"
+
+#define HEAP_BUF (64 * 1024)      /* a thread's event record */
+#define HEAP_SBUF (32 * 1024)     /* its new stacks */
+#define HEAP_CACHE 4096           /* call sites remembered per thread */
+#define HEAP_WAYS 4               /* stacks per (return address, stack pointer) */
+#define HEAP_PAIRS (512 * 1024)   /* return address slots kept for the cache */
+#define HEAP_SET_BITS 18          /* sampled mode: live sampled blocks, 2^18 slots */
+#define HEAP_FILTER_BITS 16       /* and a counting filter in front of them */
+
+/* A call site seen before: the stack it had, and where each of its return
+ * addresses sat on the stack, to check that they are still the same. */
+struct heap_cache_ent {
+	uint64_t ra, sp, fn;
+	uint32_t id, npairs;
+	uint32_t pairs;                /* index into heap_thread.pairs */
+	uint32_t pad;
+};
+
+struct heap_stack_ent {
+	uint64_t hash;
+	uint32_t id, n;
+	size_t off;                    /* into heap_thread.arena */
+};
+
+struct heap_thread {
+	struct heap_thread *next;
+	atomic_int live;               /* owned by a thread */
+	atomic_int busy;               /* taken by whoever writes buf */
+	int rounds;                    /* pthread key destructor rounds */
+	pid_t tid;
+	/* events */
+	uint64_t prev_seq, prev_ptr, time0, since_time;
+	uint64_t allocs;               /* this thread's allocations */
+	int64_t countdown;             /* sampled mode: bytes to the next sample */
+	uint64_t rng;
+	size_t len, slen;
+	/* stacks: chain -> id, chains in arena */
+	struct heap_stack_ent *tab;
+	size_t tab_cap, tab_n;
+	uint64_t *arena;
+	size_t arena_n, arena_cap;
+	uint32_t next_id;
+	uint64_t *pairs;               /* (slot address, value) pairs */
+	size_t npairs;
+	struct heap_cache_ent cache[HEAP_CACHE];
+	unsigned char sbuf[HEAP_SBUF];
+	unsigned char buf[HEAP_BUF];
+};
+
+struct heap_state {
+	atomic_int mode;               /* 0 off, PSMP_HEAP_EXACT, PSMP_HEAP_SAMPLED */
+	uint64_t sample_bytes;
+	uint64_t seed;
+	uint32_t flags;                /* PSMP_HEAP_MALLOC_ELSEWHERE, ... */
+	char where[256];               /* the module that defines the malloc used */
+	uint64_t self_lo, self_hi;     /* this library's addresses */
+	atomic_uint_fast64_t seq;
+	_Atomic(struct heap_thread *) threads;
+	/* sampled mode: live sampled blocks (key: address, 0 empty, 1 deleted) */
+	_Atomic uint64_t *set_key;
+	uint64_t *set_val;             /* allocating thread's allocs at the sample */
+	struct heap_thread **set_owner;
+	_Atomic uint16_t *filter;
+	int key_made;
+	char env_mode[48], env_seed[24];  /* the settings, for an exec's environment */
+};
+
+extern struct heap_state heap;
+extern __thread int heap_guard __attribute__((tls_model("initial-exec")));
+
+/* heap.c */
+void heap_start(void);             /* from the sampler's constructor */
+void heap_finish(void);            /* exit and exec: write every buffer */
+void heap_atfork_prepare(void);
+void heap_atfork_child(void);
+/* Events: fn is the allocator's entry (the stack's leaf), ra and sp the
+ * caller's return address and stack pointer. */
+void heap_on_alloc(void *p, size_t size, uint64_t fn, uint64_t ra, uint64_t sp);
+void heap_on_free(void *p);
+void heap_on_mmap(void *p, size_t len, uint64_t fn, uint64_t ra, uint64_t sp);
+void heap_on_munmap(void *p, size_t len);
+void heap_on_mremap(void *old, size_t old_len, void *p, size_t len, uint64_t fn, uint64_t ra,
+		    uint64_t sp);
+void *heap_raw_map(size_t len);    /* memory for the tracer itself */
+
+/* heap_stack.c: the id of the calling stack, writing a HEAP_STACK record
+ * the first time; UINT32_MAX if it could not be taken. */
+uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, uint64_t ra, uint64_t sp);
+void heap_stack_reset(struct heap_thread *t);
+void heap_flush_stacks(struct heap_thread *t);
+
+/* heap_hooks.c */
+int heap_hooks_resolve(void);
+
+#endif

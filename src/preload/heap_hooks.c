@@ -1,0 +1,284 @@
+/* The allocator wrappers of heap tracing: malloc, calloc, realloc,
+ * reallocarray, free, posix_memalign, aligned_alloc, memalign, valloc,
+ * pvalloc (C++'s operator new and delete call these), and anonymous mmap,
+ * mremap and munmap. Each calls the next definition in the search order
+ * (dlsym RTLD_NEXT: libc's, or a replacement allocator the program links),
+ * then records the event. Without tracing they only forward.
+ *
+ * dlsym may itself call calloc; while the real functions are looked up,
+ * allocations come from a small static arena, which free ignores.
+ *
+ * Built with frame pointers (Makefile): the caller's stack pointer is this
+ * frame's base + 16, which with the return address identifies the call. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "preload/heap.h"
+#include "preload/sampler.h"
+
+typedef void *(*malloc_fn)(size_t);
+typedef void *(*calloc_fn)(size_t, size_t);
+typedef void *(*realloc_fn)(void *, size_t);
+typedef void (*free_fn)(void *);
+typedef int (*posix_memalign_fn)(void **, size_t, size_t);
+typedef void *(*memalign_fn)(size_t, size_t);
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+typedef int (*munmap_fn)(void *, size_t);
+typedef void *(*mremap_fn)(void *, size_t, size_t, int, ...);
+
+static struct {
+	malloc_fn malloc, valloc, pvalloc;
+	calloc_fn calloc;
+	realloc_fn realloc;
+	free_fn free;
+	posix_memalign_fn posix_memalign;
+	memalign_fn memalign, aligned_alloc;
+	mmap_fn mmap, mmap64;
+	munmap_fn munmap;
+	mremap_fn mremap;
+	int done;
+} real;
+
+/* ---- bootstrap ------------------------------------------------------------------- */
+
+static _Alignas(16) unsigned char boot[64 * 1024];
+static size_t boot_used;
+static int resolving;
+
+static int in_boot(const void *p)
+{
+	return (const unsigned char *)p >= boot && (const unsigned char *)p < boot + sizeof boot;
+}
+
+/* 16-byte aligned, with the size in front (for realloc). */
+static void *boot_alloc(size_t n)
+{
+	size_t need = 16 + ((n + 15) & ~(size_t)15);
+	if (boot_used + need > sizeof boot)
+		return NULL;
+	unsigned char *p = boot + boot_used;
+	boot_used += need;
+	memcpy(p, &n, sizeof n);
+	return p + 16;
+}
+
+#define LOOK(field, name) (real.field = (__typeof__(real.field))dlsym(RTLD_NEXT, name))
+
+int heap_hooks_resolve(void)
+{
+	if (real.done)
+		return 0;
+	if (resolving)
+		return -1;
+	resolving = 1;
+	LOOK(malloc, "malloc");
+	LOOK(calloc, "calloc");
+	LOOK(realloc, "realloc");
+	LOOK(free, "free");
+	LOOK(posix_memalign, "posix_memalign");
+	LOOK(memalign, "memalign");
+	LOOK(aligned_alloc, "aligned_alloc");
+	LOOK(valloc, "valloc");
+	LOOK(pvalloc, "pvalloc");
+	LOOK(mmap, "mmap");
+	LOOK(mmap64, "mmap64");
+	LOOK(munmap, "munmap");
+	LOOK(mremap, "mremap");
+	resolving = 0;
+	if (!real.malloc || !real.calloc || !real.realloc || !real.free || !real.mmap || !real.munmap)
+		return -1;
+	real.done = 1;
+	return 0;
+}
+
+#define READY() (real.done || heap_hooks_resolve() == 0)
+#define CALLER_RA() ((uint64_t)(uintptr_t)__builtin_return_address(0))
+#define CALLER_SP() ((uint64_t)(uintptr_t)__builtin_frame_address(0) + 16)
+#define FN(f) ((uint64_t)(uintptr_t)(f))
+
+/* ---- the malloc family -------------------------------------------------------------- */
+
+SMP_EXPORT void *malloc(size_t n)
+{
+	if (!READY())
+		return boot_alloc(n);
+	void *p = real.malloc(n);
+	heap_on_alloc(p, n, FN(malloc), CALLER_RA(), CALLER_SP());
+	return p;
+}
+
+SMP_EXPORT void *calloc(size_t k, size_t n)
+{
+	if (!READY()) {
+		size_t t;
+		if (__builtin_mul_overflow(k, n, &t))
+			return NULL;
+		return boot_alloc(t);   /* static memory: zero already */
+	}
+	void *p = real.calloc(k, n);
+	heap_on_alloc(p, k * n, FN(calloc), CALLER_RA(), CALLER_SP());
+	return p;
+}
+
+SMP_EXPORT void free(void *p)
+{
+	if (!p || in_boot(p))
+		return;
+	if (!READY())
+		return;   /* cannot happen: p came from somewhere */
+	heap_on_free(p);
+	real.free(p);
+}
+
+/* A free of the old block, then an allocation of the new size here. */
+static void *realloc_at(void *old, size_t n, uint64_t fn, uint64_t ra, uint64_t sp)
+{
+	if (old && in_boot(old)) {
+		size_t was;
+		memcpy(&was, (unsigned char *)old - 16, sizeof was);
+		void *p = malloc(n);
+		if (p)
+			memcpy(p, old, was < n ? was : n);
+		return p;
+	}
+	if (!READY())
+		return old ? NULL : boot_alloc(n);
+	if (old)
+		heap_on_free(old);
+	void *p = real.realloc(old, n);
+	heap_on_alloc(p, n, fn, ra, sp);
+	return p;
+}
+
+SMP_EXPORT void *realloc(void *old, size_t n)
+{
+	return realloc_at(old, n, FN(realloc), CALLER_RA(), CALLER_SP());
+}
+
+SMP_EXPORT void *reallocarray(void *old, size_t k, size_t n)
+{
+	size_t t;
+	if (__builtin_mul_overflow(k, n, &t)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc_at(old, t, FN(reallocarray), CALLER_RA(), CALLER_SP());
+}
+
+SMP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (!READY() || !real.posix_memalign)
+		return ENOMEM;
+	int rc = real.posix_memalign(out, align, n);
+	if (rc == 0)
+		heap_on_alloc(*out, n, FN(posix_memalign), CALLER_RA(), CALLER_SP());
+	return rc;
+}
+
+SMP_EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	if (!READY() || !real.aligned_alloc)
+		return NULL;
+	void *p = real.aligned_alloc(align, n);
+	heap_on_alloc(p, n, FN(aligned_alloc), CALLER_RA(), CALLER_SP());
+	return p;
+}
+
+SMP_EXPORT void *memalign(size_t align, size_t n)
+{
+	if (!READY() || !real.memalign)
+		return NULL;
+	void *p = real.memalign(align, n);
+	heap_on_alloc(p, n, FN(memalign), CALLER_RA(), CALLER_SP());
+	return p;
+}
+
+SMP_EXPORT void *valloc(size_t n)
+{
+	if (!READY() || !real.valloc)
+		return NULL;
+	void *p = real.valloc(n);
+	heap_on_alloc(p, n, FN(valloc), CALLER_RA(), CALLER_SP());
+	return p;
+}
+
+SMP_EXPORT void *pvalloc(size_t n)
+{
+	if (!READY() || !real.pvalloc)
+		return NULL;
+	void *p = real.pvalloc(n);
+	/* the block is n rounded up to whole pages */
+	long page = sysconf(_SC_PAGESIZE);
+	size_t sz = page > 0 ? (n + (size_t)page - 1) / (size_t)page * (size_t)page : n;
+	heap_on_alloc(p, sz ? sz : (size_t)page, FN(pvalloc), CALLER_RA(), CALLER_SP());
+	return p;
+}
+
+/* ---- anonymous mappings ---------------------------------------------------------------- */
+
+/* Memory, not a file, a guard or a reservation without access. */
+static int counted(int prot, int flags)
+{
+	return (flags & MAP_ANONYMOUS) && prot != PROT_NONE;
+}
+
+static void *mmap_at(mmap_fn f, void *addr, size_t len, int prot, int flags, int fd, off_t off,
+		     uint64_t fn, uint64_t ra, uint64_t sp)
+{
+	if (!f) {
+		errno = ENOSYS;
+		return MAP_FAILED;
+	}
+	if ((flags & MAP_FIXED) && !(flags & MAP_FIXED_NOREPLACE))
+		heap_on_munmap(addr, len);   /* what was there is gone */
+	void *p = f(addr, len, prot, flags, fd, off);
+	if (p != MAP_FAILED && counted(prot, flags))
+		heap_on_mmap(p, len, fn, ra, sp);
+	return p;
+}
+
+SMP_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (!READY())
+		return MAP_FAILED;
+	return mmap_at(real.mmap, addr, len, prot, flags, fd, off, FN(mmap), CALLER_RA(), CALLER_SP());
+}
+
+SMP_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (!READY())
+		return MAP_FAILED;
+	return mmap_at(real.mmap64 ? real.mmap64 : real.mmap, addr, len, prot, flags, fd, off,
+		       FN(mmap64), CALLER_RA(), CALLER_SP());
+}
+
+SMP_EXPORT int munmap(void *addr, size_t len)
+{
+	if (!READY())
+		return -1;
+	heap_on_munmap(addr, len);
+	return real.munmap(addr, len);
+}
+
+SMP_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	void *want = NULL;
+	if (flags & MREMAP_FIXED) {
+		va_list ap;
+		va_start(ap, flags);
+		want = va_arg(ap, void *);
+		va_end(ap);
+	}
+	if (!READY() || !real.mremap) {
+		errno = ENOSYS;
+		return MAP_FAILED;
+	}
+	void *p = real.mremap(old, old_len, new_len, flags, want);
+	if (p != MAP_FAILED)
+		heap_on_mremap(old, old_len, p, new_len, FN(mremap), CALLER_RA(), CALLER_SP());
+	return p;
+}
