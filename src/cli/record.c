@@ -45,6 +45,17 @@ static const char record_help[] =
 	"                         sampler; CPU timers tick at most CONFIG_HZ per second)\n"
 	"                         or auto (default: perf, else signal when perf_event_open\n"
 	"                         is not permitted)\n"
+	"      --off-cpu          also where threads wait: events off-cpu (ns each thread\n"
+	"                         spent off the CPU, at the stack it left with),\n"
+	"                         preempted (the part where it was still runnable) and\n"
+	"                         wall (on-CPU + off-CPU: plumb report -m wall). Exact\n"
+	"                         switch times from the kernel; stacks from a preloaded\n"
+	"                         library that times blocking calls (docs/waits.md)\n"
+	"      --sync-wait[=US]   lock waits, as gprofng -s: events sync-wait (ns) and\n"
+	"                         sync-waits (count) at each wait of US microseconds or\n"
+	"                         more in a mutex, condvar, rwlock, semaphore, barrier\n"
+	"                         or join (default: calibrated on uncontended locks;\n"
+	"                         0: every wait). plumb report --view locks\n"
 	"  -q, --quiet            no summary on stderr\n"
 	"\n"
 	"A program built with 'plumb cc' is not sampled: its own runtime measures\n"
@@ -62,9 +73,11 @@ static const char record_help[] =
 	"  plumb record -c 100 -e minor-faults ./myprog     every 100th page fault\n"
 	"  plumb record -g fp ./myprog                      cheaper, shallower stacks\n"
 	"  plumb record -p 1234 -o daemon.plumb             until Ctrl-C\n"
-	"  plumb report --view threads                      per thread: id, name, start routine\n";
+	"  plumb report --view threads                      per thread: id, name, start routine\n"
+	"  plumb record --off-cpu --sync-wait ./server      then: plumb report -m wall,\n"
+	"                                                   plumb report --view locks\n";
 
-enum { OPT_STACK_SIZE = 256, OPT_SAMPLER, OPT_MEMRES, OPT_CONTEXTS };
+enum { OPT_STACK_SIZE = 256, OPT_SAMPLER, OPT_MEMRES, OPT_CONTEXTS, OPT_OFF_CPU, OPT_SYNC_WAIT };
 
 typedef struct record_args {
 	const char *output, *events, *sampler;
@@ -72,6 +85,7 @@ typedef struct record_args {
 	bool quiet;
 	unsigned memres;
 	bool no_contexts;
+	char sync_ns[32];      /* --sync-wait threshold in ns, or "auto" */
 } record_args;
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -97,6 +111,8 @@ static int parse_args(int argc, char **argv, record_args *a)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "memres", required_argument, NULL, OPT_MEMRES },
 		{ "contexts", required_argument, NULL, OPT_CONTEXTS },
+		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+		{ "sync-wait", optional_argument, NULL, OPT_SYNC_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -151,6 +167,23 @@ static int parse_args(int argc, char **argv, record_args *a)
 		case 'q':
 			a->quiet = true;
 			break;
+		case OPT_OFF_CPU:
+			a->ro.off_cpu = true;
+			break;
+		case OPT_SYNC_WAIT: {
+			char *end;
+			errno = 0;
+			unsigned long long us = optarg ? strtoull(optarg, &end, 10) : 0;
+			if (optarg && (!*optarg || *end || errno || optarg[0] == '-' || us > 3600000000ull))
+				return cli_usage_error("record", "--sync-wait expects a threshold in "
+							       "microseconds (0 for every wait), got '%s'", optarg);
+			if (optarg)
+				snprintf(a->sync_ns, sizeof a->sync_ns, "%llu", us * 1000);
+			else
+				snprintf(a->sync_ns, sizeof a->sync_ns, "auto");
+			a->ro.sync_wait = a->sync_ns;
+			break;
+		}
 		case OPT_MEMRES:
 			if (parse_u64(optarg, &v) || (v != 1 && v != 2 && v != 4 && v != 8 && v != 16))
 				return cli_usage_error("record", "--memres expects 1, 2, 4, 8 or 16, got '%s'", optarg);
@@ -177,6 +210,10 @@ static int parse_args(int argc, char **argv, record_args *a)
 	if (!a->ro.pid && optind >= argc)
 		return cli_usage_error("record", "no command to record");
 	a->ro.argv = argv + optind;
+	for (size_t i = 0; a->ro.off_cpu && a->events && i < 1; i++)
+		if (!strstr(a->events, "cpu-clock") && !strstr(a->events, "task-clock"))
+			return cli_usage_error("record", "--off-cpu needs cpu-clock or task-clock among "
+						       "the events (for wall = on-CPU + off-CPU time)");
 	return 0;
 }
 
@@ -221,7 +258,8 @@ static void print_warning(void *ctx, const char *message)
 
 /* ---- the profile ----------------------------------------------------------- */
 
-static int command_meta(plumb_profile *p, const record_args *a, plumb_error *err)
+static int command_meta(plumb_profile *p, const record_args *a, const plumb_rec_data *d,
+			plumb_error *err)
 {
 	char buf[4096];
 	size_t len = 0;
@@ -236,6 +274,15 @@ static int command_meta(plumb_profile *p, const record_args *a, plumb_error *err
 		snprintf(rate, sizeof rate, "every %" PRIu64 " events", a->ro.period);
 	else
 		snprintf(rate, sizeof rate, "%" PRIu64 " Hz", a->ro.freq ? a->ro.freq : 1000);
+	char waits[64] = "";
+	uint64_t thr = 0, mean = 0;
+	if (a->ro.sync_wait && plumb_rec_waits_settings(d, &thr, &mean))
+		snprintf(waits, sizeof waits, "%.3f us%s", (double)thr / 1000.0,
+			 strcmp(a->ro.sync_wait, "auto") == 0 ? " (calibrated)" : "");
+	if (waits[0] && plumb_meta_set(p, "record.sync_threshold", waits, err))
+		return -1;
+	if (a->ro.off_cpu && plumb_meta_set(p, "record.off_cpu", "switch records + wait tracer", err))
+		return -1;
 	return plumb_meta_set(p, "cmd", buf, err) || plumb_meta_set(p, "creator", "plumb record", err) ||
 	       plumb_meta_set(p, "record.stack", modes[a->ro.stack], err) ||
 	       plumb_meta_set(p, "record.rate", rate, err);
@@ -250,7 +297,7 @@ static int save(const record_args *a, const plumb_rec_data *d, const char *sampl
 	plumb_rec_profile_opts po = { NULL, true };
 	int rc = plumb_rec_to_profile(d, &po, p, err);
 	if (rc == 0)
-		rc = command_meta(p, a, err) || plumb_meta_set(p, "record.sampler", sampler, err) ||
+		rc = command_meta(p, a, d, err) || plumb_meta_set(p, "record.sampler", sampler, err) ||
 		     (*note && plumb_meta_set(p, "record.note", note, err));
 	if (rc == 0)
 		rc = plumb_store_write(p, a->output, err);
@@ -390,6 +437,9 @@ int cmd_record(int argc, char **argv)
 		if (inputs)
 			return record_inputs(&a);
 	}
+	if (a.ro.pid && a.ro.off_cpu && !a.quiet)
+		fprintf(stderr, "plumb record: -p: the wait tracer is loaded only into a command plumb "
+			"starts; off-CPU intervals go to each thread's nearest CPU sample\n");
 	if (a.memres || a.no_contexts)
 		return cli_usage_error("record", "--memres and --contexts are for programs built with plumb cc");
 	return record(&a);

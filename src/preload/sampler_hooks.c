@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "preload/sampler.h"
+#include "preload/wait.h"
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
@@ -172,21 +173,25 @@ static int is_var(const char *e, const char *name)
 static size_t settings_env(char *store, size_t cap, const char **out)
 {
 	static const char *names[] = { "PLUMB_SAMPLER_DIR", "PLUMB_SAMPLER_HZ",
-				       "PLUMB_SAMPLER_CLOCK", "PLUMB_SAMPLER_SIGNAL" };
-	char vals[4][PATH_MAX];
+				       "PLUMB_SAMPLER_CLOCK", "PLUMB_SAMPLER_SIGNAL",
+				       "PLUMB_SAMPLER_WAITS" };
+	char vals[5][PATH_MAX];
 	snprintf(vals[0], sizeof vals[0], "%s", smp.dir);
 	snprintf(vals[1], sizeof vals[1], "%llu", (unsigned long long)smp.hz);
-	snprintf(vals[2], sizeof vals[2], "%s", smp.clock == PSMP_CLOCK_WALL ? "wall" : "cpu");
+	snprintf(vals[2], sizeof vals[2], "%s", smp.clock == PSMP_CLOCK_WALL ? "wall"
+						: smp.clock == PSMP_CLOCK_NONE ? "none" : "cpu");
 	snprintf(vals[3], sizeof vals[3], "%d", smp.signo);
+	snprintf(vals[4], sizeof vals[4], "%s", wt_settings());
+	int nvals = vals[4][0] ? 5 : 4;
 	size_t used = 0;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < nvals; i++) {
 		int n = snprintf(store + used, cap - used, "%s=%s", names[i], vals[i]);
 		if (n < 0 || (size_t)n >= cap - used)
 			return (size_t)i;
 		out[i] = store + used;
 		used += (size_t)n + 1;
 	}
-	return 4;
+	return (size_t)nvals;
 }
 
 /* envp with LD_PRELOAD naming this library and the sampler's settings, in

@@ -33,7 +33,7 @@ static int readable(const char *path)
 
 /* The sampler next to the running plumb (a build tree), else in
  * ../lib/plumb from it, else where make install put it. */
-static int find_sampler(char *out, size_t cap, plumb_error *err)
+int plumb_sampler_find(char *out, size_t cap, plumb_error *err)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -93,12 +93,13 @@ static uint64_t rate_hz(const plumb_record_opts *o)
 
 /* The environment of the command: ours plus LD_PRELOAD (the sampler
  * appended to any existing list) and the sampler's settings. */
-static char **child_env(const char *lib, const char *dir, uint64_t hz)
+char **plumb_sampler_env(const char *lib, const char *dir, uint64_t hz, const char *clock,
+			 const char *waits)
 {
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = calloc(n + 5, sizeof *env);
+	char **env = calloc(n + 6, sizeof *env);
 	if (!env)
 		return NULL;
 	size_t k = 0;
@@ -116,10 +117,11 @@ static char **child_env(const char *lib, const char *dir, uint64_t hz)
 		ok &= asprintf(&env[k++], "LD_PRELOAD=%s", lib) > 0;
 	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_DIR=%s", dir) > 0;
 	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_HZ=%llu", (unsigned long long)hz) > 0;
-	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_CLOCK=cpu") > 0;
+	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_CLOCK=%s", clock) > 0;
+	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_WAITS=%s", waits ? waits : "") > 0;
 	env[k] = NULL;
 	if (!ok) {
-		for (size_t i = k - 4; i < k; i++)
+		for (size_t i = k - 5; i < k; i++)
 			free(env[i]);
 		free(env);
 		return NULL;
@@ -127,12 +129,12 @@ static char **child_env(const char *lib, const char *dir, uint64_t hz)
 	return env;
 }
 
-static void free_env(char **env)
+void plumb_sampler_env_free(char **env)
 {
 	size_t n = 0;
 	while (env[n])
 		n++;
-	for (size_t i = n - 4; i < n; i++)
+	for (size_t i = n - 5; i < n; i++)
 		free(env[i]);
 	free(env);
 }
@@ -187,7 +189,7 @@ static int by_name(const void *a, const void *b)
 }
 
 /* Every plumb-sampler.* file of dir, sorted, each freed by the caller. */
-static char **list_files(const char *dir, size_t *n, plumb_error *err)
+char **plumb_sampler_list(const char *dir, size_t *n, plumb_error *err)
 {
 	DIR *dh = opendir(dir);
 	if (!dh) {
@@ -218,7 +220,7 @@ static char **list_files(const char *dir, size_t *n, plumb_error *err)
 	return v;
 }
 
-static void free_files(char **v, size_t n, int unlink_them)
+void plumb_sampler_list_free(char **v, size_t n, int unlink_them)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (unlink_them)
@@ -259,7 +261,7 @@ static int read_all(const plumb_record_opts *o, const char *dir, plumb_rec_data 
 	if (ev < 0)
 		return -1;
 	size_t n = 0;
-	char **files = list_files(dir, &n, err);
+	char **files = plumb_sampler_list(dir, &n, err);
 	if (!files)
 		return -1;
 	int rc = 0;
@@ -272,7 +274,7 @@ static int read_all(const plumb_record_opts *o, const char *dir, plumb_rec_data 
 				"setuid, or removed LD_PRELOAD (see docs/sampler.md)",
 				dir);
 	/* A damaged file is kept for a look; the message names it. */
-	free_files(files, n, rc == 0);
+	plumb_sampler_list_free(files, n, rc == 0);
 	return rc;
 }
 
@@ -284,7 +286,7 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 		res->wait_status = -1;
 	}
 	char lib[PATH_MAX];
-	if (check_events(o, err) || find_sampler(lib, sizeof lib, err))
+	if (check_events(o, err) || plumb_sampler_find(lib, sizeof lib, err))
 		return -1;
 	if (o->stack == PLUMB_STACK_FP && o->warn)
 		o->warn(o->warn_ctx, "signal sampler: -g fp is not used; stacks are unwound with "
@@ -296,14 +298,16 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 		return plumb_fail(err, PLUMB_ERR_IO, "cannot make a temporary directory %s: %s", dir,
 				  strerror(errno));
 	uint64_t hz = rate_hz(o);
-	char **env = child_env(lib, dir, hz);
+	char waits[96];
+	plumb_rec_waits_env(o, waits, sizeof waits);
+	char **env = plumb_sampler_env(lib, dir, hz, "cpu", waits);
 	if (!env) {
 		rmdir(dir);
 		return plumb_fail_nomem(err);
 	}
 	int failed_st = -1;
 	pid_t pid = start_command(o, env, &failed_st, err);
-	free_env(env);
+	plumb_sampler_env_free(env);
 	if (pid < 0) {
 		if (res)
 			res->wait_status = failed_st;
@@ -324,6 +328,8 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 			res->lost = info.dropped;
 		}
 		rate_note(o, &info, hz, res);
+		plumb_rec_waits_opts wo = { o->off_cpu, o->sync_wait != NULL, 1000000000ull / hz };
+		rc = plumb_rec_waits_finish(d, &wo, err);
 	}
 	return rc;
 }
