@@ -180,6 +180,7 @@ typedef enum plumb_view_kind {
 	PLUMB_VIEW_INPUTS,        /* one row per routine: how its cost grows with input size */
 	PLUMB_VIEW_FLAME,         /* the call tree as flame-graph boxes (table.h's plumb_flame) */
 	PLUMB_VIEW_TIMELINE,      /* per part and event, the cost in equal time buckets */
+	PLUMB_VIEW_LOCKS,         /* lock waits per object and waiting function */
 	PLUMB_VIEW_COUNT
 } plumb_view_kind;
 

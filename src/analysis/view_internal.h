@@ -111,6 +111,7 @@ int view_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **ou
 int view_cg_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_timeline(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
+int view_locks(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 /* A part's label: "tid name", "pid N name", its name, or "part N". */
 void view_part_label(const plumb_profile *p, size_t i, char *buf, size_t n);
 /* The call tree (or bottom-up tree with o->invert) as flame-graph boxes. */

@@ -35,6 +35,8 @@ static const char report_help[] =
 	"              and json list its boxes); --invert: an icicle of the bottom-up tree\n"
 	"  timeline    recordings: each thread's cost in equal time buckets (a lane per\n"
 	"              thread in text and svg; csv: part,thread,start_s,end_s,event,value)\n"
+	"  locks       recordings with --sync-wait: per lock (named by its symbol when it is\n"
+	"              a global), its total and mean wait and count, the functions that waited\n"
 	"\n"
 	"Options:\n"
 	"  -v, --view VIEW        the view above\n"

@@ -116,10 +116,17 @@ const char *plumb_rec_event_unit(const char *e)
 
 /* ---- finishing ----------------------------------------------------------- */
 
+/* Intervals of a thread at one stack closer than this to the first one of a
+ * run are summed into one sample at that first one's time: a ping-pong of
+ * 150,000 switches a second makes ~1,000 samples a second, not 150,000,
+ * and timelines keep a millisecond's resolution. */
+#define COALESCE_NS 1000000u
+
 typedef struct fin {
 	plumb_rec_data *d;
 	struct plumb_rec_waits *w;
 	int off, pre, wall;        /* event indexes, -1 if absent */
+	size_t last[3];            /* the latest sample charge() made per event, +1 (0: none) */
 	PLUMB_VEC(uint64_t) tmp;
 	plumb_error *err;
 } fin;
@@ -177,12 +184,22 @@ static int charge(fin *f, int32_t pid, int32_t tid, uint64_t t, uint64_t ns, boo
 	if (plumb_vec_reserve(f->tmp, n))
 		return plumb_fail_nomem(f->err);
 	memcpy(f->tmp.v, chain, n * sizeof *chain);
-	if (plumb_rec_sample_add(f->d, pid, tid, t, (uint32_t)f->off, ns, f->tmp.v, n, flags, f->err) ||
-	    plumb_rec_sample_add(f->d, pid, tid, t, (uint32_t)f->wall, ns, f->tmp.v, n, flags, f->err))
-		return -1;
-	if (preempted && plumb_rec_sample_add(f->d, pid, tid, t, (uint32_t)f->pre, ns, f->tmp.v, n,
-					      flags, f->err))
-		return -1;
+	int evs[3] = { f->off, f->wall, preempted ? f->pre : -1 };
+	for (int k = 0; k < 3; k++) {
+		if (evs[k] < 0)
+			continue;
+		plumb_rec_sample *prev = f->last[k] ? &f->d->samples.v[f->last[k] - 1] : NULL;
+		if (prev && prev->pid == pid && prev->tid == tid && prev->nips == n &&
+		    prev->flags == flags && t - prev->time_ns < COALESCE_NS &&
+		    memcmp(f->d->ips.v + prev->ips, f->tmp.v, n * sizeof *chain) == 0) {
+			prev->weight += ns;
+			continue;
+		}
+		if (plumb_rec_sample_add(f->d, pid, tid, t, (uint32_t)evs[k], ns, f->tmp.v, n, flags,
+					 f->err))
+			return -1;
+		f->last[k] = f->d->samples.n;
+	}
 	return 0;
 }
 
@@ -330,6 +347,7 @@ static int sync_waits(fin *f)
 	int ev_n = ev_t < 0 ? -1 : plumb_rec_event_add(f->d, "sync-waits", f->err);
 	if (ev_n < 0)
 		return -1;
+	size_t last = 0;   /* after the pair of samples made last */
 	for (size_t i = 0; i < w->waits.n; i++) {
 		const rec_wait *wt = &w->waits.v[i];
 		if (!(wt->flags & PSMP_WAIT_IS_SYNC) || !wt->nips)
@@ -340,11 +358,21 @@ static int sync_waits(fin *f)
 		memcpy(f->tmp.v + 1, w->ips.v + wt->ips, wt->nips * sizeof *f->tmp.v);
 		uint32_t flags = PLUMB_REC_LOCK | (uint32_t)wt->kind << 8 |
 				 (wt->flags & PSMP_WAIT_TRUNCATED ? PLUMB_REC_TRUNCATED : 0);
+		size_t n = wt->nips + 1;
+		plumb_rec_sample *prev = last ? &f->d->samples.v[last - 2] : NULL;
+		if (prev && prev->pid == wt->pid && prev->tid == wt->tid && prev->nips == n &&
+		    prev->flags == flags && wt->t0 - prev->time_ns < COALESCE_NS &&
+		    memcmp(f->d->ips.v + prev->ips, f->tmp.v, n * sizeof *f->tmp.v) == 0) {
+			prev[0].weight += wt->t1 - wt->t0;   /* sync-wait, then sync-waits */
+			prev[1].weight++;
+			continue;
+		}
 		if (plumb_rec_sample_add(f->d, wt->pid, wt->tid, wt->t0, (uint32_t)ev_t, wt->t1 - wt->t0,
-					 f->tmp.v, wt->nips + 1, flags, f->err) ||
-		    plumb_rec_sample_add(f->d, wt->pid, wt->tid, wt->t0, (uint32_t)ev_n, 1, f->tmp.v,
-					 wt->nips + 1, flags, f->err))
+					 f->tmp.v, n, flags, f->err) ||
+		    plumb_rec_sample_add(f->d, wt->pid, wt->tid, wt->t0, (uint32_t)ev_n, 1, f->tmp.v, n,
+					 flags, f->err))
 			return -1;
+		last = f->d->samples.n;
 	}
 	return 0;
 }
@@ -356,7 +384,7 @@ int plumb_rec_waits_finish(plumb_rec_data *d, const plumb_rec_waits_opts *o, plu
 	struct plumb_rec_waits *w = waits_of(d);
 	if (!w)
 		return plumb_fail_nomem(err);
-	fin f = { d, w, -1, -1, -1, { NULL, 0, 0 }, err };
+	fin f = { d, w, -1, -1, -1, { 0, 0, 0 }, { NULL, 0, 0 }, err };
 	qsort(w->switches.v, w->switches.n, sizeof *w->switches.v, by_thread_time_switch);
 	qsort(w->waits.v, w->waits.n, sizeof *w->waits.v, by_thread_time_wait);
 	int rc = 0;
