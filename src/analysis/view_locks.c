@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/view_internal.h"
+#include "model/index.h"
 
 typedef struct lock_row {
 	plumb_id lock, waiter, via;   /* functions; waiter PLUMB_NONE for a lock's total */
@@ -85,8 +86,10 @@ int view_locks(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 	size_t nev = p->events.n;
 	for (size_t i = 0; i < p->cct.n && locks_mod != PLUMB_NONE; i++) {
 		const plumb_cct_node *nd = &p->cct.v[i];
+		if (!pass[i] || nd->frame == PLUMB_NONE)
+			continue;   /* a part's root has no frame */
 		plumb_id fn = p->frames.v[nd->frame].function;
-		if (!pass[i] || p->functions.v[fn].module != locks_mod)
+		if (fn == PLUMB_NONE || p->functions.v[fn].module != locks_mod)
 			continue;
 		const uint64_t *c = plumb_cct_self(p, (plumb_id)i);
 		uint64_t ns = c[ev_ns], n = c[ev_n];
@@ -94,11 +97,12 @@ int view_locks(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 			continue;
 		(void)nev;
 		plumb_id via = PLUMB_NONE, waiter = PLUMB_NONE;
-		if (nd->parent != PLUMB_NONE) {
-			const plumb_cct_node *up = &p->cct.v[nd->parent];
-			via = p->frames.v[up->frame].function;
-			if (up->parent != PLUMB_NONE)
-				waiter = p->frames.v[p->cct.v[up->parent].frame].function;
+		plumb_id up = nd->parent;
+		if (up != PLUMB_NONE && p->cct.v[up].frame != PLUMB_NONE) {
+			via = p->frames.v[p->cct.v[up].frame].function;
+			up = p->cct.v[up].parent;
+			if (up != PLUMB_NONE && p->cct.v[up].frame != PLUMB_NONE)
+				waiter = p->frames.v[p->cct.v[up].frame].function;
 		}
 		total += ns;
 		if (add(&rows, fn, PLUMB_NONE, PLUMB_NONE, ns, n) || add(&rows, fn, waiter, via, ns, n))
