@@ -13,25 +13,44 @@ fi
 progs="$E2E_DIR/../programs"
 gcc -O2 -g -pthread "$progs/wait_known.c" -o wait_known || fail "compile wait_known.c"
 
-# incl FILE EVENT: "function inclusive" lines of the flat profile.
+# incl FILE EVENT [PART]: "function inclusive" lines of the flat profile
+# (of one part).
 incl() {
-	"$PLUMB" report --format csv -t 0 -m "$2" "$1" | python3 -c '
+	"$PLUMB" report --format csv -t 0 -m "$2" ${3:+--part "$3"} "$1" | python3 -c '
 import csv, sys
 ev = sys.argv[1]
 for r in csv.DictReader(sys.stdin):
     print(r["function"].replace(" ", "_"), r["inclusive." + ev])' "$2"
 }
 
+# The main thread's waits, in its own part (summed over all parts,
+# wait_pipe_read would also hold the forked child's sleep), and the locker
+# thread's mutex wait over all parts.
 waits_check='
 import sys
 f = {}
 for l in sys.stdin:
-    name, v = l.split()
-    f[name] = f.get(name, 0) + int(v)
-for name, ms in (("wait_for_mutex", 200), ("do_sleep_300ms", 300), ("wait_pipe_read", 150),
-                 ("wait_cond_100ms", 100)):
-    got = f.get(name, 0) / 1e6
+    part, name, v = l.split()
+    f[part, name] = f.get((part, name), 0) + int(v)
+for part, name, ms in (("all", "wait_for_mutex", 200), ("main", "do_sleep_300ms", 300),
+                       ("main", "wait_pipe_read", 150), ("main", "wait_cond_100ms", 100)):
+    got = f.get((part, name), 0) / 1e6
     assert 0.85 * ms <= got <= 2.0 * ms, (name, "off-cpu ms", got, "expected", ms)'
+
+# main_part FILE: the part number of the main process's main thread (the
+# longest wall time among the parts that started in main).
+main_part() {
+	"$PLUMB" report --format csv --view threads -m wall "$1" | python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(sys.stdin) if r["start"] == "main"]
+print(max(rows, key=lambda r: int(r["exclusive.wall"]))["part"])'
+}
+
+# waits FILE: "all|main function off-cpu" lines.
+waits() {
+	incl "$1" off-cpu | sed 's/^/all /'
+	incl "$1" off-cpu "$(main_part "$1")" | sed 's/^/main /'
+}
 
 # main_wall FILE ELAPSED_MS: the main thread's wall time against the elapsed
 # time the program printed.
@@ -61,7 +80,7 @@ assert "wait_for_mutex" in waiters, waiters'
 
 # check_recording NAME FILE ELAPSED_MS
 check_recording() {
-	run incl "$2" off-cpu
+	run waits "$2"
 	py "$1: each wait's off-cpu on the function that waited" "$waits_check"
 	run "$PLUMB" report --format csv --view threads -m wall "$2"
 	if printf '%s' "$out" | python3 -c "$main_wall_check" "$3" 2> .pyerr; then
@@ -108,7 +127,7 @@ assert "[mutex cv_lock]" in objs, objs'
 # The signal sampler (no perf_event_open): waits from the tracer alone.
 expect_status "record --sampler=signal --off-cpu" 0 \
 	"$PLUMB" record -q --sampler=signal --off-cpu --sync-wait -o sig.plumb ./wait_known
-run incl sig.plumb off-cpu
+run waits sig.plumb
 py "signal sampler: each wait's off-cpu on the function that waited" "$waits_check"
 
 expect_err "--sync-wait takes microseconds" 2 "microseconds" \
@@ -134,7 +153,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev
 	*) ok "nobody: recorded with perf_event_open" ;;
 	esac
 	check_recording "nobody" "$nb/w.plumb" "${elapsed:-0}"
-	left=$(find "$nb" -name 'plumb-*' -type d | wc -l)
+	left=$(find "$nb" -mindepth 1 -name 'plumb-*' -type d | wc -l)
 	same "nobody: no tracer directory left behind" "$left" 0
 	rm -rf "$nb"
 else
