@@ -434,6 +434,9 @@ int cmd_record(int argc, char **argv)
 		char *exe = plumb_inputs_which(a.ro.argv[0]);
 		bool inputs = exe && plumb_inputs_instrumented(exe);
 		free(exe);
+		if (inputs && (a.ro.off_cpu || a.ro.sync_wait))
+			return cli_usage_error("record", "--off-cpu and --sync-wait are for sampled "
+					       "programs; %s was built with plumb cc", a.ro.argv[0]);
 		if (inputs)
 			return record_inputs(&a);
 	}
