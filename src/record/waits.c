@@ -328,7 +328,8 @@ static int off_cpu(fin *f, const plumb_rec_waits_opts *o)
 		if (plumb_vec_reserve(f->tmp, c.nips ? c.nips : 1))
 			rc = plumb_fail_nomem(f->err);
 		else {
-			memcpy(f->tmp.v, d->ips.v + c.ips, c.nips * sizeof *f->tmp.v);
+			if (c.nips)
+				memcpy(f->tmp.v, d->ips.v + c.ips, c.nips * sizeof *f->tmp.v);
 			rc = plumb_rec_sample_add(d, c.pid, c.tid, c.time_ns, (uint32_t)f->wall, ns, f->tmp.v,
 						  c.nips, c.flags, f->err);
 		}
@@ -385,8 +386,10 @@ int plumb_rec_waits_finish(plumb_rec_data *d, const plumb_rec_waits_opts *o, plu
 	if (!w)
 		return plumb_fail_nomem(err);
 	fin f = { d, w, -1, -1, -1, { 0, 0, 0 }, { NULL, 0, 0 }, err };
-	qsort(w->switches.v, w->switches.n, sizeof *w->switches.v, by_thread_time_switch);
-	qsort(w->waits.v, w->waits.n, sizeof *w->waits.v, by_thread_time_wait);
+	if (w->switches.n)
+		qsort(w->switches.v, w->switches.n, sizeof *w->switches.v, by_thread_time_switch);
+	if (w->waits.n)
+		qsort(w->waits.v, w->waits.n, sizeof *w->waits.v, by_thread_time_wait);
 	int rc = 0;
 	if (o->off_cpu) {
 		f.off = plumb_rec_event_add(d, "off-cpu", err);
