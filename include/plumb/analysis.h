@@ -219,6 +219,7 @@ typedef enum plumb_view_kind {
 				     function rows, their statements and instructions below */
 	PLUMB_VIEW_TIMELINE,      /* per part and event, the cost in equal time buckets */
 	PLUMB_VIEW_HEAP,          /* a heap recording summed up: peak, leaks, temporaries, sizes */
+	PLUMB_VIEW_LOCKS,         /* lock waits per object and waiting function */
 	PLUMB_VIEW_COUNT
 } plumb_view_kind;
 

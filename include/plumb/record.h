@@ -27,6 +27,9 @@
 
 enum {
 	PLUMB_REC_TRUNCATED = 1, /* unwinding stopped early (stack copy ended, no CFI) */
+	PLUMB_REC_LOCK = 2,      /* chain[0] is the object waited for (a lock), chain[1]
+				    the waiting function: a sync-wait sample; bits 8-15
+				    hold the wait's kind (PSMP_WAIT_*, preload/format.h) */
 };
 
 typedef struct plumb_rec_sample {
@@ -74,6 +77,8 @@ typedef struct plumb_rec_data {
 	/* private: equal chains of a process are stored once (samples share
 	 * their ips), so long recordings grow by a sample, not a stack */
 	struct plumb_rec_chain_ix *chain_ix;
+	/* private: waits and context switches until plumb_rec_waits_finish */
+	struct plumb_rec_waits *waits;
 } plumb_rec_data;
 
 plumb_rec_data *plumb_rec_data_new(void);
@@ -103,6 +108,54 @@ int plumb_rec_thread_set(plumb_rec_data *d, int32_t pid, int32_t tid, const char
 /* The live map of pid holding addr at time t, or NULL. */
 const plumb_rec_map *plumb_rec_map_find(const plumb_rec_data *d, int32_t pid, uint64_t addr,
 					uint64_t t);
+
+/* ---- waits (--off-cpu, --sync-wait; src/record/waits.c) ---------------- */
+
+/* A timed blocking call from the preloaded library: [t0, t1] on
+ * CLOCK_MONOTONIC, its kind and object, and the stack (chain[0] the libc
+ * function, n 0 when it was not taken) with inv_p = 65536 / the
+ * probability it was taken. */
+int plumb_rec_wait_add(plumb_rec_data *d, int32_t pid, int32_t tid, unsigned kind, unsigned flags,
+		       uint64_t t0, uint64_t t1, uint64_t obj, uint64_t inv_p, const uint64_t *chain,
+		       size_t n, plumb_error *err);
+/* A context switch of tid (PERF_RECORD_SWITCH), out or in; preempted: the
+ * thread was still runnable when it left the CPU. */
+int plumb_rec_switch_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns, bool out,
+			 bool preempted, plumb_error *err);
+/* The CPU time (ns) sample `index` of d stands for, when not its weight
+ * times the period given to plumb_rec_waits_finish (perf's PERIOD). */
+int plumb_rec_period_note(plumb_rec_data *d, size_t index, uint64_t period_ns, plumb_error *err);
+/* The preloaded library's settings (WAITCFG), kept for the metadata. */
+void plumb_rec_waits_config(plumb_rec_data *d, uint64_t sync_threshold_ns, uint64_t offcpu_mean_ns);
+
+typedef struct plumb_rec_waits_opts {
+	bool off_cpu;              /* events off-cpu, preempted, wall */
+	bool sync_wait;            /* events sync-wait, sync-waits */
+	uint64_t cpu_period_ns;    /* a cpu-clock sample without a noted period */
+} plumb_rec_waits_opts;
+
+/* Turn the waits and switches into samples: with switches, each off-CPU
+ * interval of a thread goes to the stack of the wait it lies in (weighted
+ * by inv_p; dropped if that wait's stack was not taken, which the weights
+ * of the taken ones stand for), or, outside any traced call, to the
+ * thread's nearest cpu-clock sample; without switches (the signal sampler),
+ * each taken wait's elapsed time is its off-CPU time. wall = off-cpu + the
+ * CPU time of cpu-clock/task-clock samples. */
+int plumb_rec_waits_finish(plumb_rec_data *d, const plumb_rec_waits_opts *o, plumb_error *err);
+/* The settings the preloaded library reported (WAITCFG); false if none. */
+bool plumb_rec_waits_settings(const plumb_rec_data *d, uint64_t *sync_threshold_ns,
+			      uint64_t *offcpu_mean_ns);
+/* Waits recorded so far (for messages). */
+/* Free the private wait storage (plumb_rec_data_free does). */
+void plumb_rec_waits_free(struct plumb_rec_waits *w);
+size_t plumb_rec_waits_count(const plumb_rec_data *d);
+/* "ns" for off-cpu, preempted, wall and sync-wait, "waits" for sync-waits,
+ * else "samples". */
+const char *plumb_rec_event_unit(const char *event);
+/* The name of a waited-for object: "[mutex name]" when addr is in a
+ * global of a module of pid, else "[mutex 0x...]" (kind: PSMP_WAIT_*). */
+void plumb_rec_lock_label(const plumb_rec_data *d, int32_t pid, uint64_t t, uint64_t addr,
+			  unsigned kind, char *out, size_t cap);
 
 /* ---- symbols: plumb/symbols.h (plumb_symbolizer) ------------------------ */
 
@@ -166,6 +219,9 @@ typedef struct plumb_record_opts {
 	/* Set to non-zero (e.g. by a signal handler) to stop recording
 	 * (-p; with a command, recording ends when the command does). */
 	volatile int *stop;
+	bool off_cpu;              /* --off-cpu: switch records + the wait tracer */
+	const char *sync_wait;     /* --sync-wait: NULL off, "auto" or a threshold in ns */
+	uint64_t offcpu_mean_ns;   /* mean wait between two stacks taken; 0: 1 ms */
 	plumb_warn_fn warn;        /* non-fatal news; may be NULL */
 	void *warn_ctx;
 	/* --heap (docs/heap.md): trace allocations in the preloaded library

@@ -18,6 +18,7 @@ static const char *const view_names[PLUMB_VIEW_COUNT] = {
 	[PLUMB_VIEW_FLAME] = "flame",     [PLUMB_VIEW_FPROF] = "fprof",
 	[PLUMB_VIEW_TIMELINE] = "timeline",
 	[PLUMB_VIEW_HEAP] = "heap",
+	[PLUMB_VIEW_LOCKS] = "locks",
 };
 
 static const char *const sort_names[] = {
@@ -444,6 +445,8 @@ static int build_rows(const plumb_profile *p, const plumb_view_opts *o, plumb_ta
 		return view_timeline(p, o, out, err);
 	case PLUMB_VIEW_HEAP:
 		return view_heap(p, o, out, err);
+	case PLUMB_VIEW_LOCKS:
+		return view_locks(p, o, out, err);
 	case PLUMB_VIEW_COUNT:
 		break;
 	}

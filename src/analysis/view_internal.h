@@ -112,6 +112,7 @@ int view_cg_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table *
 int view_heap(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_threads(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 int view_timeline(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
+int view_locks(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 /* The call tree (or bottom-up tree with o->invert) as flame-graph boxes. */
 int view_flame(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);
 /* The same, each box with its change against the box of the same call path

@@ -59,6 +59,17 @@ static const char record_help[] =
 	"                         'plumb report --view heap' sums them up. Uses the\n"
 	"                         signal sampler for the CPU samples beside them\n"
 	"      --heap-seed N      the random seed of --heap=sample (default: the clock)\n"
+	"      --off-cpu          also where threads wait: events off-cpu (ns each thread\n"
+	"                         spent off the CPU, at the stack it left with),\n"
+	"                         preempted (the part where it was still runnable) and\n"
+	"                         wall (on-CPU + off-CPU: plumb report -m wall). Exact\n"
+	"                         switch times from the kernel; stacks from a preloaded\n"
+	"                         library that times blocking calls (docs/waits.md)\n"
+	"      --sync-wait[=US]   lock waits, as gprofng -s: events sync-wait (ns) and\n"
+	"                         sync-waits (count) at each wait of US microseconds or\n"
+	"                         more in a mutex, condvar, rwlock, semaphore, barrier\n"
+	"                         or join (default: calibrated on uncontended locks;\n"
+	"                         0: every wait). plumb report --view locks\n"
 	"  -q, --quiet            no summary on stderr\n"
 	"\n"
 	"A program built with 'plumb cc' is not sampled: its own runtime measures\n"
@@ -81,9 +92,12 @@ static const char record_help[] =
 	"  plumb record -g fp ./myprog                      cheaper, shallower stacks\n"
 	"  plumb record -p 1234 -o daemon.plumb             until Ctrl-C\n"
 	"  plumb record --heap ./myprog && plumb report --view heap\n"
-	"  plumb report --view threads                      per thread: id, name, start routine\n";
+	"  plumb report --view threads                      per thread: id, name, start routine\n"
+	"  plumb record --off-cpu --sync-wait ./server      then: plumb report -m wall,\n"
+	"                                                   plumb report --view locks\n";
 
-enum { OPT_STACK_SIZE = 256, OPT_SAMPLER, OPT_MEMRES, OPT_CONTEXTS, OPT_DRMS, OPT_COST, OPT_HEAP, OPT_HEAP_SEED };
+enum { OPT_STACK_SIZE = 256, OPT_SAMPLER, OPT_MEMRES, OPT_CONTEXTS, OPT_DRMS, OPT_COST, OPT_HEAP, OPT_HEAP_SEED,
+       OPT_OFF_CPU, OPT_SYNC_WAIT };
 
 typedef struct record_args {
 	const char *output, *events, *sampler;
@@ -91,6 +105,7 @@ typedef struct record_args {
 	bool quiet;
 	unsigned memres;
 	bool no_contexts, drms, cost_time, cost_given;
+	char sync_ns[32];      /* --sync-wait threshold in ns, or "auto" */
 } record_args;
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -136,6 +151,8 @@ static int parse_args(int argc, char **argv, record_args *a)
 		{ "cost", required_argument, NULL, OPT_COST },
 		{ "heap", optional_argument, NULL, OPT_HEAP },
 		{ "heap-seed", required_argument, NULL, OPT_HEAP_SEED },
+		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+		{ "sync-wait", optional_argument, NULL, OPT_SYNC_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -200,6 +217,23 @@ static int parse_args(int argc, char **argv, record_args *a)
 		case 'q':
 			a->quiet = true;
 			break;
+		case OPT_OFF_CPU:
+			a->ro.off_cpu = true;
+			break;
+		case OPT_SYNC_WAIT: {
+			char *end;
+			errno = 0;
+			unsigned long long us = optarg ? strtoull(optarg, &end, 10) : 0;
+			if (optarg && (!*optarg || *end || errno || optarg[0] == '-' || us > 3600000000ull))
+				return cli_usage_error("record", "--sync-wait expects a threshold in "
+							       "microseconds (0 for every wait), got '%s'", optarg);
+			if (optarg)
+				snprintf(a->sync_ns, sizeof a->sync_ns, "%llu", us * 1000);
+			else
+				snprintf(a->sync_ns, sizeof a->sync_ns, "auto");
+			a->ro.sync_wait = a->sync_ns;
+			break;
+		}
 		case OPT_MEMRES:
 			if (parse_u64(optarg, &v) || (v != 1 && v != 2 && v != 4 && v != 8 && v != 16))
 				return cli_usage_error("record", "--memres expects 1, 2, 4, 8 or 16, got '%s'", optarg);
@@ -243,6 +277,10 @@ static int parse_args(int argc, char **argv, record_args *a)
 	if (!a->ro.pid && optind >= argc)
 		return cli_usage_error("record", "no command to record");
 	a->ro.argv = argv + optind;
+	for (size_t i = 0; a->ro.off_cpu && a->events && i < 1; i++)
+		if (!strstr(a->events, "cpu-clock") && !strstr(a->events, "task-clock"))
+			return cli_usage_error("record", "--off-cpu needs cpu-clock or task-clock among "
+						       "the events (for wall = on-CPU + off-CPU time)");
 	return 0;
 }
 
@@ -387,7 +425,8 @@ static void warn_shared_period(const record_args *a)
 			a->ro.period, clock, a->ro.period, count, a->ro.period, clock, count);
 }
 
-static int command_meta(plumb_profile *p, const record_args *a, plumb_error *err)
+static int command_meta(plumb_profile *p, const record_args *a, const plumb_rec_data *d,
+			plumb_error *err)
 {
 	char buf[4096];
 	size_t len = 0;
@@ -399,6 +438,15 @@ static int command_meta(plumb_profile *p, const record_args *a, plumb_error *err
 	static const char *const modes[] = { "dwarf", "fp", "none" };
 	char rate[512];
 	rate_text(a, rate, sizeof rate);
+	char waits[64] = "";
+	uint64_t thr = 0, mean = 0;
+	if (a->ro.sync_wait && plumb_rec_waits_settings(d, &thr, &mean))
+		snprintf(waits, sizeof waits, "%.3f us%s", (double)thr / 1000.0,
+			 strcmp(a->ro.sync_wait, "auto") == 0 ? " (calibrated)" : "");
+	if (waits[0] && plumb_meta_set(p, "record.sync_threshold", waits, err))
+		return -1;
+	if (a->ro.off_cpu && plumb_meta_set(p, "record.off_cpu", "switch records + wait tracer", err))
+		return -1;
 	return plumb_meta_set(p, "cmd", buf, err) || plumb_meta_set(p, "creator", "plumb record", err) ||
 	       plumb_meta_set(p, "record.stack", modes[a->ro.stack], err) ||
 	       plumb_meta_set(p, "record.rate", rate, err);
@@ -413,7 +461,7 @@ static int save(const record_args *a, const plumb_rec_data *d, const char *sampl
 	plumb_rec_profile_opts po = { NULL, true };
 	int rc = plumb_rec_to_profile(d, &po, p, err);
 	if (rc == 0)
-		rc = command_meta(p, a, err) || plumb_meta_set(p, "record.sampler", sampler, err) ||
+		rc = command_meta(p, a, d, err) || plumb_meta_set(p, "record.sampler", sampler, err) ||
 		     (*note && plumb_meta_set(p, "record.note", note, err));
 	if (rc == 0)
 		rc = keep_old_profile(a->output, a->quiet, err);
@@ -561,9 +609,15 @@ int cmd_record(int argc, char **argv)
 		char *exe = plumb_inputs_which(a.ro.argv[0]);
 		bool inputs = exe && plumb_inputs_instrumented(exe);
 		free(exe);
+		if (inputs && (a.ro.off_cpu || a.ro.sync_wait))
+			return cli_usage_error("record", "--off-cpu and --sync-wait are for sampled "
+					       "programs; %s was built with plumb cc", a.ro.argv[0]);
 		if (inputs)
 			return record_inputs(&a);
 	}
+	if (a.ro.pid && a.ro.off_cpu && !a.quiet)
+		fprintf(stderr, "plumb record: -p: the wait tracer is loaded only into a command plumb "
+			"starts; off-CPU intervals go to each thread's nearest CPU sample\n");
 	if (a.memres || a.no_contexts || a.drms || a.cost_given)
 		return cli_usage_error("record", "--memres, --contexts, --drms and --cost are for programs built "
 				       "with plumb cc");

@@ -42,6 +42,8 @@ static const char report_help[] =
 	"              line, *> out of order) and their instructions (disassembled)\n"
 	"  heap        a heap recording (plumb record --heap) summed up: peak and when,\n"
 	"              allocations, temporaries, leaks, top sites, size histogram\n"
+	"  locks       recordings with --sync-wait: per lock (named by its symbol when it is\n"
+	"              a global), its total and mean wait and count, the functions that waited\n"
 	"\n"
 	"Options:\n"
 	"  -v, --view VIEW        the view above\n"
@@ -171,7 +173,7 @@ static int set_view(report_args *a, const char *name)
 	int v = plumb_view_by_name(name);
 	if (v < 0)
 		return cli_unknown_word("report", "view", name, "flat, callers, callees, butterfly, tree, "
-					"bottom-up, lines, files, modules, parts, threads, inputs, points, flame, fprof, timeline, heap");
+					"bottom-up, lines, files, modules, parts, threads, inputs, points, flame, fprof, timeline, heap, locks");
 	a->view.kind = (plumb_view_kind)v;
 	a->view_set = true;
 	return 0;

@@ -20,6 +20,13 @@
  *           zero-padded
  *   END     u64 time_ns, cpu_ns (process), samples, dropped, handler_ns
  *           (time spent taking samples); u32 reason, pad
+ *   WAIT    u32 tid; u16 nframes; u8 kind, flags; u64 t0, t1 (the call and
+ *           its return), obj (lock, condvar, semaphore or barrier address,
+ *           thread id of a join, fd of I/O), inv_p (1/probability that
+ *           the stack was taken, x65536); u64 pc[nframes]: pc[0] the
+ *           waiting libc function, then return addresses (nframes 0: a
+ *           wait whose stack was not taken). docs/waits.md
+ *   WAITCFG u64 sync_threshold_ns, offcpu_mean_ns; u32 modes, pad
  *
  * With heap tracing (plumb record --heap, docs/heap.md) also:
  *   HEAP_INFO    u32 mode (1 exact, 2 sampled), flags; u64 sample_bytes;
@@ -59,6 +66,8 @@ enum psmp_type {
 	PSMP_HEAP_INFO = 6,
 	PSMP_HEAP_STACK = 7,
 	PSMP_HEAP_EVENTS = 8,
+	PSMP_WAIT = 16,
+	PSMP_WAITCFG = 17,
 };
 
 enum psmp_heap_mode { PSMP_HEAP_EXACT = 1, PSMP_HEAP_SAMPLED = 2 };
@@ -77,7 +86,7 @@ enum {
 };
 
 enum psmp_origin { PSMP_ORIGIN_START = 0, PSMP_ORIGIN_FORK = 1, PSMP_ORIGIN_EXEC = 2 };
-enum psmp_clock { PSMP_CLOCK_CPU = 0, PSMP_CLOCK_WALL = 1 };
+enum psmp_clock { PSMP_CLOCK_CPU = 0, PSMP_CLOCK_WALL = 1, PSMP_CLOCK_NONE = 2 /* waits only */ };
 enum psmp_end_reason { PSMP_END_EXIT = 0, PSMP_END_EXEC = 1 };
 
 enum {
@@ -161,6 +170,36 @@ struct psmp_heap_events {
 	/* unsigned char events[len] follows */
 };
 
+/* What a WAIT record waited in. The first ones are synchronization
+ * waits (--sync-wait); all are off-CPU candidates (--off-cpu). */
+enum psmp_wait_kind {
+	PSMP_WAIT_MUTEX = 1, PSMP_WAIT_COND, PSMP_WAIT_RWLOCK, PSMP_WAIT_SEM, PSMP_WAIT_JOIN,
+	PSMP_WAIT_BARRIER, PSMP_WAIT_SYNC_LAST = PSMP_WAIT_BARRIER,
+	PSMP_WAIT_SLEEP, PSMP_WAIT_IO, PSMP_WAIT_POLL, PSMP_WAIT_FUTEX,
+};
+
+enum {
+	PSMP_WAIT_IS_SYNC = 1,       /* a sync wait at or above the threshold */
+	PSMP_WAIT_TRUNCATED = 2,     /* stack longer than PSMP_MAX_FRAMES */
+};
+
+enum { PSMP_MODE_OFFCPU = 1, PSMP_MODE_SYNC = 2 };
+
+struct psmp_wait {
+	struct psmp_rec h;
+	uint32_t tid;
+	uint16_t nframes;
+	uint8_t kind, flags;
+	uint64_t t0, t1, obj, inv_p;
+	/* uint64_t pc[nframes] follows */
+};
+
+struct psmp_waitcfg {
+	struct psmp_rec h;
+	uint64_t sync_threshold_ns, offcpu_mean_ns;
+	uint32_t modes, pad;
+};
+
 /* Bytes of a record with n payload bytes after its fixed part, padded. */
 #define PSMP_PAD8(n) (((n) + 7u) & ~(uint64_t)7u)
 
@@ -178,6 +217,8 @@ _Static_assert(sizeof(struct psmp_end) == 56, "psmp_end is 56 bytes");
 _Static_assert(sizeof(struct psmp_heap_info) == 32, "psmp_heap_info is 32 bytes");
 _Static_assert(sizeof(struct psmp_heap_stack) == 24, "psmp_heap_stack is 24 bytes");
 _Static_assert(sizeof(struct psmp_heap_events) == 24, "psmp_heap_events is 24 bytes");
+_Static_assert(sizeof(struct psmp_wait) == 48, "psmp_wait is 48 bytes");
+_Static_assert(sizeof(struct psmp_waitcfg) == 32, "psmp_waitcfg is 32 bytes");
 _Static_assert(sizeof(struct psmp_image) % 8 == 0 && sizeof(struct psmp_sample) % 8 == 0 &&
 		       sizeof(struct psmp_thread) % 8 == 0 && sizeof(struct psmp_maps) % 8 == 0 &&
 		       sizeof(struct psmp_end) % 8 == 0,

@@ -248,6 +248,8 @@ struct smp_slot *smp_slot_acquire(void)
 
 int smp_arm(struct smp_slot *t)
 {
+	if (smp.clock == PSMP_CLOCK_NONE)
+		return 0;   /* waits only: perf_event_open samples the CPU */
 	struct sigevent sev;
 	memset(&sev, 0, sizeof sev);
 	sev.sigev_notify = SIGEV_THREAD_ID;
@@ -414,7 +416,8 @@ static int read_settings(void)
 		smp.hz = 1000;
 	smp.period_ns = 1000000000ull / smp.hz;
 	const char *clk = getenv("PLUMB_SAMPLER_CLOCK");
-	smp.clock = clk && strcmp(clk, "wall") == 0 ? PSMP_CLOCK_WALL : PSMP_CLOCK_CPU;
+	smp.clock = clk && strcmp(clk, "wall") == 0 ? PSMP_CLOCK_WALL
+		    : clk && strcmp(clk, "none") == 0 ? PSMP_CLOCK_NONE : PSMP_CLOCK_CPU;
 	const char *sig = getenv("PLUMB_SAMPLER_SIGNAL");
 	smp.signo = sig && *sig ? atoi(sig) : SIGPROF;
 	if (smp.signo <= 0 || smp.signo >= NSIG || smp.signo == SIGKILL || smp.signo == SIGSTOP)

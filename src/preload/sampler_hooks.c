@@ -16,6 +16,7 @@
 
 #include "preload/heap.h"
 #include "preload/sampler.h"
+#include "preload/wait.h"
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
@@ -174,17 +175,19 @@ static size_t settings_env(char *store, size_t cap, const char **out)
 {
 	static const char *names[] = { "PLUMB_SAMPLER_DIR", "PLUMB_SAMPLER_HZ",
 				       "PLUMB_SAMPLER_CLOCK", "PLUMB_SAMPLER_SIGNAL",
-				       "PLUMB_SAMPLER_HEAP", "PLUMB_SAMPLER_HEAP_SEED" };
-	char vals[6][PATH_MAX];
+				       "PLUMB_SAMPLER_HEAP", "PLUMB_SAMPLER_HEAP_SEED", "PLUMB_SAMPLER_WAITS" };
+	char vals[7][PATH_MAX];
 	snprintf(vals[0], sizeof vals[0], "%s", smp.dir);
 	snprintf(vals[1], sizeof vals[1], "%llu", (unsigned long long)smp.hz);
-	snprintf(vals[2], sizeof vals[2], "%s", smp.clock == PSMP_CLOCK_WALL ? "wall" : "cpu");
+	snprintf(vals[2], sizeof vals[2], "%s", smp.clock == PSMP_CLOCK_WALL ? "wall"
+						: smp.clock == PSMP_CLOCK_NONE ? "none" : "cpu");
 	snprintf(vals[3], sizeof vals[3], "%d", smp.signo);
-	/* heap tracing, as this image was given it */
+	/* heap tracing and wait tracing, as this image was given them */
 	snprintf(vals[4], sizeof vals[4], "%s", heap.env_mode);
 	snprintf(vals[5], sizeof vals[5], "%s", heap.env_seed);
+	snprintf(vals[6], sizeof vals[6], "%s", wt_settings());
 	size_t used = 0, k = 0;
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < 7; i++) {
 		if (i >= 4 && !vals[i][0])
 			continue;
 		int n = snprintf(store + used, cap - used, "%s=%s", names[i], vals[i]);
@@ -197,7 +200,7 @@ static size_t settings_env(char *store, size_t cap, const char **out)
 }
 
 /* envp with LD_PRELOAD naming this library and the sampler's settings, in
- * `out` (room for n(envp) + 6 pointers) and `store`. The program may have
+ * `out` (room for n(envp) + 10 pointers) and `store`. The program may have
  * removed them (unsetenv, a cleared environment): put them back. */
 static char *const *fixed_env(char *const *envp, const char **out, char *store, size_t cap)
 {
@@ -254,7 +257,7 @@ static void after_failed_exec(void)
 		smp_resume_after_exec_failure();
 }
 
-#define ENV_STORE (6 * PATH_MAX + 256)
+#define ENV_STORE (8 * PATH_MAX + 256)
 
 enum exec_how { BY_PATH, BY_SEARCH, BY_FD };
 
@@ -284,7 +287,7 @@ static int exec_sampled(enum exec_how how, const char *name, int fd, char *const
 	sigset_t saved;
 	before_exec(&saved);
 	size_t cap = ENV_STORE + strlen(smp.lib);
-	const char **slots = alloca((env_count(envp) + 8) * sizeof *slots);
+	const char **slots = alloca((env_count(envp) + 10) * sizeof *slots);
 	char *store = alloca(cap);
 	int rc = real_exec(how, name, fd, argv, fixed_env(envp, slots, store, cap));
 	int e = errno;
@@ -366,7 +369,7 @@ SMP_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_
 	if (!atomic_load(&smp.active))
 		return real.posix_spawn(pid, path, fa, at, argv, envp);
 	size_t n = env_count(envp);
-	const char **slots = alloca((n + 8) * sizeof *slots);
+	const char **slots = alloca((n + 10) * sizeof *slots);
 	size_t cap = ENV_STORE + strlen(smp.lib);
 	char *store = alloca(cap);
 	return real.posix_spawn(pid, path, fa, at, argv, fixed_env(envp, slots, store, cap));
@@ -380,7 +383,7 @@ SMP_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file
 	if (!atomic_load(&smp.active))
 		return real.posix_spawnp(pid, file, fa, at, argv, envp);
 	size_t n = env_count(envp);
-	const char **slots = alloca((n + 8) * sizeof *slots);
+	const char **slots = alloca((n + 10) * sizeof *slots);
 	size_t cap = ENV_STORE + strlen(smp.lib);
 	char *store = alloca(cap);
 	return real.posix_spawnp(pid, file, fa, at, argv, fixed_env(envp, slots, store, cap));

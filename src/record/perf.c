@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "record/record_internal.h"
+#include "record/signal_read.h"
 
 #define MAX_CHAIN 512
 #define MAX_EVENTS 16
@@ -62,6 +64,7 @@ typedef struct recorder {
 	PLUMB_VEC(int) extra_fds; /* events other than a ring's own fd */
 	PLUMB_VEC(event_id) ids;
 	uint64_t chain[MAX_CHAIN];
+	bool waits;            /* --off-cpu or --sync-wait: CLOCK_MONOTONIC times */
 	plumb_error *err;
 	int fatal;             /* -1 once a record could not be stored */
 } recorder;
@@ -99,6 +102,11 @@ static void attr_for(const recorder *r, const plumb_rec_event_spec *e, bool firs
 	a->exclude_callchain_kernel = 1;
 	a->precise_ip = e->precise;
 	a->sample_id_all = 1;
+	if (r->waits) {   /* the wait tracer's clock */
+		a->use_clockid = 1;
+		a->clockid = CLOCK_MONOTONIC;
+	}
+	a->context_switch = first && r->o->off_cpu;
 	if (first) {
 		a->mmap = 1;
 		a->mmap2 = 1;
@@ -406,6 +414,20 @@ static void on_sample(recorder *r, const uint8_t *rec, size_t size)
 		r->d->counts[ev] += period;
 	note(r, plumb_rec_sample_add(r->d, (int32_t)pid_tid[0], (int32_t)pid_tid[1], t, (uint32_t)ev,
 				     weight, r->chain, n, flags, r->err));
+	if (r->o->off_cpu)   /* wall time: what each cpu-clock sample stands for */
+		note(r, plumb_rec_period_note(r->d, r->d->samples.n - 1, period, r->err));
+}
+
+/* PERF_RECORD_SWITCH of a task: its sample_id trailer (TID, TIME, IDENTIFIER). */
+static void on_switch(recorder *r, const uint8_t *rec, size_t size, uint16_t misc)
+{
+	uint32_t pid_tid[2];
+	if (size < sizeof(struct perf_event_header) + 24)
+		return;
+	memcpy(pid_tid, rec + size - 24, 8);
+	note(r, plumb_rec_switch_add(r->d, (int32_t)pid_tid[0], (int32_t)pid_tid[1],
+				     trailer_time(rec, size), misc & PERF_RECORD_MISC_SWITCH_OUT,
+				     misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT, r->err));
 }
 
 static void on_mmap2(recorder *r, const uint8_t *rec, size_t size, uint16_t misc)
@@ -507,6 +529,9 @@ static void on_record(recorder *r, const uint8_t *rec)
 		break;
 	case PERF_RECORD_EXIT:
 		on_exit_record(r, rec, h->size);
+		break;
+	case PERF_RECORD_SWITCH:
+		on_switch(r, rec, h->size, h->misc);
 		break;
 	case PERF_RECORD_LOST:
 		if (h->size >= sizeof *h + 16) {
@@ -619,7 +644,7 @@ static void drain_all(recorder *r)
 
 /* Fork the command stopped before exec: it says it is ready with a byte on
  * fail, waits for a byte on go; an exec failure comes back as errno on fail. */
-static pid_t spawn(char *const *argv, int *go_w, int *fail_r, plumb_error *err)
+static pid_t spawn(char *const *argv, char **env, int *go_w, int *fail_r, plumb_error *err)
 {
 	int go[2], fail[2];
 	if (pipe2(go, O_CLOEXEC) || pipe2(fail, O_CLOEXEC)) {
@@ -643,7 +668,10 @@ static pid_t spawn(char *const *argv, int *go_w, int *fail_r, plumb_error *err)
 		/* plumb ignores nothing the command should see */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		execvp(argv[0], argv);
+		if (env)
+			execvpe(argv[0], argv, env);
+		else
+			execvp(argv[0], argv);
 		int e = errno;
 		if (write(fail[1], &e, sizeof e) < 0)
 			_exit(127);
@@ -757,15 +785,25 @@ static void loop(recorder *r, pid_t child)
 static int run_command(recorder *r)
 {
 	int go = -1, fail = -1;
-	pid_t child = spawn(r->o->argv, &go, &fail, r->err);
-	if (child < 0)
+	char dir[PATH_MAX] = "", **env = NULL;
+	if (r->waits && !(env = plumb_rec_waits_prepare(r->o, dir, sizeof dir, r->err)))
 		return -1;
+	pid_t child = spawn(r->o->argv, env, &go, &fail, r->err);
+	if (env)
+		plumb_sampler_env_free(env);
+	if (child < 0) {
+		if (dir[0])
+			rmdir(dir);
+		return -1;
+	}
 	int rc = open_task(r, child, true);
 	if (rc) {
 		kill(child, SIGKILL);
 		close(go);
 		close(fail);
 		waitpid(child, NULL, 0);
+		if (dir[0])
+			rmdir(dir);
 		return -1;
 	}
 	if (r->o->started)
@@ -779,10 +817,12 @@ static int run_command(recorder *r)
 	close(fail);
 	if (rc) {
 		waitpid(child, &r->res->wait_status, 0);
+		if (dir[0])
+			rmdir(dir);
 		return -1;
 	}
 	loop(r, child);
-	return 0;
+	return dir[0] ? plumb_rec_waits_collect(r->o, dir, r->d, r->err) : 0;
 }
 
 int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_record_result *res,
@@ -792,6 +832,10 @@ int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_recor
 	res->wait_status = -1;
 	recorder r = { .o = o, .d = d, .res = res, .err = err, .page = (size_t)sysconf(_SC_PAGESIZE) };
 	r.events = o->events;
+	r.waits = o->off_cpu || o->sync_wait;
+	if (o->pid && o->sync_wait)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "--sync-wait needs a command to start "
+				  "(the wait tracer is loaded into it), not -p");
 	r.nevents = o->nevents;
 	if (!r.events || !r.nevents) {
 		snprintf(r.def_event.name, sizeof r.def_event.name, "cpu-clock");
@@ -828,6 +872,9 @@ int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_recor
 	int rc = o->pid ? attach(&r, o->pid) : run_command(&r);
 	if (rc == 0 && o->pid)
 		loop(&r, 0);
+	plumb_rec_waits_opts wo = { o->off_cpu, o->sync_wait != NULL, 0 };
+	if (rc == 0 && !r.fatal)
+		rc = plumb_rec_waits_finish(d, &wo, err);
 	close_all(&r);
 	unwinder_free(r.uw);
 	res->lost = d->lost;

@@ -46,6 +46,7 @@ void plumb_rec_data_free(plumb_rec_data *d)
 	if (d->chain_ix)
 		free(d->chain_ix->slots);
 	free(d->chain_ix);
+	plumb_rec_waits_free(d->waits);
 	free(d);
 }
 

@@ -25,4 +25,11 @@ size_t unwinder_unwind(unwinder *u, int32_t pid, int32_t tid, const uint64_t *re
 		       const uint8_t *stack, size_t stack_len, uint64_t *chain, size_t max,
 		       bool *truncated);
 
+/* --off-cpu / --sync-wait under perf (waits_perf.c): a private directory
+ * (into dir) and the command's environment with the wait tracer preloaded;
+ * after the command, its files read into d and the directory removed. */
+char **plumb_rec_waits_prepare(const plumb_record_opts *o, char *dir, size_t cap, plumb_error *err);
+int plumb_rec_waits_collect(const plumb_record_opts *o, const char *dir, plumb_rec_data *d,
+			    plumb_error *err);
+
 #endif

@@ -36,7 +36,7 @@ static int readable(const char *path)
 
 /* The sampler next to the running plumb (a build tree), else in
  * ../lib/plumb from it, else where make install put it. */
-static int find_sampler(char *out, size_t cap, plumb_error *err)
+int plumb_sampler_find(char *out, size_t cap, plumb_error *err)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -100,7 +100,7 @@ static uint64_t rate_hz(const plumb_record_opts *o)
 	return freq ? freq : 1000;
 }
 
-/* Free what child_env added: the entries that are not environ's. */
+/* Free what plumb_sampler_env added: the entries that are not environ's. */
 static void free_env(char **env)
 {
 	for (size_t i = 0; env[i]; i++) {
@@ -115,12 +115,13 @@ static void free_env(char **env)
 
 /* The environment of the command: ours plus LD_PRELOAD (the sampler
  * appended to any existing list) and the sampler's settings. */
-static char **child_env(const char *lib, const char *dir, uint64_t hz, const plumb_record_opts *o)
+char **plumb_sampler_env(const char *lib, const char *dir, uint64_t hz, const char *clock,
+			 const char *waits, const plumb_record_opts *heap)
 {
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = calloc(n + 7, sizeof *env);
+	char **env = calloc(n + 8, sizeof *env);
 	if (!env)
 		return NULL;
 	size_t k = 0;
@@ -138,20 +139,26 @@ static char **child_env(const char *lib, const char *dir, uint64_t hz, const plu
 		ok &= asprintf(&env[k++], "LD_PRELOAD=%s", lib) > 0;
 	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_DIR=%s", dir) > 0;
 	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_HZ=%llu", (unsigned long long)hz) > 0;
-	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_CLOCK=cpu") > 0;
+	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_CLOCK=%s", clock) > 0;
+	ok &= asprintf(&env[k++], "PLUMB_SAMPLER_WAITS=%s", waits ? waits : "") > 0;
 	/* --heap (docs/heap.md) */
-	if (o->heap && o->heap_sample)
-		ok &= asprintf(&env[k++], "PLUMB_SAMPLER_HEAP=sample:%llu", (unsigned long long)o->heap_sample) > 0;
-	else if (o->heap)
+	if (heap && heap->heap && heap->heap_sample)
+		ok &= asprintf(&env[k++], "PLUMB_SAMPLER_HEAP=sample:%llu", (unsigned long long)heap->heap_sample) > 0;
+	else if (heap && heap->heap)
 		ok &= asprintf(&env[k++], "PLUMB_SAMPLER_HEAP=exact") > 0;
-	if (o->heap && o->heap_seed)
-		ok &= asprintf(&env[k++], "PLUMB_SAMPLER_HEAP_SEED=%llu", (unsigned long long)o->heap_seed) > 0;
+	if (heap && heap->heap && heap->heap_seed)
+		ok &= asprintf(&env[k++], "PLUMB_SAMPLER_HEAP_SEED=%llu", (unsigned long long)heap->heap_seed) > 0;
 	env[k] = NULL;
 	if (!ok) {
 		free_env(env);
 		return NULL;
 	}
 	return env;
+}
+
+void plumb_sampler_env_free(char **env)
+{
+	free_env(env);
 }
 
 /* fork + exec; a failed exec comes back through a close-on-exec pipe, and
@@ -204,7 +211,7 @@ static int by_name(const void *a, const void *b)
 }
 
 /* Every plumb-sampler.* file of dir, sorted, each freed by the caller. */
-static char **list_files(const char *dir, size_t *n, plumb_error *err)
+char **plumb_sampler_list(const char *dir, size_t *n, plumb_error *err)
 {
 	DIR *dh = opendir(dir);
 	if (!dh) {
@@ -235,7 +242,7 @@ static char **list_files(const char *dir, size_t *n, plumb_error *err)
 	return v;
 }
 
-static void free_files(char **v, size_t n, int unlink_them)
+void plumb_sampler_list_free(char **v, size_t n, int unlink_them)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (unlink_them)
@@ -276,12 +283,12 @@ static int read_all(const plumb_record_opts *o, const char *dir, plumb_rec_data 
 	if (ev < 0)
 		return -1;
 	size_t n = 0;
-	char **files = list_files(dir, &n, err);
+	char **files = plumb_sampler_list(dir, &n, err);
 	if (!files)
 		return -1;
 	int hev = o->heap ? plumb_heap_events_add(d, err) : 0;
 	if (hev < 0) {
-		free_files(files, n, 0);
+		plumb_sampler_list_free(files, n, 0);
 		return -1;
 	}
 	plumb_heap_info hinfo = { 0 };
@@ -300,7 +307,7 @@ static int read_all(const plumb_record_opts *o, const char *dir, plumb_rec_data 
 				"setuid, or removed LD_PRELOAD (see docs/sampler.md)",
 				dir);
 	/* A damaged file is kept for a look; the message names it. */
-	free_files(files, n, rc == 0);
+	plumb_sampler_list_free(files, n, rc == 0);
 	return rc;
 }
 
@@ -321,7 +328,7 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 		res->wait_status = -1;
 	}
 	char lib[PATH_MAX];
-	if (check_events(o, err) || find_sampler(lib, sizeof lib, err) ||
+	if (check_events(o, err) || plumb_sampler_find(lib, sizeof lib, err) ||
 	    (o->heap && plumb_heap_check_command(o->argv[0], err)))
 		return -1;
 	if (o->stack == PLUMB_STACK_FP && o->warn)
@@ -334,14 +341,16 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 		return plumb_fail(err, PLUMB_ERR_IO, "cannot make a temporary directory %s: %s", dir,
 				  strerror(errno));
 	uint64_t hz = rate_hz(o);
-	char **env = child_env(lib, dir, hz, o);
+	char waits[96];
+	plumb_rec_waits_env(o, waits, sizeof waits);
+	char **env = plumb_sampler_env(lib, dir, hz, "cpu", waits, o);
 	if (!env) {
 		rmdir(dir);
 		return plumb_fail_nomem(err);
 	}
 	int failed_st = -1;
 	pid_t pid = start_command(o, env, &failed_st, err);
-	free_env(env);
+	plumb_sampler_env_free(env);
 	if (pid < 0) {
 		if (res)
 			res->wait_status = failed_st;
@@ -369,6 +378,8 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 					 dir, info.samples);
 		}
 		rate_note(o, &info, hz, res);
+		plumb_rec_waits_opts wo = { o->off_cpu, o->sync_wait != NULL, 1000000000ull / hz };
+		rc = plumb_rec_waits_finish(d, &wo, err);
 	}
 	return rc;
 }

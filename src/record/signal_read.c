@@ -187,6 +187,40 @@ static int read_end(struct rd *r, size_t off, uint32_t size)
 	return 0;
 }
 
+/* A timed blocking call of the wait tracer (docs/waits.md). */
+static int read_wait(struct rd *r, size_t off, uint32_t size)
+{
+	struct psmp_wait w;
+	if (size < sizeof w)
+		return bad(r, off, "WAIT record shorter than its fixed part (48 bytes)");
+	memcpy(&w, r->b + off, sizeof w);
+	if (size != sizeof w + (uint64_t)w.nframes * 8)
+		return bad(r, off, "WAIT record: size does not match its frame count");
+	if (!r->have_image)
+		return bad(r, off, "WAIT record before any IMAGE record");
+	if (w.t1 < w.t0)
+		return bad(r, off, "WAIT record ends before it starts");
+	uint64_t *chain = NULL;
+	if (w.nframes && !(chain = malloc((size_t)w.nframes * 8)))
+		return plumb_fail_nomem(r->err);
+	if (w.nframes)
+		memcpy(chain, r->b + off + sizeof w, (size_t)w.nframes * 8);
+	int rc = plumb_rec_wait_add(r->d, r->pid, (int32_t)w.tid, w.kind, w.flags, w.t0, w.t1, w.obj,
+				    w.inv_p, chain, w.nframes, r->err);
+	free(chain);
+	return rc;
+}
+
+static int read_waitcfg(struct rd *r, size_t off, uint32_t size)
+{
+	struct psmp_waitcfg c;
+	if (size < sizeof c)
+		return bad(r, off, "WAITCFG record shorter than its fixed part (32 bytes)");
+	memcpy(&c, r->b + off, sizeof c);
+	plumb_rec_waits_config(r->d, c.sync_threshold_ns, c.offcpu_mean_ns);
+	return 0;
+}
+
 static int read_record(struct rd *r, size_t off, uint32_t type, uint32_t size)
 {
 	switch (type) {
@@ -195,6 +229,8 @@ static int read_record(struct rd *r, size_t off, uint32_t type, uint32_t size)
 	case PSMP_THREAD: return read_thread(r, off, size);
 	case PSMP_MAPS: return read_maps(r, off, size);
 	case PSMP_END: return read_end(r, off, size);
+	case PSMP_WAIT: return read_wait(r, off, size);
+	case PSMP_WAITCFG: return read_waitcfg(r, off, size);
 	default: return 0;   /* a newer sampler's record: skip it */
 	}
 }

@@ -34,4 +34,20 @@ int plumb_sig_read_buffer(const char *name, const unsigned char *buf, size_t len
 int plumb_sig_read_file(const char *path, plumb_rec_data *d, uint32_t event, bool pc_only,
 			plumb_sig_info *info, plumb_warn_fn warn, void *warn_ctx, plumb_error *err);
 
+/* The preloaded library (signal.c), shared with the perf recorder, which
+ * preloads it for --off-cpu and --sync-wait: its path; the command's
+ * environment (ours plus LD_PRELOAD and the PLUMB_SAMPLER_* settings:
+ * clock "cpu" or "none", waits as plumb_rec_waits_env gives, heap's
+ * --heap settings when heap is not NULL); the
+ * plumb-sampler.* files of dir, sorted. */
+int plumb_sampler_find(char *out, size_t cap, plumb_error *err);
+char **plumb_sampler_env(const char *lib, const char *dir, uint64_t hz, const char *clock,
+			 const char *waits, const plumb_record_opts *heap);
+void plumb_sampler_env_free(char **env);
+char **plumb_sampler_list(const char *dir, size_t *n, plumb_error *err);
+void plumb_sampler_list_free(char **v, size_t n, int unlink_them);
+
+/* PLUMB_SAMPLER_WAITS for o's --off-cpu / --sync-wait ("" when neither). */
+void plumb_rec_waits_env(const plumb_record_opts *o, char *out, size_t cap);
+
 #endif

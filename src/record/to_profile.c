@@ -202,6 +202,39 @@ static addr_entry *lookup(conv *c, const plumb_rec_sample *s, uint64_t addr, boo
 	return &c->tab[j];
 }
 
+/* The frame of a waited-for object (chain[0] of a PLUMB_REC_LOCK sample):
+ * a function "[mutex name]" in module "[locks]", one per object. */
+static addr_entry *lookup_lock(conv *c, const plumb_rec_sample *s, uint64_t addr, plumb_error *err)
+{
+	int64_t key = -((int64_t)1 << 40) - s->pid;
+	if ((c->tab_n + 1) * 2 > c->tab_cap && tab_grow(c)) {
+		plumb_fail_nomem(err);
+		return NULL;
+	}
+	size_t j = hash2(key, addr) & (c->tab_cap - 1);
+	while (c->tab[j].map != INT64_MIN) {
+		if (c->tab[j].map == key && c->tab[j].addr == addr)
+			return &c->tab[j];
+		j = (j + 1) & (c->tab_cap - 1);
+	}
+	char name[320];
+	plumb_rec_lock_label(c->d, s->pid, s->time_ns, addr, (s->flags >> 8) & 0xff, name, sizeof name);
+	addr_entry e = { key, addr, (uint32_t)c->frames.n, 1, plumb_module_intern(c->p, "[locks]", NULL) };
+	plumb_id fn = e.module == PLUMB_NONE ? PLUMB_NONE
+					     : plumb_function_intern(c->p, name, NULL, e.module, PLUMB_NONE, 0);
+	plumb_id fr = fn == PLUMB_NONE || note_function(c, fn, name)
+			      ? PLUMB_NONE
+			      : plumb_frame_intern(c->p, fn, PLUMB_NONE, 0, addr);
+	if (fr == PLUMB_NONE || plumb_vec_reserve(c->frames, c->frames.n + 1)) {
+		plumb_fail_nomem(err);
+		return NULL;
+	}
+	c->frames.v[c->frames.n++] = fr;
+	c->tab[j] = e;
+	c->tab_n++;
+	return &c->tab[j];
+}
+
 static part_key *part_of(conv *c, int32_t pid, int32_t tid, plumb_error *err)
 {
 	for (size_t i = c->parts.n; i-- > 0;)
@@ -270,10 +303,13 @@ static int add_sample(conv *c, const plumb_rec_sample *s, uint64_t *costs, bool 
 	c->path.n = 0;
 	bool rooted = false;
 	plumb_id leaf_module = PLUMB_NONE;
+	/* a lock sample: chain[0] the object, chain[1] the waiting function's pc */
+	size_t first_ret = s->flags & PLUMB_REC_LOCK ? 2 : 1;
 	for (size_t i = s->nips; i-- > 0;) {
 		uint64_t a = chain[i];
-		bool ret = i > 0 && a > 0;
-		addr_entry *e = lookup(c, s, ret ? a - 1 : a, ret, err);
+		bool ret = i >= first_ret && a > 0;
+		addr_entry *e = i == 0 && first_ret == 2 ? lookup_lock(c, s, a, err)
+							 : lookup(c, s, ret ? a - 1 : a, ret, err);
 		if (!e || plumb_vec_reserve(c->path, c->path.n + e->n))
 			return e ? plumb_fail_nomem(err) : -1;
 		for (uint32_t k = 0; k < e->n; k++) {
@@ -369,9 +405,10 @@ static int convert(conv *c, const plumb_rec_profile_opts *o, plumb_error *err)
 		 * gives the samples back (report shows both). */
 		uint64_t period = c->d->periods ? c->d->periods[i] : 0;
 		const char *name = c->d->events.v[i];
-		/* heap events have units of their own (bytes, allocations) */
-		const char *heap_unit = plumb_heap_event_unit(name);
+		/* heap and wait events have units of their own (bytes, allocations, ns) */
+		const char *heap_unit = plumb_heap_event_unit(name), *wait_unit = plumb_rec_event_unit(name);
 		const char *unit = strcmp(heap_unit, "samples") != 0 ? heap_unit
+				   : strcmp(wait_unit, "samples") != 0 ? wait_unit
 				   : !period ? "samples"
 				   : strcmp(name, "cpu-clock") == 0 || strcmp(name, "task-clock") == 0 ? "ns"
 				   : "events";

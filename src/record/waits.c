@@ -1,0 +1,425 @@
+/* Off-CPU time and lock waits from two sources: the kernel's context-switch
+ * records (exact per-thread intervals, no stack at paranoid 2) and the
+ * preloaded library's timed blocking calls (stacks, objects). Kept raw
+ * while recording, then turned into samples by plumb_rec_waits_finish.
+ * docs/waits.md says what is seen how. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/index.h"
+#include "plumb/record.h"
+#include "preload/format.h"
+#include "record/signal_read.h"
+
+typedef struct rec_wait {
+	int32_t pid, tid;
+	uint8_t kind, flags;
+	uint32_t nips;
+	uint64_t t0, t1, obj, inv_p;
+	size_t ips;            /* into plumb_rec_waits.ips */
+} rec_wait;
+
+typedef struct rec_switch {
+	int32_t pid, tid;
+	uint64_t time;
+	bool out, preempted;
+} rec_switch;
+
+typedef struct rec_period {
+	size_t index;
+	uint64_t ns;
+} rec_period;
+
+struct plumb_rec_waits {
+	PLUMB_VEC(rec_wait) waits;
+	PLUMB_VEC(uint64_t) ips;
+	PLUMB_VEC(rec_switch) switches;
+	PLUMB_VEC(rec_period) periods;
+	uint64_t sync_threshold_ns, offcpu_mean_ns;
+	bool have_config;
+};
+
+static struct plumb_rec_waits *waits_of(plumb_rec_data *d)
+{
+	if (!d->waits)
+		d->waits = calloc(1, sizeof *d->waits);
+	return d->waits;
+}
+
+void plumb_rec_waits_free(struct plumb_rec_waits *w)
+{
+	if (!w)
+		return;
+	free(w->waits.v);
+	free(w->ips.v);
+	free(w->switches.v);
+	free(w->periods.v);
+	free(w);
+}
+
+int plumb_rec_wait_add(plumb_rec_data *d, int32_t pid, int32_t tid, unsigned kind, unsigned flags,
+		       uint64_t t0, uint64_t t1, uint64_t obj, uint64_t inv_p, const uint64_t *chain,
+		       size_t n, plumb_error *err)
+{
+	struct plumb_rec_waits *w = waits_of(d);
+	if (!w || plumb_vec_reserve(w->waits, w->waits.n + 1) || plumb_vec_reserve(w->ips, w->ips.n + n))
+		return plumb_fail_nomem(err);
+	w->waits.v[w->waits.n++] = (rec_wait){ pid, tid, (uint8_t)kind, (uint8_t)flags, (uint32_t)n,
+					       t0, t1, obj, inv_p, w->ips.n };
+	if (n)
+		memcpy(w->ips.v + w->ips.n, chain, n * sizeof *chain);
+	w->ips.n += n;
+	return 0;
+}
+
+int plumb_rec_switch_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns, bool out,
+			 bool preempted, plumb_error *err)
+{
+	struct plumb_rec_waits *w = waits_of(d);
+	if (!w || plumb_vec_reserve(w->switches, w->switches.n + 1))
+		return plumb_fail_nomem(err);
+	w->switches.v[w->switches.n++] = (rec_switch){ pid, tid, time_ns, out, preempted };
+	return 0;
+}
+
+int plumb_rec_period_note(plumb_rec_data *d, size_t index, uint64_t period_ns, plumb_error *err)
+{
+	struct plumb_rec_waits *w = waits_of(d);
+	if (!w || plumb_vec_reserve(w->periods, w->periods.n + 1))
+		return plumb_fail_nomem(err);
+	w->periods.v[w->periods.n++] = (rec_period){ index, period_ns };
+	return 0;
+}
+
+void plumb_rec_waits_config(plumb_rec_data *d, uint64_t sync_threshold_ns, uint64_t offcpu_mean_ns)
+{
+	struct plumb_rec_waits *w = waits_of(d);
+	if (!w)
+		return;
+	w->sync_threshold_ns = sync_threshold_ns;
+	w->offcpu_mean_ns = offcpu_mean_ns;
+	w->have_config = true;
+}
+
+size_t plumb_rec_waits_count(const plumb_rec_data *d)
+{
+	return d->waits ? d->waits->waits.n : 0;
+}
+
+const char *plumb_rec_event_unit(const char *e)
+{
+	if (!strcmp(e, "off-cpu") || !strcmp(e, "preempted") || !strcmp(e, "wall") || !strcmp(e, "sync-wait"))
+		return "ns";
+	return strcmp(e, "sync-waits") == 0 ? "waits" : "samples";
+}
+
+/* ---- finishing ----------------------------------------------------------- */
+
+/* Intervals of a thread at one stack closer than this to the first one of a
+ * run are summed into one sample at that first one's time: a ping-pong of
+ * 150,000 switches a second makes ~1,000 samples a second, not 150,000,
+ * and timelines keep a millisecond's resolution. */
+#define COALESCE_NS 1000000u
+
+typedef struct fin {
+	plumb_rec_data *d;
+	struct plumb_rec_waits *w;
+	int off, pre, wall;        /* event indexes, -1 if absent */
+	size_t last[3];            /* the latest sample charge() made per event, +1 (0: none) */
+	PLUMB_VEC(uint64_t) tmp;
+	plumb_error *err;
+} fin;
+
+static int by_thread_time_switch(const void *a, const void *b)
+{
+	const rec_switch *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static int by_thread_time_wait(const void *a, const void *b)
+{
+	const rec_wait *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* A CPU sample: (thread, time, index into d->samples). */
+typedef struct cpu_ref {
+	int32_t pid, tid;
+	uint64_t time;
+	size_t index;
+} cpu_ref;
+
+static int by_thread_time_cpu(const void *a, const void *b)
+{
+	const cpu_ref *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static int cmp_thread(int32_t pa, int32_t ta, int32_t pb, int32_t tb)
+{
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	return ta < tb ? -1 : ta > tb;
+}
+
+/* Add one off-CPU interval of ns to chain (copied first: d->ips may move). */
+static int charge(fin *f, int32_t pid, int32_t tid, uint64_t t, uint64_t ns, bool preempted,
+		  const uint64_t *chain, size_t n, uint32_t flags)
+{
+	if (ns == 0 || n == 0)
+		return 0;
+	if (plumb_vec_reserve(f->tmp, n))
+		return plumb_fail_nomem(f->err);
+	memcpy(f->tmp.v, chain, n * sizeof *chain);
+	int evs[3] = { f->off, f->wall, preempted ? f->pre : -1 };
+	for (int k = 0; k < 3; k++) {
+		if (evs[k] < 0)
+			continue;
+		plumb_rec_sample *prev = f->last[k] ? &f->d->samples.v[f->last[k] - 1] : NULL;
+		if (prev && prev->pid == pid && prev->tid == tid && prev->nips == n &&
+		    prev->flags == flags && t - prev->time_ns < COALESCE_NS &&
+		    memcmp(f->d->ips.v + prev->ips, f->tmp.v, n * sizeof *chain) == 0) {
+			prev->weight += ns;
+			continue;
+		}
+		if (plumb_rec_sample_add(f->d, pid, tid, t, (uint32_t)evs[k], ns, f->tmp.v, n, flags,
+					 f->err))
+			return -1;
+		f->last[k] = f->d->samples.n;
+	}
+	return 0;
+}
+
+static uint64_t scaled(uint64_t ns, uint64_t inv_p)
+{
+	return (uint64_t)((double)ns * (double)inv_p / 65536.0 + 0.5);
+}
+
+/* The thread's CPU sample nearest before t (else the first after). */
+static const plumb_rec_sample *stand_in(fin *f, const cpu_ref *c, size_t lo, size_t hi, uint64_t t)
+{
+	if (lo == hi)
+		return NULL;
+	size_t a = lo, b = hi;
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if (c[m].time <= t)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return &f->d->samples.v[c[a > lo ? a - 1 : lo].index];
+}
+
+/* Each thread's switch intervals against its waits and CPU samples. */
+static int from_switches(fin *f, cpu_ref *cpu, size_t ncpu)
+{
+	struct plumb_rec_waits *w = f->w;
+	size_t wi = 0, ci = 0;
+	rec_switch *sw = w->switches.v;
+	for (size_t i = 0; i < w->switches.n;) {
+		size_t j = i;
+		while (j < w->switches.n && sw[j].pid == sw[i].pid && sw[j].tid == sw[i].tid)
+			j++;
+		int32_t pid = sw[i].pid, tid = sw[i].tid;
+		while (wi < w->waits.n && cmp_thread(w->waits.v[wi].pid, w->waits.v[wi].tid, pid, tid) < 0)
+			wi++;
+		while (ci < ncpu && cmp_thread(cpu[ci].pid, cpu[ci].tid, pid, tid) < 0)
+			ci++;
+		size_t cj = ci;
+		while (cj < ncpu && cpu[cj].pid == pid && cpu[cj].tid == tid)
+			cj++;
+		const rec_switch *out = NULL;
+		for (size_t k = i; k < j; k++) {
+			if (sw[k].out) {
+				out = &sw[k];
+				continue;
+			}
+			if (!out)
+				continue;
+			uint64_t a = out->time, b = sw[k].time;
+			bool pre = out->preempted;
+			out = NULL;
+			while (wi < w->waits.n && w->waits.v[wi].pid == pid && w->waits.v[wi].tid == tid &&
+			       w->waits.v[wi].t1 < a)
+				wi++;
+			const rec_wait *wt = wi < w->waits.n && w->waits.v[wi].pid == pid &&
+						     w->waits.v[wi].tid == tid && w->waits.v[wi].t0 <= a &&
+						     b <= w->waits.v[wi].t1
+					     ? &w->waits.v[wi]
+					     : NULL;
+			int rc = 0;
+			if (wt && wt->nips)
+				rc = charge(f, pid, tid, a, scaled(b - a, wt->inv_p), pre, w->ips.v + wt->ips,
+					    wt->nips, 0);
+			else if (!wt) {
+				const plumb_rec_sample *s = stand_in(f, cpu, ci, cj, a);
+				if (s)
+					rc = charge(f, pid, tid, a, b - a, pre, f->d->ips.v + s->ips, s->nips,
+						    s->flags);
+			}
+			if (rc)
+				return -1;
+		}
+		ci = cj;
+		i = j;
+	}
+	return 0;
+}
+
+/* The signal sampler has no switch records: a taken wait's elapsed time is
+ * its off-CPU time. */
+static int from_waits(fin *f)
+{
+	struct plumb_rec_waits *w = f->w;
+	for (size_t i = 0; i < w->waits.n; i++) {
+		const rec_wait *wt = &w->waits.v[i];
+		if (wt->nips && charge(f, wt->pid, wt->tid, wt->t0, scaled(wt->t1 - wt->t0, wt->inv_p),
+				       false, w->ips.v + wt->ips, wt->nips, 0))
+			return -1;
+	}
+	return 0;
+}
+
+static bool is_cpu_event(const char *e)
+{
+	return strcmp(e, "cpu-clock") == 0 || strcmp(e, "task-clock") == 0;
+}
+
+static uint64_t period_of(const fin *f, size_t index, uint64_t dflt, size_t *pi)
+{
+	const struct plumb_rec_waits *w = f->w;
+	while (*pi < w->periods.n && w->periods.v[*pi].index < index)
+		(*pi)++;
+	if (*pi < w->periods.n && w->periods.v[*pi].index == index)
+		return w->periods.v[*pi].ns;
+	return dflt;
+}
+
+static int off_cpu(fin *f, const plumb_rec_waits_opts *o)
+{
+	plumb_rec_data *d = f->d;
+	size_t nsamples = d->samples.n;
+	cpu_ref *cpu = malloc((nsamples ? nsamples : 1) * sizeof *cpu);
+	if (!cpu)
+		return plumb_fail_nomem(f->err);
+	size_t ncpu = 0, pi = 0;
+	int rc = 0;
+	for (size_t i = 0; i < nsamples && rc == 0; i++) {
+		const plumb_rec_sample *s = &d->samples.v[i];
+		if (!is_cpu_event(d->events.v[s->event]))
+			continue;
+		cpu[ncpu++] = (cpu_ref){ s->pid, s->tid, s->time_ns, i };
+		uint64_t ns = period_of(f, i, s->weight * o->cpu_period_ns, &pi);
+		plumb_rec_sample c = *s;   /* d->samples may move */
+		if (plumb_vec_reserve(f->tmp, c.nips ? c.nips : 1))
+			rc = plumb_fail_nomem(f->err);
+		else {
+			if (c.nips)
+				memcpy(f->tmp.v, d->ips.v + c.ips, c.nips * sizeof *f->tmp.v);
+			rc = plumb_rec_sample_add(d, c.pid, c.tid, c.time_ns, (uint32_t)f->wall, ns, f->tmp.v,
+						  c.nips, c.flags, f->err);
+		}
+	}
+	qsort(cpu, ncpu, sizeof *cpu, by_thread_time_cpu);
+	if (rc == 0)
+		rc = f->w->switches.n ? from_switches(f, cpu, ncpu) : from_waits(f);
+	free(cpu);
+	return rc;
+}
+
+static int sync_waits(fin *f)
+{
+	struct plumb_rec_waits *w = f->w;
+	int ev_t = plumb_rec_event_add(f->d, "sync-wait", f->err);
+	int ev_n = ev_t < 0 ? -1 : plumb_rec_event_add(f->d, "sync-waits", f->err);
+	if (ev_n < 0)
+		return -1;
+	size_t last = 0;   /* after the pair of samples made last */
+	for (size_t i = 0; i < w->waits.n; i++) {
+		const rec_wait *wt = &w->waits.v[i];
+		if (!(wt->flags & PSMP_WAIT_IS_SYNC) || !wt->nips)
+			continue;
+		if (plumb_vec_reserve(f->tmp, wt->nips + 1))
+			return plumb_fail_nomem(f->err);
+		f->tmp.v[0] = wt->obj;
+		memcpy(f->tmp.v + 1, w->ips.v + wt->ips, wt->nips * sizeof *f->tmp.v);
+		uint32_t flags = PLUMB_REC_LOCK | (uint32_t)wt->kind << 8 |
+				 (wt->flags & PSMP_WAIT_TRUNCATED ? PLUMB_REC_TRUNCATED : 0);
+		size_t n = wt->nips + 1;
+		plumb_rec_sample *prev = last ? &f->d->samples.v[last - 2] : NULL;
+		if (prev && prev->pid == wt->pid && prev->tid == wt->tid && prev->nips == n &&
+		    prev->flags == flags && wt->t0 - prev->time_ns < COALESCE_NS &&
+		    memcmp(f->d->ips.v + prev->ips, f->tmp.v, n * sizeof *f->tmp.v) == 0) {
+			prev[0].weight += wt->t1 - wt->t0;   /* sync-wait, then sync-waits */
+			prev[1].weight++;
+			continue;
+		}
+		if (plumb_rec_sample_add(f->d, wt->pid, wt->tid, wt->t0, (uint32_t)ev_t, wt->t1 - wt->t0,
+					 f->tmp.v, n, flags, f->err) ||
+		    plumb_rec_sample_add(f->d, wt->pid, wt->tid, wt->t0, (uint32_t)ev_n, 1, f->tmp.v, n,
+					 flags, f->err))
+			return -1;
+		last = f->d->samples.n;
+	}
+	return 0;
+}
+
+int plumb_rec_waits_finish(plumb_rec_data *d, const plumb_rec_waits_opts *o, plumb_error *err)
+{
+	if (!o->off_cpu && !o->sync_wait)
+		return 0;
+	struct plumb_rec_waits *w = waits_of(d);
+	if (!w)
+		return plumb_fail_nomem(err);
+	fin f = { d, w, -1, -1, -1, { 0, 0, 0 }, { NULL, 0, 0 }, err };
+	if (w->switches.n)
+		qsort(w->switches.v, w->switches.n, sizeof *w->switches.v, by_thread_time_switch);
+	if (w->waits.n)
+		qsort(w->waits.v, w->waits.n, sizeof *w->waits.v, by_thread_time_wait);
+	int rc = 0;
+	if (o->off_cpu) {
+		f.off = plumb_rec_event_add(d, "off-cpu", err);
+		f.pre = f.off < 0 ? -1 : plumb_rec_event_add(d, "preempted", err);
+		f.wall = f.pre < 0 ? -1 : plumb_rec_event_add(d, "wall", err);
+		rc = f.wall < 0 ? -1 : off_cpu(&f, o);
+	}
+	if (rc == 0 && o->sync_wait)
+		rc = sync_waits(&f);
+	free(f.tmp.v);
+	return rc;
+}
+
+void plumb_rec_waits_env(const plumb_record_opts *o, char *out, size_t cap)
+{
+	int n = 0;
+	out[0] = 0;
+	if (o->off_cpu)
+		n = snprintf(out, cap, "offcpu:%llu",
+			     (unsigned long long)(o->offcpu_mean_ns ? o->offcpu_mean_ns : 1000000));
+	if (o->sync_wait && n >= 0 && (size_t)n < cap)
+		snprintf(out + n, cap - (size_t)n, "%ssync:%s", n ? "," : "", o->sync_wait);
+}
+
+bool plumb_rec_waits_settings(const plumb_rec_data *d, uint64_t *sync_threshold_ns,
+			      uint64_t *offcpu_mean_ns)
+{
+	if (!d->waits || !d->waits->have_config)
+		return false;
+	*sync_threshold_ns = d->waits->sync_threshold_ns;
+	*offcpu_mean_ns = d->waits->offcpu_mean_ns;
+	return true;
+}

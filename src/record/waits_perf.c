@@ -1,0 +1,51 @@
+/* The perf recorder's side of --off-cpu and --sync-wait: the command runs
+ * with the preloaded library in waits-only mode (no timer: perf samples the
+ * CPU), whose files are read after it ends. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record/record_internal.h"
+#include "record/signal_read.h"
+
+char **plumb_rec_waits_prepare(const plumb_record_opts *o, char *dir, size_t cap, plumb_error *err)
+{
+	char lib[PATH_MAX], waits[96];
+	if (plumb_sampler_find(lib, sizeof lib, err))
+		return NULL;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, cap, "%s/plumb-waits.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		plumb_fail(err, PLUMB_ERR_IO, "cannot make a temporary directory %s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	plumb_rec_waits_env(o, waits, sizeof waits);
+	char **env = plumb_sampler_env(lib, dir, 1000, "none", waits, NULL);
+	if (!env) {
+		rmdir(dir);
+		plumb_fail_nomem(err);
+	}
+	return env;
+}
+
+int plumb_rec_waits_collect(const plumb_record_opts *o, const char *dir, plumb_rec_data *d,
+			    plumb_error *err)
+{
+	size_t n = 0;
+	char **files = plumb_sampler_list(dir, &n, err);
+	if (!files)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = plumb_sig_read_file(files[i], d, 0, false, NULL, o->warn, o->warn_ctx, err);
+	plumb_sampler_list_free(files, n, rc == 0);
+	rmdir(dir);
+	if (rc == 0 && n == 0 && o->warn)
+		o->warn(o->warn_ctx, "the wait tracer wrote nothing (a static or setuid command, or one "
+				     "that removed LD_PRELOAD): off-CPU time goes to the nearest CPU "
+				     "sample, and no lock waits are seen (docs/waits.md)");
+	return rc;
+}

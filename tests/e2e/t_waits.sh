@@ -1,0 +1,161 @@
+# plumb record --off-cpu / --sync-wait and report --view locks, on a program
+# with known waits (tests/programs/wait_known.c): a mutex another thread
+# holds 200 ms, a 300 ms sleep, a 150 ms blocking read of a pipe, a 100 ms
+# condition wait. Checked: each wait's off-cpu time on the function that
+# waited (lower bounds within 15%; the upper ones are loose: a loaded
+# machine only makes waits longer), wall of main = its elapsed time within
+# 15%, the lock and the condition wait counted once each in sync-wait, the
+# sleep not counted as a lock wait; as root and as nobody (paranoid 2).
+if ! command -v gcc >/dev/null 2>&1; then
+	skip "waits" "gcc not installed"
+	return 0 2>/dev/null || exit 0
+fi
+progs="$E2E_DIR/../programs"
+gcc -O2 -g -pthread "$progs/wait_known.c" -o wait_known || fail "compile wait_known.c"
+
+# incl FILE EVENT [PART]: "function inclusive" lines of the flat profile
+# (of one part).
+incl() {
+	"$PLUMB" report --format csv -t 0 -m "$2" ${3:+--part "$3"} "$1" | python3 -c '
+import csv, sys
+ev = sys.argv[1]
+for r in csv.DictReader(sys.stdin):
+    print(r["function"].replace(" ", "_"), r["inclusive." + ev])' "$2"
+}
+
+# The main thread's waits, in its own part (summed over all parts,
+# wait_pipe_read would also hold the forked child's sleep), and the locker
+# thread's mutex wait over all parts.
+waits_check='
+import sys
+f = {}
+for l in sys.stdin:
+    part, name, v = l.split()
+    f[part, name] = f.get((part, name), 0) + int(v)
+for part, name, ms in (("all", "wait_for_mutex", 200), ("main", "do_sleep_300ms", 300),
+                       ("main", "wait_pipe_read", 150), ("main", "wait_cond_100ms", 100)):
+    got = f.get((part, name), 0) / 1e6
+    assert 0.85 * ms <= got <= 2.0 * ms, (name, "off-cpu ms", got, "expected", ms)'
+
+# main_part FILE: the part number of the main process's main thread (the
+# longest wall time among the parts that started in main).
+main_part() {
+	"$PLUMB" report --format csv --view threads -m wall "$1" | python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(sys.stdin) if r["start"] == "main"]
+print(max(rows, key=lambda r: int(r["exclusive.wall"]))["part"])'
+}
+
+# waits FILE: "all|main function off-cpu" lines.
+waits() {
+	incl "$1" off-cpu | sed 's/^/all /'
+	incl "$1" off-cpu "$(main_part "$1")" | sed 's/^/main /'
+}
+
+# main_wall FILE ELAPSED_MS: the main thread's wall time against the elapsed
+# time the program printed.
+main_wall_check='
+import csv, sys
+elapsed = float(sys.argv[1])
+rows = [r for r in csv.DictReader(sys.stdin) if r["start"] == "main"]
+wall = max(int(r["exclusive.wall"]) for r in rows) / 1e6
+assert abs(wall - elapsed) <= 0.15 * elapsed, ("main wall ms", wall, "elapsed ms", elapsed)'
+
+sync_check='
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+objs = {r["object"]: r for r in rows if r["depth"] == "0"} if rows and "depth" in rows[0] else None
+if objs is None:
+    objs = {}
+    for r in rows:
+        if r["object"].startswith("["):
+            objs[r["object"]] = r
+m, c = objs.get("[mutex big_lock]"), objs.get("[cond cv]")
+assert m and c, ("locks", list(objs))
+assert int(m["count.sync-waits"]) == 1 and int(c["count.sync-waits"]) == 1, (m, c)
+assert int(m["total.sync-wait"]) >= 170e6, m
+assert int(c["total.sync-wait"]) >= 85e6, c
+waiters = [r["object"] for r in rows if "pthread_mutex_lock" in (r.get("via") or "")]
+assert "wait_for_mutex" in waiters, waiters'
+
+# check_recording NAME FILE ELAPSED_MS
+check_recording() {
+	run waits "$2"
+	py "$1: each wait's off-cpu on the function that waited" "$waits_check"
+	run "$PLUMB" report --format csv --view threads -m wall "$2"
+	if printf '%s' "$out" | python3 -c "$main_wall_check" "$3" 2> .pyerr; then
+		ok "$1: wall of main = elapsed within 15%"
+	else
+		fail "$1: wall of main = elapsed within 15%" "$(cat .pyerr)"
+	fi
+	run "$PLUMB" report --format csv --view locks "$2"
+	py "$1: the lock and the condition wait counted once each with their times" "$sync_check"
+	run incl "$2" sync-wait
+	py "$1: the sleep is not a lock wait" '
+import sys
+f = dict(l.split() for l in sys.stdin)
+assert int(f.get("do_sleep_300ms", 0)) == 0 and int(f.get("__nanosleep", 0)) == 0, f'
+}
+
+expect_status "record --off-cpu --sync-wait" 0 \
+	"$PLUMB" record --off-cpu --sync-wait -o w.plumb ./wait_known
+elapsed=$(printf '%s' "$out" | sed -n 's/^elapsed \([0-9]*\) ms$/\1/p')
+check_recording "root" w.plumb "${elapsed:-0}"
+run "$PLUMB" info w.plumb
+expect_out "the calibrated threshold is in the metadata" "(calibrated)"
+
+# The samples are timed: --time and the timeline see off-CPU time.
+run "$PLUMB" report --format csv --view timeline -m off-cpu w.plumb
+py "timeline: off-cpu buckets sum to the total" '
+import csv, sys
+rows = [r for r in csv.DictReader(sys.stdin) if r["event"] == "off-cpu"]
+assert rows and sum(float(r["value"]) for r in rows) > 700e6, len(rows)'
+run "$PLUMB" report --format csv -t 0 -m off-cpu --time 0%-20% w.plumb
+py "--time: the first fifth holds the mutex wait, not the sleep" '
+import csv, sys
+f = {r["function"]: int(r["inclusive.off-cpu"]) for r in csv.DictReader(sys.stdin)}
+assert f.get("wait_for_mutex", 0) > 100e6 and f.get("do_sleep_300ms", 0) == 0, f'
+
+# A threshold given: =0 counts every wait, uncontended ones included.
+expect_status "record --sync-wait=0" 0 "$PLUMB" record -q --sync-wait=0 -o s0.plumb ./wait_known
+run "$PLUMB" report --format csv --view locks s0.plumb
+py "--sync-wait=0: the uncontended cv_lock is counted too" '
+import csv, sys
+objs = [r["object"] for r in csv.DictReader(sys.stdin)]
+assert "[mutex cv_lock]" in objs, objs'
+
+# The signal sampler (no perf_event_open): waits from the tracer alone.
+expect_status "record --sampler=signal --off-cpu" 0 \
+	"$PLUMB" record -q --sampler=signal --off-cpu --sync-wait -o sig.plumb ./wait_known
+run waits sig.plumb
+py "signal sampler: each wait's off-cpu on the function that waited" "$waits_check"
+
+expect_err "--sync-wait takes microseconds" 2 "microseconds" \
+	"$PLUMB" record --sync-wait=abc -o x.plumb ./wait_known
+expect_err "--off-cpu needs a CPU clock event" 2 "cpu-clock or task-clock" \
+	"$PLUMB" record --off-cpu -e page-faults -o x.plumb ./wait_known
+expect_err "the locks view needs lock waits" 2 "--sync-wait" \
+	"$PLUMB" report --view locks "$DATA/fig21.folded"
+
+# Unprivileged (kernel.perf_event_paranoid 2 on Debian): switch records and
+# the preloaded tracer need no privilege.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+	nb=$(mktemp -d "${TMPDIR:-/tmp}/plumb-nobody.XXXXXX")
+	cp wait_known "$nb/"
+	chown -R nobody "$nb"
+	chmod 700 "$nb"
+	expect_status "nobody: record --off-cpu --sync-wait" 0 \
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env HOME="$nb" TMPDIR="$nb" "$PLUMB" record --off-cpu --sync-wait -o "$nb/w.plumb" "$nb/wait_known"
+	elapsed=$(printf '%s' "$out" | sed -n 's/^elapsed \([0-9]*\) ms$/\1/p')
+	case "$err" in
+	*"signal sampler"*) skip "nobody: perf sampler" "perf_event_open refused here: $err" ;;
+	*) ok "nobody: recorded with perf_event_open" ;;
+	esac
+	check_recording "nobody" "$nb/w.plumb" "${elapsed:-0}"
+	left=$(find "$nb" -mindepth 1 -name 'plumb-*' -type d | wc -l)
+	same "nobody: no tracer directory left behind" "$left" 0
+	rm -rf "$nb"
+else
+	skip "waits as nobody" "needs root (to drop to nobody) and setpriv"
+fi

@@ -1,0 +1,192 @@
+/* Off-CPU and lock-wait samples (src/record/waits.c) from hand-made waits,
+ * switches and CPU samples, and the WAIT records of the sampler's file. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "plumb/record.h"
+#include "preload/format.h"
+#include "record/signal_read.h"
+
+static uint64_t total(const plumb_rec_data *d, const char *event)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < d->samples.n; i++)
+		if (strcmp(d->events.v[d->samples.v[i].event], event) == 0)
+			sum += d->samples.v[i].weight;
+	return sum;
+}
+
+/* The chain's first address of event's samples summed by weight. */
+static uint64_t at(const plumb_rec_data *d, const char *event, uint64_t leaf)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < d->samples.n; i++) {
+		const plumb_rec_sample *s = &d->samples.v[i];
+		if (strcmp(d->events.v[s->event], event) == 0 && s->nips && d->ips.v[s->ips] == leaf)
+			sum += s->weight;
+	}
+	return sum;
+}
+
+static const uint64_t cpu_chain[] = { 0x1000, 0x2000 };
+static const uint64_t lock_chain[] = { 0x7000, 0x2100, 0x2000 };
+static const uint64_t sleep_chain[] = { 0x7100, 0x2200, 0x2000 };
+
+static plumb_rec_data *fixture(void)
+{
+	plumb_error err;
+	plumb_rec_data *d = plumb_rec_data_new();
+	cr_assert(d);
+	int ev = plumb_rec_event_add(d, "cpu-clock", &err);
+	cr_assert_eq(ev, 0);
+	cr_assert_eq(plumb_rec_sample_add(d, 1, 10, 100, 0, 1, cpu_chain, 2, 0, &err), 0);
+	cr_assert_eq(plumb_rec_period_note(d, 0, 1000000, &err), 0);
+	/* a lock wait with its stack, a wait whose stack was not taken, a
+	 * sleep whose stack was taken with probability 1/2 */
+	cr_assert_eq(plumb_rec_wait_add(d, 1, 10, PSMP_WAIT_MUTEX, PSMP_WAIT_IS_SYNC, 1000, 5000,
+					0xabc0, 65536, lock_chain, 3, &err), 0);
+	cr_assert_eq(plumb_rec_wait_add(d, 1, 10, PSMP_WAIT_IO, 0, 6000, 9000, 3, 0, NULL, 0, &err), 0);
+	cr_assert_eq(plumb_rec_wait_add(d, 1, 10, PSMP_WAIT_SLEEP, 0, 10000, 20000, 0, 2 * 65536,
+					sleep_chain, 3, &err), 0);
+	return d;
+}
+
+static void switches(plumb_rec_data *d)
+{
+	plumb_error err;
+	/* out/in pairs: inside the lock wait, the untaken wait, the sleep,
+	 * then a preemption outside any traced call */
+	static const uint64_t t[][2] = { { 1500, 4500 }, { 6500, 8000 }, { 12000, 13000 }, { 30000, 31000 } };
+	for (size_t i = 0; i < 4; i++) {
+		cr_assert_eq(plumb_rec_switch_add(d, 1, 10, t[i][0], true, i == 3, &err), 0);
+		cr_assert_eq(plumb_rec_switch_add(d, 1, 10, t[i][1], false, false, &err), 0);
+	}
+}
+
+Test(waits, switch_intervals_go_to_the_wait_they_lie_in)
+{
+	plumb_error err;
+	plumb_rec_data *d = fixture();
+	switches(d);
+	plumb_rec_waits_opts o = { true, false, 0 };
+	cr_assert_eq(plumb_rec_waits_finish(d, &o, &err), 0, "%s", err.message);
+	cr_expect_eq(at(d, "off-cpu", 0x7000), 3000);       /* the lock wait, exactly */
+	cr_expect_eq(at(d, "off-cpu", 0x7100), 2000);       /* 1000 ns at p = 1/2 */
+	cr_expect_eq(at(d, "off-cpu", 0x1000), 1000);       /* preempted: the CPU sample's stack */
+	cr_expect_eq(total(d, "off-cpu"), 6000);            /* the untaken wait's interval is dropped */
+	cr_expect_eq(total(d, "preempted"), 1000);
+	cr_expect_eq(at(d, "preempted", 0x1000), 1000);
+	cr_expect_eq(total(d, "wall"), 6000 + 1000000);     /* + the CPU sample's period */
+	plumb_rec_data_free(d);
+}
+
+Test(waits, without_switches_a_taken_wait_is_its_elapsed_time)
+{
+	plumb_error err;
+	plumb_rec_data *d = fixture();
+	plumb_rec_waits_opts o = { true, false, 4000000 };
+	cr_assert_eq(plumb_rec_waits_finish(d, &o, &err), 0, "%s", err.message);
+	cr_expect_eq(at(d, "off-cpu", 0x7000), 4000);
+	cr_expect_eq(at(d, "off-cpu", 0x7100), 20000);
+	cr_expect_eq(total(d, "preempted"), 0);
+	cr_expect_eq(total(d, "wall"), 24000 + 1000000);  /* the noted period wins over the given one */
+	plumb_rec_data_free(d);
+}
+
+Test(waits, sync_waits_carry_the_object_and_count_once)
+{
+	plumb_error err;
+	plumb_rec_data *d = fixture();
+	plumb_rec_waits_opts o = { false, true, 0 };
+	cr_assert_eq(plumb_rec_waits_finish(d, &o, &err), 0, "%s", err.message);
+	cr_expect_eq(total(d, "sync-wait"), 4000);   /* the sleep is not a lock wait */
+	cr_expect_eq(total(d, "sync-waits"), 1);
+	cr_expect_eq(at(d, "sync-waits", 0xabc0), 1);
+	for (size_t i = 0; i < d->samples.n; i++) {
+		const plumb_rec_sample *s = &d->samples.v[i];
+		if (strcmp(d->events.v[s->event], "sync-wait") == 0) {
+			cr_expect(s->flags & PLUMB_REC_LOCK);
+			cr_expect_eq((s->flags >> 8) & 0xff, PSMP_WAIT_MUTEX);
+			cr_expect_eq(s->nips, 4);
+			cr_expect_eq(s->time_ns, 1000);
+		}
+	}
+	cr_expect_str_eq(plumb_rec_event_unit("sync-waits"), "waits");
+	cr_expect_str_eq(plumb_rec_event_unit("off-cpu"), "ns");
+	plumb_rec_data_free(d);
+}
+
+Test(waits, close_intervals_at_one_stack_make_one_sample)
+{
+	plumb_error err;
+	plumb_rec_data *d = fixture();
+	for (uint64_t t = 1100; t < 4900; t += 200) {
+		cr_assert_eq(plumb_rec_switch_add(d, 1, 10, t, true, false, &err), 0);
+		cr_assert_eq(plumb_rec_switch_add(d, 1, 10, t + 100, false, false, &err), 0);
+	}
+	plumb_rec_waits_opts o = { true, false, 0 };
+	cr_assert_eq(plumb_rec_waits_finish(d, &o, &err), 0, "%s", err.message);
+	size_t n = 0;
+	for (size_t i = 0; i < d->samples.n; i++)
+		n += strcmp(d->events.v[d->samples.v[i].event], "off-cpu") == 0;
+	cr_expect_eq(n, 1);
+	cr_expect_eq(at(d, "off-cpu", 0x7000), 19 * 100);
+	plumb_rec_data_free(d);
+}
+
+/* ---- the file's WAIT records --------------------------------------------------- */
+
+static size_t file_with_wait(unsigned char *b, uint16_t nframes, uint32_t size)
+{
+	size_t n = 0;
+	struct psmp_file_header h = { PSMP_MAGIC, PSMP_VERSION, sizeof h };
+	memcpy(b + n, &h, sizeof h);
+	n += sizeof h;
+	struct psmp_image im = { .h = { PSMP_IMAGE, sizeof im }, .pid = 7, .period_ns = 1000000 };
+	memcpy(b + n, &im, sizeof im);
+	n += sizeof im;
+	struct psmp_waitcfg c = { { PSMP_WAITCFG, sizeof c }, 2000, 1000000, 3, 0 };
+	memcpy(b + n, &c, sizeof c);
+	n += sizeof c;
+	struct psmp_wait w = { { PSMP_WAIT, size }, 8, nframes, PSMP_WAIT_COND, PSMP_WAIT_IS_SYNC,
+			       100, 900, 0x5550, 65536 };
+	memcpy(b + n, &w, sizeof w);
+	n += sizeof w;
+	for (uint16_t i = 0; i < nframes; i++) {
+		uint64_t pc = 0x4000 + i;
+		memcpy(b + n, &pc, 8);
+		n += 8;
+	}
+	return n;
+}
+
+Test(waits, wait_records_are_read)
+{
+	unsigned char b[512];
+	size_t n = file_with_wait(b, 2, sizeof(struct psmp_wait) + 16);
+	plumb_error err;
+	plumb_rec_data *d = plumb_rec_data_new();
+	cr_assert_eq(plumb_rec_event_add(d, "cpu-clock", &err), 0);
+	cr_assert_eq(plumb_sig_read_buffer("f", b, n, d, 0, false, NULL, NULL, NULL, &err), 0, "%s",
+		     err.message);
+	cr_expect_eq(plumb_rec_waits_count(d), 1);
+	uint64_t thr = 0, mean = 0;
+	cr_expect(plumb_rec_waits_settings(d, &thr, &mean));
+	cr_expect_eq(thr, 2000);
+	plumb_rec_waits_opts o = { false, true, 0 };
+	cr_assert_eq(plumb_rec_waits_finish(d, &o, &err), 0);
+	cr_expect_eq(at(d, "sync-wait", 0x5550), 800);
+	plumb_rec_data_free(d);
+}
+
+Test(waits, a_wait_record_of_the_wrong_size_is_an_error)
+{
+	unsigned char b[512];
+	size_t n = file_with_wait(b, 2, sizeof(struct psmp_wait) + 8);
+	plumb_error err;
+	plumb_rec_data *d = plumb_rec_data_new();
+	cr_assert_eq(plumb_sig_read_buffer("f", b, n, d, 0, false, NULL, NULL, NULL, &err), -1);
+	cr_expect(strstr(err.message, "f: byte offset 112: WAIT record: size does not match"),
+		  "%s", err.message);
+	plumb_rec_data_free(d);
+}
