@@ -88,7 +88,7 @@ printf 'all: t1.o t2.o t3.o t4.o\n%%.o: %%.cpp\n\tg++ -O2 -c $< -o $@\n' > "$W/b
 PLUMB="$PLUMB" W="$W" RUNS="$BIG_RUNS" python3 - > "$W/section-big.md" <<'PY'
 import os, subprocess, time, resource, shutil
 P, W, RUNS = os.environ["PLUMB"], os.environ["W"], int(os.environ["RUNS"])
-B = f"{W}/big"
+B = os.path.abspath(f"{W}/big")
 # the target runs under /usr/bin/time, which writes its wall and CPU (the
 # compiler and its children) to a file: the recorder's share is the rest
 timed = ["/usr/bin/time", "-f", "%e %U %S", "-o", f"{B}/target.txt"]
