@@ -14,7 +14,8 @@ t="$top/tests"
 # The seed directories of each target (libFuzzer reads every file in them).
 seeds() {
 	case $1 in
-	folded | speedscope) echo "$t/data/folded" ;;
+	folded) echo "$t/data/folded $t/fuzz/folded" ;;
+	speedscope) echo "$t/data/folded" ;;
 	callgrind) echo "$t/data/callgrind $t/data/cycles $t/fuzz/callgrind" ;;
 	gmon) echo "$t/fuzz/gmon" ;;
 	gmon_exe) echo "$lf/gmon-exe/seeds $t/fuzz/gmon_exe" ;;

@@ -1051,7 +1051,9 @@ static int tb_put(textbuf *tb, const char *s, size_t n)
 }
 
 /* A name as one frame: ';' would split it and control bytes would break
- * the line, so they become ':' and '?'. */
+ * the line, so they become ':' and '?'. A name ending in blanks and a
+ * number ("read 4") would, as a stack's last frame, read back as a second
+ * count (a differential file): those blanks become one '_'. */
 static int tb_put_name(textbuf *tb, const char *s)
 {
 	size_t start = tb->n, n = strlen(s);
@@ -1063,6 +1065,17 @@ static int tb_put_name(textbuf *tb, const char *s)
 			tb->v[i] = ':';
 		else if (c < 0x20 && c != '\t')
 			tb->v[i] = '?';
+	}
+	size_t end = tb->n, d = end;
+	while (d > start && ((tb->v[d - 1] >= '0' && tb->v[d - 1] <= '9') || tb->v[d - 1] == '.'))
+		d--;
+	size_t b = d;
+	while (b > start && (tb->v[b - 1] == ' ' || tb->v[b - 1] == '\t'))
+		b--;
+	if (d < end && b < d && b > start) {
+		tb->v[b] = '_';
+		memmove(tb->v + b + 1, tb->v + d, end - d);
+		tb->n = b + 1 + (end - d);
 	}
 	return 0;
 }

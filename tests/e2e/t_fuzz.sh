@@ -95,8 +95,8 @@ fz="$bindir/fuzz-folded"
 if [ ! -x "$fz" ]; then
 	skip fuzz_folded_corpus "$fz not built (make $fz)"
 else
-	run "$fz" "$DATA/folded"
-	n=$(find "$DATA/folded" -type f | wc -l)
+	run "$fz" "$DATA/folded" "$DATA/../fuzz/folded"
+	n=$(find "$DATA/folded" "$DATA/../fuzz/folded" -type f | wc -l)
 	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
 		ok fuzz_folded_corpus
 	else
