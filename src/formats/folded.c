@@ -1077,6 +1077,10 @@ static int tb_put_name(textbuf *tb, const char *s)
 		memmove(tb->v + b + 1, tb->v + d, end - d);
 		tb->n = b + 1 + (end - d);
 	}
+	/* a name ending in a perf annotation ("f_[k]") would lose it: '-' */
+	end = tb->n;
+	if (has_annotation(tb->v + start, end - start))
+		tb->v[end - 4] = '-';
 	/* and a name ending in blanks and "[x]", which reads back as the module
 	 * x: "write [libc.so.6]" is written "write-[libc.so.6]" ('_' would make
 	 * "y [k]" a perf annotation, "y_[k]", which the reader drops) */
