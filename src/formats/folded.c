@@ -1053,8 +1053,7 @@ static int tb_put(textbuf *tb, const char *s, size_t n)
 /* A name as one frame: ';' would split it and control bytes would break
  * the line, so they become ':' and '?'. A name ending in blanks and a
  * number ("read 4") would, as a stack's last frame, read back as a second
- * count (a differential file), and one ending in blanks and "[x]" as the
- * module x: those blanks become one '_'. */
+ * count (a differential file): those blanks become one '_'. */
 static int tb_put_name(textbuf *tb, const char *s)
 {
 	size_t start = tb->n, n = strlen(s);
@@ -1078,8 +1077,13 @@ static int tb_put_name(textbuf *tb, const char *s)
 		memmove(tb->v + b + 1, tb->v + d, end - d);
 		tb->n = b + 1 + (end - d);
 	}
-	/* the same for a name ending in blanks and "[x]", which reads back as
-	 * the module x: "write [libc.so.6]" is written "write_[libc.so.6]" */
+	/* a name ending in a perf annotation ("f_[k]") would lose it: '-' */
+	end = tb->n;
+	if (has_annotation(tb->v + start, end - start))
+		tb->v[end - 4] = '-';
+	/* and a name ending in blanks and "[x]", which reads back as the module
+	 * x: "write [libc.so.6]" is written "write-[libc.so.6]" ('_' would make
+	 * "y [k]" a perf annotation, "y_[k]", which the reader drops) */
 	end = tb->n;
 	if (end - start >= 4 && tb->v[end - 1] == ']') {
 		size_t open = end - 1;
@@ -1091,7 +1095,7 @@ static int tb_put_name(textbuf *tb, const char *s)
 			while (b > start && (tb->v[b - 1] == ' ' || tb->v[b - 1] == '\t'))
 				b--;
 			if (b > start) {
-				tb->v[b] = '_';
+				tb->v[b] = '-';
 				memmove(tb->v + b + 1, tb->v + open, end - open);
 				tb->n = b + 1 + (end - open);
 			}
