@@ -294,16 +294,19 @@ INP_EXPORT void __tsan_func_exit(void)
 }
 
 /* The plugin's: blocks is what the routine counted since its last flush. */
-static bool plugin_built; /* the gcc plugin's hooks ran: blocks are counted inline */
+/* the gcc plugin's hooks ran: blocks are counted inline. Written once: a
+ * store at every entry would bounce its cache line between threads. */
+static atomic_bool plugin_built;
 
 INP_HIDDEN bool inp_plugin_built(void)
 {
-	return plugin_built;
+	return atomic_load_explicit(&plugin_built, memory_order_relaxed);
 }
 
 INP_EXPORT void __plumb_inp_func_entry(void *caller_pc, void *cfa, uint64_t blocks)
 {
-	plugin_built = true;
+	if (__builtin_expect(!atomic_load_explicit(&plugin_built, memory_order_relaxed), 0))
+		atomic_store_explicit(&plugin_built, true, memory_order_relaxed);
 	__plumb_inp_cost += blocks;
 	enter((uintptr_t)__builtin_return_address(0), (uintptr_t)cfa, (uintptr_t)caller_pc);
 }
