@@ -293,7 +293,6 @@ INP_EXPORT void __tsan_func_exit(void)
 	leave(HOOK_SP(), (uintptr_t)__builtin_return_address(0));
 }
 
-/* The plugin's: blocks is what the routine counted since its last flush. */
 /* the gcc plugin's hooks ran: blocks are counted inline. Written once: a
  * store at every entry would bounce its cache line between threads. */
 static atomic_bool plugin_built;
@@ -303,6 +302,7 @@ INP_HIDDEN bool inp_plugin_built(void)
 	return atomic_load_explicit(&plugin_built, memory_order_relaxed);
 }
 
+/* The plugin's: blocks is what the routine counted since its last flush. */
 INP_EXPORT void __plumb_inp_func_entry(void *caller_pc, void *cfa, uint64_t blocks)
 {
 	if (__builtin_expect(!atomic_load_explicit(&plugin_built, memory_order_relaxed), 0))
