@@ -6,6 +6,8 @@ PREFIX    ?= /usr/local
 BUILD     ?= build
 SANITIZE  ?=
 CC        ?= cc
+.DEFAULT_GOAL := all
+
 PKGS      := sqlite3 zlib libzstd capstone libelf libdw libprotobuf-c
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
