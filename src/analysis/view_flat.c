@@ -81,7 +81,8 @@ static const char *or_unknown(const char *s, const char *unknown)
 }
 
 static int fill_row(plumb_table *t, const plumb_profile *p, const plumb_metrics *m,
-		    const view_events *ve, uint32_t id, double *cumul, const int *idcols)
+		    const view_events *ve, const uint64_t *period, uint32_t id, double *cumul,
+		    const int *idcols)
 {
 	plumb_row *r = plumb_table_add_row(t, PLUMB_ROW_NORMAL, 0);
 	if (!r)
@@ -103,9 +104,8 @@ static int fill_row(plumb_table *t, const plumb_profile *p, const plumb_metrics 
 		}
 		plumb_cell_u64(&r->cells[c++], excl[e]);
 		plumb_cell_u64(&r->cells[c++], incl[e]);
-		uint64_t period = plumb_event_period(p, e);
-		if (period)
-			plumb_cell_u64(&r->cells[c++], excl[e] / period);
+		if (period[i])
+			plumb_cell_u64(&r->cells[c++], excl[e] / period[i]);
 	}
 	uint64_t calls = view_row_calls(m, id);
 	if (idcols[ID_CALLS] >= 0 && calls != PLUMB_COUNT_UNKNOWN)
@@ -142,10 +142,15 @@ int view_keyed(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 	plumb_table *t = plumb_table_new(plumb_view_name(o->kind), title_of(o->kind));
 	if (!t || add_columns(t, p, &r.ve, r.m, idcols))
 		goto nomem;
+	/* Each event's sampling period, looked up once (a metadata lookup,
+	 * too slow for every row of a big profile). */
+	uint64_t period[PLUMB_VIEW_MAX_EVENTS];
+	for (size_t i = 0; i < r.ve.n; i++)
+		period[i] = plumb_event_period(p, r.ve.ev[i]);
 	double cumul = 0;
 	bool tagged = false;
 	for (size_t i = 0; i < r.n; i++) {
-		if (fill_row(t, p, r.m, &r.ve, r.keys[i], &cumul, idcols))
+		if (fill_row(t, p, r.m, &r.ve, period, r.keys[i], &cumul, idcols))
 			goto nomem;
 		tagged |= view_cycle_number(r.m, r.keys[i]) != 0;
 	}

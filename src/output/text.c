@@ -298,6 +298,36 @@ static void find_hidden(writer *wr)
 	}
 }
 
+/* The display width of a cell as cell_text would show it, without
+ * building the text where that is quick to know: plain counts and names
+ * of printable ASCII (most cells of a big table). */
+static size_t cell_width(writer *wr, const plumb_row *r, size_t c)
+{
+	const plumb_cell *cell = &r->cells[c];
+	const plumb_column *col = &wr->t->cols[c];
+	bool mark = r->kind == PLUMB_ROW_FOCUS && col->name_column;
+	if (!mark && cell->type == PLUMB_CELL_U64 && !wr->compact) {
+		size_t digits = 1;
+		for (uint64_t v = cell->u; v >= 10; v /= 10)
+			digits++;
+		return digits + (digits - 1) / 3; /* and a comma every three */
+	}
+	if (!mark && cell->type == PLUMB_CELL_STR && cell->s) {
+		const char *str = cell->s;
+		if (wr->basenames && is_module_column(col)) {
+			const char *slash = strrchr(str, '/');
+			if (slash && slash[1])
+				str = slash + 1;
+		}
+		const unsigned char *q = (const unsigned char *)str;
+		while (*q >= 0x20 && *q < 0x7F)
+			q++;
+		if (!*q)
+			return (size_t)(q - (const unsigned char *)str);
+	}
+	return text_width(cell_text(wr, r, c));
+}
+
 static void measure(writer *wr)
 {
 	const plumb_table *t = wr->t;
@@ -316,8 +346,7 @@ static void measure(writer *wr)
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (wr->hidden[c])
 				continue;
-			const char *s = cell_text(wr, r, c);
-			size_t w = cell_indent(t, r, c) + text_width(s);
+			size_t w = cell_indent(t, r, c) + cell_width(wr, r, c);
 			if (w > wr->w[c])
 				wr->w[c] = w;
 		}
