@@ -334,12 +334,24 @@ static int emit_rows(emit *em)
 		depth[i] = em->sel ? 0 : INSIDE;
 	}
 	size_t rows = 0;
+	plumb_view_left_out *lo = em->o->left_out;
 	while (top) {
 		uint32_t n = stack[--top], d = depth[top] & ~INSIDE;
 		bool inside = depth[top] & INSIDE;
 		plumb_id fn = t->nodes.v[n].fn;
-		if (!shown(em, n) || (em->hide && fn != PLUMB_NONE && em->hide[fn]))
+		bool hidden = em->hide && fn != PLUMB_NONE && em->hide[fn];
+		if (!shown(em, n) || hidden) {
+			/* A subtree cut here: its inclusive cost is what goes unseen. */
+			uint64_t v = t->incl.v[(size_t)n * t->nev + em->ve->primary];
+			if (lo && inside && v && hidden) {
+				lo->hidden++;
+				lo->hidden_cost += v;
+			} else if (lo && inside && v) {
+				lo->under_threshold++;
+				lo->under_threshold_cost += v;
+			}
 			continue;
+		}
 		/* In bottom-up, --select picks the leaf functions (the roots). */
 		if (!inside && fn != PLUMB_NONE && em->sel[fn] &&
 		    (!em->bottom_up || t->nodes.v[n].parent == 0)) {
@@ -347,8 +359,19 @@ static int emit_rows(emit *em)
 			d = 0;
 		}
 		if (inside) {
-			if (em->o->limit && rows >= em->o->limit)
+			if (em->o->limit && rows >= em->o->limit) {
+				/* This subtree and those still stacked are past the limit. */
+				for (size_t k = 0; lo && k <= top; k++) {
+					uint32_t m = k == top ? n : stack[k];
+					plumb_id mf = t->nodes.v[m].fn;
+					bool cut = em->hide && mf != PLUMB_NONE && em->hide[mf];
+					if ((k == top || (depth[k] & INSIDE)) && shown(em, m) && !cut) {
+						lo->past_limit++;
+						lo->past_limit_cost += t->incl.v[(size_t)m * t->nev + em->ve->primary];
+					}
+				}
 				break;
+			}
 			if (add_row(em, n, d))
 				goto nomem;
 			rows++;
@@ -400,6 +423,10 @@ int view_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **ou
 	bool bottom_up = o->kind == PLUMB_VIEW_BOTTOM_UP;
 	if ((p->cg_self.n || p->arcs.n) && !has_stacks(p))
 		return view_cg_tree(p, o, out, err);
+	if (o->left_out) {
+		memset(o->left_out, 0, sizeof *o->left_out);
+		o->left_out->event = ve.primary;
+	}
 	uint8_t *pass = NULL, *keep = NULL;
 	tree t;
 	emit em = { &t, &ve, o, NULL, bottom_up, -1, -1, -1, -1, NULL, NULL, NULL, NULL };

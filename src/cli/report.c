@@ -382,14 +382,23 @@ static void print_stack_completeness(FILE *out, const plumb_profile *p)
 
 /* Under a recording's table, one line on what it does not show, so that a
  * short table is never mistaken for the whole program. */
+/* How much of a plural noun to print for a count: "1 line", "2 lines". */
+static int noun_len(const char *plural, size_t count)
+{
+	return (int)strlen(plural) - (count == 1);
+}
+
 static void print_left_out(FILE *out, const plumb_profile *p, const plumb_view_opts *o,
 			   const plumb_view_left_out *lo)
 {
+	/* Trees cut whole subtrees: their costs are the subtrees' inclusive. */
 	static const char *const rows[] = { [PLUMB_VIEW_LINES] = "lines", [PLUMB_VIEW_FILES] = "files",
-					    [PLUMB_VIEW_MODULES] = "modules" };
+					    [PLUMB_VIEW_MODULES] = "modules", [PLUMB_VIEW_TREE] = "subtrees",
+					    [PLUMB_VIEW_BOTTOM_UP] = "subtrees" };
 	bool keyed = o->kind == PLUMB_VIEW_FLAT || o->kind == PLUMB_VIEW_LINES || o->kind == PLUMB_VIEW_FILES ||
 		     o->kind == PLUMB_VIEW_MODULES || o->kind == PLUMB_VIEW_CALLERS ||
-		     o->kind == PLUMB_VIEW_CALLEES || o->kind == PLUMB_VIEW_BUTTERFLY;
+		     o->kind == PLUMB_VIEW_CALLEES || o->kind == PLUMB_VIEW_BUTTERFLY ||
+		     o->kind == PLUMB_VIEW_TREE || o->kind == PLUMB_VIEW_BOTTOM_UP;
 	if (!keyed || lo->event < 0 || (size_t)lo->event >= p->events.n ||
 	    !(lo->under_threshold || lo->hidden || lo->past_limit))
 		return;
@@ -406,18 +415,19 @@ static void print_left_out(FILE *out, const plumb_profile *p, const plumb_view_o
 	const char *sep = "";
 	fputs("\nNot shown:", out);
 	if (lo->under_threshold) {
-		fprintf(out, " %zu %s under the %g%% threshold (%.1f%% of %s; -t 0 shows them)", lo->under_threshold,
-			what, o->threshold, total > 0 ? 100.0 * (double)lo->under_threshold_cost / total : 0.0, ev);
+		fprintf(out, " %zu %.*s under the %g%% threshold (%.1f%% of %s; -t 0 shows them)",
+			lo->under_threshold, noun_len(what, lo->under_threshold), what, o->threshold, total > 0 ? 100.0 * (double)lo->under_threshold_cost / total : 0.0, ev);
 		sep = ",";
 	}
 	if (lo->hidden) {
-		fprintf(out, "%s %zu%s%s hidden by --hide (%.1f%%)", sep, lo->hidden, *sep ? "" : " ", *sep ? "" : what,
+		fprintf(out, "%s %zu%s%.*s hidden by --hide (%.1f%%)", sep, lo->hidden, *sep ? "" : " ",
+			*sep ? 0 : noun_len(what, lo->hidden), what,
 			total > 0 ? 100.0 * (double)lo->hidden_cost / total : 0.0);
 		sep = ",";
 	}
 	if (lo->past_limit)
-		fprintf(out, "%s %zu%s%s past --limit %zu (%.1f%%)", sep, lo->past_limit, *sep ? "" : " ",
-			*sep ? "" : what, o->limit,
+		fprintf(out, "%s %zu%s%.*s past --limit %zu (%.1f%%)", sep, lo->past_limit, *sep ? "" : " ",
+			*sep ? 0 : noun_len(what, lo->past_limit), what, o->limit,
 			total > 0 ? 100.0 * (double)lo->past_limit_cost / total : 0.0);
 	fputs(".\n", out);
 	free(tot);
@@ -567,7 +577,7 @@ static int run(report_args *a, char *const *files, int nfiles)
 		a->view.kind = PLUMB_VIEW_INPUTS;
 	a->view.summary = a->writer->needs_summary;
 	a->view.report_views = a->writer->needs_report_views;
-	plumb_view_left_out left_out;
+	plumb_view_left_out left_out = { .event = -1 };
 	a->view.left_out = &left_out;
 	plumb_table *t = NULL;
 	if (plumb_view_build(p, &a->view, &t, &err)) {

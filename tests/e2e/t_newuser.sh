@@ -119,6 +119,12 @@ if [ -f profile.plumb ]; then
 	expect_out "... hidden by --hide" "1 hidden by --hide"
 	run "$PLUMB" report --threshold 0
 	case "$out" in *"Not shown"*) fail "nothing left out: no line" "$out" ;; *) ok "nothing left out: no line" ;; esac
+	run "$PLUMB" report --view tree --threshold 0 --limit 2
+	expect_out "a tree says what it leaves out" "past --limit 2"
+	case "$out" in *"Not shown: 1 subtree "*|*"Not shown: "[0-9]*" subtrees "*) ok "... counted as subtrees" ;;
+	*) fail "... counted as subtrees" "$out" ;; esac
+	run "$PLUMB" report --view tree --threshold 0
+	case "$out" in *"Not shown"*) fail "a whole tree: no line" "$out" ;; *) ok "a whole tree: no line" ;; esac
 fi
 
 # ---- 8 and 9. recording over a profile, a period per event ---------------------

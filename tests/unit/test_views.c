@@ -430,3 +430,45 @@ Test(views, tree_of_a_call_graph_follows_sort)
 	}
 	plumb_profile_free(p);
 }
+
+/* A tree says what it cut: main (1000 cycles) -> hot_cpu 900, hot_mem 100.
+ * At a 50% threshold hot_mem's subtree (10%) is cut; hidden or past the
+ * limit, whole subtrees count with their inclusive cost. */
+Test(views, tree_counts_the_subtrees_it_leaves_out)
+{
+	plumb_profile *p = two_events();
+	plumb_view_opts o;
+	plumb_view_opts_init(&o);
+	plumb_view_left_out lo;
+	o.kind = PLUMB_VIEW_TREE;
+	o.left_out = &lo;
+	o.threshold = 50;
+	plumb_table *t = NULL;
+	plumb_error err;
+	cr_assert_eq(plumb_view_build(p, &o, &t, &err), 0, "%s", err.message);
+	cr_expect_eq(t->nrows, 2, "main and hot_cpu shown, got %zu rows", t->nrows);
+	cr_expect_eq(lo.under_threshold, 1);
+	cr_expect_eq(lo.under_threshold_cost, 100);
+	cr_expect_eq(lo.hidden + lo.past_limit, 0);
+	plumb_table_free(t);
+
+	plumb_symspec_list hide = { 0 };
+	cr_assert_eq(plumb_symspec_list_add(&hide, "hot_cpu", &err), 0, "%s", err.message);
+	o.threshold = 0;
+	o.hide = &hide;
+	cr_assert_eq(plumb_view_build(p, &o, &t, &err), 0, "%s", err.message);
+	cr_expect_eq(lo.hidden, 1);
+	cr_expect_eq(lo.hidden_cost, 900);
+	cr_expect_eq(lo.under_threshold, 0);
+	plumb_table_free(t);
+
+	o.hide = NULL;
+	o.limit = 1;
+	cr_assert_eq(plumb_view_build(p, &o, &t, &err), 0, "%s", err.message);
+	cr_expect_eq(t->nrows, 1);
+	cr_expect_eq(lo.past_limit, 2, "both children of main are past the limit, got %zu", lo.past_limit);
+	cr_expect_eq(lo.past_limit_cost, 1000);
+	plumb_table_free(t);
+	plumb_symspec_list_free(&hide);
+	plumb_profile_free(p);
+}
