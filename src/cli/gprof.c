@@ -54,6 +54,8 @@ static const char gprof_help[] =
 	"  -y, --separate-files           -A: write FILE-ann in this directory\n"
 	"      --inline-file-names        names followed by (file:line)\n"
 	"      --demangle, --no-demangle  C++ names demangled (default) or raw\n"
+	"      --no-pager                 never page (on a terminal: $PLUMB_PAGER, $PAGER\n"
+	"                                 or less -FRX)\n"
 	"  -O, --file-format=a|m|b|4      GMON format: auto, GNU, old BSD, 4.4BSD\n"
 	"  -h, --help                     this help\n"
 	"  -v, --version                  plumb's version\n"
@@ -76,7 +78,7 @@ enum {
 	STYLE_INFO = 1 << 4, STYLE_SUM = 1 << 5, STYLE_ORDER = 1 << 6
 };
 
-enum { OPT_DEMANGLE = 256, OPT_NO_DEMANGLE, OPT_INLINE_NAMES };
+enum { OPT_DEMANGLE = 256, OPT_NO_DEMANGLE, OPT_INLINE_NAMES, OPT_NO_PAGER };
 
 typedef struct spec_opt {
 	plumb_gprof_table table;
@@ -196,6 +198,7 @@ static const struct option longopts[] = {
 	{ "demangle", optional_argument, NULL, OPT_DEMANGLE },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "inline-file-names", no_argument, NULL, OPT_INLINE_NAMES },
+	{ "no-pager", no_argument, NULL, OPT_NO_PAGER },
 	{ "directory-path", required_argument, NULL, 'I' },
 	{ "display-unused-functions", no_argument, NULL, 'z' },
 	{ "min-count", required_argument, NULL, 'm' },
@@ -239,6 +242,7 @@ static int parse_one(gprof_args *a, int c, const char *arg, char **argv)
 	case OPT_DEMANGLE: a->no_demangle = false; return 0;
 	case OPT_NO_DEMANGLE: a->no_demangle = true; return 0;
 	case OPT_INLINE_NAMES: a->o.inline_names = true; return 0;
+	case OPT_NO_PAGER: cli_pager_disable(); return 0;
 	case 'p': return style_opt(a, STYLE_FLAT, true, PLUMB_GP_INCL_FLAT, arg);
 	case 'P': return style_opt(a, STYLE_FLAT, false, PLUMB_GP_EXCL_FLAT, arg);
 	case 'A': return style_opt(a, STYLE_ANNO, true, PLUMB_GP_INCL_ANNO, arg);
@@ -491,6 +495,7 @@ static int run(gprof_args *a, const char *exe, char **files, int nfiles)
 		goto fail;
 	if ((rc = check_inputs(g, style)))
 		goto out;
+	cli_pager_start(); /* a terminal only; the report is long */
 	if (report(g, a, style, &err)) {
 		if (!err.message[0]) /* the printers fail only on memory or writing */
 			plumb_fail(&err, PLUMB_ERR_IO, "cannot write the report: out of memory or a write error");

@@ -18,6 +18,8 @@ static const char info_help[] =
 	"Options:\n"
 	"  -f, --format FORMAT  text (default) or json\n"
 	"  -h, --help           this help\n"
+	"      --no-pager       never page (on a terminal: $PLUMB_PAGER, $PAGER or\n"
+	"                       less -FRX)\n"
 	"\n"
 	"Example:\n"
 	"  plumb info profile.plumb\n";
@@ -177,6 +179,7 @@ int cmd_info(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "no-pager", no_argument, NULL, 'P' },
 		{ 0 },
 	};
 	bool json = false;
@@ -193,6 +196,9 @@ int cmd_info(int argc, char **argv)
 		case 'h':
 			fputs(info_help, stdout);
 			return EXIT_OK;
+		case 'P':
+			cli_pager_disable();
+			break;
 		case ':':
 			return cli_usage_error("info", "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -201,6 +207,7 @@ int cmd_info(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error("info", "no input file");
+	cli_pager_start(); /* a terminal only: a recording's metadata runs long */
 	/* Several files: a blank line between texts, a JSON array for json. */
 	int rc = EXIT_OK, shown = 0;
 	bool array = json && argc - optind > 1;

@@ -106,6 +106,21 @@ if [ -f profile.plumb ] && command -v script >/dev/null 2>&1; then
 	case "$o" in *"PAGED:"*"$(printf '\033')["*) ok "colours go through the pager" ;; *) fail "colours go through the pager" "$o" ;; esac
 	o=$(tty_run "PLUMB_PAGER='sed s/^/PAGED:/' '$PLUMB' annotate --help >/dev/null; PLUMB_PAGER='sed s/^/PAGED:/' '$PLUMB' diff profile.plumb profile.plumb --limit 2")
 	case "$o" in *"PAGED:Base:"*) ok "diff pages too" ;; *) fail "diff pages too" "$o" ;; esac
+	o=$(tty_run "PLUMB_PAGER='sed s/^/PAGED:/' '$PLUMB' info profile.plumb")
+	case "$o" in *"PAGED:File:"*) ok "info pages too" ;; *) fail "info pages too" "$o" ;; esac
+	o=$(tty_run "PLUMB_PAGER='sed s/^/PAGED:/' '$PLUMB' info --no-pager profile.plumb")
+	case "$o" in *PAGED:*) fail "info --no-pager" "$o" ;; *"File:"*) ok "info --no-pager" ;; *) fail "info --no-pager" "$o" ;; esac
+	if command -v gcc >/dev/null 2>&1 && printf 'int f(int n){return n?f(n-1)+1:0;}\nint main(void){volatile int s=0;for(int i=0;i<300000;i++)s+=f(50);return 0;}\n' > pg.c &&
+		gcc -pg -o pg pg.c 2>/dev/null && ./pg && [ -f gmon.out ]; then
+		o=$(tty_run "PLUMB_PAGER='sed s/^/PAGED:/' '$PLUMB' gprof -b pg gmon.out")
+		case "$o" in *"PAGED:Flat profile:"*) ok "gprof pages too" ;; *) fail "gprof pages too" "$o" ;; esac
+		o=$(tty_run "PLUMB_PAGER='sed s/^/PAGED:/' '$PLUMB' gprof --no-pager -b pg gmon.out")
+		case "$o" in *PAGED:*) fail "gprof --no-pager" "$o" ;; *"Flat profile:"*) ok "gprof --no-pager" ;; *) fail "gprof --no-pager" "$o" ;; esac
+		run env PLUMB_PAGER='sed s/^/PAGED:/' "$PLUMB" gprof -b pg gmon.out
+		case "$out" in *PAGED:*) fail "gprof never pages in a pipe" "$out" ;; "Flat profile:"*) ok "gprof never pages in a pipe" ;; *) fail "gprof never pages in a pipe" "$out" ;; esac
+	else
+		skip "gprof pages too" "gcc -pg did not give a gmon.out"
+	fi
 else
 	skip "pager" "no recording or no script(1)"
 fi
