@@ -262,6 +262,38 @@ Test(metrics, invariants_on_random_stacks)
 			cr_assert_eq(m->inclusive[k], m->exclusive[k] + out, "round %d %s", round, name);
 			cr_assert_eq(in, m->inclusive[k] - m->root[k], "round %d %s", round, name);
 		}
+		/* Every arc against the rule itself: at the innermost g of each
+		 * stack, f(i-1) -> g gets the caller's share, g -> f(i+1) the callee's. */
+		for (size_t a = 0; a < m->narcs; a++) {
+			const char *from = plumb_function_name(p, m->keys[m->arcs[a].caller].function);
+			const char *to = plumb_function_name(p, m->keys[m->arcs[a].callee].function);
+			uint64_t want_caller = 0, want_callee = 0;
+			for (int i = 0; i < N; i++) {
+				const char *f[16];
+				int nf = 0;
+				char *copy = strdup(stacks[i]), *save = NULL;
+				for (char *t = strtok_r(copy, ";", &save); t; t = strtok_r(NULL, ";", &save))
+					f[nf++] = t;
+				int in_to = -1, in_from = -1; /* innermost occurrences */
+				for (int j = 0; j < nf; j++) {
+					if (strcmp(f[j], to) == 0)
+						in_to = j;
+					if (strcmp(f[j], from) == 0)
+						in_from = j;
+				}
+				if (in_to > 0 && strcmp(f[in_to - 1], from) == 0)
+					want_caller += w[i];
+				if (in_from >= 0 && in_from + 1 < nf && strcmp(f[in_from + 1], to) == 0)
+					want_callee += w[i];
+				free(copy);
+			}
+			cr_assert_eq(m->caller_attr[a], want_caller, "round %d %s -> %s: caller share %llu, want %llu",
+				     round, from, to, (unsigned long long)m->caller_attr[a],
+				     (unsigned long long)want_caller);
+			cr_assert_eq(m->callee_attr[a], want_callee, "round %d %s -> %s: callee share %llu, want %llu",
+				     round, from, to, (unsigned long long)m->callee_attr[a],
+				     (unsigned long long)want_callee);
+		}
 		plumb_metrics_free(m);
 		plumb_profile_free(p);
 		for (int i = 0; i < N; i++)
