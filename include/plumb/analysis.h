@@ -174,6 +174,11 @@ typedef struct plumb_metrics_opts {
 	plumb_id part;
 	/* no cycle numbers or rows (inclusive costs stay SCC-safe) */
 	bool no_cycles;
+	/* only what a flat table shows: each key's exclusive and inclusive
+	 * costs and calls. The arcs of call stacks and their attributed and
+	 * root costs are left out (zero); a call graph's arcs are kept, its
+	 * inclusive costs need them. */
+	bool keys_only;
 } plumb_metrics_opts;
 
 void plumb_metrics_opts_init(plumb_metrics_opts *o);

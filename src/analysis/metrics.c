@@ -182,7 +182,7 @@ static int cct_edges(builder *b, const uint8_t *keep, plumb_error *err)
 		else
 			b->calls.v[k] += c->activations;
 		const plumb_cct_node *parent = &p->cct.v[c->parent];
-		if (parent->parent == PLUMB_NONE)
+		if (parent->parent == PLUMB_NONE || b->keys_only)
 			continue;
 		uint32_t a = metrics_arc_get(b, b->frame_key[parent->frame], k);
 		if (a == PLUMB_NONE)
@@ -216,6 +216,8 @@ static int walk_stack(builder *b, plumb_id n, const uint64_t *m, uint32_t stamp,
 			b->seen[k] = stamp;
 			if (metrics_add(b, b->incl.v, k, m, err))
 				return -1;
+			if (b->keys_only)
+				continue;
 			if (below_arc != PLUMB_NONE && metrics_add(b, b->callee_attr.v, below_arc, m, err))
 				return -1;
 			if (up_arc == PLUMB_NONE) {
@@ -371,7 +373,7 @@ int plumb_metrics_compute(const plumb_profile *p, const plumb_metrics_opts *o,
 	if (o->focus && o->focus->n && p->cg_self.n)
 		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED,
 				  "--focus needs call stacks; this profile has a call graph only");
-	builder b = { .p = p, .nev = p->events.n };
+	builder b = { .p = p, .nev = p->events.n, .keys_only = o->keys_only };
 	plumb_metrics *m = calloc(1, sizeof *m);
 	b.m = m;
 	if (!m)

@@ -25,6 +25,7 @@ typedef struct builder {
 	uint32_t *fn_key;        /* function -> key at the function level; PLUMB_NONE if unseen */
 	uint32_t *seen;          /* key -> stamp of the last stack that counted it */
 	uint32_t *node_arc;      /* CCT node -> the arc parent -> node (PLUMB_NONE at a root) */
+	bool keys_only;          /* plumb_metrics_opts.keys_only: no arcs from call stacks */
 } builder;
 
 #define GROW(b, vec) plumb_costs_grow((vec), (b)->nev)

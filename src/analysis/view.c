@@ -125,7 +125,7 @@ int view_add_event_column(plumb_table *t, const plumb_profile *p, const char *wh
 }
 
 int view_metrics(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,
-		 plumb_metrics **m, plumb_error *err)
+		 bool with_arcs, plumb_metrics **m, plumb_error *err)
 {
 	plumb_metrics_opts mo;
 	plumb_metrics_opts_init(&mo);
@@ -133,6 +133,7 @@ int view_metrics(const plumb_profile *p, const plumb_view_opts *o, plumb_level l
 	mo.focus = o->focus;
 	mo.part = o->part;
 	mo.no_cycles = o->no_cycles;
+	mo.keys_only = !with_arcs;
 	return plumb_metrics_compute(p, &mo, m, err);
 }
 
@@ -419,10 +420,10 @@ int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plum
 }
 
 int view_rows_prepare(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,
-		      bool with_cycles, view_rows *r, plumb_error *err)
+		      bool with_cycles, bool with_arcs, view_rows *r, plumb_error *err)
 {
 	memset(r, 0, sizeof *r);
-	if (view_events_of(p, o, &r->ve, err) || view_metrics(p, o, level, &r->m, err))
+	if (view_events_of(p, o, &r->ve, err) || view_metrics(p, o, level, with_arcs, &r->m, err))
 		return -1;
 	if (view_ordered_keys(p, r->m, o, &r->ve, with_cycles, &r->keys, &r->n, err)) {
 		view_rows_free(r);

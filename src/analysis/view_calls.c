@@ -188,7 +188,7 @@ int view_calls(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 	};
 	/* Without --select every function gets a block, heaviest inclusive first. */
 	view_rows r;
-	if (view_rows_prepare(p, o, PLUMB_LEVEL_FUNCTION, true, &r, err))
+	if (view_rows_prepare(p, o, PLUMB_LEVEL_FUNCTION, true, true, &r, err))
 		return -1;
 	calls_ctx c = { p, r.m, &r.ve, NULL, -1, -1, -1, -1, -1, false, false };
 	c.t = plumb_table_new(plumb_view_name(o->kind), titles[o->kind]);

@@ -414,7 +414,7 @@ static int add_notes(cgt *g)
 int view_cg_tree(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err)
 {
 	view_rows r = { 0 };
-	if (view_events_of(p, o, &r.ve, err) || view_metrics(p, o, PLUMB_LEVEL_FUNCTION, &r.m, err))
+	if (view_events_of(p, o, &r.ve, err) || view_metrics(p, o, PLUMB_LEVEL_FUNCTION, true, &r.m, err))
 		return -1;
 	cgt g = { p, o, &r.ve, r.m, NULL, o->kind == PLUMB_VIEW_BOTTOM_UP, false, false, false,
 		  -1, -1, -1, -1, -1, NULL, NULL, NULL, { 0 }, 0 };

@@ -208,7 +208,7 @@ static int side_init(diff_side *s, const plumb_profile *p, const char *event, co
 	plumb_view_opts vo;
 	plumb_view_opts_init(&vo);
 	vo.focus = o->focus;
-	if (view_metrics(p, &vo, o->level, &s->m, err))
+	if (view_metrics(p, &vo, o->level, false, &s->m, err))
 		return -1;
 	s->total = s->m->totals[s->ev];
 	return 0;

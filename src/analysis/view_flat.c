@@ -136,7 +136,7 @@ int view_keyed(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 {
 	plumb_level level = level_of(o->kind);
 	view_rows r;
-	if (view_rows_prepare(p, o, level, true, &r, err))
+	if (view_rows_prepare(p, o, level, true, false, &r, err))
 		return -1;
 	int idcols[ID_MODULE + 1];
 	plumb_table *t = plumb_table_new(plumb_view_name(o->kind), title_of(o->kind));

@@ -84,9 +84,10 @@ typedef struct view_rows {
 	size_t n;
 } view_rows;
 
-/* Fill r (with cycle rows if with_cycles); on failure nothing is left to free. */
+/* Fill r (with cycle rows if with_cycles; with the arcs of call stacks and
+ * their attributed costs if with_arcs); on failure nothing is left to free. */
 int view_rows_prepare(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,
-		      bool with_cycles, view_rows *r, plumb_error *err);
+		      bool with_cycles, bool with_arcs, view_rows *r, plumb_error *err);
 void view_rows_free(view_rows *r);
 
 /* Said under a table that shows cycles. */
@@ -99,9 +100,10 @@ const char *view_estimate_note(const plumb_profile *p);
 	"is its members', its inclusive cost adds the calls leaving it. A member's inclusive cost " \
 	"counts only its own calls out of the cycle. --cycles=no hides these rows."
 
-/* Compute metrics for a view's options at a level. */
+/* Compute metrics for a view's options at a level; without with_arcs,
+ * only the keys' costs and calls (plumb_metrics_opts.keys_only). */
 int view_metrics(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,
-		 plumb_metrics **m, plumb_error *err);
+		 bool with_arcs, plumb_metrics **m, plumb_error *err);
 
 /* flat, lines, files, modules: one row per key of the view's level. */
 int view_keyed(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err);

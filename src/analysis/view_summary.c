@@ -164,7 +164,7 @@ int view_add_summary(const plumb_profile *p, const plumb_view_opts *o, plumb_tab
 	    o->kind != PLUMB_VIEW_BUTTERFLY)
 		fo.kind = PLUMB_VIEW_FLAT;
 	view_rows r;
-	if (view_rows_prepare(p, &fo, PLUMB_LEVEL_FUNCTION, false, &r, err))
+	if (view_rows_prepare(p, &fo, PLUMB_LEVEL_FUNCTION, false, true, &r, err))
 		return -1;
 	summary_ctx c = { .t = t, .p = p, .m = r.m, .ve = &r.ve };
 	plumb_table_summary *s = plumb_table_alloc(t, sizeof *s);

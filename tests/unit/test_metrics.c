@@ -294,6 +294,20 @@ Test(metrics, invariants_on_random_stacks)
 				     round, from, to, (unsigned long long)m->callee_attr[a],
 				     (unsigned long long)want_callee);
 		}
+		/* A flat table's metrics: the same keys, costs and calls, no arcs. */
+		plumb_metrics_opts ko;
+		plumb_metrics_opts_init(&ko);
+		ko.keys_only = true;
+		plumb_metrics *km = NULL;
+		plumb_error err;
+		cr_assert_eq(plumb_metrics_compute(p, &ko, &km, &err), 0, "%s", err.message);
+		cr_assert_eq(km->nkeys, m->nkeys);
+		cr_assert_eq(km->narcs, 0, "keys_only made %zu arcs", km->narcs);
+		cr_assert_eq(memcmp(km->exclusive, m->exclusive, m->nkeys * sizeof(uint64_t)), 0);
+		cr_assert_eq(memcmp(km->inclusive, m->inclusive, m->nkeys * sizeof(uint64_t)), 0);
+		cr_assert_eq(memcmp(km->calls, m->calls, m->nkeys * sizeof(uint64_t)), 0);
+		cr_assert_eq(km->totals[0], m->totals[0]);
+		plumb_metrics_free(km);
 		plumb_metrics_free(m);
 		plumb_profile_free(p);
 		for (int i = 0; i < N; i++)
