@@ -53,16 +53,26 @@ fi
 run python3 - shares.callgrind "$(pwd)/shares" <<'PYEOF'
 import re, subprocess, sys
 path, exe = sys.argv[1], sys.argv[2]
-names, ob, base, sites, pending = {}, None, [0, 0], [], False
+obs, fns = {}, {}
+ob = fn = cob = cfn = None
+base, sites, pending = [0, 0], [], False
+costs = set()  # (object, function, address) of every cost line
 def pos(tok, b):
     return b if tok == "*" else b + int(tok) if tok[0] in "+-" else int(tok, 0)
+def name(table, ident, rest):
+    if rest:
+        table[ident] = rest
+    return table[ident]
 for l in open(path).read().split("\n"):
-    m = re.match(r"^(c?)ob=\((\d+)\)(?: (.*))?$", l)
+    m = re.match(r"^(c?)(ob|fn)=\((\d+)\)(?: (.*))?$", l)
     if m:
-        if m.group(3):
-            names[m.group(2)] = m.group(3)
-        if not m.group(1):
-            ob = names[m.group(2)]
+        n = name(obs if m.group(2) == "ob" else fns, m.group(3), m.group(4))
+        if m.group(1):
+            cob, cfn = (n, cfn) if m.group(2) == "ob" else (cob, n)
+        elif m.group(2) == "ob":
+            ob = n
+        else:
+            fn, cob = n, None
     if re.match(r"^(fn|fi|fe)=", l):
         base = [0, 0]
     if l.startswith("calls="):
@@ -70,21 +80,32 @@ for l in open(path).read().split("\n"):
     elif l and (l[0].isdigit() or l[0] in "+-*"):
         p = [pos(t, b) for t, b in zip(l.split()[:2], base)]
         if pending:
-            sites.append((ob, p[0]))
+            sites.append((ob, p[0], cob or ob, cfn))
             pending = False
+            cob = None
+        else:
+            costs.add((ob, fn, p[0]))
         base = p
-checked = 0
-for obj in sorted({o for o, _ in sites if o == exe or "libc.so" in (o or "")}):
+checked = inlined = 0
+for obj in sorted({s[0] for s in sites if s[0] == exe or "libc.so" in (s[0] or "")}):
     out = subprocess.run(["objdump", "-d", obj], capture_output=True, text=True).stdout
+    # one instruction per line with its mnemonic; a line that only holds
+    # the rest of a long instruction's bytes has none
     starts = {int(a, 16): i for a, i in
-              re.findall(r"^\s+([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*(\S+)", out, re.M)}
-    for o, a in sites:
-        if o == obj and a:
-            assert a in starts, "%s: call site %#x is not an instruction start" % (obj, a)
-            assert starts[a].startswith("call"), "%s: %#x is %s, not a call" % (obj, a, starts[a])
-            checked += 1
+              re.findall(r"^[ \t]+([0-9a-f]+):\t(?:[0-9a-f]{2} )+[ \t]*(\S+)", out, re.M)}
+    for o, a, co, cf in sites:
+        if o != obj or not a:
+            continue
+        # An inlined callee's frame sits at its caller's own address (a
+        # sample's pc): that call site is no call instruction.
+        if (co, cf, a) in costs:
+            inlined += 1
+            continue
+        assert a in starts, "%s: call site %#x is not an instruction start" % (obj, a)
+        assert starts[a].startswith("call"), "%s: %#x is %s, not a call" % (obj, a, starts[a])
+        checked += 1
 assert checked >= 4, "only %d call sites checked: %s" % (checked, sites)
-print(checked)
+print(checked, "checked,", inlined, "inlined")
 PYEOF
 [ "$rc" -eq 0 ] && ok "callgrind call sites are call instructions in objdump -d ($out checked)" \
 	|| fail "callgrind call sites are call instructions in objdump -d" "$err"
