@@ -11,6 +11,7 @@
 #include "plumb/record.h"
 #include "preload/format.h"
 #include "record/signal_read.h"
+#include "record/waits_order.h"
 
 typedef struct rec_wait {
 	int32_t pid, tid;
@@ -130,26 +131,6 @@ typedef struct fin {
 	PLUMB_VEC(uint64_t) tmp;
 	plumb_error *err;
 } fin;
-
-static int by_thread_time_switch(const void *a, const void *b)
-{
-	const rec_switch *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->time < y->time ? -1 : x->time > y->time;
-}
-
-static int by_thread_time_wait(const void *a, const void *b)
-{
-	const rec_wait *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
-}
 
 /* A CPU sample: (thread, time, index into d->samples). */
 typedef struct cpu_ref {
@@ -378,6 +359,27 @@ static int sync_waits(fin *f)
 	return 0;
 }
 
+/* Switches and waits by thread, then time (waits_order.c). */
+static int sort_records(struct plumb_rec_waits *w)
+{
+	size_t n = w->switches.n > w->waits.n ? w->switches.n : w->waits.n;
+	plumb_order_key *k = malloc((n ? n : 1) * sizeof *k);
+	if (!k)
+		return -1;
+	for (size_t i = 0; i < w->switches.n; i++)
+		k[i] = (plumb_order_key){ w->switches.v[i].time, w->switches.v[i].pid,
+					  w->switches.v[i].tid, i };
+	int rc = plumb_order_by_thread_time(k, w->switches.n) ||
+		 plumb_order_apply(w->switches.v, w->switches.n, sizeof *w->switches.v, k);
+	for (size_t i = 0; rc == 0 && i < w->waits.n; i++)
+		k[i] = (plumb_order_key){ w->waits.v[i].t0, w->waits.v[i].pid, w->waits.v[i].tid, i };
+	if (rc == 0)
+		rc = plumb_order_by_thread_time(k, w->waits.n) ||
+		     plumb_order_apply(w->waits.v, w->waits.n, sizeof *w->waits.v, k);
+	free(k);
+	return rc ? -1 : 0;
+}
+
 int plumb_rec_waits_finish(plumb_rec_data *d, const plumb_rec_waits_opts *o, plumb_error *err)
 {
 	if (!o->off_cpu && !o->sync_wait)
@@ -386,10 +388,8 @@ int plumb_rec_waits_finish(plumb_rec_data *d, const plumb_rec_waits_opts *o, plu
 	if (!w)
 		return plumb_fail_nomem(err);
 	fin f = { d, w, -1, -1, -1, { 0, 0, 0 }, { NULL, 0, 0 }, err };
-	if (w->switches.n)
-		qsort(w->switches.v, w->switches.n, sizeof *w->switches.v, by_thread_time_switch);
-	if (w->waits.n)
-		qsort(w->waits.v, w->waits.n, sizeof *w->waits.v, by_thread_time_wait);
+	if (sort_records(w))
+		return plumb_fail_nomem(err);
 	int rc = 0;
 	if (o->off_cpu) {
 		f.off = plumb_rec_event_add(d, "off-cpu", err);
