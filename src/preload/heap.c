@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/cfi_walk.h"
 #include "preload/heap.h"
 #include "preload/sampler.h"
 
@@ -519,6 +520,12 @@ void heap_start(void)
 		return;
 	heap_guard = 1;
 	check_allocator();
+	const char *chk = getenv("PLUMB_CFI_CHECK");
+	heap_cfi_check = chk && *chk == '1';
+	if (cfi_walk_init() != 0) {
+		heap_guard = 0;
+		return;
+	}
 	if (mode == PSMP_HEAP_SAMPLED) {
 		size_t n = (size_t)1 << HEAP_SET_BITS;
 		heap.set_key = heap_raw_map(n * sizeof *heap.set_key);
@@ -557,6 +564,7 @@ void heap_finish(void)
 		flush(t);
 		atomic_store(&t->busy, 0);
 	}
+	heap_cfi_check_report();
 	/* an exec that fails goes on recording */
 	atomic_store(&heap.mode, mode);
 }

@@ -104,6 +104,11 @@ uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, uint64_t ra, uint64_t
 void heap_stack_reset(struct heap_thread *t);
 void heap_flush_stacks(struct heap_thread *t);
 
+/* PLUMB_CFI_CHECK=1: each stack walked both ways and compared;
+ * the counts go to stderr at exit (tests). */
+extern int heap_cfi_check;
+void heap_cfi_check_report(void);
+
 /* heap_hooks.c */
 int heap_hooks_resolve(void);
 
