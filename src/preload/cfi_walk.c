@@ -33,17 +33,30 @@ extern const void *_Unwind_Find_FDE(void *pc, struct dwarf_eh_bases *bases);
 #define TAB_BITS 16
 #define TAB_PROBES 16
 
-static _Atomic uint64_t *tab_key;   /* return address; 0 empty, 1 being written */
-static uint64_t *tab_val;
+/* key and recipe side by side: a probe is one cache line */
+struct slot {
+	_Atomic uint64_t key;   /* return address; 0 empty, 1 being written */
+	uint64_t val;
+};
+static struct slot *tab;
 
 int cfi_walk_init(void)
 {
-	size_t n = (size_t)1 << TAB_BITS;
-	if (!tab_key) {
-		tab_val = heap_raw_map(n * sizeof *tab_val);
-		tab_key = tab_val ? heap_raw_map(n * sizeof *tab_key) : NULL;
+	if (!tab)
+		tab = heap_raw_map(((size_t)1 << TAB_BITS) * sizeof *tab);
+	return tab ? 0 : -1;
+}
+
+void cfi_walk_forget(void)
+{
+	if (!tab)
+		return;
+	for (size_t i = 0; i < ((size_t)1 << TAB_BITS); i++) {
+		if (atomic_load_explicit(&tab[i].key, memory_order_relaxed) < 2)
+			continue;
+		tab[i].val = 0;   /* a walk reading it now gives up */
+		atomic_store_explicit(&tab[i].key, 0, memory_order_release);
 	}
-	return tab_key ? 0 : -1;
 }
 
 /* ---- reading the CFI --------------------------------------------------------- */
@@ -376,9 +389,9 @@ static uint64_t recipe(uint64_t ip, uint64_t pc)
 	size_t mask = ((size_t)1 << TAB_BITS) - 1;
 	size_t h = (size_t)((ip * 0x9e3779b97f4a7c15u) >> (64 - TAB_BITS));
 	for (size_t k = 0, i = h; k < TAB_PROBES; k++, i = (i + 1) & mask) {
-		uint64_t key = atomic_load_explicit(&tab_key[i], memory_order_acquire);
+		uint64_t key = atomic_load_explicit(&tab[i].key, memory_order_acquire);
 		if (key == ip)
-			return tab_val[i];
+			return tab[i].val;
 		if (key == 0)
 			break;
 	}
@@ -386,9 +399,9 @@ static uint64_t recipe(uint64_t ip, uint64_t pc)
 	/* remember it (also "none": 0 with R_VALID clear is kept as 0) */
 	for (size_t k = 0, i = h; k < TAB_PROBES; k++, i = (i + 1) & mask) {
 		uint64_t zero = 0;
-		if (atomic_compare_exchange_strong(&tab_key[i], &zero, 1)) {
-			tab_val[i] = v;
-			atomic_store_explicit(&tab_key[i], ip, memory_order_release);
+		if (atomic_compare_exchange_strong(&tab[i].key, &zero, 1)) {
+			tab[i].val = v;
+			atomic_store_explicit(&tab[i].key, ip, memory_order_release);
 			break;
 		}
 		if (zero == ip)
@@ -406,7 +419,7 @@ __attribute__((noinline)) unsigned cfi_walk(uint64_t ra, uint64_t sp0, uint64_t 
 	/* where we are: our own frame is walked like any other */
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
 			 : "=r"(ip), "=r"(sp), "=r"(bp));
-	if (!tab_key)
+	if (!tab)
 		return 0;
 	unsigned n = 0, own = 0;
 	int started = 0;

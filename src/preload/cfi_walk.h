@@ -7,6 +7,9 @@
 
 /* The recipe table (process-wide). -1 when it cannot be mapped. */
 int cfi_walk_init(void);
+/* Forget every recipe: a library was unloaded, and another may come to
+ * its addresses. */
+void cfi_walk_forget(void);
 /* The frames from the one executing at return address ra with stack
  * pointer sp0 (the caller of our wrapper) outwards: ips[i] its code
  * addresses, sps[i] each frame's stack pointer, as libgcc's walk gives
