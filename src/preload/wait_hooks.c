@@ -39,7 +39,8 @@
 			return call;                                                         \
 		__typeof__(call) r_ = call;                                                  \
 		wt_end(&c_, (uint64_t)(obj), (const void *)real_##name,                      \
-		       __builtin_return_address(0));                                         \
+		       __builtin_return_address(0),                                          \
+		       (uint64_t)(uintptr_t)__builtin_frame_address(0) + 16);                \
 		return r_;                                                                   \
 	} while (0)
 
