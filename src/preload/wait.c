@@ -75,6 +75,7 @@ int wt_begin(struct wt_call *c, int kind)
 		return 0;
 	wt_depth = 1;
 	c->kind = kind;
+	c->holder = 0;
 	c->t0 = smp_now();
 	return 1;
 }
@@ -168,7 +169,8 @@ void wt_end(struct wt_call *c, uint64_t obj, const void *fn, const void *ra, uin
 		return;   /* our signal handler holds the buffer (cannot happen from a wrapper) */
 	}
 	write_cfg();
-	const size_t max_rec = sizeof(struct psmp_wait) + PSMP_MAX_FRAMES * sizeof(uint64_t);
+	const size_t max_rec = sizeof(struct psmp_wait) + PSMP_MAX_FRAMES * sizeof(uint64_t) +
+			       sizeof(struct psmp_waitheld);
 	if (t->len + max_rec > SMP_BUF)
 		smp_flush(t, t1);
 	struct psmp_wait *w = (struct psmp_wait *)(t->buf + t->len);
@@ -196,6 +198,11 @@ void wt_end(struct wt_call *c, uint64_t obj, const void *fn, const void *ra, uin
 	w->obj = obj;
 	w->inv_p = take ? (uint64_t)(65536.0 / p + 0.5) : 0;
 	t->len += w->h.size;
+	if (is_sync && c->holder && c->holder != (uint32_t)t->tid) {
+		struct psmp_waitheld held = { { PSMP_WAITHELD, sizeof held }, c->holder, 0 };
+		memcpy(t->buf + t->len, &held, sizeof held);
+		t->len += sizeof held;
+	}
 	if (t->len >= SMP_BUF / 2 || t1 - t->last_flush >= SMP_FLUSH_NS)
 		smp_flush(t, t1);
 	atomic_store(&t->busy, 0);

@@ -15,6 +15,7 @@
 struct wt_call {
 	uint64_t t0;
 	int kind;
+	uint32_t holder;       /* the lock's owner when the wait began; 0: unknown */
 };
 
 /* PSMP_MODE_* bits in force (0: the wrappers only pass calls on). */

@@ -15,6 +15,7 @@
 
 typedef struct rec_wait {
 	int32_t pid, tid;
+	int32_t holder;        /* the lock's owner when the wait began; 0: unknown */
 	uint8_t kind, flags;
 	uint32_t nips;
 	uint64_t t0, t1, obj, inv_p;
@@ -66,12 +67,19 @@ int plumb_rec_wait_add(plumb_rec_data *d, int32_t pid, int32_t tid, unsigned kin
 	struct plumb_rec_waits *w = waits_of(d);
 	if (!w || plumb_vec_reserve(w->waits, w->waits.n + 1) || plumb_vec_reserve(w->ips, w->ips.n + n))
 		return plumb_fail_nomem(err);
-	w->waits.v[w->waits.n++] = (rec_wait){ pid, tid, (uint8_t)kind, (uint8_t)flags, (uint32_t)n,
+	w->waits.v[w->waits.n++] = (rec_wait){ pid, tid, 0, (uint8_t)kind, (uint8_t)flags, (uint32_t)n,
 					       t0, t1, obj, inv_p, w->ips.n };
 	if (n)
 		memcpy(w->ips.v + w->ips.n, chain, n * sizeof *chain);
 	w->ips.n += n;
 	return 0;
+}
+
+void plumb_rec_wait_held(plumb_rec_data *d, int32_t pid, int32_t holder)
+{
+	struct plumb_rec_waits *w = d->waits;
+	if (w && w->waits.n && w->waits.v[w->waits.n - 1].pid == pid)
+		w->waits.v[w->waits.n - 1].holder = holder;
 }
 
 int plumb_rec_switch_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns, bool out,
@@ -322,8 +330,54 @@ static int off_cpu(fin *f, const plumb_rec_waits_opts *o)
 	return rc;
 }
 
+/* Who held each lock: per (process, object, holder) the waits and their
+ * time, kept as "locks.held.N" metadata ("NS WAITS HOLDER_TID LABEL") for
+ * plumb report --view locks. */
+typedef struct held {
+	int32_t pid, holder;
+	uint64_t obj, ns, count, t;
+	unsigned kind;
+} held;
+
+static int holders(fin *f)
+{
+	struct plumb_rec_waits *w = f->w;
+	PLUMB_VEC(held) h = { NULL, 0, 0 };
+	int rc = 0;
+	for (size_t i = 0; i < w->waits.n && rc == 0; i++) {
+		const rec_wait *wt = &w->waits.v[i];
+		if (!(wt->flags & PSMP_WAIT_IS_SYNC) || !wt->holder)
+			continue;
+		size_t k = 0;
+		while (k < h.n && !(h.v[k].pid == wt->pid && h.v[k].obj == wt->obj &&
+				    h.v[k].holder == wt->holder && h.v[k].kind == wt->kind))
+			k++;
+		if (k == h.n) {
+			if (plumb_vec_reserve(h, h.n + 1)) {
+				rc = plumb_fail_nomem(f->err);
+				break;
+			}
+			h.v[h.n++] = (held){ wt->pid, wt->holder, wt->obj, 0, 0, wt->t0, wt->kind };
+		}
+		h.v[k].ns += wt->t1 - wt->t0;
+		h.v[k].count++;
+	}
+	for (size_t k = 0; k < h.n && rc == 0; k++) {
+		char label[300], key[48], val[400];
+		plumb_rec_lock_label(f->d, h.v[k].pid, h.v[k].t, h.v[k].obj, h.v[k].kind, label, sizeof label);
+		snprintf(key, sizeof key, "locks.held.%zu", k);
+		snprintf(val, sizeof val, "%llu %llu %d %s", (unsigned long long)h.v[k].ns,
+			 (unsigned long long)h.v[k].count, (int)h.v[k].holder, label);
+		rc = plumb_rec_meta_add(f->d, key, val, f->err);
+	}
+	free(h.v);
+	return rc;
+}
+
 static int sync_waits(fin *f)
 {
+	if (holders(f))
+		return -1;
 	struct plumb_rec_waits *w = f->w;
 	int ev_t = plumb_rec_event_add(f->d, "sync-wait", f->err);
 	int ev_n = ev_t < 0 ? -1 : plumb_rec_event_add(f->d, "sync-waits", f->err);
