@@ -235,3 +235,30 @@ Test(waits, records_sort_by_thread_then_time_stably)
 	cr_assert_eq(plumb_order_apply(v, 4, sizeof *v, o), 0);
 	cr_assert(v[0] == 12 && v[1] == 10 && v[2] == 13 && v[3] == 11);
 }
+
+/* Who held a lock: the holder given after a lock wait ends up in the
+ * "locks.held.N" metadata with that wait's time and count; a wait without
+ * a holder adds nothing. */
+Test(waits, the_holder_of_a_lock_is_kept_per_object)
+{
+	plumb_error err;
+	plumb_rec_data *d = plumb_rec_data_new();
+	cr_assert_eq(plumb_rec_event_add(d, "cpu-clock", &err), 0);
+	cr_assert_eq(plumb_rec_wait_add(d, 1, 10, PSMP_WAIT_MUTEX, PSMP_WAIT_IS_SYNC, 1000, 5000, 0xabc0,
+					65536, lock_chain, 3, &err), 0);
+	plumb_rec_wait_held(d, 1, 11);
+	cr_assert_eq(plumb_rec_wait_add(d, 1, 10, PSMP_WAIT_MUTEX, PSMP_WAIT_IS_SYNC, 6000, 7000, 0xabc0,
+					65536, lock_chain, 3, &err), 0);
+	plumb_rec_wait_held(d, 2, 12);   /* another process's: not this wait's */
+	plumb_rec_waits_opts o = { false, true, 0 };
+	cr_assert_eq(plumb_rec_waits_finish(d, &o, &err), 0);
+	size_t found = 0;
+	for (size_t i = 0; i < d->meta.n; i++)
+		if (strncmp(d->meta.v[i], "locks.held.", 11) == 0) {
+			found++;
+			cr_expect(strcmp(d->meta.v[i], "locks.held.0\t4000 1 11 [mutex 0xabc0]") == 0, "%s",
+				  d->meta.v[i]);
+		}
+	cr_expect_eq(found, 1);
+	plumb_rec_data_free(d);
+}
