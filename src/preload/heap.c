@@ -31,9 +31,9 @@
 
 struct heap_state heap;
 __thread int heap_guard __attribute__((tls_model("initial-exec")));
-static __thread struct heap_thread *heap_self __attribute__((tls_model("initial-exec")));
+__thread struct heap_thread *heap_self __attribute__((tls_model("initial-exec")));
 static pthread_key_t heap_key;
-static atomic_int probe;   /* check_allocator: 1 looking for our wrapper, 2 it ran */
+atomic_int heap_probe;   /* check_allocator: 1 looking for our wrapper, 2 it ran */
 
 void *heap_raw_map(size_t len)
 {
@@ -257,10 +257,6 @@ static size_t set_home(uint64_t p)
 
 /* A counting filter in front of the set: most frees are of blocks never
  * sampled, and one load from 128 KiB answers that. */
-static size_t filter_slot(uint64_t p)
-{
-	return (size_t)((p * 0xff51afd7ed558ccdu) >> (64 - HEAP_FILTER_BITS));
-}
 
 static void set_add(struct heap_thread *t, uint64_t p)
 {
@@ -325,8 +321,8 @@ void heap_on_alloc(void *p, size_t size, uint64_t fn, uint64_t ra, uint64_t sp)
 {
 	int mode = atomic_load_explicit(&heap.mode, memory_order_relaxed);
 	if (!mode) {
-		if (atomic_load_explicit(&probe, memory_order_relaxed) == 1)
-			atomic_store(&probe, 2);   /* check_allocator's call reached us */
+		if (atomic_load_explicit(&heap_probe, memory_order_relaxed) == 1)
+			atomic_store(&heap_probe, 2);   /* check_allocator's call reached us */
 		return;
 	}
 	if (!p)
@@ -473,10 +469,10 @@ static void check_allocator(void)
 		return;
 	int ours = 1;
 	if (used && used_free) {
-		atomic_store(&probe, 1);
+		atomic_store(&heap_probe, 1);
 		void *p = used(1);
-		ours = atomic_load(&probe) == 2;
-		atomic_store(&probe, 0);
+		ours = atomic_load(&heap_probe) == 2;
+		atomic_store(&heap_probe, 0);
 		used_free(p);
 	}
 	if (!ours && dladdr((void *)used, &def)) {
