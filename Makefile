@@ -75,8 +75,9 @@ $(BUILD)/preload-obj/%.o: src/preload/%.c $(wildcard src/preload/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -D_GNU_SOURCE -Isrc $(PRELOAD_CFLAGS) -c $< -o $@
 
-# the allocator wrappers find their caller's stack pointer from their frame
+# the allocator and wait wrappers find their caller's stack pointer from their frame
 $(BUILD)/preload-obj/heap_hooks.o: PRELOAD_CFLAGS += -fno-omit-frame-pointer
+$(BUILD)/preload-obj/wait_hooks.o: PRELOAD_CFLAGS += -fno-omit-frame-pointer
 
 $(BUILD)/inputs-obj/%.o: src/inputs/%.c $(wildcard src/inputs/*.h)
 	@mkdir -p $(dir $@)

@@ -265,6 +265,9 @@ typedef struct plumb_view_opts {
 	bool report_views;
 	/* timeline view: how many time buckets (0: the default, 50) */
 	size_t buckets;
+	/* timeline view: also each function's cost per bucket (the HTML
+	 * report's range selection) */
+	bool timeline_functions;
 	/* if not NULL: filled with what the rows leave out (flat, lines,
 	 * files, modules and call views) */
 	struct plumb_view_left_out *left_out;

@@ -118,6 +118,9 @@ const plumb_rec_map *plumb_rec_map_find(const plumb_rec_data *d, int32_t pid, ui
 int plumb_rec_wait_add(plumb_rec_data *d, int32_t pid, int32_t tid, unsigned kind, unsigned flags,
 		       uint64_t t0, uint64_t t1, uint64_t obj, uint64_t inv_p, const uint64_t *chain,
 		       size_t n, plumb_error *err);
+/* The thread that held the lock of the wait added last (pid's), when it
+ * began. */
+void plumb_rec_wait_held(plumb_rec_data *d, int32_t pid, int32_t holder);
 /* A context switch of tid (PERF_RECORD_SWITCH), out or in; preempted: the
  * thread was still runnable when it left the CPU. */
 int plumb_rec_switch_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns, bool out,

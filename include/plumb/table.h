@@ -193,11 +193,23 @@ typedef struct plumb_timeline_lane {
 	const uint64_t *values;  /* nbuckets */
 } plumb_timeline_lane;
 
+/* A function's cost per time bucket (plumb_view_opts.timeline_functions):
+ * what the HTML report's table shows for a range of buckets. excl and incl
+ * hold nevents * nbuckets values, event-major, by the metric rules. */
+typedef struct plumb_timeline_fn {
+	const char *name, *module;    /* as the flat view shows them */
+	const uint64_t *excl, *incl;
+} plumb_timeline_fn;
+
 typedef struct plumb_timeline {
 	double start_s, bucket_s;  /* the first bucket's start, a bucket's length */
 	size_t nbuckets;
 	size_t nlanes;
 	const plumb_timeline_lane *lanes;
+	size_t nevents;            /* the events of fns (the view's), by name */
+	const char *const *events;
+	size_t nfns;               /* 0 unless asked for */
+	const plumb_timeline_fn *fns;
 } plumb_timeline;
 
 typedef struct plumb_table {

@@ -496,15 +496,18 @@ static int build_rows(const plumb_profile *p, const plumb_view_opts *o, plumb_ta
 }
 
 /* The flame graph, the parts and the lines of the same selection of the
- * profile, and for one with performance points its inputs view with the
- * charts of its worst-scaling routines (when not the table itself). */
+ * profile, for one with performance points its inputs view with the
+ * charts of its worst-scaling routines (when not the table itself), and
+ * for a recording with timed samples its timeline with each function's
+ * cost per bucket. */
 static int add_report_views(const plumb_profile *p, const plumb_view_opts *o, plumb_table *t,
 			    plumb_error *err)
 {
 	static const plumb_view_kind kinds[] = { PLUMB_VIEW_FLAME, PLUMB_VIEW_THREADS,
-						 PLUMB_VIEW_LINES, PLUMB_VIEW_INPUTS };
+						 PLUMB_VIEW_LINES, PLUMB_VIEW_INPUTS, PLUMB_VIEW_TIMELINE };
 	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
-		if (kinds[i] == o->kind || (kinds[i] == PLUMB_VIEW_INPUTS && !p->points.n))
+		if (kinds[i] == o->kind || (kinds[i] == PLUMB_VIEW_INPUTS && !p->points.n) ||
+		    (kinds[i] == PLUMB_VIEW_TIMELINE && !p->samples.n))
 			continue;
 		plumb_view_opts vo;
 		plumb_view_opts_init(&vo);
@@ -518,6 +521,9 @@ static int add_report_views(const plumb_profile *p, const plumb_view_opts *o, pl
 			vo.threshold = o->threshold > PLUMB_FLAME_PICTURE_THRESHOLD ? o->threshold
 										  : PLUMB_FLAME_PICTURE_THRESHOLD;
 		vo.report_views = kinds[i] == PLUMB_VIEW_INPUTS; /* its charts */
+		/* the timeline's range selection recomputes the table from these */
+		vo.timeline_functions = kinds[i] == PLUMB_VIEW_TIMELINE;
+		vo.buckets = kinds[i] == PLUMB_VIEW_TIMELINE ? 100 : 0;
 		plumb_table *v = NULL;
 		if (build_rows(p, &vo, &v, err))
 			return -1;

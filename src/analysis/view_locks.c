@@ -4,7 +4,10 @@
  * and mean wait and the count; under each, the functions that waited for
  * it and through which call (pthread_mutex_lock, pthread_cond_wait...).
  * The objects are the leaf frames of module "[locks]" that the recorder
- * puts under every sync-wait sample. */
+ * puts under every sync-wait sample. Who held a mutex or a write-locked
+ * rwlock as the waits began comes from the recorder's "locks.held.N"
+ * metadata ("NS WAITS TID LABEL"), for the whole recording. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +63,40 @@ static int row_cmp(const void *va, const void *vb)
 	if (a->ns != b->ns)
 		return a->ns < b->ns ? 1 : -1;
 	return a->waiter < b->waiter ? -1 : a->waiter > b->waiter;
+}
+
+/* The "held by" rows of the lock named label: from the metadata, a thread
+ * by its part's label when the profile has that thread. */
+static int add_holders(plumb_table *t, const plumb_profile *p, const char *label, int c_ns, int c_n,
+		       int c_avg, int c_name, int c_via)
+{
+	char key[48];
+	for (unsigned i = 0;; i++) {
+		snprintf(key, sizeof key, "locks.held.%u", i);
+		const char *v = plumb_meta_get(p, key);
+		if (!v)
+			return 0;
+		unsigned long long ns, n;
+		int tid, at = 0;
+		if (sscanf(v, "%llu %llu %d %n", &ns, &n, &tid, &at) != 3 || !at || strcmp(v + at, label))
+			continue;
+		char who[600], part[512];
+		snprintf(part, sizeof part, "thread %d", tid);
+		for (size_t k = 0; k < p->parts.n; k++)
+			if (p->parts.v[k].tid == tid)
+				view_part_label(p, &p->parts.v[k], k, part, sizeof part);
+		snprintf(who, sizeof who, "held by %s", part);
+		plumb_row *r = plumb_table_add_row(t, PLUMB_ROW_NORMAL, 1);
+		const char *name = r ? plumb_table_strdup(t, who) : NULL;
+		if (!name)
+			return -1;
+		plumb_cell_u64(&r->cells[c_ns], ns);
+		plumb_cell_u64(&r->cells[c_n], n);
+		if (n)
+			plumb_cell_u64(&r->cells[c_avg], ns / n);
+		plumb_cell_str(&r->cells[c_name], name);
+		plumb_cell_str(&r->cells[c_via], "(when the waits began)");
+	}
 }
 
 int view_locks(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err)
@@ -145,10 +182,16 @@ int view_locks(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 								     : (head ? NULL : "(no caller)"));
 		if (!head && lr->via != PLUMB_NONE)
 			plumb_cell_str(&r->cells[c_via], plumb_function_name(p, lr->via));
+		/* after the lock's last waiter, who held it */
+		if ((i + 1 == rows.n || rows.v[i + 1].lock != lr->lock) &&
+		    add_holders(t, p, plumb_function_name(p, lr->lock), c_ns, c_n, c_avg, c_name, c_via))
+			goto nomem;
 	}
 	if (plumb_table_add_note(t, "An object is named by its symbol when it is a global, else by its "
 				    "address; a [thread ...] is a pthread_join. Waits shorter than the "
-				    "recording's threshold (record.sync_threshold) are not counted."))
+				    "recording's threshold (record.sync_threshold) are not counted. "
+				    "\"held by\": the thread that held a mutex or a write-locked rwlock "
+				    "as the waits began, over the whole recording."))
 		goto nomem;
 	free(rows.v);
 	free(pass);

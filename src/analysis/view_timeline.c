@@ -22,6 +22,81 @@ static uint64_t meta_ns(const plumb_profile *p, const char *key, uint64_t dflt)
 	return *end ? dflt : (uint64_t)n;
 }
 
+/* Each function's exclusive and inclusive cost per bucket, for the events of
+ * ve: exclusive on the leaf's function, inclusive once per distinct
+ * function of the stack (the metric rules), so that the buckets of a range
+ * sum to what plumb report --time of that range shows. Functions with no
+ * cost are left out. Kept in t. */
+static int function_buckets(const plumb_profile *p, const view_events *ve, const uint8_t *pass,
+			    uint64_t from, uint64_t width, size_t nb, plumb_table *t, plumb_timeline *tl)
+{
+	size_t nf = p->functions.n, nev = p->events.n, cells = ve->n * nb;
+	if (!nf || !cells)
+		return 0;
+	uint64_t **ex = calloc(nf, sizeof *ex), **in = calloc(nf, sizeof *in);
+	size_t *seen = calloc(nf, sizeof *seen);   /* the sample that counted it last, + 1 */
+	int rc = -1;
+	if (!ex || !in || !seen)
+		goto out;
+	for (size_t i = 0; i < p->samples.n; i++) {
+		const plumb_sample *s = &p->samples.v[i];
+		if (!pass[s->node] || s->time_ns < from)
+			continue;
+		size_t b = (size_t)((s->time_ns - from) / width);
+		if (b >= nb)
+			b = nb - 1;
+		const uint64_t *w = &p->sample_weights.v[i * nev];
+		for (plumb_id n = s->node, leaf = 1; n != PLUMB_NONE; n = p->cct.v[n].parent, leaf = 0) {
+			plumb_id fr = p->cct.v[n].frame;
+			plumb_id f = fr == PLUMB_NONE ? PLUMB_NONE : p->frames.v[fr].function;
+			if (f == PLUMB_NONE)
+				continue;
+			uint64_t **rows[2] = { leaf ? &ex[f] : NULL, seen[f] != i + 1 ? &in[f] : NULL };
+			seen[f] = i + 1;
+			for (int k = 0; k < 2; k++) {
+				if (!rows[k])
+					continue;
+				if (!*rows[k] && !(*rows[k] = plumb_table_alloc(t, cells * sizeof **rows[k])))
+					goto out;
+				for (size_t e = 0; e < ve->n; e++)
+					(*rows[k])[e * nb + b] += w[ve->ev[e]];
+			}
+		}
+	}
+	size_t used = 0;
+	for (size_t f = 0; f < nf; f++)
+		used += in[f] != NULL;
+	plumb_timeline_fn *fns = plumb_table_alloc(t, (used ? used : 1) * sizeof *fns);
+	const char **evs = plumb_table_alloc(t, ve->n * sizeof *evs);
+	if (!fns || !evs)
+		goto out;
+	uint64_t *zero = NULL;
+	size_t k = 0;
+	for (size_t f = 0; f < nf; f++) {
+		if (!in[f])
+			continue;
+		if (!ex[f] && !zero && !(zero = plumb_table_alloc(t, cells * sizeof *zero)))
+			goto out;
+		const plumb_function *fn = &p->functions.v[f];
+		fns[k++] = (plumb_timeline_fn){ plumb_function_name(p, (plumb_id)f),
+						fn->module == PLUMB_NONE ? NULL
+									 : plumb_str(p, p->modules.v[fn->module].path),
+						ex[f] ? ex[f] : zero, in[f] };
+	}
+	for (size_t e = 0; e < ve->n; e++)
+		evs[e] = plumb_str(p, p->events.v[ve->ev[e]].name);
+	tl->nevents = ve->n;
+	tl->events = evs;
+	tl->nfns = used;
+	tl->fns = fns;
+	rc = 0;
+out:
+	free(ex);
+	free(in);
+	free(seen);
+	return rc;
+}
+
 int view_timeline(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out, plumb_error *err)
 {
 	view_events ve;
@@ -138,6 +213,8 @@ int view_timeline(const plumb_profile *p, const plumb_view_opts *o, plumb_table 
 	memcpy(kept, vals, (nlanes * nb + 1) * sizeof *kept);
 	for (size_t l = 0; l < nl; l++)
 		lanes[l].values = kept + (lanes[l].values - vals);
+	if (o->timeline_functions && function_buckets(p, &ve, pass, from, width, nb, t, tl))
+		goto nomem;
 	t->timeline = tl;
 	free(vals);
 	free(total);

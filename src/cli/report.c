@@ -44,6 +44,7 @@ static const char report_help[] =
 	"              allocations, temporaries, leaks, top sites, size histogram\n"
 	"  locks       recordings with --sync-wait: per lock (named by its symbol when it is\n"
 	"              a global), its total and mean wait and count, the functions that waited\n"
+	"              for it, and who held it (a mutex or write-locked rwlock)\n"
 	"\n"
 	"Options:\n"
 	"  -v, --view VIEW        the view above\n"

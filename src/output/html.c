@@ -465,6 +465,7 @@ static const char script[] =
 	"    if (byName[n]) show(n);\n"
 	"  });\n"
 	"});\n"
+	"if (typeof plTimeline === 'function') plTimeline(cols, rows, draw);\n"
 	"draw();\n"
 	"/* report.html#fn=NAME opens with NAME's callers and callees */\n"
 	"if (location.hash.indexOf('#fn=') === 0) show(decodeURIComponent(location.hash.slice(4)));\n"
@@ -491,6 +492,9 @@ int plumb_table_write_html(const plumb_table *t, FILE *out, plumb_error *err)
 	if (!flame && t->flame)
 		flame = t;
 	const plumb_table *lines = view_named(t, "lines"), *inputs = view_named(t, "inputs");
+	const plumb_table *timeline = view_named(t, "timeline");
+	if (timeline == t)
+		timeline = NULL;   /* the view itself is the table */
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta name=\"generator\" content=\"plumb\">\n<title>plumb report: ", out);
 	plumb_svg_text(out, t->title);
@@ -508,7 +512,10 @@ int plumb_table_write_html(const plumb_table *t, FILE *out, plumb_error *err)
 		if (s->inclusive_estimated)
 			fputs(" (inclusive costs are estimates)", out);
 	}
-	fputs("</p>\n<nav><a href=\"#pl-flame\">Flame graph</a><a href=\"#pl-flat\">", out);
+	fputs("</p>\n<nav><a href=\"#pl-flame\">Flame graph</a>", out);
+	if (timeline)
+		fputs("<a href=\"#pl-timeline\">Timeline</a>", out);
+	fputs("<a href=\"#pl-flat\">", out);
 	plumb_svg_text(out, t->title);
 	fputs("</a><a href=\"#pl-calls\">Callers and callees</a><a href=\"#pl-lines\">Source lines</a>", out);
 	if (inputs)
@@ -521,7 +528,10 @@ int plumb_table_write_html(const plumb_table *t, FILE *out, plumb_error *err)
 	} else {
 		fputs("<p class=\"pl-note\">No call stacks to draw.</p>\n", out);
 	}
-	fputs("</section>\n<section id=\"pl-flat\"><h2>", out);
+	fputs("</section>\n", out);
+	if (timeline)
+		html_write_timeline(out, timeline);
+	fputs("<section id=\"pl-flat\"><h2>", out);
 	plumb_svg_text(out, t->title);
 	fputs("</h2>\n<p><input id=\"pl-filter\" type=\"search\" placeholder=\"filter by name\" size=\"40\"> "
 	      "Click a column title to sort, a row for its callers and callees.</p>\n"
@@ -548,7 +558,8 @@ int plumb_table_write_html(const plumb_table *t, FILE *out, plumb_error *err)
 	}
 	fputs("<section id=\"pl-parts\"><h2>Threads and parts</h2>\n", out);
 	for (size_t i = 0; i < t->nviews; i++)
-		if (!t->views[i]->flame && t->views[i] != lines && t->views[i] != inputs)
+		if (!t->views[i]->flame && t->views[i] != lines && t->views[i] != inputs &&
+		    t->views[i] != timeline)
 			html_static_table(out, t->views[i]);
 	fputs("</section>\n", out);
 	write_data(out, t);

@@ -28,4 +28,9 @@ int html_write_lines(FILE *out, const plumb_table *lines);
  * routines, one set per routine (html_plots.c). */
 void html_write_plots(FILE *out, const plumb_table *inputs, bool with_table);
 
+/* The timeline section: the lanes of the attached timeline view v and the
+ * range selection the table follows (html_timeline.c). Defines the script
+ * function plTimeline(cols, rows, draw) that the report's script calls. */
+void html_write_timeline(FILE *out, const plumb_table *v);
+
 #endif

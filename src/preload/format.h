@@ -68,6 +68,7 @@ enum psmp_type {
 	PSMP_HEAP_EVENTS = 8,
 	PSMP_WAIT = 16,
 	PSMP_WAITCFG = 17,
+	PSMP_WAITHELD = 18,
 };
 
 enum psmp_heap_mode { PSMP_HEAP_EXACT = 1, PSMP_HEAP_SAMPLED = 2 };
@@ -192,6 +193,13 @@ struct psmp_wait {
 	uint8_t kind, flags;
 	uint64_t t0, t1, obj, inv_p;
 	/* uint64_t pc[nframes] follows */
+};
+
+/* Follows a WAIT record of a lock wait: the thread that held the lock when
+ * the wait began (glibc's mutex owner, an rwlock's writer). */
+struct psmp_waitheld {
+	struct psmp_rec h;
+	uint32_t holder, pad;
 };
 
 struct psmp_waitcfg {

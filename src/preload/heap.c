@@ -25,14 +25,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/cfi_walk.h"
 #include "preload/heap.h"
 #include "preload/sampler.h"
 
 struct heap_state heap;
 __thread int heap_guard __attribute__((tls_model("initial-exec")));
-static __thread struct heap_thread *heap_self __attribute__((tls_model("initial-exec")));
+__thread struct heap_thread *heap_self __attribute__((tls_model("initial-exec")));
 static pthread_key_t heap_key;
-static atomic_int probe;   /* check_allocator: 1 looking for our wrapper, 2 it ran */
+atomic_int heap_probe;   /* check_allocator: 1 looking for our wrapper, 2 it ran */
 
 void *heap_raw_map(size_t len)
 {
@@ -256,10 +257,6 @@ static size_t set_home(uint64_t p)
 
 /* A counting filter in front of the set: most frees are of blocks never
  * sampled, and one load from 128 KiB answers that. */
-static size_t filter_slot(uint64_t p)
-{
-	return (size_t)((p * 0xff51afd7ed558ccdu) >> (64 - HEAP_FILTER_BITS));
-}
 
 static void set_add(struct heap_thread *t, uint64_t p)
 {
@@ -324,8 +321,8 @@ void heap_on_alloc(void *p, size_t size, uint64_t fn, uint64_t ra, uint64_t sp)
 {
 	int mode = atomic_load_explicit(&heap.mode, memory_order_relaxed);
 	if (!mode) {
-		if (atomic_load_explicit(&probe, memory_order_relaxed) == 1)
-			atomic_store(&probe, 2);   /* check_allocator's call reached us */
+		if (atomic_load_explicit(&heap_probe, memory_order_relaxed) == 1)
+			atomic_store(&heap_probe, 2);   /* check_allocator's call reached us */
 		return;
 	}
 	if (!p)
@@ -472,10 +469,10 @@ static void check_allocator(void)
 		return;
 	int ours = 1;
 	if (used && used_free) {
-		atomic_store(&probe, 1);
+		atomic_store(&heap_probe, 1);
 		void *p = used(1);
-		ours = atomic_load(&probe) == 2;
-		atomic_store(&probe, 0);
+		ours = atomic_load(&heap_probe) == 2;
+		atomic_store(&heap_probe, 0);
 		used_free(p);
 	}
 	if (!ours && dladdr((void *)used, &def)) {
@@ -519,6 +516,12 @@ void heap_start(void)
 		return;
 	heap_guard = 1;
 	check_allocator();
+	const char *chk = getenv("PLUMB_CFI_CHECK");
+	heap_cfi_check = chk && *chk == '1';
+	if (cfi_walk_init() != 0) {
+		heap_guard = 0;
+		return;
+	}
 	if (mode == PSMP_HEAP_SAMPLED) {
 		size_t n = (size_t)1 << HEAP_SET_BITS;
 		heap.set_key = heap_raw_map(n * sizeof *heap.set_key);
@@ -557,6 +560,7 @@ void heap_finish(void)
 		flush(t);
 		atomic_store(&t->busy, 0);
 	}
+	heap_cfi_check_report();
 	/* an exec that fails goes on recording */
 	atomic_store(&heap.mode, mode);
 }

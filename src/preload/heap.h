@@ -81,7 +81,46 @@ struct heap_state {
 };
 
 extern struct heap_state heap;
+extern atomic_int heap_probe;
 extern __thread int heap_guard __attribute__((tls_model("initial-exec")));
+extern __thread struct heap_thread *heap_self __attribute__((tls_model("initial-exec")));
+
+/* The sampled mode's counting filter slot of a block (heap.c). */
+static inline size_t filter_slot(uint64_t p)
+{
+	return (size_t)((p * 0xff51afd7ed558ccdu) >> (64 - HEAP_FILTER_BITS));
+}
+
+/* The sampled mode's fast paths, inlined in the wrappers: an allocation
+ * that holds no mark is only counted down; a free of a block that was
+ * never sampled (the filter says so in one load) is not reported. 1 when
+ * done here, 0 when heap.c must see the call. */
+static inline int heap_sampled_alloc_done(void *p, size_t size)
+{
+	struct heap_thread *t = heap_self;
+	if (atomic_load_explicit(&heap.mode, memory_order_relaxed) != PSMP_HEAP_SAMPLED || !p || !t ||
+	    heap_guard)
+		return 0;
+	if (t->countdown - (int64_t)size <= 0)
+		return 0;
+	t->allocs++;
+	t->countdown -= (int64_t)size;
+	return 1;
+}
+
+static inline int heap_sampled_free_done(void *p)
+{
+	return atomic_load_explicit(&heap.mode, memory_order_relaxed) == PSMP_HEAP_SAMPLED &&
+	       !atomic_load_explicit(&heap.filter[filter_slot((uint64_t)(uintptr_t)p)],
+				     memory_order_relaxed);
+}
+/* Must the wrappers tell heap.c? Not when tracing is off (the signal
+ * sampler alone): then they only forward, the cheapest they can. */
+static inline int heap_hooked(void)
+{
+	return atomic_load_explicit(&heap.mode, memory_order_relaxed) ||
+	       atomic_load_explicit(&heap_probe, memory_order_relaxed);
+}
 
 /* heap.c */
 void heap_start(void);             /* from the sampler's constructor */
@@ -103,6 +142,11 @@ void *heap_raw_map(size_t len);    /* memory for the tracer itself */
 uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, uint64_t ra, uint64_t sp);
 void heap_stack_reset(struct heap_thread *t);
 void heap_flush_stacks(struct heap_thread *t);
+
+/* PLUMB_CFI_CHECK=1: each stack walked both ways and compared;
+ * the counts go to stderr at exit (tests). */
+extern int heap_cfi_check;
+void heap_cfi_check_report(void);
 
 /* heap_hooks.c */
 int heap_hooks_resolve(void);

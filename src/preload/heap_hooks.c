@@ -106,8 +106,11 @@ SMP_EXPORT void *malloc(size_t n)
 {
 	if (!READY())
 		return boot_alloc(n);
+	if (!heap_hooked())
+		return real.malloc(n);
 	void *p = real.malloc(n);
-	heap_on_alloc(p, n, FN(malloc), CALLER_RA(), CALLER_SP());
+	if (!heap_sampled_alloc_done(p, n))
+		heap_on_alloc(p, n, FN(malloc), CALLER_RA(), CALLER_SP());
 	return p;
 }
 
@@ -119,6 +122,8 @@ SMP_EXPORT void *calloc(size_t k, size_t n)
 			return NULL;
 		return boot_alloc(t);   /* static memory: zero already */
 	}
+	if (!heap_hooked())
+		return real.calloc(k, n);
 	void *p = real.calloc(k, n);
 	heap_on_alloc(p, k * n, FN(calloc), CALLER_RA(), CALLER_SP());
 	return p;
@@ -130,7 +135,8 @@ SMP_EXPORT void free(void *p)
 		return;
 	if (!READY())
 		return;   /* cannot happen: p came from somewhere */
-	heap_on_free(p);
+	if (heap_hooked() && !heap_sampled_free_done(p))
+		heap_on_free(p);
 	real.free(p);
 }
 

@@ -1,9 +1,9 @@
 /* The stack of an allocation, complete through code without frame pointers
- * (Debian's libc, -O2 code): unwound with libgcc's DWARF unwinder, which
- * reads the binaries' .eh_frame, once per call site and stack position.
+ * (Debian's libc, -O2 code): walked with the binaries' .eh_frame, through
+ * cached per-address recipes (cfi_walk.c), else libgcc's DWARF unwinder;
+ * and that once per call site and stack position.
  *
- * The unwinder costs about a hundred nanoseconds a frame, more than the
- * allocation. So each thread remembers, per (return address, stack pointer)
+ * Even the cached walk costs a few nanoseconds a frame. So each thread remembers, per (return address, stack pointer)
  * of the allocator's caller, the stack found and the address on the stack
  * of every return address in it. When an allocation comes from the same
  * caller at the same stack pointer and every one of those slots still holds
@@ -12,12 +12,15 @@
  * frame whose size changes at run time (alloca) at the same code address
  * could differ and be missed, and only if its old slot held the same
  * return address by chance. */
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <unwind.h>
 
+#include "preload/cfi_walk.h"
 #include "preload/heap.h"
 #include "preload/sampler.h"
 
@@ -198,6 +201,37 @@ static int cache_valid(const struct heap_thread *t, const struct heap_cache_ent 
 	return 1;
 }
 
+/* PLUMB_CFI_CHECK=1 (tests): every walk is done both ways and
+ * compared; heap_finish says how it went on stderr. */
+int heap_cfi_check;
+static atomic_ulong check_walks, check_fast, check_bad;
+
+/* Compare the fast walk (fips, fsps: fast frames) with libgcc's (w). */
+static void check_walk(const struct walk *w, unsigned fast, const uint64_t *fips,
+		       const uint64_t *fsps, int trunc)
+{
+	atomic_fetch_add(&check_walks, 1);
+	if (!fast)
+		return;
+	atomic_fetch_add(&check_fast, 1);
+	int same = w->started && w->n == fast && w->truncated == trunc &&
+		   memcmp(w->ips, fips, fast * sizeof *fips) == 0 &&
+		   memcmp(w->cfas, fsps, fast * sizeof *fsps) == 0;
+	if (!same)
+		atomic_fetch_add(&check_bad, 1);
+}
+
+void heap_cfi_check_report(void)
+{
+	if (!heap_cfi_check)
+		return;
+	char msg[160];
+	int len = snprintf(msg, sizeof msg, "plumb-sampler: cfi check: %lu walks, %lu fast, %lu differ\n",
+			   atomic_load(&check_walks), atomic_load(&check_fast), atomic_load(&check_bad));
+	if (len > 0 && write(2, msg, (size_t)len) < 0)
+		return;
+}
+
 uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, uint64_t ra, uint64_t sp)
 {
 	struct heap_cache_ent *set = cache_set(t, ra, sp);
@@ -212,7 +246,20 @@ uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, uint64_t ra, uint64_t
 	e->ra = 0;
 	uint64_t ips[PSMP_MAX_FRAMES], cfas[PSMP_MAX_FRAMES], chain[PSMP_MAX_FRAMES + 1];
 	struct walk w = { .ra = ra, .sp = sp, .ips = ips, .cfas = cfas, .max = PSMP_MAX_FRAMES };
-	_Unwind_Backtrace(step, &w);
+	int trunc = 0;
+	if (!heap_cfi_check) {
+		if ((w.n = cfi_walk(ra, sp, ips, cfas, PSMP_MAX_FRAMES, &trunc))) {
+			w.started = 1;
+			w.truncated = trunc;
+		} else {
+			_Unwind_Backtrace(step, &w);
+		}
+	} else {
+		uint64_t fips[PSMP_MAX_FRAMES], fsps[PSMP_MAX_FRAMES];
+		unsigned fast = cfi_walk(ra, sp, fips, fsps, PSMP_MAX_FRAMES, &trunc);
+		_Unwind_Backtrace(step, &w);
+		check_walk(&w, fast, fips, fsps, trunc);
+	}
 	unsigned n = 0;
 	chain[n++] = fn;   /* the leaf: which allocator was called */
 	if (!w.started)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "preload/heap.h"
+#include "preload/cfi_walk.h"
 #include "preload/sampler.h"
 #include "preload/wait.h"
 
@@ -418,7 +419,9 @@ SMP_EXPORT int dlclose(void *handle)
 	if (!RESOLVE(dlclose, "dlclose"))
 		return -1;
 	service_maps();
-	return real.dlclose(handle);
+	int rc = real.dlclose(handle);
+	cfi_walk_forget();
+	return rc;
 }
 
 SMP_EXPORT void _exit(int status)

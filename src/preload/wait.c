@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <unwind.h>
 
+#include "preload/cfi_walk.h"
 #include "preload/sampler.h"
 #include "preload/wait.h"
 
@@ -74,6 +75,7 @@ int wt_begin(struct wt_call *c, int kind)
 		return 0;
 	wt_depth = 1;
 	c->kind = kind;
+	c->holder = 0;
 	c->t0 = smp_now();
 	return 1;
 }
@@ -98,7 +100,7 @@ static _Unwind_Reason_Code step(struct _Unwind_Context *ctx, void *arg)
 		if (ip != w->ra)
 			return w->n++ > 16 ? _URC_END_OF_STACK : _URC_NO_REASON;
 		w->started = 1;
-		w->n = 1;
+		w->n = 0;
 	} else if (__start_plumb_roots && ip - 1 >= (uint64_t)(uintptr_t)__start_plumb_roots &&
 		   ip - 1 < (uint64_t)(uintptr_t)__stop_plumb_roots) {
 		return _URC_NO_REASON;
@@ -123,7 +125,29 @@ static void write_cfg(void)
 	smp_write(&c, sizeof c);
 }
 
-void wt_end(struct wt_call *c, uint64_t obj, const void *fn, const void *ra)
+/* The frames from the wrapper's caller outwards: cached CFI recipes
+ * (cfi_walk.c), else libgcc's unwinder; 0 frames when neither works. */
+static unsigned walk_stack(uint64_t ra, uint64_t sp, uint64_t *out, unsigned max, int *truncated)
+{
+	uint64_t sps[PSMP_MAX_FRAMES];
+	unsigned n = cfi_walk(ra, sp, out, sps, max < PSMP_MAX_FRAMES ? max : PSMP_MAX_FRAMES,
+			      truncated);
+	if (n) {
+		/* the sampler's thread start wrapper is left out, as below */
+		unsigned k = 0;
+		for (unsigned i = 0; i < n; i++)
+			if (!(__start_plumb_roots && out[i] - 1 >= (uint64_t)(uintptr_t)__start_plumb_roots &&
+			      out[i] - 1 < (uint64_t)(uintptr_t)__stop_plumb_roots))
+				out[k++] = out[i];
+		return k;
+	}
+	struct walk k = { .ra = ra, .out = out, .max = max };
+	_Unwind_Backtrace(step, &k);
+	*truncated = k.truncated;
+	return k.started ? k.n : 0;
+}
+
+void wt_end(struct wt_call *c, uint64_t obj, const void *fn, const void *ra, uint64_t sp)
 {
 	uint64_t t1 = smp_now(), dur = t1 - c->t0;
 	wt_depth = 0;
@@ -145,23 +169,23 @@ void wt_end(struct wt_call *c, uint64_t obj, const void *fn, const void *ra)
 		return;   /* our signal handler holds the buffer (cannot happen from a wrapper) */
 	}
 	write_cfg();
-	const size_t max_rec = sizeof(struct psmp_wait) + PSMP_MAX_FRAMES * sizeof(uint64_t);
+	const size_t max_rec = sizeof(struct psmp_wait) + PSMP_MAX_FRAMES * sizeof(uint64_t) +
+			       sizeof(struct psmp_waitheld);
 	if (t->len + max_rec > SMP_BUF)
 		smp_flush(t, t1);
 	struct psmp_wait *w = (struct psmp_wait *)(t->buf + t->len);
 	unsigned n = 0;
 	int truncated = 0;
 	if (take) {
-		struct walk k = { .ra = (uint64_t)(uintptr_t)ra, .out = (uint64_t *)(w + 1),
-				  .max = PSMP_MAX_FRAMES };
-		_Unwind_Backtrace(step, &k);
-		if (!k.started) {
-			k.out[1] = k.ra;   /* no CFI for us: the caller at least */
-			k.n = 2;
+		uint64_t *out = (uint64_t *)(w + 1);
+		/* out[0] is the waiting function; the walk's frames follow */
+		n = walk_stack((uint64_t)(uintptr_t)ra, sp, out + 1, PSMP_MAX_FRAMES - 1, &truncated);
+		if (!n) {
+			out[1] = (uint64_t)(uintptr_t)ra;   /* no CFI for us: the caller at least */
+			n = 1;
 		}
-		k.out[0] = (uint64_t)(uintptr_t)fn;
-		n = k.n;
-		truncated = k.truncated;
+		out[0] = (uint64_t)(uintptr_t)fn;
+		n++;
 	}
 	w->h.type = PSMP_WAIT;
 	w->h.size = (uint32_t)(sizeof *w + n * sizeof(uint64_t));
@@ -174,6 +198,11 @@ void wt_end(struct wt_call *c, uint64_t obj, const void *fn, const void *ra)
 	w->obj = obj;
 	w->inv_p = take ? (uint64_t)(65536.0 / p + 0.5) : 0;
 	t->len += w->h.size;
+	if (is_sync && c->holder && c->holder != (uint32_t)t->tid) {
+		struct psmp_waitheld held = { { PSMP_WAITHELD, sizeof held }, c->holder, 0 };
+		memcpy(t->buf + t->len, &held, sizeof held);
+		t->len += sizeof held;
+	}
 	if (t->len >= SMP_BUF / 2 || t1 - t->last_flush >= SMP_FLUSH_NS)
 		smp_flush(t, t1);
 	atomic_store(&t->busy, 0);
@@ -225,5 +254,7 @@ void wt_setup(int (*lock)(pthread_mutex_t *), int (*unlock)(pthread_mutex_t *))
 	if (modes & PSMP_MODE_SYNC)
 		snprintf(settings + len, sizeof settings - (size_t)len, "%ssync:%llu", len ? "," : "",
 			 (unsigned long long)sync_threshold_ns);
+	if (modes && cfi_walk_init() != 0)
+		return;   /* no memory for the recipes: no tracing */
 	wt_modes = modes;
 }

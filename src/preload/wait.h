@@ -15,6 +15,7 @@
 struct wt_call {
 	uint64_t t0;
 	int kind;
+	uint32_t holder;       /* the lock's owner when the wait began; 0: unknown */
 };
 
 /* PSMP_MODE_* bits in force (0: the wrappers only pass calls on). */
@@ -25,9 +26,9 @@ extern int wt_modes;
  * call). Async-signal-safe. */
 int wt_begin(struct wt_call *c, int kind);
 /* The call returned: record it. ra is the wrapper's return address (the
- * frames above it are the program's), fn the real function's address.
- * Keeps errno. */
-void wt_end(struct wt_call *c, uint64_t obj, const void *fn, const void *ra);
+ * frames above it are the program's) and sp its caller's stack pointer, fn
+ * the real function's address. Keeps errno. */
+void wt_end(struct wt_call *c, uint64_t obj, const void *fn, const void *ra, uint64_t sp);
 
 /* Read PLUMB_SAMPLER_WAITS (and calibrate); lock/unlock are the real ones. */
 void wt_setup(int (*lock)(pthread_mutex_t *), int (*unlock)(pthread_mutex_t *));

@@ -39,9 +39,30 @@
 			return call;                                                         \
 		__typeof__(call) r_ = call;                                                  \
 		wt_end(&c_, (uint64_t)(obj), (const void *)real_##name,                      \
-		       __builtin_return_address(0));                                         \
+		       __builtin_return_address(0),                                          \
+		       (uint64_t)(uintptr_t)__builtin_frame_address(0) + 16);                \
 		return r_;                                                                   \
 	} while (0)
+
+/* The same, noting who held the lock as the wait began (read before the
+ * call: racy, and only a hint when the lock changes hands meanwhile). */
+#define TIMED_HELD(kind, obj, who, name, call)                                            \
+	do {                                                                                 \
+		struct wt_call c_;                                                           \
+		if (!wt_begin(&c_, kind))                                                    \
+			return call;                                                         \
+		c_.holder = (uint32_t)(who);                                              \
+		__typeof__(call) r_ = call;                                                  \
+		wt_end(&c_, (uint64_t)(obj), (const void *)real_##name,                      \
+		       __builtin_return_address(0),                                          \
+		       (uint64_t)(uintptr_t)__builtin_frame_address(0) + 16);                \
+		return r_;                                                                   \
+	} while (0)
+
+/* glibc records the owner's thread id in every mutex it locks, and the
+ * writer's in a write-locked rwlock. */
+#define MUTEX_OWNER(m) ((m)->__data.__owner)
+#define RWLOCK_WRITER(l) ((l)->__data.__cur_writer)
 
 #define NOREAL(name, fail)                                                                   \
 	do {                                                                                 \
@@ -80,23 +101,24 @@ SMP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	if (!REAL(pthread_mutex_lock))
 		return EINVAL;
-	TIMED(PSMP_WAIT_MUTEX, (uintptr_t)m, pthread_mutex_lock, real_pthread_mutex_lock(m));
+	TIMED_HELD(PSMP_WAIT_MUTEX, (uintptr_t)m, MUTEX_OWNER(m), pthread_mutex_lock,
+		   real_pthread_mutex_lock(m));
 }
 
 SMP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
 {
 	if (!REAL(pthread_mutex_timedlock))
 		return EINVAL;
-	TIMED(PSMP_WAIT_MUTEX, (uintptr_t)m, pthread_mutex_timedlock,
-	      real_pthread_mutex_timedlock(m, ts));
+	TIMED_HELD(PSMP_WAIT_MUTEX, (uintptr_t)m, MUTEX_OWNER(m), pthread_mutex_timedlock,
+		   real_pthread_mutex_timedlock(m, ts));
 }
 
 SMP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *ts)
 {
 	if (!REAL(pthread_mutex_clocklock))
 		return EINVAL;
-	TIMED(PSMP_WAIT_MUTEX, (uintptr_t)m, pthread_mutex_clocklock,
-	      real_pthread_mutex_clocklock(m, clk, ts));
+	TIMED_HELD(PSMP_WAIT_MUTEX, (uintptr_t)m, MUTEX_OWNER(m), pthread_mutex_clocklock,
+		   real_pthread_mutex_clocklock(m, clk, ts));
 }
 
 SMP_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
@@ -127,14 +149,16 @@ SMP_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
 	if (!REAL(pthread_rwlock_rdlock))
 		return EINVAL;
-	TIMED(PSMP_WAIT_RWLOCK, (uintptr_t)l, pthread_rwlock_rdlock, real_pthread_rwlock_rdlock(l));
+	TIMED_HELD(PSMP_WAIT_RWLOCK, (uintptr_t)l, RWLOCK_WRITER(l), pthread_rwlock_rdlock,
+		   real_pthread_rwlock_rdlock(l));
 }
 
 SMP_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
 	if (!REAL(pthread_rwlock_wrlock))
 		return EINVAL;
-	TIMED(PSMP_WAIT_RWLOCK, (uintptr_t)l, pthread_rwlock_wrlock, real_pthread_rwlock_wrlock(l));
+	TIMED_HELD(PSMP_WAIT_RWLOCK, (uintptr_t)l, RWLOCK_WRITER(l), pthread_rwlock_wrlock,
+		   real_pthread_rwlock_wrlock(l));
 }
 
 SMP_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *ts)
@@ -189,14 +213,16 @@ SMP_EXPORT int mtx_lock(mtx_t *m)
 {
 	if (!REAL(mtx_lock))
 		return thrd_error;
-	TIMED(PSMP_WAIT_MUTEX, (uintptr_t)m, mtx_lock, real_mtx_lock(m));
+	TIMED_HELD(PSMP_WAIT_MUTEX, (uintptr_t)m, MUTEX_OWNER((pthread_mutex_t *)m), mtx_lock,
+		   real_mtx_lock(m));
 }
 
 SMP_EXPORT int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict ts)
 {
 	if (!REAL(mtx_timedlock))
 		return thrd_error;
-	TIMED(PSMP_WAIT_MUTEX, (uintptr_t)m, mtx_timedlock, real_mtx_timedlock(m, ts));
+	TIMED_HELD(PSMP_WAIT_MUTEX, (uintptr_t)m, MUTEX_OWNER((pthread_mutex_t *)m), mtx_timedlock,
+		   real_mtx_timedlock(m, ts));
 }
 
 SMP_EXPORT int cnd_wait(cnd_t *c, mtx_t *m)

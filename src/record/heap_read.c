@@ -405,8 +405,13 @@ static int replay(rd *r, cursor *c)
 
 /* ---- decoding ------------------------------------------------------------------- */
 
-static int get(rd *r, cursor *c, uint64_t *v)
+static inline int get(rd *r, cursor *c, uint64_t *v)
 {
+	/* most numbers are deltas under 128: one byte */
+	if (c->pos < c->end && r->b[c->pos] < 0x80) {
+		*v = r->b[c->pos++];
+		return 0;
+	}
 	uint64_t x = 0;
 	for (unsigned sh = 0; sh < 64; sh += 7) {
 		if (c->pos >= c->end)
@@ -444,7 +449,7 @@ static int next_event(rd *r, cursor *c)
 		}
 		size_t at = c->pos;
 		unsigned kind = r->b[c->pos++];
-		uint64_t v, dseq, dptr;
+		uint64_t v = 0, dseq = 0, dptr = 0;
 		if (kind == PSMP_HEAP_TIME) {
 			if (get(r, c, &v))
 				return -1;

@@ -221,6 +221,18 @@ static int read_waitcfg(struct rd *r, size_t off, uint32_t size)
 	return 0;
 }
 
+static int read_waitheld(struct rd *r, size_t off, uint32_t size)
+{
+	struct psmp_waitheld h;
+	if (size < sizeof h)
+		return bad(r, off, "WAITHELD record shorter than its fixed part (16 bytes)");
+	memcpy(&h, r->b + off, sizeof h);
+	if (h.holder > INT32_MAX)
+		return bad(r, off, "WAITHELD record: thread id out of range");
+	plumb_rec_wait_held(r->d, r->pid, (int32_t)h.holder);
+	return 0;
+}
+
 static int read_record(struct rd *r, size_t off, uint32_t type, uint32_t size)
 {
 	switch (type) {
@@ -231,6 +243,7 @@ static int read_record(struct rd *r, size_t off, uint32_t type, uint32_t size)
 	case PSMP_END: return read_end(r, off, size);
 	case PSMP_WAIT: return read_wait(r, off, size);
 	case PSMP_WAITCFG: return read_waitcfg(r, off, size);
+	case PSMP_WAITHELD: return read_waitheld(r, off, size);
 	default: return 0;   /* a newer sampler's record: skip it */
 	}
 }

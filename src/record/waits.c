@@ -11,9 +11,11 @@
 #include "plumb/record.h"
 #include "preload/format.h"
 #include "record/signal_read.h"
+#include "record/waits_order.h"
 
 typedef struct rec_wait {
 	int32_t pid, tid;
+	int32_t holder;        /* the lock's owner when the wait began; 0: unknown */
 	uint8_t kind, flags;
 	uint32_t nips;
 	uint64_t t0, t1, obj, inv_p;
@@ -65,12 +67,19 @@ int plumb_rec_wait_add(plumb_rec_data *d, int32_t pid, int32_t tid, unsigned kin
 	struct plumb_rec_waits *w = waits_of(d);
 	if (!w || plumb_vec_reserve(w->waits, w->waits.n + 1) || plumb_vec_reserve(w->ips, w->ips.n + n))
 		return plumb_fail_nomem(err);
-	w->waits.v[w->waits.n++] = (rec_wait){ pid, tid, (uint8_t)kind, (uint8_t)flags, (uint32_t)n,
+	w->waits.v[w->waits.n++] = (rec_wait){ pid, tid, 0, (uint8_t)kind, (uint8_t)flags, (uint32_t)n,
 					       t0, t1, obj, inv_p, w->ips.n };
 	if (n)
 		memcpy(w->ips.v + w->ips.n, chain, n * sizeof *chain);
 	w->ips.n += n;
 	return 0;
+}
+
+void plumb_rec_wait_held(plumb_rec_data *d, int32_t pid, int32_t holder)
+{
+	struct plumb_rec_waits *w = d->waits;
+	if (w && w->waits.n && w->waits.v[w->waits.n - 1].pid == pid)
+		w->waits.v[w->waits.n - 1].holder = holder;
 }
 
 int plumb_rec_switch_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns, bool out,
@@ -130,26 +139,6 @@ typedef struct fin {
 	PLUMB_VEC(uint64_t) tmp;
 	plumb_error *err;
 } fin;
-
-static int by_thread_time_switch(const void *a, const void *b)
-{
-	const rec_switch *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->time < y->time ? -1 : x->time > y->time;
-}
-
-static int by_thread_time_wait(const void *a, const void *b)
-{
-	const rec_wait *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
-}
 
 /* A CPU sample: (thread, time, index into d->samples). */
 typedef struct cpu_ref {
@@ -341,8 +330,54 @@ static int off_cpu(fin *f, const plumb_rec_waits_opts *o)
 	return rc;
 }
 
+/* Who held each lock: per (process, object, holder) the waits and their
+ * time, kept as "locks.held.N" metadata ("NS WAITS HOLDER_TID LABEL") for
+ * plumb report --view locks. */
+typedef struct held {
+	int32_t pid, holder;
+	uint64_t obj, ns, count, t;
+	unsigned kind;
+} held;
+
+static int holders(fin *f)
+{
+	struct plumb_rec_waits *w = f->w;
+	PLUMB_VEC(held) h = { NULL, 0, 0 };
+	int rc = 0;
+	for (size_t i = 0; i < w->waits.n && rc == 0; i++) {
+		const rec_wait *wt = &w->waits.v[i];
+		if (!(wt->flags & PSMP_WAIT_IS_SYNC) || !wt->holder)
+			continue;
+		size_t k = 0;
+		while (k < h.n && !(h.v[k].pid == wt->pid && h.v[k].obj == wt->obj &&
+				    h.v[k].holder == wt->holder && h.v[k].kind == wt->kind))
+			k++;
+		if (k == h.n) {
+			if (plumb_vec_reserve(h, h.n + 1)) {
+				rc = plumb_fail_nomem(f->err);
+				break;
+			}
+			h.v[h.n++] = (held){ wt->pid, wt->holder, wt->obj, 0, 0, wt->t0, wt->kind };
+		}
+		h.v[k].ns += wt->t1 - wt->t0;
+		h.v[k].count++;
+	}
+	for (size_t k = 0; k < h.n && rc == 0; k++) {
+		char label[300], key[48], val[400];
+		plumb_rec_lock_label(f->d, h.v[k].pid, h.v[k].t, h.v[k].obj, h.v[k].kind, label, sizeof label);
+		snprintf(key, sizeof key, "locks.held.%zu", k);
+		snprintf(val, sizeof val, "%llu %llu %d %s", (unsigned long long)h.v[k].ns,
+			 (unsigned long long)h.v[k].count, (int)h.v[k].holder, label);
+		rc = plumb_rec_meta_add(f->d, key, val, f->err);
+	}
+	free(h.v);
+	return rc;
+}
+
 static int sync_waits(fin *f)
 {
+	if (holders(f))
+		return -1;
 	struct plumb_rec_waits *w = f->w;
 	int ev_t = plumb_rec_event_add(f->d, "sync-wait", f->err);
 	int ev_n = ev_t < 0 ? -1 : plumb_rec_event_add(f->d, "sync-waits", f->err);
@@ -378,6 +413,27 @@ static int sync_waits(fin *f)
 	return 0;
 }
 
+/* Switches and waits by thread, then time (waits_order.c). */
+static int sort_records(struct plumb_rec_waits *w)
+{
+	size_t n = w->switches.n > w->waits.n ? w->switches.n : w->waits.n;
+	plumb_order_key *k = malloc((n ? n : 1) * sizeof *k);
+	if (!k)
+		return -1;
+	for (size_t i = 0; i < w->switches.n; i++)
+		k[i] = (plumb_order_key){ w->switches.v[i].time, w->switches.v[i].pid,
+					  w->switches.v[i].tid, i };
+	int rc = plumb_order_by_thread_time(k, w->switches.n) ||
+		 plumb_order_apply(w->switches.v, w->switches.n, sizeof *w->switches.v, k);
+	for (size_t i = 0; rc == 0 && i < w->waits.n; i++)
+		k[i] = (plumb_order_key){ w->waits.v[i].t0, w->waits.v[i].pid, w->waits.v[i].tid, i };
+	if (rc == 0)
+		rc = plumb_order_by_thread_time(k, w->waits.n) ||
+		     plumb_order_apply(w->waits.v, w->waits.n, sizeof *w->waits.v, k);
+	free(k);
+	return rc ? -1 : 0;
+}
+
 int plumb_rec_waits_finish(plumb_rec_data *d, const plumb_rec_waits_opts *o, plumb_error *err)
 {
 	if (!o->off_cpu && !o->sync_wait)
@@ -386,10 +442,8 @@ int plumb_rec_waits_finish(plumb_rec_data *d, const plumb_rec_waits_opts *o, plu
 	if (!w)
 		return plumb_fail_nomem(err);
 	fin f = { d, w, -1, -1, -1, { 0, 0, 0 }, { NULL, 0, 0 }, err };
-	if (w->switches.n)
-		qsort(w->switches.v, w->switches.n, sizeof *w->switches.v, by_thread_time_switch);
-	if (w->waits.n)
-		qsort(w->waits.v, w->waits.n, sizeof *w->waits.v, by_thread_time_wait);
+	if (sort_records(w))
+		return plumb_fail_nomem(err);
 	int rc = 0;
 	if (o->off_cpu) {
 		f.off = plumb_rec_event_add(d, "off-cpu", err);

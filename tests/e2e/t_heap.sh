@@ -146,3 +146,29 @@ case "$out" in
 *heap.note*) fail "libc's malloc: no note" "$out" ;;
 *) ok "libc's malloc: no note" ;;
 esac
+
+# The heap tracer's stacks come from cached CFI recipes (src/preload/cfi_walk.c);
+# PLUMB_CFI_CHECK=1 walks every stack with libgcc's unwinder too and says how
+# many differ: none, on threads, a fork, recursion, a qsort callback and C++.
+cfi_check() {
+	name=$1
+	shift
+	PLUMB_CFI_CHECK=1 "$PLUMB" record -q --heap -o "cfi_$name.plumb" "$@" > /dev/null 2> "cfi_$name.err"
+	lines=$(grep -c '^plumb-sampler: cfi check' "cfi_$name.err")
+	bad=$(grep '^plumb-sampler: cfi check' "cfi_$name.err" | grep -vc ', 0 differ$')
+	walks=$(sed -n 's/^plumb-sampler: cfi check: \([0-9]*\) walks, \([0-9]*\) fast.*/\2/p' "cfi_$name.err" |
+		awk '{ s += $1 } END { print s + 0 }')
+	if [ "$lines" -ge 1 ] && [ "$bad" -eq 0 ] && [ "$walks" -ge "$min" ]; then
+		ok "cfi recipes: $name: $walks fast walks, the same stacks as libgcc's"
+	else
+		fail "cfi recipes: $name: at least $min fast walks, none differing" "$(cat "cfi_$name.err")"
+	fi
+}
+min=10 cfi_check heap_known ./heap_known
+gcc -O2 -g -fomit-frame-pointer "$progs/sig_deep.c" -o sig_deep || fail "compile sig_deep.c"
+min=1 cfi_check sig_deep ./sig_deep 3
+if command -v g++ >/dev/null 2>&1; then
+	# the compiler proper: deep, varied C++ stacks (thousands of walks)
+	printf 'template <int N> struct A { int v[N]; };\nint main() { A<3> a{}; return a.v[0]; }\n' > cfi.cc
+	min=1000 cfi_check cc1plus "$(g++ -print-prog-name=cc1plus)" -quiet -O2 cfi.cc -o /dev/null
+fi

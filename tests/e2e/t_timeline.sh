@@ -168,3 +168,68 @@ EOF2
 	then ok "timeline JSON follows the report schema and equals the CSV"
 	else fail "timeline JSON follows the report schema and equals the CSV" "$(tail -5 .pyout)"; fi
 fi
+
+# The HTML report's timeline: each function's cost per bucket embedded, the
+# buckets summing to the flat report's exclusive and inclusive costs; in
+# Chromium, a range (report.html#time=START,END) redraws the table as
+# plumb report --time START,END prints it.
+expect_status "html: a recording's report has a timeline" 0 "$PLUMB" report --format html -o ph.html ph.plumb
+"$PLUMB" report --format csv -t 0 ph.plumb > flat.csv
+run python3 - ph.html flat.csv <<'EOF2'
+import csv, json, re, sys
+s = open(sys.argv[1], encoding="utf-8").read()
+T = json.loads(re.search(r'id="pl-timeline-data">(.*?)</script>', s, re.S).group(1))
+assert T["n"] == 100 and len(T["lanes"]) == 2 and T["events"] == ["cpu-clock"], (T["n"], len(T["lanes"]), T["events"])
+got = {}
+for f in T["fns"]:
+    ex = sum(c[1][0] for c in f["b"]); inc = sum(c[2][0] for c in f["b"])
+    assert all(0 <= c[0] < 100 for c in f["b"]), f
+    got[f["name"]] = (ex, inc)
+want = {r["function"]: (int(r["exclusive.cpu-clock"]), int(r["inclusive.cpu-clock"])) for r in csv.DictReader(open(sys.argv[2]))}
+assert got == want, "bucket sums %s\nflat report %s" % (sorted(got.items())[:8], sorted(want.items())[:8])
+lanes = sum(sum(l["v"]) for l in T["lanes"])
+assert lanes == sum(e for e, i in want.values()), (lanes, sum(e for e, i in want.values()))
+print(len(got))
+EOF2
+[ "$rc" -eq 0 ] && ok "html: each function's buckets sum to the flat report's exclusive and inclusive ($out functions)" \
+	|| fail "html: each function's buckets sum to the flat report's exclusive and inclusive" "$err" "$out"
+
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+	skip "html timeline in a browser" "chromium not installed"
+	return 0 2> /dev/null || exit 0
+fi
+# the first 40 of 100 buckets: main's phase_a, before the worker started
+range=$(python3 -c '
+import json, re
+s = open("ph.html", encoding="utf-8").read()
+T = json.loads(re.search(r"id=\"pl-timeline-data\">(.*?)</script>", s, re.S).group(1))
+print("%.9f,%.9f" % (T["start"], T["start"] + 40 * T["bucket"]))')
+"$PLUMB" report --time "$range" --format csv ph.plumb > range.csv
+timeout 120 "$browser" --headless --disable-gpu --no-sandbox --enable-logging=stderr --v=0 \
+	--dump-dom "file://$PWD/ph.html#time=$range" > ph.dom 2> ph.dom.err
+run python3 - ph.dom range.csv <<'EOF2'
+import csv, html, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+flat = dom.split('<section id="pl-flat">', 1)[1].split("</section>", 1)[0]
+body = flat.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+rows = [[html.unescape(re.sub("<[^>]*>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", r)]
+        for r in re.findall(r"<tr[^>]*>(.*?)</tr>", body)]
+want = list(csv.DictReader(open(sys.argv[2])))
+assert want and want[0]["function"] == "phase_a", want[:2]
+assert len(rows) == len(want), (len(rows), len(want), rows[:3])
+for g, w in zip(rows, want):
+    # % cpu-clock, Cumul %, Excl., Incl., Calls, Function
+    assert g[5] == w["function"], (g, w)
+    assert int(g[2].replace(",", "")) == int(w["exclusive.cpu-clock"]), (g, w)
+    assert int(g[3].replace(",", "")) == int(w["inclusive.cpu-clock"]), (g, w)
+    assert abs(float(g[0]) - float(w["percent.cpu-clock"])) <= 0.05 + 1e-9, (g, w)
+sel = re.search(r'id="pl-tl-sel"[^>]*>(.*?)</p>', dom, re.S).group(1)
+assert "Selected 0.000-" in sel and "buckets 1-40 of 100" in sel, sel
+assert dom.count('class="pl-bar"') >= 50, dom.count('class="pl-bar"')
+print(len(rows))
+EOF2
+[ "$rc" -eq 0 ] && ok "html timeline in Chromium: a range's table is plumb report --time's ($out rows)" \
+	|| fail "html timeline in Chromium: a range's table is plumb report --time's" "$err" "$(tail -3 ph.dom.err)"
+run grep -i "uncaught\|CONSOLE.*error" ph.dom.err
+same "html timeline in Chromium: no script errors" "$out" ""

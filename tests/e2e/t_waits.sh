@@ -90,6 +90,24 @@ check_recording() {
 	fi
 	run "$PLUMB" report --format csv --view locks "$2"
 	py "$1: the lock and the condition wait counted once each with their times" "$sync_check"
+	"$PLUMB" report --format csv --view threads "$2" > threads.csv
+	py "$1: big_lock was held by the main thread (hold_lock_200ms), for the one wait" '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+# the locker thread'"'"'s process'"'"'s main thread (the forked child has a main too)
+parts = list(csv.DictReader(open("threads.csv")))
+pid = [r["pid"] for r in parts if r["start"] == "locker"]
+main = [r["thread"] for r in parts if r["start"] == "main" and r["pid"] in pid]
+assert len(main) == 1, (main, pid)
+i = [r["object"] for r in rows].index("[mutex big_lock]")
+held = []
+for r in rows[i + 1:]:
+    if r["object"].startswith("["):
+        break
+    if r["object"].startswith("held by "):
+        held.append(r)
+assert [h["object"] for h in held] == ["held by " + main[0]], (held, main)
+assert int(held[0]["count.sync-waits"]) == 1 and int(held[0]["total.sync-wait"]) >= 170e6, held'
 	run incl "$2" sync-wait
 	py "$1: the sleep is not a lock wait" '
 import sys

@@ -6,6 +6,7 @@
 #include "plumb/record.h"
 #include "preload/format.h"
 #include "record/signal_read.h"
+#include "record/waits_order.h"
 
 static uint64_t total(const plumb_rec_data *d, const char *event)
 {
@@ -188,5 +189,76 @@ Test(waits, a_wait_record_of_the_wrong_size_is_an_error)
 	cr_assert_eq(plumb_sig_read_buffer("f", b, n, d, 0, false, NULL, NULL, NULL, &err), -1);
 	cr_expect(strstr(err.message, "f: byte offset 112: WAIT record: size does not match"),
 		  "%s", err.message);
+	plumb_rec_data_free(d);
+}
+
+/* The finish's sort: by (pid, tid, time), stable, whatever the runs. */
+static int ref_cmp(const void *a, const void *b)
+{
+	const plumb_order_key *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;   /* stable */
+}
+
+Test(waits, records_sort_by_thread_then_time_stably)
+{
+	enum { N = 5000 };
+	static plumb_order_key k[N], ref[N];
+	uint64_t x = 88172645463325252ull;
+	for (int shape = 0; shape < 3; shape++) {
+		uint64_t clock[7] = { 0 };
+		for (size_t i = 0; i < N; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			int th = (int)(x % 7);
+			/* 0: interleaved ascending runs per thread (perf rings);
+			 * 1: random times; 2: many equal times */
+			uint64_t t = shape == 0 ? (clock[th] += x % 100) : shape == 1 ? x % 100000 : x % 3;
+			k[i] = (plumb_order_key){ t, th % 2 ? 40 : -3, 100 - th, i };
+		}
+		memcpy(ref, k, sizeof k);
+		qsort(ref, N, sizeof *ref, ref_cmp);
+		cr_assert_eq(plumb_order_by_thread_time(k, N), 0);
+		for (size_t i = 0; i < N; i++)
+			cr_assert(k[i].index == ref[i].index, "shape %d, record %zu: index %zu, expected %zu",
+				  shape, i, k[i].index, ref[i].index);
+	}
+	/* applying the order moves the records */
+	uint32_t v[4] = { 10, 11, 12, 13 };
+	plumb_order_key o[4] = { { 0, 0, 0, 2 }, { 0, 0, 0, 0 }, { 0, 0, 0, 3 }, { 0, 0, 0, 1 } };
+	cr_assert_eq(plumb_order_apply(v, 4, sizeof *v, o), 0);
+	cr_assert(v[0] == 12 && v[1] == 10 && v[2] == 13 && v[3] == 11);
+}
+
+/* Who held a lock: the holder given after a lock wait ends up in the
+ * "locks.held.N" metadata with that wait's time and count; a wait without
+ * a holder adds nothing. */
+Test(waits, the_holder_of_a_lock_is_kept_per_object)
+{
+	plumb_error err;
+	plumb_rec_data *d = plumb_rec_data_new();
+	cr_assert_eq(plumb_rec_event_add(d, "cpu-clock", &err), 0);
+	cr_assert_eq(plumb_rec_wait_add(d, 1, 10, PSMP_WAIT_MUTEX, PSMP_WAIT_IS_SYNC, 1000, 5000, 0xabc0,
+					65536, lock_chain, 3, &err), 0);
+	plumb_rec_wait_held(d, 1, 11);
+	cr_assert_eq(plumb_rec_wait_add(d, 1, 10, PSMP_WAIT_MUTEX, PSMP_WAIT_IS_SYNC, 6000, 7000, 0xabc0,
+					65536, lock_chain, 3, &err), 0);
+	plumb_rec_wait_held(d, 2, 12);   /* another process's: not this wait's */
+	plumb_rec_waits_opts o = { false, true, 0 };
+	cr_assert_eq(plumb_rec_waits_finish(d, &o, &err), 0);
+	size_t found = 0;
+	for (size_t i = 0; i < d->meta.n; i++)
+		if (strncmp(d->meta.v[i], "locks.held.", 11) == 0) {
+			found++;
+			cr_expect(strcmp(d->meta.v[i], "locks.held.0\t4000 1 11 [mutex 0xabc0]") == 0, "%s",
+				  d->meta.v[i]);
+		}
+	cr_expect_eq(found, 1);
 	plumb_rec_data_free(d);
 }
