@@ -227,7 +227,12 @@ static inline void inp_read_cell(inp_thread *t, uint32_t *c)
 	top->partial++;
 	if (t->depth > 1 && old >= t->frames[1].aid) {
 		/* the deepest pending ancestor A with A.aid <= old already counted
-		 * it; often the one found last (siblings read what their caller did) */
+		 * it: often the caller (a leaf reads what its caller did), else
+		 * the one found last (siblings read what their caller did) */
+		if (old >= top[-1].aid) {
+			top[-1].partial--;
+			return;
+		}
 		uint32_t lo = t->ancestor_hint;
 		if (!(lo >= 1 && lo < t->depth && t->frames[lo].aid <= old && t->frames[lo + 1].aid > old)) {
 			uint32_t hi = t->depth - 1;
@@ -253,11 +258,16 @@ static inline void inp_read(inp_thread *t, uintptr_t addr, size_t size)
 		inp_drms_read(t, addr, size);
 		return;
 	}
+	/* one or two cells of one leaf (an 8-byte read at --memres 4) */
 	unsigned sh = t->shadow.shift;
-	if (((addr ^ (addr + size - 1)) >> sh) == 0) {
+	uintptr_t last = addr + size - 1, more = (last >> sh) - (addr >> sh);
+	if (size && more <= 1 && ((addr ^ last) >> INP_LEAF_BITS) == 0) {
 		uint32_t *c = inp_shadow_cell(&t->shadow, addr);
-		if (c)
+		if (c) {
 			inp_read_cell(t, c);
+			if (more)
+				inp_read_cell(t, c + 1);
+		}
 		return;
 	}
 	inp_read_slow(t, addr, size);
@@ -272,10 +282,14 @@ static inline void inp_write(inp_thread *t, uintptr_t addr, size_t size)
 		return;
 	}
 	unsigned sh = t->shadow.shift;
-	if (((addr ^ (addr + size - 1)) >> sh) == 0) {
+	uintptr_t last = addr + size - 1, more = (last >> sh) - (addr >> sh);
+	if (size && more <= 1 && ((addr ^ last) >> INP_LEAF_BITS) == 0) {
 		uint32_t *c = inp_shadow_cell(&t->shadow, addr);
-		if (c)
-			*c = t->frames[t->depth].aid;
+		if (c) {
+			uint32_t aid = t->frames[t->depth].aid;
+			c[0] = aid;
+			c[more] = aid;
+		}
 		return;
 	}
 	inp_write_slow(t, addr, size);
