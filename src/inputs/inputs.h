@@ -67,7 +67,8 @@ size_t inp_shadow_leaf_cells(const inp_shadow *s);
 
 typedef struct inp_frame {
 	uint32_t aid;             /* activation id: grows with depth */
-	uint32_t node;            /* CCT node (its routine is nodes[node].routine) */
+	uint32_t node;            /* CCT node */
+	uint32_t routine;         /* nodes[node].routine, at hand at the return */
 	uintptr_t sp;             /* frame address at entry, to find frames a longjmp left */
 	uintptr_t caller_pc;      /* the activation's return address */
 	uint64_t start_cost, children_cost;
@@ -84,6 +85,7 @@ typedef struct inp_node {
 	uint32_t last_child;      /* cache of the latest child looked up */
 	uint32_t last_point;      /* index + 1 of its latest point (activations in
 				   * a row often have the same rms) */
+	uintptr_t last_child_pc;  /* its routine's pc: one compare at an entry */
 } inp_node;
 
 typedef struct inp_point {
