@@ -227,17 +227,19 @@ static inline void inp_read_cell(inp_thread *t, uint32_t *c)
 		return; /* this activation or a finished child of it has counted the cell */
 	*c = top->aid;
 	top->partial++;
-	if (t->depth > 1 && old >= t->frames[1].aid) {
-		/* the deepest pending ancestor A with A.aid <= old already counted
-		 * it: often the caller (a leaf reads what its caller did), else
-		 * the one found last (siblings read what their caller did) */
-		if (old >= top[-1].aid) {
-			top[-1].partial--;
-			return;
-		}
+	/* the deepest pending ancestor A with A.aid <= old already counted it:
+	 * often the caller (a leaf reads what its caller did). At depth 1 the
+	 * "caller" is the root, frames[0] (aid 0), whose partial nobody reads. */
+	if (old >= top[-1].aid) {
+		top[-1].partial--;
+		return;
+	}
+	if (old >= t->frames[1].aid) {
+		/* deeper: often the one found last (siblings read what their
+		 * caller did), else a binary search below the caller */
 		uint32_t lo = t->ancestor_hint;
-		if (!(lo >= 1 && lo < t->depth && t->frames[lo].aid <= old && t->frames[lo + 1].aid > old)) {
-			uint32_t hi = t->depth - 1;
+		if (!(lo >= 1 && lo + 1 < t->depth && t->frames[lo].aid <= old && t->frames[lo + 1].aid > old)) {
+			uint32_t hi = t->depth - 2;
 			lo = 1;
 			while (lo < hi) {
 				uint32_t mid = lo + (hi - lo + 1) / 2;
