@@ -88,6 +88,61 @@ static int find_plugin(char *out, size_t cap)
 	return access(out + 9, R_OK);
 }
 
+/* The gcc version the plugin at path was built for (its marker, written by
+ * src/inputs/gcc_plugin.cc), in out; false when it has none. */
+static bool plugin_built_for(const char *path, char *out, size_t cap)
+{
+	static const char marker[] = "plumb-inputs-gcc-plugin-for=";
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	/* the plugin is small (30 KB): read it whole, up to 4 MB */
+	size_t size = 4u << 20;
+	char *buf = malloc(size + 1);
+	size_t have = buf ? fread(buf, 1, size, f) : 0;
+	fclose(f);
+	bool found = false;
+	if (buf) {
+		buf[have] = '\0';
+		char *m = memmem(buf, have, marker, sizeof marker - 1);
+		if (m && memchr(m, '\0', (size_t)(buf + have - m + 1))) {
+			snprintf(out, cap, "%s", m + sizeof marker - 1);
+			found = true;
+		}
+	}
+	free(buf);
+	return found;
+}
+
+/* Whether the gcc plugin fits compiler cc: built for its version (gcc
+ * loads a plugin only into the gcc it was built for, and fails obscurely,
+ * with an undefined symbol, into another). Says why when not. */
+static bool plugin_fits(const char *plugin, const char *cc)
+{
+	char built[64];
+	if (!plugin_built_for(plugin, built, sizeof built))
+		return true; /* no marker: gcc's own check will speak */
+	char cmd[PATH_MAX + 64];
+	if (strchr(cc, '\'') ||
+	    (size_t)snprintf(cmd, sizeof cmd, "'%s' -dumpfullversion 2>/dev/null", cc) >= sizeof cmd)
+		return true;
+	FILE *f = popen(cmd, "r");
+	if (!f)
+		return true;
+	char version[64] = "";
+	if (!fgets(version, sizeof version, f))
+		version[0] = '\0';
+	pclose(f);
+	version[strcspn(version, "\r\n")] = '\0';
+	if (!*version || !strcmp(version, built))
+		return true;
+	fprintf(stderr,
+		"plumb cc: %s was built for gcc %s, and %s is gcc %s: building without it "
+		"(same results, slower; PLUMB_INPUTS_PLUGIN=no silences this, or rebuild plumb with this gcc)\n",
+		plugin, built, cc, version);
+	return false;
+}
+
 /* Whether cc is clang: by its name, else by the file a symbolic link
  * (cc -> /etc/alternatives/cc -> ...) leads to, else by asking it whether
  * it defines __clang__. */
@@ -191,7 +246,7 @@ static int wrap(int argc, char **argv, bool cxx)
 	}
 	/* gcc: the plugin that puts the hooks' fast paths inline (docs/inputs.md, Costs) */
 	char plugin[PATH_MAX + 16];
-	if (!clang && find_plugin(plugin, sizeof plugin) == 0)
+	if (!clang && find_plugin(plugin, sizeof plugin) == 0 && plugin_fits(plugin + 9, cc))
 		args[n++] = plugin;
 	/* calls, not inline code the hooks never see, for the wrapped libc
 	 * functions (src/inputs/wrap.c) */

@@ -52,6 +52,15 @@
 
 int plugin_is_GPL_compatible;
 
+/* The gcc this plugin was built for, which `plumb cc` reads from the file
+ * (src/cli/cc.c) to build without the plugin, and say why, when the
+ * compiler is another: gcc would fail to load it, or refuse it. */
+#define PLUMB_STR_(x) #x
+#define PLUMB_STR(x) PLUMB_STR_(x)
+extern "C" __attribute__((used)) const char plumb_inputs_plugin_gcc[] =
+	"plumb-inputs-gcc-plugin-for=" PLUMB_STR(GCCPLUGIN_VERSION_MAJOR) "." PLUMB_STR(
+		GCCPLUGIN_VERSION_MINOR) "." PLUMB_STR(GCCPLUGIN_VERSION_PATCHLEVEL);
+
 namespace {
 
 struct tls_vars {

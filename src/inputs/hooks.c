@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "inputs/inputs.h"
+#include "inputs/rms_inline.h"
 
 /* What `plumb record` looks for to know a program was built with plumb cc. */
 __attribute__((section(".plumb_inputs"), used)) static const char marker[] = "plumb-inputs 1";
@@ -263,22 +264,22 @@ INP_EXPORT void __tsan_init(void)
  * its caller and above its callees, the plugin's or not. */
 #define HOOK_SP() ((uintptr_t)__builtin_frame_address(0) + 24)
 
-static inline void enter(uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
+static inline __attribute__((always_inline)) void enter(uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
 {
 	inp_thread *t = tls_thread;
 	if (__builtin_expect(!t, 0) && !(t = thread_start()))
 		return;
 	t->cost = __plumb_inp_cost;
-	inp_enter(t, pc, sp, caller_pc);
+	inp_enter_inline(t, pc, sp, caller_pc);
 	publish(t);
 }
 
-static inline void leave(uintptr_t sp, uintptr_t ra)
+static inline __attribute__((always_inline)) void leave(uintptr_t sp, uintptr_t ra)
 {
 	inp_thread *t = tls_thread;
 	if (t) {
 		t->cost = __plumb_inp_cost;
-		inp_exit(t, sp, ra);
+		inp_exit_inline(t, sp, ra);
 		publish(t);
 	}
 }

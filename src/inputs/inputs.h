@@ -67,7 +67,8 @@ size_t inp_shadow_leaf_cells(const inp_shadow *s);
 
 typedef struct inp_frame {
 	uint32_t aid;             /* activation id: grows with depth */
-	uint32_t node;            /* CCT node (its routine is nodes[node].routine) */
+	uint32_t node;            /* CCT node */
+	uint32_t routine;         /* nodes[node].routine, at hand at the return */
 	uintptr_t sp;             /* frame address at entry, to find frames a longjmp left */
 	uintptr_t caller_pc;      /* the activation's return address */
 	uint64_t start_cost, children_cost;
@@ -84,6 +85,7 @@ typedef struct inp_node {
 	uint32_t last_child;      /* cache of the latest child looked up */
 	uint32_t last_point;      /* index + 1 of its latest point (activations in
 				   * a row often have the same rms) */
+	uintptr_t last_child_pc;  /* its routine's pc: one compare at an entry */
 } inp_node;
 
 typedef struct inp_point {
@@ -225,12 +227,19 @@ static inline void inp_read_cell(inp_thread *t, uint32_t *c)
 		return; /* this activation or a finished child of it has counted the cell */
 	*c = top->aid;
 	top->partial++;
-	if (t->depth > 1 && old >= t->frames[1].aid) {
-		/* the deepest pending ancestor A with A.aid <= old already counted
-		 * it; often the one found last (siblings read what their caller did) */
+	/* the deepest pending ancestor A with A.aid <= old already counted it:
+	 * often the caller (a leaf reads what its caller did). At depth 1 the
+	 * "caller" is the root, frames[0] (aid 0), whose partial nobody reads. */
+	if (old >= top[-1].aid) {
+		top[-1].partial--;
+		return;
+	}
+	if (old >= t->frames[1].aid) {
+		/* deeper: often the one found last (siblings read what their
+		 * caller did), else a binary search below the caller */
 		uint32_t lo = t->ancestor_hint;
-		if (!(lo >= 1 && lo < t->depth && t->frames[lo].aid <= old && t->frames[lo + 1].aid > old)) {
-			uint32_t hi = t->depth - 1;
+		if (!(lo >= 1 && lo + 1 < t->depth && t->frames[lo].aid <= old && t->frames[lo + 1].aid > old)) {
+			uint32_t hi = t->depth - 2;
 			lo = 1;
 			while (lo < hi) {
 				uint32_t mid = lo + (hi - lo + 1) / 2;
@@ -253,11 +262,16 @@ static inline void inp_read(inp_thread *t, uintptr_t addr, size_t size)
 		inp_drms_read(t, addr, size);
 		return;
 	}
+	/* one or two cells of one leaf (an 8-byte read at --memres 4) */
 	unsigned sh = t->shadow.shift;
-	if (((addr ^ (addr + size - 1)) >> sh) == 0) {
+	uintptr_t last = addr + size - 1, more = (last >> sh) - (addr >> sh);
+	if (size && more <= 1 && ((addr ^ last) >> INP_LEAF_BITS) == 0) {
 		uint32_t *c = inp_shadow_cell(&t->shadow, addr);
-		if (c)
+		if (c) {
 			inp_read_cell(t, c);
+			if (more)
+				inp_read_cell(t, c + 1);
+		}
 		return;
 	}
 	inp_read_slow(t, addr, size);
@@ -272,10 +286,14 @@ static inline void inp_write(inp_thread *t, uintptr_t addr, size_t size)
 		return;
 	}
 	unsigned sh = t->shadow.shift;
-	if (((addr ^ (addr + size - 1)) >> sh) == 0) {
+	uintptr_t last = addr + size - 1, more = (last >> sh) - (addr >> sh);
+	if (size && more <= 1 && ((addr ^ last) >> INP_LEAF_BITS) == 0) {
 		uint32_t *c = inp_shadow_cell(&t->shadow, addr);
-		if (c)
-			*c = t->frames[t->depth].aid;
+		if (c) {
+			uint32_t aid = t->frames[t->depth].aid;
+			c[0] = aid;
+			c[more] = aid;
+		}
 		return;
 	}
 	inp_write_slow(t, addr, size);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "inputs/inputs.h"
+#include "inputs/rms_inline.h"
 
 /* ---- tables ------------------------------------------------------------ */
 
@@ -119,25 +120,8 @@ static uint32_t routine_of(inp_thread *t, uintptr_t pc)
 	return r;
 }
 
-static uint32_t child_lookup(inp_thread *t, uint32_t parent, uintptr_t pc);
-
-/* The child of node `parent` for the routine at pc; 0 when out of memory. */
-static uint32_t child_of(inp_thread *t, uint32_t parent, uintptr_t pc)
-{
-	inp_node *p = &t->nodes[parent];
-	if (p->last_child && t->routines[t->nodes[p->last_child].routine].pc == pc)
-		return p->last_child;
-	inp_child_slot *slot = &t->child_cache[(pc ^ (pc >> 12) ^ parent * 0x9e3779b1u) & (INP_CHILD_CACHE - 1)];
-	if (slot->node && slot->parent == parent && slot->pc == pc) {
-		p->last_child = slot->node;
-		return slot->node;
-	}
-	uint32_t n = child_lookup(t, parent, pc);
-	if (n)
-		*slot = (inp_child_slot){ .pc = pc, .parent = parent, .node = n };
-	return n;
-}
-
+/* The child of node `parent` for the routine at pc, past its last_child
+ * (rms_inline.h); 0 when out of memory. */
 static uint32_t child_lookup(inp_thread *t, uint32_t parent, uintptr_t pc)
 {
 	uint64_t key = mix(((uint64_t)parent << 32) ^ parent) ^ pc;
@@ -147,10 +131,8 @@ static uint32_t child_lookup(inp_thread *t, uint32_t parent, uintptr_t pc)
 		n = table_get(&t->child_ix, key + (uint64_t)salt * 0x9e3779b97f4a7c15ull);
 		if (!n)
 			break;
-		if (t->nodes[n].parent == parent && t->routines[t->nodes[n].routine].pc == pc) {
-			t->nodes[parent].last_child = n;
+		if (t->nodes[n].parent == parent && t->routines[t->nodes[n].routine].pc == pc)
 			return n;
-		}
 	}
 	uint32_t r = routine_of(t, pc);
 	if (!r || t->nnodes >= UINT32_MAX - 1 ||
@@ -164,7 +146,18 @@ static uint32_t child_lookup(inp_thread *t, uint32_t parent, uintptr_t pc)
 		return 0;
 	t->nodes[n] = (inp_node){ .parent = parent, .routine = r };
 	t->nnodes++;
-	t->nodes[parent].last_child = n;
+	return n;
+}
+
+INP_HIDDEN uint32_t inp_child_slow(inp_thread *t, uint32_t parent, uintptr_t pc)
+{
+	inp_child_slot *slot = &t->child_cache[inp_child_hash(parent, pc)];
+	uint32_t n = child_lookup(t, parent, pc);
+	if (n) {
+		*slot = (inp_child_slot){ .pc = pc, .parent = parent, .node = n };
+		t->nodes[parent].last_child = n;
+		t->nodes[parent].last_child_pc = pc;
+	}
 	return n;
 }
 
@@ -193,11 +186,8 @@ static inp_point *point_lookup(inp_thread *t, uint32_t node, uint64_t rms)
 	return pt;
 }
 
-static inp_point *point_of(inp_thread *t, uint32_t node, uint64_t rms)
+INP_HIDDEN inp_point *inp_point_slow(inp_thread *t, uint32_t node, uint64_t rms)
 {
-	uint32_t last = t->nodes[node].last_point;
-	if (last && t->points[last - 1].rms == rms)
-		return &t->points[last - 1];
 	inp_point *pt = point_lookup(t, node, rms);
 	if (pt)
 		t->nodes[node].last_point = (uint32_t)(pt - t->points) + 1;
@@ -206,95 +196,34 @@ static inp_point *point_of(inp_thread *t, uint32_t node, uint64_t rms)
 
 /* ---- events ------------------------------------------------------------ */
 
-/* Pop the top activation: its point, its rms and cost to the parent. */
-static void pop(inp_thread *t)
+INP_HIDDEN void inp_pop_left(inp_thread *t)
 {
-	inp_frame *f = &t->frames[t->depth];
-	uint64_t cum = t->cost - f->start_cost;
-	uint64_t self = cum - f->children_cost;
-	uint64_t rms = f->partial > 0 ? (uint64_t)f->partial : 0;
-	uint32_t routine = t->nodes[f->node].routine;
-	bool outermost = --t->routines[routine].pending == 0;
-	inp_point *pt = point_of(t, f->node, rms);
-	if (!pt) {
-		t->failed = true;
-	} else {
-		if (!pt->calls || cum < pt->min)
-			pt->min = cum;
-		if (cum > pt->max)
-			pt->max = cum;
-		if (!pt->calls || self < pt->self_min)
-			pt->self_min = self;
-		if (self > pt->self_max)
-			pt->self_max = self;
-		pt->calls++;
-		pt->sum += cum;
-		pt->sqr += (unsigned __int128)cum * cum;
-		pt->self_sum += self;
-		pt->self_sqr += (unsigned __int128)self * self;
-		if (outermost)
-			pt->real_sum += cum;
-		if (t->dframes)
-			inp_drms_pop(t, pt);
-	}
-	t->depth--;
-	inp_frame *parent = &t->frames[t->depth];
-	parent->partial += f->partial;
-	parent->children_cost += cum;
+	inp_pop(t);
 }
 
-INP_HIDDEN void inp_enter(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
+/* Deeper frames than this hook's are ones a longjmp left, or the exiting
+ * routine itself when its exit hook was a tail call (then ra, the hook's
+ * return address, is the routine's). */
+INP_HIDDEN void inp_exit_left(inp_thread *t, uintptr_t sp, uintptr_t ra)
 {
-	if (t->failed)
-		return;
-	if (__builtin_expect(t->cost_time, 0))
-		inp_cost_sync(t);
-	/* frames at or below this one's stack address were left by a longjmp
-	 * (within 64 MiB: a signal handler on another stack leaves them be) */
-	while (t->depth && t->frames[t->depth].sp <= sp && sp - t->frames[t->depth].sp < (64u << 20))
-		pop(t);
-	if (t->clock >= t->clock_max)
-		inp_renumber(t);
-	if (t->depth + 1 >= t->frames_cap &&
-	    inp_grow((void **)&t->frames, &t->frames_cap, t->depth + 2, sizeof *t->frames)) {
-		t->failed = true;
-		return;
-	}
-	uint32_t node = child_of(t, t->frames[t->depth].node, pc);
-	if (!node) {
-		t->failed = true;
-		return;
-	}
-	if (__builtin_expect(t->dframes != NULL, 0))
-		inp_drms_enter(t);
-	t->routines[t->nodes[node].routine].pending++;
-	inp_frame *f = &t->frames[++t->depth];
-	f->aid = ++t->clock;
-	f->node = node;
-	f->sp = sp;
-	f->caller_pc = caller_pc;
-	f->start_cost = t->cost;
-	f->children_cost = 0;
-	f->partial = 0;
-}
-
-INP_HIDDEN void inp_exit(inp_thread *t, uintptr_t sp, uintptr_t ra)
-{
-	if (t->failed)
-		return;
-	if (__builtin_expect(t->cost_time, 0))
-		inp_cost_sync(t);
-	/* Deeper frames than this hook's are ones a longjmp left, or the
-	 * exiting routine itself when its exit hook was a tail call (then ra,
-	 * the hook's return address, is the routine's). */
 	while (t->depth && t->frames[t->depth].sp < sp && sp - t->frames[t->depth].sp < (64u << 20)) {
 		bool exiting = t->frames[t->depth].caller_pc == ra;
-		pop(t);
+		inp_pop(t);
 		if (exiting)
 			return;
 	}
 	if (t->depth)
-		pop(t);
+		inp_pop(t);
+}
+
+INP_HIDDEN void inp_enter(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
+{
+	inp_enter_inline(t, pc, sp, caller_pc);
+}
+
+INP_HIDDEN void inp_exit(inp_thread *t, uintptr_t sp, uintptr_t ra)
+{
+	inp_exit_inline(t, sp, ra);
 }
 
 INP_HIDDEN void inp_unwind_all(inp_thread *t)
@@ -304,7 +233,7 @@ INP_HIDDEN void inp_unwind_all(inp_thread *t)
 	if (t->cost_time)
 		inp_cost_sync(t);
 	while (t->depth)
-		pop(t);
+		inp_pop(t);
 }
 
 INP_HIDDEN void inp_read_slow(inp_thread *t, uintptr_t addr, size_t size)

@@ -70,3 +70,22 @@ rm -rf rc && mkdir rc
 PLUMB_APROF_DIR=rc ./inp_cells-yes > /dev/null
 same "plugin: unaligned reads over a leaf boundary, rms in 4-byte cells" \
 	"$(awk '$1 == "r" { cur = $2 } $1 == "q" && cur == "\"scan\"" { print $3 }' rc/*.aprof)" "52"
+
+# Another gcc than the one the plugin was built for (here one that says it
+# is 99.0.0): plumb cc says so and builds without the plugin, with the same
+# reports, instead of gcc failing to load it.
+cat > gcc-other <<'SH'
+#!/bin/sh
+[ "$1" = -dumpfullversion ] && { echo 99.0.0; exit 0; }
+exec cc "$@"
+SH
+chmod +x gcc-other
+expect_err "plugin: another gcc version is told and built without it" 0 \
+	"was built for gcc $(cc -dumpfullversion), and ./gcc-other is gcc 99.0.0: building without it" \
+	"$PLUMB" cc --cc=./gcc-other -O2 "$T/inp_kernels.c" -o inp_kernels-other
+PLUMB_INPUTS_PLUGIN=no "$PLUMB" cc -O2 "$T/inp_kernels.c" -o inp_kernels-none
+for v in other none; do
+	rm -rf "rep-$v" && mkdir "rep-$v"
+	PLUMB_APROF_DIR="rep-$v" "./inp_kernels-$v" > /dev/null 2>&1
+done
+same "plugin: another gcc's build reports what the hooks alone do" "$(points rep-other/*.aprof)" "$(points rep-none/*.aprof)"

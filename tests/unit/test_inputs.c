@@ -148,6 +148,59 @@ Test(inputs, wide_and_unaligned_accesses_cover_their_cells)
 	cr_assert_not_null(point(F, 4));
 }
 
+/* memcpy (d, s, 0) and friends: nothing read, nothing written */
+Test(inputs, zero_length_accesses_touch_no_cell)
+{
+	enter(F);
+	inp_write(&t, CELL(0) + 1, 0);
+	inp_read(&t, CELL(1) + 2, 0);
+	enter(G);
+	inp_read(&t, CELL(0), 4); /* input to g, and to f, which never wrote it */
+	leave();
+	leave();
+	cr_assert_not_null(point(G, 1));
+	cr_assert_not_null(point(F, 1));
+}
+
+/* Two-cell writes (an 8-byte store) stamp both cells, also unaligned; a
+ * store across a shadow leaf (64 KiB) stamps the cells of both leaves. */
+Test(inputs, two_cell_and_cross_leaf_writes_stamp_every_cell)
+{
+	uintptr_t edge = CELL(0) + 0x10000; /* the first cell of the next leaf */
+	enter(F);
+	inp_write(&t, CELL(0), 8);      /* cells 0, 1 */
+	inp_write(&t, CELL(2) + 2, 4);  /* cells 2, 3 */
+	inp_write(&t, edge - 4, 8);     /* the last cell of a leaf, the first of the next */
+	inp_read(&t, CELL(0), 16);
+	inp_read(&t, edge - 4, 8);
+	inp_read(&t, CELL(4), 4);       /* the only input */
+	leave();
+	cr_assert_not_null(point(F, 1));
+}
+
+/* The ancestor decrement, by the caller or a deeper ancestor: every
+ * pending activation counts each cell once. */
+Test(inputs, cells_counted_by_the_caller_or_an_older_ancestor_count_once)
+{
+	enter(F);
+	inp_read(&t, CELL(0), 8);       /* f: cells 0, 1 */
+	enter(G);
+	inp_read(&t, CELL(2), 4);       /* g: cell 2 */
+	enter(H);
+	inp_read(&t, CELL(0), 4);       /* counted by f */
+	inp_read(&t, CELL(2), 8);       /* cell 2 by g, cell 3 new */
+	leave();
+	enter(H);
+	inp_read(&t, CELL(1), 4);       /* f's again */
+	leave();
+	leave();
+	leave();
+	cr_assert_not_null(point(H, 3));
+	cr_assert_not_null(point(H, 1));
+	cr_assert_not_null(point(G, 4));
+	cr_assert_not_null(point(F, 4));
+}
+
 Test(inputs, costs_self_and_real_sums_of_a_recursion)
 {
 	/* f(5 blocks, then f(3 blocks, then f(2 blocks))) */
