@@ -156,7 +156,8 @@ test: $(BUILD)/plumb $(BUILD)/test-unit $(FUZZ)
 # Both builds are made first (a build failure stops here); both suites then
 # run to the end, and the summary line decides the exit status.
 SAN_VARS := BUILD=build-san SANITIZE=1 CFLAGS='-O1 -g'
-check: deps
+check:
+	@sh scripts/deps.sh test
 	@$(MAKE) --no-print-directory build/plumb build/test-unit $(FUZZ_NAMES:%=build/fuzz-%)
 	@$(MAKE) --no-print-directory $(SAN_VARS) build-san/plumb build-san/test-unit $(FUZZ_NAMES:%=build-san/fuzz-%)
 	-@sh tests/run.sh build
