@@ -147,6 +147,17 @@ static unsigned walk_stack(uint64_t ra, uint64_t sp, uint64_t *out, unsigned max
 	return k.started ? k.n : 0;
 }
 
+int wt_try_locks(void)
+{
+	return !(wt_modes & PSMP_MODE_SYNC) || sync_threshold_ns > 0;
+}
+
+void wt_cancel(struct wt_call *c)
+{
+	(void)c;
+	wt_depth = 0;
+}
+
 void wt_end(struct wt_call *c, uint64_t obj, const void *fn, const void *ra, uint64_t sp)
 {
 	uint64_t t1 = smp_now(), dur = t1 - c->t0;

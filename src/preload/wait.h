@@ -29,6 +29,12 @@ int wt_begin(struct wt_call *c, int kind);
  * frames above it are the program's) and sp its caller's stack pointer, fn
  * the real function's address. Keeps errno. */
 void wt_end(struct wt_call *c, uint64_t obj, const void *fn, const void *ra, uint64_t sp);
+/* The call turned out to be no wait (a lock taken at once): nothing is
+ * recorded, and the thread may be timed again. */
+void wt_cancel(struct wt_call *c);
+/* Are locks tried before they are timed? Not with --sync-wait=0, which
+ * counts every call, uncontended ones included. */
+int wt_try_locks(void);
 
 /* Read PLUMB_SAMPLER_WAITS (and calibrate); lock/unlock are the real ones. */
 void wt_setup(int (*lock)(pthread_mutex_t *), int (*unlock)(pthread_mutex_t *));

@@ -59,6 +59,27 @@
 		return r_;                                                                   \
 	} while (0)
 
+/* A lock: tried first, and timed only when busy, so that a lock taken at
+ * once (most of them) is never a wait, however long a preemption inside
+ * the call made it look (but --sync-wait=0 times every call). */
+#define TIMED_LOCK(kind, obj, who, name, trycall, busy, call)                                 \
+	do {                                                                                 \
+		struct wt_call c_;                                                           \
+		if (!wt_begin(&c_, kind))                                                    \
+			return call;                                                         \
+		__typeof__(call) r_ = wt_try_locks() ? (trycall) : (busy);                   \
+		if (r_ != (busy)) {                                                          \
+			wt_cancel(&c_);                                                      \
+			return r_;                                                           \
+		}                                                                            \
+		c_.holder = (uint32_t)(who);                                                 \
+		r_ = call;                                                                   \
+		wt_end(&c_, (uint64_t)(obj), (const void *)real_##name,                      \
+		       __builtin_return_address(0),                                          \
+		       (uint64_t)(uintptr_t)__builtin_frame_address(0) + 16);                \
+		return r_;                                                                   \
+	} while (0)
+
 /* glibc records the owner's thread id in every mutex it locks, and the
  * writer's in a write-locked rwlock. */
 #define MUTEX_OWNER(m) ((m)->__data.__owner)
@@ -75,6 +96,7 @@
 /* ---- synchronization --------------------------------------------------------- */
 
 static int (*real_pthread_mutex_lock)(pthread_mutex_t *);
+static int (*real_pthread_mutex_trylock)(pthread_mutex_t *);
 static int (*real_pthread_mutex_unlock)(pthread_mutex_t *);
 static int (*real_pthread_mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
 static int (*real_pthread_mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
@@ -92,6 +114,7 @@ static int (*real_sem_clockwait)(sem_t *, clockid_t, const struct timespec *);
 static int (*real_pthread_join)(pthread_t, void **);
 static int (*real_pthread_barrier_wait)(pthread_barrier_t *);
 static int (*real_mtx_lock)(mtx_t *);
+static int (*real_mtx_trylock)(mtx_t *);
 static int (*real_mtx_timedlock)(mtx_t *restrict, const struct timespec *restrict);
 static int (*real_cnd_wait)(cnd_t *, mtx_t *);
 static int (*real_cnd_timedwait)(cnd_t *restrict, mtx_t *restrict, const struct timespec *restrict);
@@ -101,7 +124,8 @@ SMP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	if (!REAL(pthread_mutex_lock))
 		return EINVAL;
-	TIMED_HELD(PSMP_WAIT_MUTEX, (uintptr_t)m, MUTEX_OWNER(m), pthread_mutex_lock,
+	TIMED_LOCK(PSMP_WAIT_MUTEX, (uintptr_t)m, MUTEX_OWNER(m), pthread_mutex_lock,
+		   REAL(pthread_mutex_trylock) ? real_pthread_mutex_trylock(m) : EBUSY, EBUSY,
 		   real_pthread_mutex_lock(m));
 }
 
@@ -213,8 +237,8 @@ SMP_EXPORT int mtx_lock(mtx_t *m)
 {
 	if (!REAL(mtx_lock))
 		return thrd_error;
-	TIMED_HELD(PSMP_WAIT_MUTEX, (uintptr_t)m, MUTEX_OWNER((pthread_mutex_t *)m), mtx_lock,
-		   real_mtx_lock(m));
+	TIMED_LOCK(PSMP_WAIT_MUTEX, (uintptr_t)m, MUTEX_OWNER((pthread_mutex_t *)m), mtx_lock,
+		   REAL(mtx_trylock) ? real_mtx_trylock(m) : thrd_busy, thrd_busy, real_mtx_lock(m));
 }
 
 SMP_EXPORT int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict ts)
