@@ -898,6 +898,8 @@ int plumb_callgrind_read(plumb_profile *p, const char *path, const plumb_read_op
 	};
 	cg_reset_names(&r);
 	int rc = plumb_linesrc_open(&r.src, path, r.err);
+	r.src.progress = r.opts->progress;
+	r.src.progress_ctx = r.opts->progress_ctx;
 	if (rc == 0)
 		rc = reserve_for(&r);
 	if (rc == 0)

@@ -71,6 +71,7 @@ static int fill_input(plumb_linesrc *s, plumb_error *err)
 	ssize_t r = read_full(s->fd, s->in, s->in_cap);
 	if (r < 0)
 		return io_fail(s, err);
+	s->file_done += (uint64_t)r;
 	s->in_pos = 0;
 	s->in_len = (size_t)r;
 	s->in_eof = r == 0;
@@ -148,7 +149,10 @@ static ssize_t get_text(plumb_linesrc *s, char *dst, size_t n, plumb_error *err)
 	if (s->comp == PLUMB_COMP_ZSTD)
 		return zstd_text(s, dst, n, err);
 	ssize_t r = read_full(s->fd, dst, n);
-	return r < 0 ? io_fail(s, err) : r;
+	if (r < 0)
+		return io_fail(s, err);
+	s->file_done += (uint64_t)r;
+	return r;
 }
 
 static int setup_decoder(plumb_linesrc *s, plumb_error *err)
@@ -190,6 +194,9 @@ int plumb_linesrc_open(plumb_linesrc *s, const char *path, plumb_error *err)
 		return -1;
 	}
 	s->comp = plumb_compression_of(magic, (size_t)r);
+	struct stat st;
+	if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode))
+		s->file_size = (uint64_t)st.st_size;
 	if (s->comp != PLUMB_COMP_NONE && setup_decoder(s, err)) {
 		plumb_linesrc_close(s);
 		return -1;
@@ -243,6 +250,8 @@ static int refill(plumb_linesrc *s, plumb_error *err)
 		return -1;
 	s->end += (size_t)r;
 	s->eof = r == 0;
+	if (s->progress)
+		s->progress(s->progress_ctx, s->path, s->file_done, s->file_size);
 	return 0;
 }
 

@@ -32,6 +32,10 @@ typedef struct plumb_linesrc {
 	size_t in_cap, in_pos, in_len;
 	bool in_eof, stream_done;
 	void *z;                 /* z_stream or ZSTD_DStream */
+	uint64_t file_done;      /* bytes of the file read (compressed, if it is) */
+	uint64_t file_size;      /* 0: not a regular file */
+	void (*progress)(void *ctx, const char *path, uint64_t done, uint64_t total);
+	void *progress_ctx;      /* told at each refill (plumb_read_opts.progress) */
 } plumb_linesrc;
 
 /* The compression a file's first bytes announce. */
