@@ -245,10 +245,6 @@ typedef struct plumb_profile {
 
 	/* private lookup tables */
 	plumb_index module_ix, file_ix, function_ix, frame_ix, cct_ix, cg_self_ix, arc_ix;
-	/* function id -> the index of its frames (frame_ix is no longer
-	 * used): a reader adds one function's positions together, and its
-	 * small table stays in cache where one big table missed it */
-	PLUMB_VEC(plumb_index) frame_fn_ix;
 	plumb_index point_ix;
 	/* the first part given call-graph costs (usually the only one) finds
 	 * its cg_self entries by frame id, without hashing: part + 1 (0 unset)

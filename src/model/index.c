@@ -46,12 +46,12 @@ static int resize(plumb_index *ix, size_t n)
 
 static int grow(plumb_index *ix)
 {
-	return resize(ix, ix->nslots ? ix->nslots * 2 : 8); /* small: one per function (frames) */
+	return resize(ix, ix->nslots ? ix->nslots * 2 : 64);
 }
 
 int plumb_index_reserve(plumb_index *ix, size_t n)
 {
-	size_t slots = ix->nslots ? ix->nslots : 8;
+	size_t slots = ix->nslots ? ix->nslots : 64;
 	while (n * 4 > slots * 3) {
 		if (slots > SIZE_MAX / 4 / sizeof(plumb_index_slot))
 			return -1;

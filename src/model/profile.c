@@ -5,14 +5,6 @@
 
 #include "model/index.h"
 
-static void free_frame_indexes(plumb_profile *p)
-{
-	for (size_t i = 0; i < p->frame_fn_ix.n; i++)
-		plumb_index_free(&p->frame_fn_ix.v[i]);
-	free(p->frame_fn_ix.v);
-	memset(&p->frame_fn_ix, 0, sizeof p->frame_fn_ix);
-}
-
 plumb_profile *plumb_profile_new(void)
 {
 	plumb_profile *p = calloc(1, sizeof(plumb_profile));
@@ -52,7 +44,6 @@ void plumb_profile_free(plumb_profile *p)
 	free(p->points.v);
 	free(p->jumps.v);
 	plumb_index_free(&p->jump_ix);
-	free_frame_indexes(p);
 	plumb_index *ixs[] = { &p->module_ix, &p->function_ix, &p->file_ix, &p->frame_ix,
 			       &p->cct_ix, &p->cg_self_ix, &p->arc_ix, &p->point_ix };
 	for (size_t i = 0; i < sizeof ixs / sizeof *ixs; i++)
@@ -170,26 +161,11 @@ static bool frame_eq(const void *ctx, uint32_t id, const void *key)
 	       a->address == b->address;
 }
 
-/* Hashed within its function's index (frame_fn_ix): the function is not
- * part of the hash. Mixed in full: neighbouring positions (address + 1,
- * line + 1) must not take neighbouring slots, or the probes run long. */
+/* The positions of one function hash to neighbouring slots: readers add
+ * them together, and a big profile's lookups then stay in cache. */
 static uint32_t frame_hash(const plumb_frame *fr)
 {
-	return (uint32_t)plumb_hash_mix(fr->address ^ ((uint64_t)fr->line << 40), fr->file);
-}
-
-/* The index of a function's frames, the vector grown (zeroed) to reach it. */
-static plumb_index *frame_index(plumb_profile *p, plumb_id function)
-{
-	if (function >= p->frame_fn_ix.n) {
-		size_t have = p->frame_fn_ix.n;
-		size_t n = p->functions.n > function ? p->functions.n : (size_t)function + 1;
-		if (plumb_vec_reserve(p->frame_fn_ix, n))
-			return NULL;
-		memset(p->frame_fn_ix.v + have, 0, (n - have) * sizeof *p->frame_fn_ix.v);
-		p->frame_fn_ix.n = n;
-	}
-	return &p->frame_fn_ix.v[function];
+	return (uint32_t)(plumb_hash_mix(fr->function, fr->file) + (uint64_t)fr->line * 8 + fr->address);
 }
 
 /* frame ids are dense: consecutive frames take consecutive slots */
@@ -217,22 +193,19 @@ plumb_id plumb_frame_intern(plumb_profile *p, plumb_id function, plumb_id file,
 	plumb_frame fr = { function, file, line, address };
 	if (lookups_ready(p))
 		return PLUMB_NONE;
-	plumb_index *ix = frame_index(p, function);
-	if (!ix)
-		return PLUMB_NONE;
 	uint32_t h = frame_hash(&fr);
-	plumb_id id = plumb_index_find(ix, h, frame_eq, p, &fr);
+	plumb_id id = plumb_index_find(&p->frame_ix, h, frame_eq, p, &fr);
 	if (id != PLUMB_NONE)
 		return id;
 	id = (plumb_id)p->frames.n;
-	if (plumb_vec_push(p->frames, fr) || plumb_index_insert(ix, h, id))
+	if (plumb_vec_push(p->frames, fr) || plumb_index_insert(&p->frame_ix, h, id))
 		return PLUMB_NONE;
 	return id;
 }
 
 int plumb_profile_reserve(plumb_profile *p, size_t frames, size_t cg_self, plumb_error *err)
 {
-	if (lookups_ready(p) || plumb_vec_reserve(p->frames, frames) ||
+	if (lookups_ready(p) || plumb_vec_reserve(p->frames, frames) || plumb_index_reserve(&p->frame_ix, frames) ||
 	    plumb_vec_reserve(p->cg_self, cg_self) || plumb_vec_reserve(p->cg_direct, frames))
 		return plumb_fail_nomem(err);
 	return 0;
@@ -585,7 +558,6 @@ const char *plumb_function_module(const plumb_profile *p, plumb_id fn)
 void plumb_profile_drop_lookups(plumb_profile *p)
 {
 	plumb_index_free(&p->frame_ix);
-	free_frame_indexes(p);
 	plumb_index_free(&p->cg_self_ix);
 	plumb_index_free(&p->arc_ix);
 	free(p->cg_direct.v);
@@ -595,14 +567,13 @@ void plumb_profile_drop_lookups(plumb_profile *p)
 
 static int rebuild_lookups(plumb_profile *p)
 {
-	if (plumb_index_reserve(&p->arc_ix, p->arcs.n) ||
+	if (plumb_index_reserve(&p->frame_ix, p->frames.n) ||
+	    plumb_index_reserve(&p->arc_ix, p->arcs.n) ||
 	    plumb_vec_reserve(p->cg_direct, p->frames.n))
 		return -1;
-	for (size_t i = 0; i < p->frames.n; i++) {
-		plumb_index *ix = frame_index(p, p->frames.v[i].function);
-		if (!ix || plumb_index_insert(ix, frame_hash(&p->frames.v[i]), (uint32_t)i))
+	for (size_t i = 0; i < p->frames.n; i++)
+		if (plumb_index_insert(&p->frame_ix, frame_hash(&p->frames.v[i]), (uint32_t)i))
 			return -1;
-	}
 	memset(p->cg_direct.v, 0xff, p->frames.n * sizeof(plumb_id));
 	p->cg_direct.n = p->frames.n;
 	for (size_t i = 0; i < p->cg_self.n; i++) {
