@@ -96,6 +96,10 @@ static inline num_status parse_u64(const char **ps, const char *e, uint64_t *out
 			return NUM_BAD;
 	} else {
 		const char *start = s;
+		/* 19 digits never overflow: only a 20th is checked */
+		const char *safe = e - s > 19 ? s + 19 : e;
+		for (; s < safe && is_digit(*s); s++)
+			v = v * 10 + (uint64_t)(*s - '0');
 		for (; s < e && is_digit(*s); s++) {
 			uint64_t d = (uint64_t)(*s - '0');
 			if (v > (UINT64_MAX - d) / 10)
