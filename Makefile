@@ -63,7 +63,7 @@ endif
 proto:
 	cd src/formats && protoc-c --c_out=. pprof_profile.proto
 
-.PHONY: all deps demo check proto test unit e2e sanitize install uninstall clean bench fuzz
+.PHONY: all deps demo check proto test unit e2e sanitize install uninstall clean bench fuzz tsan
 
 all: $(BUILD)/plumb $(BUILD)/libplumb.a $(BUILD)/libplumb.so $(BUILD)/libplumb-sampler.so $(BUILD)/libplumb-inputs.a $(INPUTS_PLUGIN)
 
@@ -163,6 +163,27 @@ check:
 	-@sh tests/run.sh build
 	-@ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87 sh tests/run.sh build-san
 	@sh tests/summary.sh build build-san
+	@$(MAKE) --no-print-directory tsan
+
+# The reader threads (formats/readahead.c) under ThreadSanitizer, in their
+# own build: tests/tsan/readahead.c reads the Callgrind test files and a
+# generated one (plain, gzip, zstd) with and without the read-ahead (the
+# unit tests check the same outside TSan: Criterion's runner cannot run
+# under it). make check runs it last.
+TSAN_VARS := BUILD=build-tsan CFLAGS='-O1 -g -fsanitize=thread' LDFLAGS=-fsanitize=thread
+
+$(BUILD)/tsan-readahead: tests/tsan/readahead.c $(BUILD)/libplumb.a
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libplumb.a $(LDLIBS)
+
+tsan:
+	@$(MAKE) --no-print-directory $(TSAN_VARS) build-tsan/tsan-readahead
+	@python3 bench/gen_callgrind.py build-tsan/gen.cg 3
+	@gzip -1 -c build-tsan/gen.cg > build-tsan/gen.cg.gz
+	@zstd -q -1 -f -o build-tsan/gen.cg.zst build-tsan/gen.cg
+	@head -c 500000 build-tsan/gen.cg.gz > build-tsan/cut.cg.gz
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/tsan-readahead tests/data/callgrind/*.cg \
+		tests/data/callgrind/bad/*.cg build-tsan/gen.cg build-tsan/gen.cg.gz \
+		build-tsan/gen.cg.zst build-tsan/cut.cg.gz
 
 bench: all
 	@sh bench/run.sh
@@ -193,4 +214,4 @@ uninstall:
 	cd docs && for m in *.5; do rm -f $(DESTDIR)$(PREFIX)/share/man/man5/$$m; done
 
 clean:
-	rm -rf build build-san build-lf
+	rm -rf build build-san build-lf build-tsan

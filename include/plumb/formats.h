@@ -25,6 +25,12 @@ typedef enum plumb_format {
 	PLUMB_FMT_COUNT
 } plumb_format;
 
+/* Progress of a long read: the bytes of the file at path read so far and
+ * its size (0 when not known). Called now and then (about every MiB) by
+ * the readers of big text files, and once with done == total when a file
+ * is read (or has failed), so that a caller can clear what it showed. */
+typedef void (*plumb_progress_fn)(void *ctx, const char *path, uint64_t done, uint64_t total);
+
 typedef struct plumb_read_opts {
 	plumb_warn_fn warn;   /* may be NULL: warnings are dropped */
 	void *warn_ctx;
@@ -40,6 +46,9 @@ typedef struct plumb_read_opts {
 	 * "off-cpu" in "ns" from a stackcollapse of nanosecond weights. NULL:
 	 * "samples" (in samples). Only folded stacks use them. */
 	const char *event_name, *event_unit;
+	/* May be NULL: no progress is reported. */
+	plumb_progress_fn progress;
+	void *progress_ctx;
 } plumb_read_opts;
 
 /* One row per format (src/formats/registry.c): everything plumb knows about

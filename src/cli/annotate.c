@@ -36,6 +36,8 @@ static const char annotate_help[] =
 	"                             recording, and the binaries; default no)\n"
 	"      --no-pager             never page (on a terminal: $PLUMB_PAGER, $PAGER or\n"
 	"                             less -FRX)\n"
+	"  -q, --quiet                no progress line on stderr (shown on a terminal\n"
+	"                             for reads over a second)\n"
 	"  -h, --help                 this help\n"
 	"\n"
 	"Sources are looked for as named, under each -I DIR, then beside FILE.\n"
@@ -127,6 +129,7 @@ static const struct option longopts[] = {
 	{ "include", required_argument, NULL, 'I' },
 	{ "disasm", optional_argument, NULL, OPT_DISASM },
 	{ "no-pager", no_argument, NULL, OPT_NO_PAGER },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -148,6 +151,7 @@ static int parse_option(annotate_args *a, int c)
 		return optarg ? yes_no("--disasm", optarg, &o->disasm) : 0;
 	case OPT_NO_PAGER: cli_pager_disable(); return 0;
 	case 'I': return add_include(a, optarg);
+	case 'q': cli_set_quiet(true); return 0;
 	case 'h': a->help = true; return 0;
 	case ':': return cli_usage_error("annotate", "option '%s' needs a value", a->inputs[0]);
 	default: return cli_unknown_option("annotate", a->inputs[0], longopts);
@@ -164,7 +168,7 @@ static int parse_args(int argc, char **argv, annotate_args *a)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":I:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":I:qh", longopts, NULL)) != -1) {
 		a->inputs = &argv[optind - 1]; /* the option, for messages */
 		if (parse_option(a, c))
 			return EXIT_USAGE;

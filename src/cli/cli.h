@@ -41,6 +41,11 @@ void cli_set_executable(const char *path);
 /* --event-name, --unit: what the numbers of folded stacks count (NULL: keep). */
 void cli_set_folded_event(const char *name, const char *unit);
 
+/* The progress line of long reads (src/cli/progress.c): cli_load sets it
+ * up when stderr is a terminal and CI is not set; --quiet turns it off. */
+void cli_set_quiet(bool quiet);
+void cli_progress_setup(plumb_read_opts *ro);
+
 /* Parse a non-negative integer / percentage option; -1 on bad text. */
 int cli_parse_size(const char *s, size_t *out);
 int cli_parse_pct(const char *s, double *out);

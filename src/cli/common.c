@@ -169,6 +169,7 @@ plumb_profile *cli_load_ex(char *const *paths, int n, bool lines_only, plumb_for
 			   plumb_error *err)
 {
 	plumb_read_opts ro = { print_warning, NULL, lines_only, executable, folded_event, folded_unit };
+	cli_progress_setup(&ro);
 	plumb_profile *all = NULL;
 	for (int i = 0; i < n; i++) {
 		plumb_format fmt = PLUMB_FMT_UNKNOWN;

@@ -28,6 +28,8 @@ static const char convert_tail[] =
 	"                     what the numbers of folded stacks count (default: samples);\n"
 	"                     carried into every format: pprof's sample type, speedscope's\n"
 	"                     unit, Callgrind's events\n"
+	"  -q, --quiet        no progress line on stderr (shown on a terminal\n"
+	"                     for reads over a second)\n"
 	"  -h, --help         this help\n"
 	"\n"
 	"Examples:\n"
@@ -94,6 +96,7 @@ int cmd_convert(int argc, char **argv)
 		{ "event-name", required_argument, NULL, 'N' },
 		{ "unit", required_argument, NULL, 'U' },
 		{ "modules", no_argument, NULL, 'M' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -102,7 +105,7 @@ int cmd_convert(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:t:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:t:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -119,6 +122,9 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 'M':
 			fo.modules = true;
+			break;
+		case 'q':
+			cli_set_quiet(true);
 			break;
 		case 'h':
 			print_help();

@@ -31,6 +31,8 @@ static const char diff_help[] =
 	"  -w, --width N          fit text to N columns (default: the terminal's; 0: never cut)\n"
 	"      --color WHEN       auto (default), always or never\n"
 	"      --no-pager         never page (on a terminal: $PLUMB_PAGER, $PAGER or less -FRX)\n"
+	"  -q, --quiet            no progress line on stderr (shown on a terminal\n"
+	"                         for reads over a second)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"CSV columns: function,file,module,exclusive_base,exclusive_new,exclusive_delta,\n"
@@ -69,6 +71,7 @@ static int parse_args(int argc, char **argv, diff_args *a)
 		{ "color", required_argument, NULL, OPT_COLOR },
 		{ "colour", required_argument, NULL, OPT_COLOR },
 		{ "no-pager", no_argument, NULL, OPT_NO_PAGER },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -77,7 +80,7 @@ static int parse_args(int argc, char **argv, diff_args *a)
 	plumb_error err;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":v:m:s:n:F:f:o:w:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":v:m:s:n:F:f:o:w:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			if (!strcmp(optarg, "functions") || !strcmp(optarg, "flat"))
@@ -134,6 +137,9 @@ static int parse_args(int argc, char **argv, diff_args *a)
 			break;
 		case OPT_NO_PAGER:
 			cli_pager_disable();
+			break;
+		case 'q':
+			cli_set_quiet(true);
 			break;
 		case 'h':
 			fputs(diff_help, stdout);

@@ -17,6 +17,8 @@ static const char info_help[] =
 	"\n"
 	"Options:\n"
 	"  -f, --format FORMAT  text (default) or json\n"
+	"  -q, --quiet          no progress line on stderr (shown on a terminal\n"
+	"                       for reads over a second)\n"
 	"  -h, --help           this help\n"
 	"      --no-pager       never page (on a terminal: $PLUMB_PAGER, $PAGER or\n"
 	"                       less -FRX)\n"
@@ -178,6 +180,7 @@ int cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "no-pager", no_argument, NULL, 'P' },
 		{ 0 },
@@ -186,12 +189,15 @@ int cmd_info(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
 				return cli_unknown_word("info", "format", optarg, "text, json");
 			json = strcmp(optarg, "json") == 0;
+			break;
+		case 'q':
+			cli_set_quiet(true);
 			break;
 		case 'h':
 			fputs(info_help, stdout);

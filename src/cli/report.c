@@ -89,6 +89,8 @@ static const char report_help[] =
 	"      --color WHEN       auto (default), always or never; NO_COLOR turns colour off\n"
 	"      --no-pager         never page; on a terminal, text goes through $PLUMB_PAGER,\n"
 	"                         $PAGER or 'less -FRX' (never in a pipe or a file)\n"
+	"  -q, --quiet            no progress line on stderr (shown on a terminal\n"
+	"                         for reads over a second)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"Symspecs (gprof's): main.c (a file), func (a function), main.c:func, main.c:120\n"
@@ -211,6 +213,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 		{ "event-name", required_argument, NULL, OPT_EVENT_NAME },
 		{ "unit", required_argument, NULL, OPT_UNIT },
 		{ "no-pager", no_argument, NULL, OPT_NO_PAGER },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -218,7 +221,7 @@ static int parse_args(int argc, char **argv, report_args *a)
 	size_t n;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":v:m:s:n:t:S:H:F:f:w:p:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":v:m:s:n:t:S:H:F:f:w:p:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			if (set_view(a, optarg))
@@ -327,6 +330,9 @@ static int parse_args(int argc, char **argv, report_args *a)
 			if (cli_parse_size(optarg, &n) || n == 0 || n > 100000)
 				return cli_usage_error("report", "--buckets expects a number from 1 to 100000, got '%s'", optarg);
 			a->view.buckets = n;
+			break;
+		case 'q':
+			cli_set_quiet(true);
 			break;
 		case 'h':
 			fputs(report_help, stdout);

@@ -494,6 +494,8 @@ int plumb_aprof_read(plumb_profile *p, const char *path, const plumb_read_opts *
 	plumb_points_info_init(&r.info);
 	if (plumb_linesrc_open(&r.src, path, err))
 		return -1;
+	r.src.progress = r.opts->progress;
+	r.src.progress_ctx = r.opts->progress_ctx;
 	int rc = 0, got = 0;
 	char *line;
 	size_t len;

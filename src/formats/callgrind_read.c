@@ -96,6 +96,10 @@ static inline num_status parse_u64(const char **ps, const char *e, uint64_t *out
 			return NUM_BAD;
 	} else {
 		const char *start = s;
+		/* 19 digits never overflow: only a 20th is checked */
+		const char *safe = e - s > 19 ? s + 19 : e;
+		for (; s < safe && is_digit(*s); s++)
+			v = v * 10 + (uint64_t)(*s - '0');
 		for (; s < e && is_digit(*s); s++) {
 			uint64_t d = (uint64_t)(*s - '0');
 			if (v > (UINT64_MAX - d) / 10)
@@ -898,6 +902,8 @@ int plumb_callgrind_read(plumb_profile *p, const char *path, const plumb_read_op
 	};
 	cg_reset_names(&r);
 	int rc = plumb_linesrc_open(&r.src, path, r.err);
+	r.src.progress = r.opts->progress;
+	r.src.progress_ctx = r.opts->progress_ctx;
 	if (rc == 0)
 		rc = reserve_for(&r);
 	if (rc == 0)

@@ -28,6 +28,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 
 /* The only spaces: the line ending is cut off first, and other control
@@ -762,6 +763,9 @@ typedef struct line_reader {
 	char *buf;
 	size_t cap, start, end, scanned; /* scanned: bytes after start with no '\n' */
 	bool eof;
+	const plumb_read_opts *opts; /* its progress callback, told at each read */
+	const char *path;
+	uint64_t done, size;
 } line_reader;
 
 enum { LINE_BUF = 1 << 20 };
@@ -794,6 +798,9 @@ static int next_line(line_reader *lr, char **line, size_t *len, bool *moved)
 		}
 		size_t n = fread(lr->buf + lr->end, 1, lr->cap - lr->end, lr->fp);
 		lr->end += n;
+		lr->done += n;
+		if (lr->opts->progress)
+			lr->opts->progress(lr->opts->progress_ctx, lr->path, lr->done, lr->size);
 		if (n == 0) {
 			if (ferror(lr->fp))
 				return -1;
@@ -802,9 +809,14 @@ static int next_line(line_reader *lr, char **line, size_t *len, bool *moved)
 	}
 }
 
-static int read_stream(folded_reader *r, FILE *fp, plumb_error *err)
+static int read_stream(folded_reader *r, FILE *fp, const plumb_read_opts *opts, plumb_error *err)
 {
-	line_reader lr = { .fp = fp, .buf = malloc(LINE_BUF), .cap = LINE_BUF };
+	static const plumb_read_opts none = { 0 };
+	line_reader lr = { .fp = fp, .buf = malloc(LINE_BUF), .cap = LINE_BUF,
+			   .opts = opts ? opts : &none, .path = r->path };
+	struct stat sb;
+	if (fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode))
+		lr.size = (uint64_t)sb.st_size;
 	if (!lr.buf)
 		return plumb_fail_nomem(err);
 	int rc = 0, st;
@@ -931,7 +943,7 @@ int plumb_folded_read(plumb_profile *p, const char *path, const plumb_read_opts 
 	folded_reader r = { .p = p, .path = path };
 	int rc = setup_event(p, path, opts, err);
 	if (rc == 0)
-		rc = read_stream(&r, fp, err);
+		rc = read_stream(&r, fp, opts, err);
 	if (rc == 0)
 		rc = build_cct(&r, err);
 	reader_free(&r);

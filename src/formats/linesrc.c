@@ -1,5 +1,6 @@
 /* Lines of a plain, gzip or zstd file through one refilled buffer. */
 #include "formats/linesrc.h"
+#include "formats/readahead.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +72,7 @@ static int fill_input(plumb_linesrc *s, plumb_error *err)
 	ssize_t r = read_full(s->fd, s->in, s->in_cap);
 	if (r < 0)
 		return io_fail(s, err);
+	s->file_done += (uint64_t)r;
 	s->in_pos = 0;
 	s->in_len = (size_t)r;
 	s->in_eof = r == 0;
@@ -148,7 +150,41 @@ static ssize_t get_text(plumb_linesrc *s, char *dst, size_t n, plumb_error *err)
 	if (s->comp == PLUMB_COMP_ZSTD)
 		return zstd_text(s, dst, n, err);
 	ssize_t r = read_full(s->fd, dst, n);
-	return r < 0 ? io_fail(s, err) : r;
+	if (r < 0)
+		return io_fail(s, err);
+	s->file_done += (uint64_t)r;
+	return r;
+}
+
+uint64_t plumb_linesrc_readahead_min = (uint64_t)8 << 20;
+
+/* get_text on the read-ahead's thread: from then on only it touches the
+ * file, the decoder and file_done. */
+static ssize_t fill_text(void *ctx, char *dst, size_t n, uint64_t *mark, plumb_error *err)
+{
+	plumb_linesrc *s = ctx;
+	ssize_t r = get_text(s, dst, n, err);
+	*mark = s->file_done;
+	return r;
+}
+
+/* The next text, from the read-ahead once one runs. A big file starts one
+ * at its first refill (not at open: plumb_read_head reads directly). */
+static ssize_t next_text(plumb_linesrc *s, char *dst, size_t n, plumb_error *err)
+{
+	if (!s->ra && s->file_size >= plumb_linesrc_readahead_min && s->mark == 0) {
+		plumb_readahead *ra = malloc(sizeof *ra);
+		plumb_error ignored;
+		if (ra && plumb_readahead_start(ra, fill_text, s, TEXT_CHUNK, &ignored) == 0)
+			s->ra = ra;
+		else
+			free(ra); /* read on this thread then */
+	}
+	if (s->ra)
+		return plumb_readahead_read(s->ra, dst, n, &s->mark, err);
+	ssize_t r = get_text(s, dst, n, err);
+	s->mark = s->file_done;
+	return r;
 }
 
 static int setup_decoder(plumb_linesrc *s, plumb_error *err)
@@ -190,6 +226,9 @@ int plumb_linesrc_open(plumb_linesrc *s, const char *path, plumb_error *err)
 		return -1;
 	}
 	s->comp = plumb_compression_of(magic, (size_t)r);
+	struct stat st;
+	if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode))
+		s->file_size = (uint64_t)st.st_size;
 	if (s->comp != PLUMB_COMP_NONE && setup_decoder(s, err)) {
 		plumb_linesrc_close(s);
 		return -1;
@@ -199,6 +238,10 @@ int plumb_linesrc_open(plumb_linesrc *s, const char *path, plumb_error *err)
 
 void plumb_linesrc_close(plumb_linesrc *s)
 {
+	if (s->ra) {
+		plumb_readahead_stop(s->ra);
+		free(s->ra);
+	}
 	if (s->z && s->comp == PLUMB_COMP_GZIP) {
 		inflateEnd(s->z);
 		free(s->z);
@@ -238,11 +281,13 @@ static int refill(plumb_linesrc *s, plumb_error *err)
 		s->buf = nb;
 		s->cap *= 2;
 	}
-	ssize_t r = get_text(s, s->buf + s->end, s->cap - s->end, err);
+	ssize_t r = next_text(s, s->buf + s->end, s->cap - s->end, err);
 	if (r < 0)
 		return -1;
 	s->end += (size_t)r;
 	s->eof = r == 0;
+	if (s->progress)
+		s->progress(s->progress_ctx, s->path, s->mark, s->file_size);
 	return 0;
 }
 

@@ -32,12 +32,22 @@ typedef struct plumb_linesrc {
 	size_t in_cap, in_pos, in_len;
 	bool in_eof, stream_done;
 	void *z;                 /* z_stream or ZSTD_DStream */
+	uint64_t file_done;      /* bytes of the file read (compressed, if it is) */
+	uint64_t mark;           /* file_done as of the text in buf (progress) */
+	struct plumb_readahead *ra; /* reading and decompressing on a second
+				  * thread (big files), or NULL */
+	uint64_t file_size;      /* 0: not a regular file */
+	void (*progress)(void *ctx, const char *path, uint64_t done, uint64_t total);
+	void *progress_ctx;      /* told at each refill (plumb_read_opts.progress) */
 } plumb_linesrc;
 
 /* The compression a file's first bytes announce. */
 plumb_compression plumb_compression_of(const unsigned char *head, size_t len);
 
 int plumb_linesrc_open(plumb_linesrc *s, const char *path, plumb_error *err);
+/* Files of at least this many bytes are read ahead on a second thread
+ * (formats/readahead.h); the text is the same either way. Tests set it. */
+extern uint64_t plumb_linesrc_readahead_min;
 /* The next line, without its '\n' (a '\r' before it stays): 1 with *line
  * and *len set (valid until the next call), 0 at the end, -1 on error: a
  * line over PLUMB_LINE_MAX bytes, a NUL byte (both named by byte offset of

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "formats/linesrc.h"
 #include "plumb/formats.h"
@@ -248,9 +249,14 @@ int plumb_read_file(plumb_profile *p, const char *path, const plumb_read_opts *o
 	if (fmt_out)
 		*fmt_out = fmt;
 	plumb_read_opts none = { 0 };
-	if (plumb_format_get(fmt)->read(p, path, opts ? opts : &none, err))
-		return -1;
-	return plumb_check_totals(p, path, err);
+	int rc = plumb_format_get(fmt)->read(p, path, opts ? opts : &none, err);
+	if (opts && opts->progress) {
+		/* the end: a progress line shown is cleared */
+		struct stat st;
+		uint64_t size = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+		opts->progress(opts->progress_ctx, path, size, size);
+	}
+	return rc ? -1 : plumb_check_totals(p, path, err);
 }
 
 int plumb_check_totals(const plumb_profile *p, const char *what, plumb_error *err)

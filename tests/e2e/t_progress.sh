@@ -1,0 +1,32 @@
+# The progress line of long reads: on a terminal only (script(1) gives the
+# command one), never in a pipe, with CI set or with --quiet. Shown after
+# PLUMB_PROGRESS_AFTER seconds (1 by default; 0 here, so that a 2 MB file
+# gets it).
+python3 "$E2E_DIR/../../bench/gen_callgrind.py" big.out 2
+export PLUMB_PROGRESS_AFTER=0
+unset CI
+if command -v script >/dev/null 2>&1; then
+	for cmd in "info big.out" "report big.out" "annotate big.out" "convert -o big2.folded big.out"; do
+		script -qec "$PLUMB $cmd >/dev/null" /dev/null > tty.txt 2>&1
+		if grep -q "reading big.out: .* MB/s" tty.txt; then
+			ok "progress line on a terminal: plumb $cmd"
+		else
+			fail "progress line on a terminal: plumb $cmd" "terminal got: $(head -c 300 tty.txt)"
+		fi
+	done
+	script -qec "$PLUMB info -q big.out >/dev/null" /dev/null > tty.txt 2>&1
+	same "--quiet: no progress line" "$(cat tty.txt)" ""
+	CI=true script -qec "$PLUMB info big.out >/dev/null" /dev/null > tty.txt 2>&1
+	same "CI set: no progress line" "$(cat tty.txt)" ""
+	# the line is erased once the file is read: what follows starts clean
+	script -qec "$PLUMB info big.out" /dev/null > tty.txt 2>&1
+	if grep -q "$(printf '\r\033\\[K')" tty.txt && grep -q "^Format:\|callgrind" tty.txt; then
+		ok "progress line erased before the output"
+	else
+		fail "progress line erased before the output" "terminal got: $(head -c 300 tty.txt)"
+	fi
+else
+	skip "progress line on a terminal" "script(1) is missing (Debian package bsdutils)"
+fi
+run "$PLUMB" info big.out
+same "no progress line in a pipe" "$err" ""
