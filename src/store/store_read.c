@@ -13,6 +13,8 @@
 
 #include "plumb/formats.h"
 #include "plumb/store.h"
+#include "model/append.h"
+#include "store/store_bulk.h"
 #include "store/store_jumps.h"
 #include "store/store_private.h"
 
@@ -41,9 +43,6 @@ typedef struct rd {
 	file_part *parts;
 	size_t nparts;
 	uint64_t *vec;         /* scratch cost vector, one slot per event */
-	int64_t version;       /* the file's schema version */
-	bool gprof_v1;         /* version 1 with meta inclusive.estimated = gprof (see
-				* read_legacy_estimate) */
 } rd;
 
 /* The current row of a table, for messages and column checks. */
@@ -213,18 +212,6 @@ static int col_sid(const row *w, int col, const char *name, bool optional, plumb
 
 #define S(r, id) plumb_str((r)->p, (id))
 
-/* A count: NULL (or the all-ones pattern) is PLUMB_COUNT_UNKNOWN. */
-static int col_count(const row *w, int col, const char *name, uint64_t *out)
-{
-	int64_t v;
-	bool present = false;
-	*out = PLUMB_COUNT_UNKNOWN;
-	if (col_int(w, col, name, &v, &present))
-		return -1;
-	*out = present ? store_i2u(v) : PLUMB_COUNT_UNKNOWN;
-	return 0;
-}
-
 /* ---- iterating a table in id order ------------------------------------------ */
 
 static int rd_prepare(rd *r, const char *sql, sqlite3_stmt **st)
@@ -251,95 +238,6 @@ static int rows_next(row *w, size_t index)
 		return row_fail(w, "ids must run 0, 1, 2, ... without gaps; expected %zu", index);
 	}
 	return 1;
-}
-
-/* ---- costs: one row per non-zero (owner, event) value ------------------------ */
-
-typedef struct costs {
-	rd *r;
-	sqlite3_stmt *st;
-	const char *table, *owner_col, *owner_table;
-	bool on_row;
-	int64_t owner, event, value;
-} costs;
-
-/* Cost rows have no id of their own: a bad one is named by its table. */
-static int costs_col(const costs *c, int col, const char *name, int64_t *out)
-{
-	int type = sqlite3_column_type(c->st, col);
-	*out = sqlite3_column_int64(c->st, col);
-	if (type == SQLITE_INTEGER)
-		return 0;
-	return plumb_fail(c->r->err, PLUMB_ERR_FORMAT,
-			  "%s: table %s: a row's %s is %s, expected an integer", c->r->path,
-			  c->table, name, type_name(type));
-}
-
-static int costs_step(costs *c)
-{
-	int rc = sqlite3_step(c->st);
-	c->on_row = rc == SQLITE_ROW;
-	if (rc == SQLITE_DONE)
-		return 0;
-	if (rc != SQLITE_ROW)
-		return rd_sqlite_fail(c->r, rc);
-	if (costs_col(c, 0, c->owner_col, &c->owner) || costs_col(c, 1, "event", &c->event) ||
-	    costs_col(c, 2, "value", &c->value))
-		return -1;
-	return 0;
-}
-
-static int costs_open(rd *r, costs *c, const char *table, const char *owner_col,
-		      const char *owner_table)
-{
-	char sql[160];
-	snprintf(sql, sizeof sql, "SELECT %s, event, value FROM %s ORDER BY %s, event", owner_col,
-		 table, owner_col);
-	*c = (costs){ r, NULL, table, owner_col, owner_table, false, 0, 0, 0 };
-	return rd_prepare(r, sql, &c->st) || costs_step(c);
-}
-
-static int costs_orphan(const costs *c)
-{
-	return plumb_fail(c->r->err, PLUMB_ERR_FORMAT,
-			  "%s: table %s, row (%lld, event %lld): there is no %s row %lld",
-			  c->r->path, c->table, (long long)c->owner, (long long)c->event,
-			  c->owner_table, (long long)c->owner);
-}
-
-/* The cost vector of owner into r->vec (zeros where no row); *any says
- * whether a row was found. Owners must be asked for in increasing order. */
-static int costs_take(costs *c, int64_t owner, bool *any)
-{
-	size_t nev = c->r->p->events.n;
-	memset(c->r->vec, 0, nev * sizeof *c->r->vec);
-	*any = false;
-	if (c->on_row && c->owner < owner)
-		return costs_orphan(c);
-	int64_t prev = -1;
-	while (c->on_row && c->owner == owner) {
-		row w = { c->r, c->table, c->st, owner };
-		if (c->event < 0 || (uint64_t)c->event >= nev)
-			return row_fail(&w, "event %lld out of range (the file has %zu events)",
-					(long long)c->event, nev);
-		if (c->event <= prev)
-			return row_fail(&w, "event %lld given twice", (long long)c->event);
-		c->r->vec[c->event] = store_i2u(c->value);
-		*any = true;
-		prev = c->event;
-		if (costs_step(c))
-			return -1;
-	}
-	return 0;
-}
-
-/* After the last owner: any row left names an owner that does not exist. */
-static int costs_close(costs *c, bool check)
-{
-	int ret = check && c->on_row ? costs_orphan(c) : 0;
-	sqlite3_finalize(c->st);
-	c->st = NULL;
-	return ret;
 }
 
 /* ---- the tables -------------------------------------------------------------- */
@@ -478,40 +376,13 @@ out:
 	return ret;
 }
 
-static int read_frames(rd *r)
-{
-	row w = { r, "frames", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, function, file, line, address FROM frames ORDER BY id", &w.st))
-		return -1;
-	int more, ret = -1;
-	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
-		plumb_id fn, file;
-		uint32_t line;
-		int64_t addr;
-		if (col_ref(&w, 1, "function", &r->fn, false, &fn) ||
-		    col_ref(&w, 2, "file", &r->file, true, &file) || col_u32(&w, 3, "line", &line) ||
-		    col_int(&w, 4, "address", &addr, NULL) ||
-		    map_push(r, &r->frame, plumb_frame_intern(r->p, fn, file, line, store_i2u(addr))))
-			goto out;
-	}
-	ret = more;
-out:
-	sqlite3_finalize(w.st);
-	return ret;
-}
-
 /* Parts are only described here; read_cct adds each when its root comes, so
  * that part roots get the same node ids as in the profile that was written. */
 static int read_parts(rd *r)
 {
 	row w = { r, "parts", NULL, 0 };
-	/* version 1 has no arc_costs column: its arcs' costs are as each says,
-	 * unless read_legacy_estimate found gprof's estimates */
-	const char *sql = r->version >= 2 ? "SELECT id, kind, name, pid, tid, start_function, root, "
-					    "arc_costs FROM parts ORDER BY id"
-					  : "SELECT id, kind, name, pid, tid, start_function, root, "
-					    "0 FROM parts ORDER BY id";
-	if (rd_prepare(r, sql, &w.st))
+	if (rd_prepare(r, "SELECT id, kind, name, pid, tid, start_function, root, arc_costs FROM parts"
+			  " ORDER BY id", &w.st))
 		return -1;
 	int more, ret = -1;
 	size_t cap = 0;
@@ -543,7 +414,7 @@ static int read_parts(rd *r)
 			goto out;
 		}
 		fp->kind = (plumb_part_kind)kind;
-		fp->arc_costs = r->gprof_v1 ? PLUMB_ARC_COSTS_GPROF : (plumb_arc_costs)arc_costs;
+		fp->arc_costs = (plumb_arc_costs)arc_costs;
 		r->nparts = i + 1;
 	}
 	ret = more;
@@ -552,18 +423,88 @@ out:
 	return ret;
 }
 
-/* A root node (parent NULL): it must be the root of the next part. */
-static int cct_root(rd *r, const row *w, int64_t part, bool has_frame)
+/* ---- the bulk: frames, the CCT, the call graph, samples ------------------------
+ * Blocks of varints (store_encode.c writes them; docs/plumb-format.md has
+ * the encoding). Each entity's ids are checked against the tables read
+ * before it; a bad one is named by its kind, block and entity. */
+
+/* A file id below m's count, as a varint: the profile's id. */
+static int bulk_ref(store_bulk_in *b, uint64_t v, const idmap *m, const char *name, plumb_id *out)
+{
+	*out = PLUMB_NONE;
+	if (v >= m->n)
+		return store_bulk_bad(b, "%s %llu out of range (table %s has %zu rows)", name,
+				      (unsigned long long)v, m->table, m->n);
+	*out = m->v[v];
+	return 0;
+}
+
+static void bulk_costs(rd *r, store_bulk_in *b, bool *any)
+{
+	*any = false;
+	for (size_t e = 0; e < r->p->events.n; e++) {
+		r->vec[e] = plumb_varint_get(&b->in);
+		*any |= r->vec[e] != 0;
+	}
+}
+
+static int bulk_model_fail(rd *r, store_bulk_in *b)
+{
+	char what[sizeof r->err->message];
+	if (!r->err)
+		return -1;
+	memcpy(what, r->err->message, sizeof what);
+	if (r->err->code == PLUMB_ERR_NOMEM)
+		return -1;
+	return store_bulk_bad(b, "%s", what);
+}
+
+/* Into an empty profile frames are appended with the file's ids (they were
+ * unique when written); into one that has frames, they are interned. */
+static int frame_entity(rd *r, store_bulk_in *b, bool append, uint64_t st[3])
+{
+	if (b->next == b->first)
+		st[0] = st[1] = st[2] = 0;
+	uint64_t fn = plumb_unzigzag(plumb_varint_get(&b->in), st[0]);
+	uint64_t file = plumb_varint_get(&b->in);
+	uint64_t line = plumb_unzigzag(plumb_varint_get(&b->in), st[1]);
+	uint64_t addr = plumb_unzigzag(plumb_varint_get(&b->in), st[2]);
+	st[0] = fn, st[1] = line, st[2] = addr;
+	plumb_id mfn, mfile = PLUMB_NONE;
+	if (b->in.bad)
+		return store_bulk_end_entity(b);
+	if (bulk_ref(b, fn, &r->fn, "function", &mfn) ||
+	    (file && bulk_ref(b, file - 1, &r->file, "file", &mfile)))
+		return -1;
+	if (line > UINT32_MAX)
+		return store_bulk_bad(b, "line %llu out of range", (unsigned long long)line);
+	plumb_id id = append ? plumb_frame_append(r->p, mfn, mfile, (uint32_t)line, addr)
+			     : plumb_frame_intern(r->p, mfn, mfile, (uint32_t)line, addr);
+	return map_push(r, &r->frame, id) || store_bulk_end_entity(b);
+}
+
+static int read_frames(rd *r)
+{
+	store_bulk_in b;
+	uint64_t st[3] = { 0 };
+	bool append = r->p->frames.n == 0;
+	int more = store_bulk_in_open(&b, r->db, "frames", r->path, r->err);
+	while (!more && (more = store_bulk_next(&b)) > 0)
+		more = frame_entity(r, &b, append, st);
+	store_bulk_in_close(&b);
+	return more;
+}
+
+/* A root (distance 0 to its parent): the root of the next part. */
+static int cct_root(rd *r, store_bulk_in *b)
 {
 	size_t next = r->part.n;
-	if (has_frame)
-		return row_fail(w, "a root node (parent NULL) must have no frame");
 	if (next >= r->nparts)
-		return row_fail(w, "a root node (parent NULL), but every part has its root");
-	if (part != (int64_t)next || r->parts[next].root != w->id)
-		return row_fail(w, "a root node (parent NULL) must be the root of part %zu, "
-				"whose root is node %lld", next, (long long)r->parts[next].root);
+		return store_bulk_bad(b, "a root node, but every part has its root");
 	const file_part *fp = &r->parts[next];
+	if (fp->root != b->next)
+		return store_bulk_bad(b, "a root node, but part %zu's root is node %lld", next,
+				      (long long)fp->root);
 	plumb_id id = plumb_part_add(r->p, fp->kind, plumb_str(r->p, fp->name), fp->pid, fp->tid);
 	if (map_push(r, &r->part, id))
 		return -1;
@@ -572,170 +513,163 @@ static int cct_root(rd *r, const row *w, int64_t part, bool has_frame)
 	return map_push(r, &r->node, r->p->parts.v[id].root);
 }
 
-/* A node below a root: its parent is an earlier node of the same part. */
-static int cct_child(rd *r, const row *w, int64_t part, int64_t parent)
+static int cct_entity(rd *r, store_bulk_in *b, uint64_t *frame)
 {
-	plumb_id frame;
-	if (col_ref(w, 3, "frame", &r->frame, false, &frame))
-		return -1;
-	if (parent < 0 || parent >= w->id)
-		return row_fail(w, "parent %lld is not an earlier node", (long long)parent);
-	plumb_id mparent = r->node.v[parent];
-	if (part >= (int64_t)r->part.n || r->p->cct.v[mparent].part != r->part.v[part])
-		return row_fail(w, "part %lld is not the part of its parent, node %lld",
-				(long long)part, (long long)parent);
-	return map_push(r, &r->node, plumb_cct_child(r->p, mparent, frame));
-}
-
-static int cct_node(rd *r, row *w, costs *c)
-{
-	int64_t part, parent, frame_unused;
-	bool has_parent, has_frame;
-	uint64_t activations;
-	if (col_int(w, 1, "part", &part, NULL) || col_int(w, 2, "parent", &parent, &has_parent) ||
-	    col_int(w, 3, "frame", &frame_unused, &has_frame) ||
-	    col_count(w, 4, "activations", &activations))
-		return -1;
-	if (part < 0 || (uint64_t)part >= r->nparts)
-		return row_fail(w, "part %lld out of range (table parts has %zu rows)",
-				(long long)part, r->nparts);
-	if (has_parent ? cct_child(r, w, part, parent) : cct_root(r, w, part, has_frame))
-		return -1;
-	plumb_id node = r->node.v[r->node.n - 1];
+	if (b->next == b->first)
+		*frame = 0;
+	uint64_t up = plumb_varint_get(&b->in);
+	if (up == 0) {
+		if (!b->in.bad && cct_root(r, b))
+			return -1;
+	} else {
+		*frame = plumb_unzigzag(plumb_varint_get(&b->in), *frame);
+		plumb_id mframe;
+		if (b->in.bad)
+			return store_bulk_end_entity(b);
+		if (up > (uint64_t)b->next)
+			return store_bulk_bad(b, "parent %lld nodes back, before the first node",
+					      (long long)up);
+		if (bulk_ref(b, *frame, &r->frame, "frame", &mframe))
+			return -1;
+		plumb_id node = plumb_cct_child(r->p, r->node.v[b->next - (int64_t)up], mframe);
+		if (map_push(r, &r->node, node))
+			return -1;
+	}
+	uint64_t activations = plumb_varint_get(&b->in) - 1; /* 0: unknown */
 	bool any;
-	if (activations != PLUMB_COUNT_UNKNOWN &&
-	    plumb_cct_add_activations(r->p, node, activations, r->err))
-		return row_model_fail(w);
-	if (costs_take(c, w->id, &any))
-		return -1;
-	if (any && plumb_cct_add_self(r->p, node, r->vec, r->err))
-		return row_model_fail(w);
-	return 0;
+	bulk_costs(r, b, &any);
+	if (b->in.bad)
+		return store_bulk_end_entity(b);
+	plumb_id node = r->node.v[r->node.n - 1];
+	if ((activations != PLUMB_COUNT_UNKNOWN &&
+	     plumb_cct_add_activations(r->p, node, activations, r->err)) ||
+	    (any && plumb_cct_add_self(r->p, node, r->vec, r->err)))
+		return bulk_model_fail(r, b);
+	return store_bulk_end_entity(b);
 }
 
 static int read_cct(rd *r)
 {
-	row w = { r, "cct_nodes", NULL, 0 };
-	costs c;
-	int more = -1;
-	if (costs_open(r, &c, "cct_costs", "node", "cct_nodes") ||
-	    rd_prepare(r, "SELECT id, part, parent, frame, activations FROM cct_nodes ORDER BY id",
-		       &w.st))
-		goto out;
-	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++)
-		if (cct_node(r, &w, &c)) {
-			more = -1;
-			break;
-		}
-	if (more == 0 && r->part.n < r->nparts)
+	store_bulk_in b;
+	uint64_t frame = 0;
+	int more = store_bulk_in_open(&b, r->db, "cct", r->path, r->err);
+	while (!more && (more = store_bulk_next(&b)) > 0)
+		more = cct_entity(r, &b, &frame);
+	store_bulk_in_close(&b);
+	if (!more && r->part.n < r->nparts)
 		more = plumb_fail(r->err, PLUMB_ERR_FORMAT,
-				  "%s: table parts, row %zu: root %lld is not a root row of cct_nodes",
-				  r->path, r->part.n, (long long)r->parts[r->part.n].root);
-out:
-	sqlite3_finalize(w.st);
-	return costs_close(&c, more == 0) || more ? -1 : 0;
+				  "%s: table parts, row %zu: root %lld is not a root node of the cct "
+				  "blocks", r->path, r->part.n, (long long)r->parts[r->part.n].root);
+	return more;
+}
+
+/* The file's parts are new parts of the profile, so its call-graph entries
+ * and arcs cannot be there already: they are appended. */
+static int cg_entity(rd *r, store_bulk_in *b, uint64_t st[2])
+{
+	if (b->next == b->first)
+		st[0] = st[1] = 0;
+	uint64_t part = plumb_unzigzag(plumb_varint_get(&b->in), st[0]);
+	uint64_t frame = plumb_unzigzag(plumb_varint_get(&b->in), st[1]);
+	bool any;
+	bulk_costs(r, b, &any);
+	uint64_t zeros = plumb_varint_get(&b->in);
+	st[0] = part, st[1] = frame + 1;
+	plumb_id mpart, mframe;
+	if (b->in.bad)
+		return store_bulk_end_entity(b);
+	if (bulk_ref(b, part, &r->part, "part", &mpart) ||
+	    bulk_ref(b, frame, &r->frame, "frame", &mframe))
+		return -1;
+	if (plumb_cg_self_append(r->p, mpart, mframe, r->vec, zeros, r->err))
+		return bulk_model_fail(r, b);
+	return store_bulk_end_entity(b);
 }
 
 static int read_cg_self(rd *r)
 {
-	row w = { r, "cg_self", NULL, 0 };
-	costs c;
-	int more = -1;
-	if (costs_open(r, &c, "cg_self_costs", "cg_self", "cg_self") ||
-	    rd_prepare(r, "SELECT id, part, frame FROM cg_self ORDER BY id", &w.st))
-		goto out;
-	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
-		plumb_id part, frame;
-		bool any;
-		if (col_ref(&w, 1, "part", &r->part, false, &part) ||
-		    col_ref(&w, 2, "frame", &r->frame, false, &frame) || costs_take(&c, w.id, &any)) {
-			more = -1;
-			break;
-		}
-		/* Added even when all zero: the entry itself is data. */
-		if (plumb_cg_add_self(r->p, part, frame, r->vec, r->err)) {
-			more = row_model_fail(&w);
-			break;
-		}
-	}
-out:
-	sqlite3_finalize(w.st);
-	return costs_close(&c, more == 0) || more ? -1 : 0;
+	store_bulk_in b;
+	uint64_t st[2] = { 0 };
+	int more = store_bulk_in_open(&b, r->db, "cg_self", r->path, r->err);
+	while (!more && (more = store_bulk_next(&b)) > 0)
+		more = cg_entity(r, &b, st);
+	store_bulk_in_close(&b);
+	return more;
 }
 
-static int arc_row(rd *r, row *w, costs *c)
+static int arc_entity(rd *r, store_bulk_in *b, uint64_t st[3])
 {
-	plumb_id part, caller, callee;
-	uint64_t calls;
-	int64_t has_incl;
-	bool any;
-	if (col_ref(w, 1, "part", &r->part, false, &part) ||
-	    col_ref(w, 2, "caller", &r->frame, false, &caller) ||
-	    col_ref(w, 3, "callee", &r->fn, false, &callee) || col_count(w, 4, "calls", &calls) ||
-	    col_int(w, 5, "has_inclusive", &has_incl, NULL) || costs_take(c, w->id, &any))
+	if (b->next == b->first)
+		st[0] = st[1] = st[2] = 0;
+	uint64_t part = plumb_unzigzag(plumb_varint_get(&b->in), st[0]);
+	uint64_t caller = plumb_unzigzag(plumb_varint_get(&b->in), st[1]);
+	uint64_t callee = plumb_unzigzag(plumb_varint_get(&b->in), st[2]);
+	uint64_t calls = plumb_varint_get(&b->in) - 1; /* 0: unknown */
+	uint64_t flags = plumb_varint_get(&b->in), zeros = 0;
+	st[0] = part, st[1] = caller, st[2] = callee;
+	bool any = false;
+	if (flags & 1)
+		bulk_costs(r, b, &any);
+	if (flags & 2)
+		zeros = plumb_varint_get(&b->in);
+	plumb_id mpart, mcaller, mcallee;
+	if (b->in.bad)
+		return store_bulk_end_entity(b);
+	if (flags > 3)
+		return store_bulk_bad(b, "flags %llu: expected 0 to 3", (unsigned long long)flags);
+	if (bulk_ref(b, part, &r->part, "part", &mpart) ||
+	    bulk_ref(b, caller, &r->frame, "caller frame", &mcaller) ||
+	    bulk_ref(b, callee, &r->fn, "callee function", &mcallee))
 		return -1;
-	if (has_incl != 0 && has_incl != 1)
-		return row_fail(w, "has_inclusive: expected 0 or 1, found %lld", (long long)has_incl);
-	if (any && !has_incl)
-		return row_fail(w, "arc_costs rows for an arc without inclusive cost");
-	/* a version-1 gmon.out profile's arc costs were gprof's estimates:
-	 * analysis computes them now, from the counts */
-	const uint64_t *incl = has_incl && !r->gprof_v1 ? r->vec : NULL;
-	if (plumb_arc_add(r->p, part, caller, callee, calls, incl, r->err) < 0)
-		return row_model_fail(w);
-	return 0;
+	if (plumb_arc_append(r->p, mpart, mcaller, mcallee, calls, flags & 1 ? r->vec : NULL, zeros,
+			     r->err))
+		return bulk_model_fail(r, b);
+	return store_bulk_end_entity(b);
 }
 
 static int read_arcs(rd *r)
 {
-	row w = { r, "arcs", NULL, 0 };
-	costs c;
-	int more = -1;
-	if (costs_open(r, &c, "arc_costs", "arc", "arcs") ||
-	    rd_prepare(r, "SELECT id, part, caller, callee, calls, has_inclusive FROM arcs "
-			  "ORDER BY id", &w.st))
-		goto out;
-	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++)
-		if (arc_row(r, &w, &c)) {
-			more = -1;
-			break;
-		}
-out:
-	sqlite3_finalize(w.st);
-	return costs_close(&c, more == 0) || more ? -1 : 0;
+	store_bulk_in b;
+	uint64_t st[3] = { 0 };
+	int more = store_bulk_in_open(&b, r->db, "arcs", r->path, r->err);
+	while (!more && (more = store_bulk_next(&b)) > 0)
+		more = arc_entity(r, &b, st);
+	store_bulk_in_close(&b);
+	return more;
+}
+
+static int sample_entity(rd *r, store_bulk_in *b, uint64_t st[3])
+{
+	if (b->next == b->first)
+		st[0] = st[1] = st[2] = 0;
+	uint64_t time = plumb_unzigzag(plumb_varint_get(&b->in), st[0]);
+	uint64_t part = plumb_unzigzag(plumb_varint_get(&b->in), st[1]);
+	uint64_t node = plumb_unzigzag(plumb_varint_get(&b->in), st[2]);
+	bool any;
+	bulk_costs(r, b, &any);
+	st[0] = time, st[1] = part, st[2] = node;
+	plumb_id mpart, mnode;
+	if (b->in.bad)
+		return store_bulk_end_entity(b);
+	if (bulk_ref(b, part, &r->part, "part", &mpart) || bulk_ref(b, node, &r->node, "node", &mnode))
+		return -1;
+	if (plumb_sample_add(r->p, time, mpart, mnode, r->vec, r->err))
+		return bulk_model_fail(r, b);
+	return store_bulk_end_entity(b);
 }
 
 static int read_samples(rd *r)
 {
-	row w = { r, "samples", NULL, 0 };
-	costs c;
-	int more = -1;
-	if (costs_open(r, &c, "sample_weights", "sample", "samples") ||
-	    rd_prepare(r, "SELECT id, time_ns, part, node FROM samples ORDER BY id", &w.st))
-		goto out;
-	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
-		int64_t time;
-		plumb_id part, node;
-		bool any;
-		if (col_int(&w, 1, "time_ns", &time, NULL) ||
-		    col_ref(&w, 2, "part", &r->part, false, &part) ||
-		    col_ref(&w, 3, "node", &r->node, false, &node) || costs_take(&c, w.id, &any)) {
-			more = -1;
-			break;
-		}
-		if (plumb_sample_add(r->p, store_i2u(time), part, node, r->vec, r->err)) {
-			more = row_model_fail(&w);
-			break;
-		}
-	}
-out:
-	sqlite3_finalize(w.st);
-	return costs_close(&c, more == 0) || more ? -1 : 0;
+	store_bulk_in b;
+	uint64_t st[3] = { 0 };
+	int more = store_bulk_in_open(&b, r->db, "samples", r->path, r->err);
+	while (!more && (more = store_bulk_next(&b)) > 0)
+		more = sample_entity(r, &b, st);
+	store_bulk_in_close(&b);
+	return more;
 }
 
-/* ---- performance points (version 4) ------------------------------------------ */
-
-#define STORE_POINTS_SINCE 4
+/* ---- performance points ------------------------------------------------------ */
 
 /* A field of a point: NULL when the source lacked it (its bit is cleared);
  * bit 0: a field every point has, never NULL. */
@@ -863,8 +797,6 @@ out:
 
 static int read_points(rd *r)
 {
-	if (r->version < STORE_POINTS_SINCE)
-		return 0;
 	if (read_points_info(r))
 		return -1;
 	row w = { r, "points", NULL, 0 };
@@ -883,28 +815,6 @@ static int read_points(rd *r)
 	return more ? -1 : 0;
 }
 
-/* Version 1 said "the arc costs are gprof's estimates" (gmon.out) with
- * this metadata key; version 2 says it per part (arc_costs), and the arcs
- * carry no cost. */
-#define LEGACY_ESTIMATE_KEY "inclusive.estimated"
-
-static int read_legacy_estimate(rd *r)
-{
-	if (r->version >= 2)
-		return 0;
-	sqlite3_stmt *st;
-	if (rd_prepare(r, "SELECT 1 FROM meta m JOIN strings k ON k.id = m.name JOIN strings v "
-			  "ON v.id = m.value WHERE k.text = '" LEGACY_ESTIMATE_KEY "' AND "
-			  "v.text = 'gprof'", &st))
-		return -1;
-	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return rd_sqlite_fail(r, rc);
-	r->gprof_v1 = rc == SQLITE_ROW;
-	return 0;
-}
-
 static int read_meta(rd *r)
 {
 	row w = { r, "meta", NULL, 0 };
@@ -915,8 +825,6 @@ static int read_meta(rd *r)
 		plumb_id name, value;
 		if (col_sid(&w, 1, "name", false, &name) || col_sid(&w, 2, "value", false, &value))
 			goto out;
-		if (r->gprof_v1 && strcmp(S(r, name), LEGACY_ESTIMATE_KEY) == 0)
-			continue; /* now the parts' arc_costs */
 		if (plumb_meta_set(r->p, S(r, name), S(r, value), r->err)) {
 			row_model_fail(&w);
 			goto out;
@@ -1006,9 +914,16 @@ static int check_version(rd *r)
 				  PLUMB_STORE_VERSION);
 	if (version < 1)
 		return plumb_fail(r->err, PLUMB_ERR_FORMAT,
-				  "%s: damaged .plumb file (schema version %lld, expected 1 to %d)",
+				  "%s: damaged .plumb file (schema version %lld, expected %d)",
 				  r->path, (long long)version, PLUMB_STORE_VERSION);
-	r->version = version;
+	/* Versions 1 to 4 kept a row per frame and per cost: plumb no longer
+	 * reads them (docs/plumb-format.md, "Versioning policy"). */
+	if (version < PLUMB_STORE_VERSION)
+		return plumb_fail(r->err, PLUMB_ERR_UNSUPPORTED,
+				  "%s: .plumb schema version %lld was written by an older plumb; this "
+				  "plumb reads version %d: convert the original profile again "
+				  "(plumb convert INPUT -o %s) or record it again", r->path,
+				  (long long)version, PLUMB_STORE_VERSION, r->path);
 	return 0;
 }
 
@@ -1036,7 +951,7 @@ static int read_all(rd *r)
 	/* One read transaction: a consistent snapshot of the whole file. */
 	if (check_version(r) || rd_exec(r, "BEGIN"))
 		return -1;
-	if (read_legacy_estimate(r) || read_strings(r) || read_events(r) || read_modules(r) ||
+	if (read_strings(r) || read_events(r) || read_modules(r) ||
 	    read_files(r) || read_functions(r) || read_frames(r) || read_parts(r) || read_cct(r) ||
 	    read_cg_self(r) || read_arcs(r) ||
 	    store_read_jumps(r->db, r->p, r->part.v, r->part.n, r->frame.v, r->frame.n, r->path,
