@@ -10,19 +10,25 @@ static void drop(plumb_profile *p)
 		plumb_profile_drop_lookups(p);
 }
 
-plumb_id plumb_frame_append(plumb_profile *p, plumb_id function, plumb_id file, uint32_t line,
-			    uint64_t address)
+plumb_frame *plumb_frames_room(plumb_profile *p, size_t n)
 {
-	if (function >= p->functions.n || (file != PLUMB_NONE && file >= p->files.n) ||
-	    p->frames.n >= PLUMB_NONE - 1)
-		return PLUMB_NONE;
+	if (n > PLUMB_NONE - 1 - p->frames.n || plumb_vec_reserve(p->frames, p->frames.n + n))
+		return NULL;
+	return p->frames.v + p->frames.n;
+}
+
+int plumb_frames_added(plumb_profile *p, size_t n, plumb_error *err)
+{
+	const plumb_frame *f = p->frames.v + p->frames.n;
+	for (size_t i = 0; i < n; i++)
+		if (f[i].function >= p->functions.n ||
+		    (f[i].file == PLUMB_NONE ? p->functions.v[f[i].function].file != PLUMB_NONE
+					     : f[i].file >= p->files.n))
+			return plumb_fail(err, PLUMB_ERR_USAGE, "frame %zu: bad function or file",
+					  p->frames.n + i);
 	drop(p);
-	if (file == PLUMB_NONE)
-		file = p->functions.v[function].file;
-	plumb_frame fr = { function, file, line, address };
-	if (plumb_vec_push(p->frames, fr))
-		return PLUMB_NONE;
-	return (plumb_id)(p->frames.n - 1);
+	p->frames.n += n;
+	return 0;
 }
 
 /* Set the zero mask of entry id in *v (grown, zero-filled, to id + 1 or more). */
@@ -43,38 +49,56 @@ static int set_zeros(uint64_t **v, size_t *len, size_t id, uint64_t mask)
 	return 0;
 }
 
-int plumb_cg_self_append(plumb_profile *p, plumb_id part, plumb_id frame, const uint64_t *costs,
-			 uint64_t zeros, plumb_error *err)
+uint64_t *plumb_cg_self_room(plumb_profile *p, size_t n, plumb_cg_self **keys)
 {
-	if (part >= p->parts.n || frame >= p->frames.n)
-		return plumb_fail(err, PLUMB_ERR_USAGE, "call graph cost for unknown part or frame");
+	size_t nev = p->events.n;
+	if (n > PLUMB_NONE - 1 - p->cg_self.n || plumb_vec_reserve(p->cg_self, p->cg_self.n + n) ||
+	    plumb_vec_reserve(p->cg_self_cost, (p->cg_self.n + n) * nev + 1))
+		return NULL;
+	*keys = p->cg_self.v + p->cg_self.n;
+	return p->cg_self_cost.v + p->cg_self.n * nev;
+}
+
+int plumb_cg_self_added(plumb_profile *p, size_t n, plumb_error *err)
+{
+	const plumb_cg_self *k = p->cg_self.v + p->cg_self.n;
+	for (size_t i = 0; i < n; i++)
+		if (k[i].part >= p->parts.n || k[i].frame >= p->frames.n)
+			return plumb_fail(err, PLUMB_ERR_USAGE,
+					  "call graph cost for unknown part or frame");
+	if (!n)
+		return 0;
 	drop(p);
-	size_t nev = p->events.n, id = p->cg_self.n;
-	plumb_cg_self k = { part, frame };
-	if (plumb_vec_push(p->cg_self, k) || plumb_costs_grow(p->cg_self_cost, nev) ||
-	    set_zeros(&p->cg_self_zero.v, &p->cg_self_zero.n, id, zeros))
-		return plumb_fail_nomem(err);
-	memcpy(p->cg_self_cost.v + id * nev, costs, nev * sizeof *costs);
 	if (!p->cg_direct_part1)
-		p->cg_direct_part1 = part + 1; /* as the first plumb_cg_add_self would */
+		p->cg_direct_part1 = k[0].part + 1; /* as the first plumb_cg_add_self would */
+	p->cg_self.n += n;
+	p->cg_self_cost.n = p->cg_self.n * p->events.n;
 	p->costs_started = true;
 	return 0;
 }
 
-int plumb_arc_append(plumb_profile *p, plumb_id part, plumb_id caller, plumb_id callee,
-		     uint64_t calls, const uint64_t *incl, uint64_t zeros, plumb_error *err)
+int plumb_cg_self_zeros(plumb_profile *p, size_t id, uint64_t mask, plumb_error *err)
 {
-	if (part >= p->parts.n || caller >= p->frames.n || callee >= p->functions.n)
-		return plumb_fail(err, PLUMB_ERR_USAGE, "call arc with unknown part, frame or function");
+	return set_zeros(&p->cg_self_zero.v, &p->cg_self_zero.n, id, mask) ? plumb_fail_nomem(err)
+									    : 0;
+}
+
+uint64_t *plumb_arc_append(plumb_profile *p, plumb_id part, plumb_id caller, plumb_id callee,
+			   uint64_t calls, bool has_inclusive, uint64_t zeros, plumb_error *err)
+{
+	if (part >= p->parts.n || caller >= p->frames.n || callee >= p->functions.n) {
+		plumb_fail(err, PLUMB_ERR_USAGE, "call arc with unknown part, frame or function");
+		return NULL;
+	}
 	drop(p);
 	size_t nev = p->events.n, id = p->arcs.n;
-	plumb_arc a = { part, caller, callee, calls, incl != NULL };
+	plumb_arc a = { part, caller, callee, calls, has_inclusive };
 	if (plumb_vec_push(p->arcs, a) || plumb_costs_grow(p->arc_incl, nev) ||
-	    set_zeros(&p->arc_zero.v, &p->arc_zero.n, id, zeros))
-		return plumb_fail_nomem(err);
-	if (incl) {
-		memcpy(p->arc_incl.v + id * nev, incl, nev * sizeof *incl);
-		p->costs_started = true;
+	    set_zeros(&p->arc_zero.v, &p->arc_zero.n, id, zeros)) {
+		plumb_fail_nomem(err);
+		return NULL;
 	}
-	return 0;
+	if (has_inclusive)
+		p->costs_started = true;
+	return p->arc_incl.v + id * nev;
 }

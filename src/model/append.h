@@ -13,16 +13,22 @@
 
 #include "plumb/profile.h"
 
-/* Append a frame (file PLUMB_NONE: the function's file); its id or PLUMB_NONE
- * on a bad reference or ENOMEM. */
-plumb_id plumb_frame_append(plumb_profile *p, plumb_id function, plumb_id file, uint32_t line,
-			    uint64_t address);
-/* Append the call-graph entry (part, frame) with its costs and the mask of
- * events written as 0 (see cg_self_zero). -1 with err on a bad id, ENOMEM. */
-int plumb_cg_self_append(plumb_profile *p, plumb_id part, plumb_id frame, const uint64_t *costs,
-			 uint64_t zeros, plumb_error *err);
-/* Append an arc: incl NULL when its inclusive cost is not known. */
-int plumb_arc_append(plumb_profile *p, plumb_id part, plumb_id caller, plumb_id callee,
-		     uint64_t calls, const uint64_t *incl, uint64_t zeros, plumb_error *err);
+/* Room for n more frames: where the caller writes them, ids and all
+ * (a frame's file is never PLUMB_NONE unless its function's is). NULL on
+ * ENOMEM. Then plumb_frames_added adds them: -1 if one has a bad reference
+ * (then none is added). */
+plumb_frame *plumb_frames_room(plumb_profile *p, size_t n);
+int plumb_frames_added(plumb_profile *p, size_t n, plumb_error *err);
+/* The same for call-graph entries: the keys and their cost vectors
+ * (n * events slots) to fill. */
+uint64_t *plumb_cg_self_room(plumb_profile *p, size_t n, plumb_cg_self **keys);
+int plumb_cg_self_added(plumb_profile *p, size_t n, plumb_error *err);
+/* The mask of events written as 0 (see cg_self_zero) of entry id, which
+ * may be one in the room. */
+int plumb_cg_self_zeros(plumb_profile *p, size_t id, uint64_t mask, plumb_error *err);
+/* Append an arc: its inclusive cost vector (zeroed; the caller fills it
+ * when has_inclusive, else leaves it zero). */
+uint64_t *plumb_arc_append(plumb_profile *p, plumb_id part, plumb_id caller, plumb_id callee,
+			   uint64_t calls, bool has_inclusive, uint64_t zeros, plumb_error *err);
 
 #endif

@@ -39,22 +39,14 @@ typedef struct plumb_varint_in {
 	bool bad; /* read past the end, or a varint longer than 64 bits */
 } plumb_varint_in;
 
+uint64_t plumb_varint_get_long(plumb_varint_in *in);
+
+/* Most varints of a block are one byte: those take the short way. */
 static inline uint64_t plumb_varint_get(plumb_varint_in *in)
 {
-	uint64_t v = 0;
-	for (unsigned shift = 0; in->p < in->end; shift += 7) {
-		uint8_t b = *in->p++;
-		if (shift == 63 && b > 1)
-			break;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-		if (shift == 63)
-			break;
-	}
-	in->bad = true;
-	in->p = in->end;
-	return 0;
+	if (in->p < in->end && *in->p < 0x80)
+		return *in->p++;
+	return plumb_varint_get_long(in);
 }
 
 #endif

@@ -85,7 +85,7 @@ static uint64_t zeros_of(const uint64_t *v, size_t n, size_t i)
 }
 
 /* Entries: part and frame as differences (the frame from the one after
- * the previous entry's), costs, the mask of events written as 0. */
+ * the previous entry's), the mask of events written as 0, costs. */
 static int enc_cg_self(store_bulk_out *o, const plumb_profile *p)
 {
 	size_t nev = p->events.n;
@@ -100,8 +100,8 @@ static int enc_cg_self(store_bulk_out *o, const plumb_profile *p)
 			part = next_frame = 0;
 		w = plumb_varint_put(w, plumb_zigzag(c->part, part));
 		w = plumb_varint_put(w, plumb_zigzag(c->frame, next_frame));
-		w = put_costs(w, p->cg_self_cost.v + i * nev, nev);
 		w = plumb_varint_put(w, zeros_of(p->cg_self_zero.v, p->cg_self_zero.n, i));
+		w = put_costs(w, p->cg_self_cost.v + i * nev, nev);
 		part = c->part;
 		next_frame = (uint64_t)c->frame + 1;
 		if (store_bulk_done(o, w))
@@ -111,7 +111,8 @@ static int enc_cg_self(store_bulk_out *o, const plumb_profile *p)
 }
 
 /* Arcs: part, caller and callee as differences, calls + 1 (0: unknown),
- * flags (1: the inclusive cost follows, 2: a zero mask follows), then those. */
+ * flags (1: the inclusive cost follows, 2: a zero mask follows), then
+ * the zero mask and the inclusive cost. */
 static int enc_arcs(store_bulk_out *o, const plumb_profile *p)
 {
 	size_t nev = p->events.n;
@@ -130,10 +131,10 @@ static int enc_arcs(store_bulk_out *o, const plumb_profile *p)
 		w = plumb_varint_put(w, plumb_zigzag(a->callee, callee));
 		w = plumb_varint_put(w, a->calls + 1);
 		w = plumb_varint_put(w, (uint64_t)a->has_inclusive | (zeros ? 2u : 0u));
-		if (a->has_inclusive)
-			w = put_costs(w, p->arc_incl.v + i * nev, nev);
 		if (zeros)
 			w = plumb_varint_put(w, zeros);
+		if (a->has_inclusive)
+			w = put_costs(w, p->arc_incl.v + i * nev, nev);
 		part = a->part;
 		caller = a->caller;
 		callee = a->callee;

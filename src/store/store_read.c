@@ -459,9 +459,8 @@ static int bulk_model_fail(rd *r, store_bulk_in *b)
 	return store_bulk_bad(b, "%s", what);
 }
 
-/* Into an empty profile frames are appended with the file's ids (they were
- * unique when written); into one that has frames, they are interned. */
-static int frame_entity(rd *r, store_bulk_in *b, bool append, uint64_t st[3])
+/* One frame: its fields checked and mapped into *f. */
+static int frame_entity(rd *r, store_bulk_in *b, uint64_t st[3], plumb_frame *f)
 {
 	if (b->next == b->first)
 		st[0] = st[1] = st[2] = 0;
@@ -470,17 +469,40 @@ static int frame_entity(rd *r, store_bulk_in *b, bool append, uint64_t st[3])
 	uint64_t line = plumb_unzigzag(plumb_varint_get(&b->in), st[1]);
 	uint64_t addr = plumb_unzigzag(plumb_varint_get(&b->in), st[2]);
 	st[0] = fn, st[1] = line, st[2] = addr;
-	plumb_id mfn, mfile = PLUMB_NONE;
 	if (b->in.bad)
 		return store_bulk_end_entity(b);
-	if (bulk_ref(b, fn, &r->fn, "function", &mfn) ||
-	    (file && bulk_ref(b, file - 1, &r->file, "file", &mfile)))
+	if (bulk_ref(b, fn, &r->fn, "function", &f->function) ||
+	    (file && bulk_ref(b, file - 1, &r->file, "file", &f->file)))
 		return -1;
+	if (!file)
+		f->file = r->p->functions.v[f->function].file;
 	if (line > UINT32_MAX)
 		return store_bulk_bad(b, "line %llu out of range", (unsigned long long)line);
-	plumb_id id = append ? plumb_frame_append(r->p, mfn, mfile, (uint32_t)line, addr)
-			     : plumb_frame_intern(r->p, mfn, mfile, (uint32_t)line, addr);
-	return map_push(r, &r->frame, id) || store_bulk_end_entity(b);
+	f->line = (uint32_t)line;
+	f->address = addr;
+	return store_bulk_end_entity(b);
+}
+
+/* Into a profile without frames, a block's frames are written in place
+ * with the file's ids (they were unique when written); into one that has
+ * frames, each is interned. */
+static int frame_block(rd *r, store_bulk_in *b, bool append, uint64_t st[3])
+{
+	size_t n = (size_t)b->count;
+	plumb_frame one, *f = append ? plumb_frames_room(r->p, n) : &one;
+	if (!f)
+		return plumb_fail_nomem(r->err);
+	for (size_t i = 0; i < n; i++) {
+		plumb_frame *fr = append ? f + i : f;
+		if (frame_entity(r, b, st, fr))
+			return -1;
+		plumb_id id = append ? (plumb_id)(r->p->frames.n + i)
+				     : plumb_frame_intern(r->p, fr->function, fr->file, fr->line,
+							  fr->address);
+		if (map_push(r, &r->frame, id))
+			return -1;
+	}
+	return append && plumb_frames_added(r->p, n, r->err) ? bulk_model_fail(r, b) : 0;
 }
 
 static int read_frames(rd *r)
@@ -490,7 +512,7 @@ static int read_frames(rd *r)
 	bool append = r->p->frames.n == 0;
 	int more = store_bulk_in_open(&b, r->db, "frames", r->path, r->err);
 	while (!more && (more = store_bulk_next(&b)) > 0)
-		more = frame_entity(r, &b, append, st);
+		more = frame_block(r, &b, append, st);
 	store_bulk_in_close(&b);
 	return more;
 }
@@ -564,26 +586,39 @@ static int read_cct(rd *r)
 }
 
 /* The file's parts are new parts of the profile, so its call-graph entries
- * and arcs cannot be there already: they are appended. */
-static int cg_entity(rd *r, store_bulk_in *b, uint64_t st[2])
+ * and arcs cannot be there already: a block of entries is written in place. */
+static int cg_entity(rd *r, store_bulk_in *b, uint64_t st[2], plumb_cg_self *k, uint64_t *costs)
 {
 	if (b->next == b->first)
 		st[0] = st[1] = 0;
 	uint64_t part = plumb_unzigzag(plumb_varint_get(&b->in), st[0]);
 	uint64_t frame = plumb_unzigzag(plumb_varint_get(&b->in), st[1]);
-	bool any;
-	bulk_costs(r, b, &any);
 	uint64_t zeros = plumb_varint_get(&b->in);
+	for (size_t e = 0; e < r->p->events.n; e++)
+		costs[e] = plumb_varint_get(&b->in);
 	st[0] = part, st[1] = frame + 1;
-	plumb_id mpart, mframe;
 	if (b->in.bad)
 		return store_bulk_end_entity(b);
-	if (bulk_ref(b, part, &r->part, "part", &mpart) ||
-	    bulk_ref(b, frame, &r->frame, "frame", &mframe))
+	if (bulk_ref(b, part, &r->part, "part", &k->part) ||
+	    bulk_ref(b, frame, &r->frame, "frame", &k->frame))
 		return -1;
-	if (plumb_cg_self_append(r->p, mpart, mframe, r->vec, zeros, r->err))
-		return bulk_model_fail(r, b);
+	if (zeros && plumb_cg_self_zeros(r->p, r->p->cg_self.n + (size_t)(b->next - b->first), zeros,
+					 r->err))
+		return -1;
 	return store_bulk_end_entity(b);
+}
+
+static int cg_block(rd *r, store_bulk_in *b, uint64_t st[2])
+{
+	size_t n = (size_t)b->count, nev = r->p->events.n;
+	plumb_cg_self *keys;
+	uint64_t *costs = plumb_cg_self_room(r->p, n, &keys);
+	if (!costs)
+		return plumb_fail_nomem(r->err);
+	for (size_t i = 0; i < n; i++)
+		if (cg_entity(r, b, st, keys + i, costs + i * nev))
+			return -1;
+	return plumb_cg_self_added(r->p, n, r->err) ? bulk_model_fail(r, b) : 0;
 }
 
 static int read_cg_self(rd *r)
@@ -592,7 +627,7 @@ static int read_cg_self(rd *r)
 	uint64_t st[2] = { 0 };
 	int more = store_bulk_in_open(&b, r->db, "cg_self", r->path, r->err);
 	while (!more && (more = store_bulk_next(&b)) > 0)
-		more = cg_entity(r, &b, st);
+		more = cg_block(r, &b, st);
 	store_bulk_in_close(&b);
 	return more;
 }
@@ -605,13 +640,9 @@ static int arc_entity(rd *r, store_bulk_in *b, uint64_t st[3])
 	uint64_t caller = plumb_unzigzag(plumb_varint_get(&b->in), st[1]);
 	uint64_t callee = plumb_unzigzag(plumb_varint_get(&b->in), st[2]);
 	uint64_t calls = plumb_varint_get(&b->in) - 1; /* 0: unknown */
-	uint64_t flags = plumb_varint_get(&b->in), zeros = 0;
+	uint64_t flags = plumb_varint_get(&b->in);
+	uint64_t zeros = flags & 2 ? plumb_varint_get(&b->in) : 0;
 	st[0] = part, st[1] = caller, st[2] = callee;
-	bool any = false;
-	if (flags & 1)
-		bulk_costs(r, b, &any);
-	if (flags & 2)
-		zeros = plumb_varint_get(&b->in);
 	plumb_id mpart, mcaller, mcallee;
 	if (b->in.bad)
 		return store_bulk_end_entity(b);
@@ -621,9 +652,12 @@ static int arc_entity(rd *r, store_bulk_in *b, uint64_t st[3])
 	    bulk_ref(b, caller, &r->frame, "caller frame", &mcaller) ||
 	    bulk_ref(b, callee, &r->fn, "callee function", &mcallee))
 		return -1;
-	if (plumb_arc_append(r->p, mpart, mcaller, mcallee, calls, flags & 1 ? r->vec : NULL, zeros,
-			     r->err))
+	uint64_t *incl = plumb_arc_append(r->p, mpart, mcaller, mcallee, calls, flags & 1, zeros,
+					  r->err);
+	if (!incl)
 		return bulk_model_fail(r, b);
+	for (size_t e = 0; flags & 1 && e < r->p->events.n; e++)
+		incl[e] = plumb_varint_get(&b->in);
 	return store_bulk_end_entity(b);
 }
 
