@@ -10,7 +10,7 @@
 
 const char store_summary_schema[] =
 	"CREATE TABLE function_costs (function INTEGER NOT NULL REFERENCES functions(id),"
-	" event INTEGER NOT NULL REFERENCES events(id), self INTEGER NOT NULL,"
+	" event INTEGER NOT NULL REFERENCES events(id), self INTEGER,"
 	" PRIMARY KEY (function, event)) WITHOUT ROWID;\n"
 	"CREATE TABLE calls (caller INTEGER NOT NULL REFERENCES functions(id),"
 	" callee INTEGER NOT NULL REFERENCES functions(id), calls INTEGER,"
@@ -43,6 +43,14 @@ static int put_row(summary *s, sqlite3_stmt *st, const int64_t *v, const bool *n
 	return rc == SQLITE_OK ? 0 : sql_fail(s, rc);
 }
 
+/* dst += src, slot by slot, held at UINT64_MAX (written as NULL: too big to
+ * say) instead of wrapping. */
+static void add_held(uint64_t *dst, const uint64_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = dst[i] > UINT64_MAX - src[i] ? UINT64_MAX : dst[i] + src[i];
+}
+
 static int function_costs(summary *s, sqlite3_stmt *st)
 {
 	const plumb_profile *p = s->p;
@@ -52,20 +60,19 @@ static int function_costs(summary *s, sqlite3_stmt *st)
 		return plumb_fail_nomem(s->err);
 	int ret = -1;
 	for (size_t i = 0; i < p->cct.n; i++)
-		if (p->cct.v[i].frame != PLUMB_NONE &&
-		    plumb_costs_add(sum + p->frames.v[p->cct.v[i].frame].function * nev,
-				    p->cct_self.v + i * nev, nev, s->err))
-			goto out;
+		if (p->cct.v[i].frame != PLUMB_NONE)
+			add_held(sum + p->frames.v[p->cct.v[i].frame].function * nev,
+				 p->cct_self.v + i * nev, nev);
 	for (size_t i = 0; i < p->cg_self.n; i++)
-		if (plumb_costs_add(sum + p->frames.v[p->cg_self.v[i].frame].function * nev,
-				    p->cg_self_cost.v + i * nev, nev, s->err))
-			goto out;
+		add_held(sum + p->frames.v[p->cg_self.v[i].frame].function * nev,
+			 p->cg_self_cost.v + i * nev, nev);
 	for (size_t f = 0; f < nfn; f++)
-		for (size_t e = 0; e < nev; e++)
-			if (sum[f * nev + e] &&
-			    put_row(s, st, (int64_t[]){ (int64_t)f, (int64_t)e,
-							store_u2i(sum[f * nev + e]) }, NULL, 3))
+		for (size_t e = 0; e < nev; e++) {
+			uint64_t v = sum[f * nev + e];
+			if (v && put_row(s, st, (int64_t[]){ (int64_t)f, (int64_t)e, store_u2i(v) },
+					 (bool[]){ false, false, v == UINT64_MAX }, 3))
 				goto out;
+		}
 	ret = 0;
 out:
 	free(sum);
@@ -110,18 +117,13 @@ static int calls(summary *s, sqlite3_stmt *st)
 		uint64_t total = 0;
 		bool known = false;
 		size_t j = i;
-		for (; j < n && v[j].caller == v[i].caller && v[j].callee == v[i].callee; j++) {
-			if (v[j].calls == PLUMB_COUNT_UNKNOWN)
-				continue;
-			if (plumb_costs_add(&total, &v[j].calls, 1, s->err)) {
-				ret = -1;
-				break;
+		for (; j < n && v[j].caller == v[i].caller && v[j].callee == v[i].callee; j++)
+			if (v[j].calls != PLUMB_COUNT_UNKNOWN) {
+				add_held(&total, &v[j].calls, 1);
+				known = true;
 			}
-			known = true;
-		}
-		if (!ret)
-			ret = put_row(s, st, (int64_t[]){ v[i].caller, v[i].callee, store_u2i(total) },
-				      (bool[]){ false, false, !known }, 3);
+		ret = put_row(s, st, (int64_t[]){ v[i].caller, v[i].callee, store_u2i(total) },
+			      (bool[]){ false, false, !known || total == UINT64_MAX }, 3);
 		i = j;
 	}
 	free(v);
