@@ -42,7 +42,9 @@ static const char schema_sql[] =
 	" mangled INTEGER REFERENCES strings(id),"
 	" module INTEGER REFERENCES modules(id),"
 	" file INTEGER REFERENCES files(id),"
-	" line INTEGER NOT NULL);\n"
+	" line INTEGER NOT NULL,"
+	/* for sqlite3 users (store_summary.c), never read by plumb */
+	" self TEXT, calls TEXT);\n"
 	"CREATE TABLE parts (id INTEGER PRIMARY KEY,"
 	" kind INTEGER NOT NULL,"
 	" name INTEGER REFERENCES strings(id),"
@@ -85,13 +87,14 @@ static const char schema_sql[] =
 	" LEFT JOIN strings n ON n.id = p.name;\n"
 	"CREATE VIEW v_meta AS SELECT m.id AS id, k.text AS name, v.text AS value"
 	" FROM meta m JOIN strings k ON k.id = m.name JOIN strings v ON v.id = m.value;\n"
-	"CREATE VIEW v_function_costs AS SELECT c.function AS function, f.name AS name,"
-	" f.module AS module, f.file AS file, e.name AS event, c.self AS self"
-	" FROM function_costs c JOIN v_functions f ON f.id = c.function"
-	" JOIN v_events e ON e.id = c.event;\n"
-	"CREATE VIEW v_calls AS SELECT c.caller AS caller, a.name AS caller_name,"
-	" c.callee AS callee, b.name AS callee_name, c.calls AS calls FROM calls c"
-	" JOIN v_functions a ON a.id = c.caller JOIN v_functions b ON b.id = c.callee;\n";
+	"CREATE VIEW v_function_costs AS SELECT f.id AS function, n.text AS name,"
+	" e.name AS event, j.value AS self FROM functions f JOIN strings n ON n.id = f.name,"
+	" json_each(f.self) j JOIN v_events e ON e.id = j.key WHERE f.self IS NOT NULL;\n"
+	"CREATE VIEW v_calls AS SELECT f.id AS caller, a.text AS caller_name,"
+	" j.value ->> 0 AS callee, b.text AS callee_name, j.value ->> 1 AS calls"
+	" FROM functions f JOIN strings a ON a.id = f.name, json_each(f.calls) j"
+	" JOIN functions g ON g.id = j.value ->> 0 JOIN strings b ON b.id = g.name"
+	" WHERE f.calls IS NOT NULL;\n";
 
 /* ---- checking the profile before writing --------------------------------
  * The reader rejects a file whose ids do not hold together, so the writer
@@ -256,6 +259,7 @@ typedef struct val {
 static val v_int(int64_t i) { return (val){ i, false, NULL }; }
 static val v_u64(uint64_t u) { return (val){ store_u2i(u), false, NULL }; }
 static val v_id(plumb_id id) { return (val){ id, id == PLUMB_NONE, NULL }; }
+static val v_text(const char *t) { return (val){ 0, t == NULL, t }; }
 /* a field the point's source had (bit in has), else NULL */
 static val v_field(uint64_t u, uint32_t has, uint32_t bit)
 {
@@ -288,7 +292,7 @@ static const char *const insert_sql[S_COUNT] = {
 	[S_EVENT] = "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5)",
 	[S_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3)",
 	[S_FILE] = "INSERT INTO files VALUES (?1, ?2)",
-	[S_FUNCTION] = "INSERT INTO functions VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[S_FUNCTION] = "INSERT INTO functions VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[S_PART] = "INSERT INTO parts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[S_META] = "INSERT INTO meta VALUES (?1, ?2, ?3)",
 	[S_POINTS_INFO] = "INSERT INTO points_info VALUES (0, ?1, ?2, ?3, ?4, ?5)",
@@ -330,12 +334,20 @@ static int wr_entities(wr *w, sqlite3_stmt **st)
 	for (size_t i = 0; i < p->files.n; i++)
 		if (WR_ROW(w, st[S_FILE], v_int((int64_t)i), v_id(p->files.v[i].path)))
 			return -1;
+	store_summary sum;
+	if (store_summary_build(p, &sum, w->err))
+		return -1;
 	for (size_t i = 0; i < p->functions.n; i++) {
 		const plumb_function *f = &p->functions.v[i];
 		if (WR_ROW(w, st[S_FUNCTION], v_int((int64_t)i), v_id(f->name), v_id(f->mangled),
-			   v_id(f->module), v_id(f->file), v_int(f->line)))
+			   v_id(f->module), v_id(f->file), v_int(f->line),
+			   v_text(store_summary_text(&sum, sum.self, i)),
+			   v_text(store_summary_text(&sum, sum.calls, i)))) {
+			store_summary_free(&sum);
 			return -1;
+		}
 	}
+	store_summary_free(&sum);
 	for (size_t i = 0; i < p->parts.n; i++) {
 		const plumb_part *t = &p->parts.v[i];
 		if (WR_ROW(w, st[S_PART], v_int((int64_t)i), v_int(t->kind), v_id(t->name),
@@ -418,7 +430,7 @@ static int wr_all(wr *w)
 	sqlite3_stmt *st[S_COUNT] = { 0 };
 	int ret = -1;
 	if (wr_pragmas(w) || wr_exec(w, "BEGIN") || wr_exec(w, store_bulk_schema) ||
-	    wr_exec(w, store_summary_schema) || wr_exec(w, schema_sql))
+	    wr_exec(w, schema_sql))
 		return -1;
 	for (int k = 0; k < S_COUNT; k++) {
 		int rc = sqlite3_prepare_v2(w->db, insert_sql[k], -1, &st[k], NULL);
@@ -429,8 +441,7 @@ static int wr_all(wr *w)
 	}
 	if (wr_strings(w, st[S_STRING]) || wr_entities(w, st) ||
 	    store_write_bulk(w->db, w->p, w->path, w->err) || wr_points(w, st) ||
-	    store_write_jumps(w->db, w->p, w->path, w->err) ||
-	    store_write_summary(w->db, w->p, w->path, w->err))
+	    store_write_jumps(w->db, w->p, w->path, w->err))
 		goto out;
 	ret = 0;
 out:

@@ -1,82 +1,25 @@
-/* The summary tables of the .plumb store, for people querying it with
+/* The summary columns of the .plumb store, for people querying it with
  * sqlite3: the bulk (frames, call graph, CCT, samples) is in compressed
- * blocks that only plumb reads, so each function's self cost and the
- * calls between functions are also written as plain rows. plumb never
- * reads them back. Schema: docs/plumb-format.md. */
+ * blocks that only plumb reads, so each functions row also says, as JSON
+ * arrays, the function's self cost per event and the functions it calls
+ * with their call counts. JSON keeps them in the row SQLite writes anyway
+ * (a row per function and event, or per call, cost a second per million
+ * rows to write); the views v_function_costs and v_calls unnest them.
+ * plumb never reads them back. Schema: docs/plumb-format.md. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "store/store_private.h"
 #include "store/store_summary.h"
 
-const char store_summary_schema[] =
-	"CREATE TABLE function_costs (function INTEGER NOT NULL REFERENCES functions(id),"
-	" event INTEGER NOT NULL REFERENCES events(id), self INTEGER,"
-	" PRIMARY KEY (function, event)) WITHOUT ROWID;\n"
-	"CREATE TABLE calls (caller INTEGER NOT NULL REFERENCES functions(id),"
-	" callee INTEGER NOT NULL REFERENCES functions(id), calls INTEGER,"
-	" PRIMARY KEY (caller, callee)) WITHOUT ROWID;\n";
-
-typedef struct summary {
-	sqlite3 *db;
-	const plumb_profile *p;
-	const char *path;
-	plumb_error *err;
-} summary;
-
-static int sql_fail(summary *s, int rc)
-{
-	if ((rc & 0xff) == SQLITE_NOMEM)
-		return plumb_fail_nomem(s->err);
-	return plumb_fail(s->err, PLUMB_ERR_IO, "%s: cannot write .plumb file (SQLite: %s)", s->path,
-			  sqlite3_errmsg(s->db));
-}
-
-/* Insert one row of n integers (NULL where null[k]). */
-static int put_row(summary *s, sqlite3_stmt *st, const int64_t *v, const bool *null, int n)
-{
-	int rc = SQLITE_OK;
-	for (int k = 0; k < n && rc == SQLITE_OK; k++)
-		rc = null && null[k] ? sqlite3_bind_null(st, k + 1) : sqlite3_bind_int64(st, k + 1, v[k]);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_DONE)
-		rc = SQLITE_OK;
-	sqlite3_reset(st);
-	return rc == SQLITE_OK ? 0 : sql_fail(s, rc);
-}
-
-/* dst += src, slot by slot, held at UINT64_MAX (written as NULL: too big to
- * say) instead of wrapping. */
+/* dst += src, slot by slot, held at UINT64_MAX (written as null: too big
+ * to say) instead of wrapping. */
 static void add_held(uint64_t *dst, const uint64_t *src, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		dst[i] = dst[i] > UINT64_MAX - src[i] ? UINT64_MAX : dst[i] + src[i];
-}
-
-static int function_costs(summary *s, sqlite3_stmt *st)
-{
-	const plumb_profile *p = s->p;
-	size_t nev = p->events.n, nfn = p->functions.n;
-	uint64_t *sum = calloc(nfn * nev + 1, sizeof *sum);
-	if (!sum)
-		return plumb_fail_nomem(s->err);
-	int ret = -1;
-	for (size_t i = 0; i < p->cct.n; i++)
-		if (p->cct.v[i].frame != PLUMB_NONE)
-			add_held(sum + p->frames.v[p->cct.v[i].frame].function * nev,
-				 p->cct_self.v + i * nev, nev);
-	for (size_t i = 0; i < p->cg_self.n; i++)
-		add_held(sum + p->frames.v[p->cg_self.v[i].frame].function * nev,
-			 p->cg_self_cost.v + i * nev, nev);
-	for (size_t f = 0; f < nfn; f++)
-		for (size_t e = 0; e < nev; e++) {
-			uint64_t v = sum[f * nev + e];
-			if (v && put_row(s, st, (int64_t[]){ (int64_t)f, (int64_t)e, store_u2i(v) },
-					 (bool[]){ false, false, v == UINT64_MAX }, 3))
-				goto out;
-		}
-	ret = 0;
-out:
-	free(sum);
-	return ret;
 }
 
 typedef struct call {
@@ -92,14 +35,71 @@ static int call_cmp(const void *a, const void *b)
 	return x->callee < y->callee ? -1 : x->callee > y->callee;
 }
 
-/* Calls from the call graph's arcs and the CCT's edges (activations). */
-static int calls(summary *s, sqlite3_stmt *st)
+/* Append to s's text: a string (with its NUL when end), or a value. */
+static int put(store_summary *s, const char *str, bool end)
 {
-	const plumb_profile *p = s->p;
+	size_t n = strlen(str) + end;
+	if (s->cap - s->len < n) {
+		size_t cap = s->cap ? s->cap : 4096;
+		while (cap - s->len < n)
+			cap *= 2;
+		char *t = realloc(s->text, cap);
+		if (!t)
+			return -1;
+		s->text = t;
+		s->cap = cap;
+	}
+	memcpy(s->text + s->len, str, n);
+	s->len += n;
+	return 0;
+}
+
+/* A u64 as the int64 of the same bits (the store's convention), or null. */
+static int put_value(store_summary *s, uint64_t v, bool known)
+{
+	char num[24];
+	snprintf(num, sizeof num, "%" PRId64, store_u2i(v));
+	return put(s, known ? num : "null", false);
+}
+
+static int self_texts(store_summary *s, const plumb_profile *p)
+{
+	size_t nev = p->events.n, nfn = p->functions.n;
+	uint64_t *sum = calloc(nfn * nev + 1, sizeof *sum);
+	if (!sum)
+		return -1;
+	for (size_t i = 0; i < p->cct.n; i++)
+		if (p->cct.v[i].frame != PLUMB_NONE)
+			add_held(sum + (size_t)p->frames.v[p->cct.v[i].frame].function * nev,
+				 p->cct_self.v + i * nev, nev);
+	for (size_t i = 0; i < p->cg_self.n; i++)
+		add_held(sum + (size_t)p->frames.v[p->cg_self.v[i].frame].function * nev,
+			 p->cg_self_cost.v + i * nev, nev);
+	int ret = 0;
+	for (size_t f = 0; f < nfn && !ret; f++) {
+		const uint64_t *c = sum + f * nev;
+		bool any = false;
+		for (size_t e = 0; e < nev; e++)
+			any |= c[e] != 0;
+		s->self[f] = SIZE_MAX;
+		if (!any)
+			continue;
+		s->self[f] = s->len;
+		for (size_t e = 0; e < nev && !ret; e++)
+			ret = put(s, e ? "," : "[", false) || put_value(s, c[e], c[e] != UINT64_MAX);
+		ret = ret || put(s, "]", true);
+	}
+	free(sum);
+	return ret;
+}
+
+/* Calls from the call graph's arcs and the CCT's edges (activations). */
+static int calls_texts(store_summary *s, const plumb_profile *p)
+{
 	size_t n = 0;
 	call *v = malloc((p->arcs.n + p->cct.n + 1) * sizeof *v);
 	if (!v)
-		return plumb_fail_nomem(s->err);
+		return -1;
 	for (size_t i = 0; i < p->arcs.n; i++) {
 		const plumb_arc *a = &p->arcs.v[i];
 		v[n++] = (call){ p->frames.v[a->caller].function, a->callee, a->calls };
@@ -112,6 +112,8 @@ static int calls(summary *s, sqlite3_stmt *st)
 				 p->frames.v[c->frame].function, c->activations };
 	}
 	qsort(v, n, sizeof *v, call_cmp);
+	for (size_t f = 0; f < p->functions.n; f++)
+		s->calls[f] = SIZE_MAX;
 	int ret = 0;
 	for (size_t i = 0; i < n && !ret;) {
 		uint64_t total = 0;
@@ -122,24 +124,45 @@ static int calls(summary *s, sqlite3_stmt *st)
 				add_held(&total, &v[j].calls, 1);
 				known = true;
 			}
-		ret = put_row(s, st, (int64_t[]){ v[i].caller, v[i].callee, store_u2i(total) },
-			      (bool[]){ false, false, !known || total == UINT64_MAX }, 3);
+		bool first = s->calls[v[i].caller] == SIZE_MAX;
+		if (first) {
+			if (i) /* close the previous caller's array */
+				ret = put(s, "]", true);
+			s->calls[v[i].caller] = s->len;
+		}
+		char callee[16];
+		snprintf(callee, sizeof callee, "%u,", (unsigned)v[i].callee);
+		ret = ret || put(s, first ? "[[" : ",[", false) || put(s, callee, false) ||
+		      put_value(s, total, known && total != UINT64_MAX) || put(s, "]", false);
 		i = j;
 	}
+	if (n && !ret)
+		ret = put(s, "]", true);
 	free(v);
 	return ret;
 }
 
-int store_write_summary(sqlite3 *db, const plumb_profile *p, const char *path, plumb_error *err)
+int store_summary_build(const plumb_profile *p, store_summary *s, plumb_error *err)
 {
-	summary s = { db, p, path, err };
-	sqlite3_stmt *fc = NULL, *cl = NULL;
-	int rc = sqlite3_prepare_v2(db, "INSERT INTO function_costs VALUES (?1, ?2, ?3)", -1, &fc,
-					NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db, "INSERT INTO calls VALUES (?1, ?2, ?3)", -1, &cl, NULL);
-	int ret = rc != SQLITE_OK ? sql_fail(&s, rc) : function_costs(&s, fc) || calls(&s, cl) ? -1 : 0;
-	sqlite3_finalize(fc);
-	sqlite3_finalize(cl);
-	return ret;
+	*s = (store_summary){ 0 };
+	s->self = malloc((p->functions.n + 1) * sizeof *s->self);
+	s->calls = malloc((p->functions.n + 1) * sizeof *s->calls);
+	if (!s->self || !s->calls || self_texts(s, p) || calls_texts(s, p)) {
+		store_summary_free(s);
+		return plumb_fail_nomem(err);
+	}
+	return 0;
+}
+
+const char *store_summary_text(const store_summary *s, const size_t *off, size_t fn)
+{
+	return off[fn] == SIZE_MAX ? NULL : s->text + off[fn];
+}
+
+void store_summary_free(store_summary *s)
+{
+	free(s->text);
+	free(s->self);
+	free(s->calls);
+	*s = (store_summary){ 0 };
 }

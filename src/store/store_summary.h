@@ -1,14 +1,20 @@
-/* Private to src/store: the summary tables written for sqlite3 users
- * (function_costs, calls); plumb never reads them. */
+/* Private to src/store: the summary columns of the functions table,
+ * written for sqlite3 users (self, calls: JSON arrays); plumb never reads
+ * them. */
 #ifndef PLUMB_STORE_SUMMARY_H
 #define PLUMB_STORE_SUMMARY_H
 
-#include <sqlite3.h>
-
 #include "plumb/profile.h"
 
-extern const char store_summary_schema[];
-/* Inside the writer's transaction, after the bulk. */
-int store_write_summary(sqlite3 *db, const plumb_profile *p, const char *path, plumb_error *err);
+typedef struct store_summary {
+	char *text;            /* NUL-terminated JSON texts, back to back */
+	size_t len, cap;
+	size_t *self, *calls;  /* function id -> offset in text; SIZE_MAX: none */
+} store_summary;
+
+int store_summary_build(const plumb_profile *p, store_summary *s, plumb_error *err);
+/* The text at off[fn] (s->self or s->calls), or NULL. */
+const char *store_summary_text(const store_summary *s, const size_t *off, size_t fn);
+void store_summary_free(store_summary *s);
 
 #endif

@@ -108,9 +108,9 @@ if command -v sqlite3 > /dev/null 2>&1; then
 		python3 -c 'import csv, sys; print(next(csv.DictReader(sys.stdin))["function"])')
 	if [ -n "$top" ] && [ "$top" = "$want" ]; then ok "sqlite3: the top function by self cost is $top, as plumb says"; else fail "sqlite3: top function" "sqlite3 says '$top', plumb '$want'"; fi
 	# the functions' self costs add up to the total of event 0
-	sum=$(sqlite3 fig21.folded.plumb "SELECT sum(self) FROM function_costs WHERE event = 0")
+	sum=$(sqlite3 fig21.folded.plumb "SELECT sum(self) FROM v_function_costs WHERE event = (SELECT name FROM v_events WHERE id = 0)")
 	total=$("$PLUMB" report --format csv "$DATA/fig21.folded" | awk -F, 'NR > 1 { s += $3 } END { print s }')
-	if [ "$sum" = "$total" ]; then ok "sqlite3: function_costs add up to the total ($sum)"; else fail "sqlite3: function_costs total" "sqlite3 $sum, plumb $total"; fi
+	if [ "$sum" = "$total" ]; then ok "sqlite3: v_function_costs add up to the total ($sum)"; else fail "sqlite3: v_function_costs total" "sqlite3 $sum, plumb $total"; fi
 	calls=$(sqlite3 calls0.cg.plumb "SELECT caller_name || ' -> ' || callee_name || ': ' || calls FROM v_calls ORDER BY calls DESC LIMIT 1")
 	if [ -n "$calls" ]; then ok "sqlite3: v_calls lists calls ($calls)"; else fail "sqlite3: v_calls is empty"; fi
 	blocks=$(sqlite3 jumps.cg.plumb "SELECT kind, count(*), sum(count) FROM bulk GROUP BY kind" | tr '\n' ' ')

@@ -375,22 +375,23 @@ Test(store, values_are_queryable_with_sql)
 	sqlite3 *db;
 	sqlite3_stmt *st;
 	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	/* The summary tables: self cost per function (NULL past 2^64 - 1),
+	/* The summary columns: self cost per function (null past 2^64 - 1),
 	 * calls between functions from the arcs and the CCT (huge values are
-	 * their int64 bit pattern, unknown counts add nothing), and the v_
-	 * views resolve names. */
+	 * their int64 bit pattern, unknown counts add nothing), as JSON that
+	 * the v_ views unnest; the v_ views resolve names. */
 	cr_assert_eq(sqlite3_prepare_v2(db,
-		"SELECT (SELECT self IS NULL FROM function_costs WHERE function = 0 AND event = 0),"
+		"SELECT (SELECT self IS NULL FROM v_function_costs WHERE function = 0 AND event = 'Ir'),"
 		" (SELECT self FROM v_function_costs WHERE name = 'memcpy' AND event = 'Dr'),"
-		" (SELECT count(*) FROM function_costs WHERE function = 1),"
-		" (SELECT calls FROM calls WHERE caller = 0 AND callee = 1),"
+		" (SELECT count(*) FROM v_function_costs WHERE function = 1),"
+		" (SELECT calls FROM v_calls WHERE caller = 0 AND callee = 1),"
 		" (SELECT calls FROM v_calls WHERE caller_name = 'helper()' AND callee_name = 'memcpy'),"
-		" (SELECT calls FROM calls WHERE caller = 3 AND callee = 0),"
+		" (SELECT calls FROM v_calls WHERE caller = 3 AND callee = 0),"
 		" (SELECT name FROM v_functions WHERE id = 1),"
 		" (SELECT value FROM v_meta WHERE name = 'creator'),"
 		" (SELECT formula FROM v_events WHERE id = 2),"
-		" (SELECT group_concat(kind) FROM (SELECT DISTINCT kind FROM bulk ORDER BY kind))",
-		-1, &st, NULL), SQLITE_OK);
+		" (SELECT group_concat(kind) FROM (SELECT DISTINCT kind FROM bulk ORDER BY kind)),"
+		" (SELECT self || ' ' || calls FROM functions WHERE id = 0)",
+		-1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
 	cr_assert_eq(sqlite3_column_int(st, 0), 1);
 	cr_assert_eq(sqlite3_column_int64(st, 1), 3);
@@ -402,6 +403,7 @@ Test(store, values_are_queryable_with_sql)
 	cr_assert_str_eq((const char *)sqlite3_column_text(st, 7), "plumb test");
 	cr_assert_str_eq((const char *)sqlite3_column_text(st, 8), "Ir + 2 * Dr");
 	cr_assert_str_eq((const char *)sqlite3_column_text(st, 9), "arcs,cct,cg_self,frames,samples");
+	cr_assert_str_eq((const char *)sqlite3_column_text(st, 10), "[null,0,6] [[1,3],[2,-2]]");
 	sqlite3_finalize(st);
 	cr_assert_eq(sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &st, NULL), SQLITE_OK);
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
