@@ -41,11 +41,18 @@ typedef struct plumb_varint_in {
 
 uint64_t plumb_varint_get_long(plumb_varint_in *in);
 
-/* Most varints of a block are one byte: those take the short way. */
+/* Most varints of a block are one or two bytes: those take the short way. */
 static inline uint64_t plumb_varint_get(plumb_varint_in *in)
 {
-	if (in->p < in->end && *in->p < 0x80)
-		return *in->p++;
+	const uint8_t *p = in->p;
+	if (p < in->end && *p < 0x80) {
+		in->p = p + 1;
+		return *p;
+	}
+	if (in->end - p >= 2 && p[1] < 0x80) {
+		in->p = p + 2;
+		return (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+	}
 	return plumb_varint_get_long(in);
 }
 

@@ -105,7 +105,7 @@ static int jref(const jrow *w, int col, const char *name, const plumb_id *map, s
 	if (v < 0 || (uint64_t)v >= n)
 		return jrow_fail(w, "%s %lld out of range (table %s has %zu rows)", name, (long long)v,
 				 table, n);
-	*out = map[v];
+	*out = map ? map[v] : (plumb_id)v;
 	return 0;
 }
 

@@ -14,7 +14,7 @@ int store_check_jumps(const plumb_profile *p, const char *path, plumb_error *err
 /* Insert p's jumps into the open database (inside the caller's transaction). */
 int store_write_jumps(sqlite3 *db, const plumb_profile *p, const char *path, plumb_error *err);
 /* Add the file's jumps to p, its part and frame ids mapped through part[]
- * and frame[]. */
+ * and frame[] (NULL: the identity). */
 int store_read_jumps(sqlite3 *db, plumb_profile *p, const plumb_id *part, size_t nparts,
 		     const plumb_id *frame, size_t nframes, const char *path, plumb_error *err);
 

@@ -20,7 +20,7 @@
 
 /* A file id -> profile id map; the file's ids are dense (checked). */
 typedef struct idmap {
-	plumb_id *v;
+	plumb_id *v;          /* NULL: the identity (frames appended to none) */
 	size_t n, cap;
 	const char *table;    /* the table the ids come from, for messages */
 } idmap;
@@ -428,15 +428,22 @@ out:
  * the encoding). Each entity's ids are checked against the tables read
  * before it; a bad one is named by its kind, block and entity. */
 
-/* A file id below m's count, as a varint: the profile's id. */
-static int bulk_ref(store_bulk_in *b, uint64_t v, const idmap *m, const char *name, plumb_id *out)
+static int bulk_ref_fail(store_bulk_in *b, uint64_t v, const idmap *m, const char *name)
 {
+	return store_bulk_bad(b, "%s %llu out of range (table %s has %zu rows)", name,
+			      (unsigned long long)v, m->table, m->n);
+}
+
+/* A file id below m's count, as a varint: the profile's id. */
+static inline int bulk_ref(store_bulk_in *b, uint64_t v, const idmap *m, const char *name,
+			   plumb_id *out)
+{
+	if (v < m->n) {
+		*out = m->v ? m->v[v] : (plumb_id)v;
+		return 0;
+	}
 	*out = PLUMB_NONE;
-	if (v >= m->n)
-		return store_bulk_bad(b, "%s %llu out of range (table %s has %zu rows)", name,
-				      (unsigned long long)v, m->table, m->n);
-	*out = m->v[v];
-	return 0;
+	return bulk_ref_fail(b, v, m, name);
 }
 
 static void bulk_costs(rd *r, store_bulk_in *b, bool *any)
@@ -496,13 +503,16 @@ static int frame_block(rd *r, store_bulk_in *b, bool append, uint64_t st[3])
 		plumb_frame *fr = append ? f + i : f;
 		if (frame_entity(r, b, st, fr))
 			return -1;
-		plumb_id id = append ? (plumb_id)(r->p->frames.n + i)
-				     : plumb_frame_intern(r->p, fr->function, fr->file, fr->line,
-							  fr->address);
-		if (map_push(r, &r->frame, id))
+		if (!append && map_push(r, &r->frame, plumb_frame_intern(r->p, fr->function, fr->file,
+									  fr->line, fr->address)))
 			return -1;
 	}
-	return append && plumb_frames_added(r->p, n, r->err) ? bulk_model_fail(r, b) : 0;
+	if (!append)
+		return 0;
+	if (plumb_frames_added(r->p, n, r->err))
+		return bulk_model_fail(r, b);
+	r->frame.n += n; /* the identity map */
+	return 0;
 }
 
 static int read_frames(rd *r)
