@@ -18,6 +18,9 @@
 #define STORE_BULK_BLOCK (256u * 1024u)
 /* The most a block may decompress to: a reader's memory bound. */
 #define STORE_BULK_MAX_SIZE (64u * 1024u * 1024u)
+/* All blocks of a file together may decompress to 64 MiB, or to 100 times
+ * the file (a real store is 1 to 10 times): more is a zstd bomb. */
+#define STORE_BULK_RATIO 100
 
 extern const char store_bulk_schema[];
 

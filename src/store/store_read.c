@@ -43,6 +43,7 @@ typedef struct rd {
 	file_part *parts;
 	size_t nparts;
 	uint64_t *vec;         /* scratch cost vector, one slot per event */
+	uint64_t file_size;
 } rd;
 
 /* The current row of a table, for messages and column checks. */
@@ -515,6 +516,30 @@ static int frame_block(rd *r, store_bulk_in *b, bool append, uint64_t st[3])
 	return 0;
 }
 
+/* What the blocks say they expand to, before any is expanded: a small file
+ * that would expand to gigabytes is refused (each block's size is checked
+ * against its data when it is read). */
+static int check_bulk_size(rd *r)
+{
+	sqlite3_stmt *st;
+	if (rd_prepare(r, "SELECT sum(size) FROM bulk", &st))
+		return -1;
+	int rc = sqlite3_step(st);
+	double total = rc == SQLITE_ROW ? sqlite3_column_double(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return rd_sqlite_fail(r, rc);
+	double limit = (double)r->file_size * STORE_BULK_RATIO;
+	if (limit < STORE_BULK_MAX_SIZE)
+		limit = STORE_BULK_MAX_SIZE;
+	if (total > limit)
+		return plumb_fail(r->err, PLUMB_ERR_FORMAT,
+				  "%s: table bulk: the blocks say they expand to %.0f bytes, more than "
+				  "64 MiB and %d times the file: refused as damaged", r->path, total,
+				  STORE_BULK_RATIO);
+	return 0;
+}
+
 static int read_frames(rd *r)
 {
 	store_bulk_in b;
@@ -890,7 +915,7 @@ static uint32_t be32(const unsigned char *b)
 /* Check the 100-byte SQLite header before SQLite sees the file, so that the
  * common mistakes get a precise message: not SQLite, another application's
  * database, a file cut short (SQLite alone would only say "malformed"). */
-static int check_header(const char *path, plumb_error *err)
+static int check_header(const char *path, uint64_t *file_size, plumb_error *err)
 {
 	FILE *f = plumb_open_input(path, err);
 	if (!f)
@@ -902,6 +927,7 @@ static int check_header(const char *path, plumb_error *err)
 	fclose(f);
 	if (bad)
 		return plumb_fail(err, PLUMB_ERR_IO, "%s: cannot read", path);
+	*file_size = (uint64_t)st.st_size;
 	if (!plumb_store_detect(h, n))
 		return plumb_fail(err, PLUMB_ERR_FORMAT,
 				  "%s: not a plumb profile (not a SQLite database: expected the "
@@ -996,7 +1022,7 @@ static int read_all(rd *r)
 	if (check_version(r) || rd_exec(r, "BEGIN"))
 		return -1;
 	if (read_strings(r) || read_events(r) || read_modules(r) ||
-	    read_files(r) || read_functions(r) || read_frames(r) || read_parts(r) || read_cct(r) ||
+	    read_files(r) || read_functions(r) || check_bulk_size(r) || read_frames(r) || read_parts(r) || read_cct(r) ||
 	    read_cg_self(r) || read_arcs(r) ||
 	    store_read_jumps(r->db, r->p, r->part.v, r->part.n, r->frame.v, r->frame.n, r->path,
 			     r->err) ||
@@ -1009,9 +1035,10 @@ int plumb_store_read(plumb_profile *p, const char *path, const struct plumb_read
 		     plumb_error *err)
 {
 	(void)opts; /* nothing in a well-formed store calls for a warning */
-	if (check_header(path, err))
+	uint64_t size = 0;
+	if (check_header(path, &size, err))
 		return -1;
-	rd r = { .p = p, .path = path, .err = err };
+	rd r = { .p = p, .path = path, .err = err, .file_size = size };
 	r.str.table = "strings";
 	r.mod.table = "modules";
 	r.file.table = "files";

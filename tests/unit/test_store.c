@@ -796,6 +796,14 @@ Test(store, derived_event_with_a_bad_formula)
 		     "table events, row 2: formula 'Ir + 2 * Nope' names unknown event 'Nope'");
 }
 
+/* A small file whose blocks claim to expand to gigabytes: refused before
+ * anything is expanded (a zstd bomb). */
+Test(store, blocks_that_expand_too_much)
+{
+	edited_fails("UPDATE bulk SET size = 60000000 WHERE kind IN ('cct', 'samples')",
+		     "table bulk: the blocks say they expand to 120");
+}
+
 /* ---- several stores into one profile ------------------------------------ */
 
 Test(store, two_stores_merge_into_one_profile)
