@@ -13,38 +13,9 @@
 
 #include "plumb/formats.h"
 #include "plumb/store.h"
-#include "model/append.h"
-#include "store/store_bulk.h"
+#include "store/store_read.h"
 #include "store/store_jumps.h"
 #include "store/store_private.h"
-
-/* A file id -> profile id map; the file's ids are dense (checked). */
-typedef struct idmap {
-	plumb_id *v;          /* NULL: the identity (frames appended to none) */
-	size_t n, cap;
-	const char *table;    /* the table the ids come from, for messages */
-} idmap;
-
-/* A part as the file describes it; it is added when its root node comes. */
-typedef struct file_part {
-	plumb_part_kind kind;
-	plumb_id name;        /* the profile's string id */
-	int64_t pid, tid, root;
-	plumb_id start_function;
-	plumb_arc_costs arc_costs;
-} file_part;
-
-typedef struct rd {
-	plumb_profile *p;
-	const char *path;
-	sqlite3 *db;
-	plumb_error *err;
-	idmap str, mod, file, fn, frame, part, node;
-	file_part *parts;
-	size_t nparts;
-	uint64_t *vec;         /* scratch cost vector, one slot per event */
-	uint64_t file_size;
-} rd;
 
 /* The current row of a table, for messages and column checks. */
 typedef struct row {
@@ -56,7 +27,7 @@ typedef struct row {
 
 /* ---- errors ---------------------------------------------------------------- */
 
-static int rd_sqlite_fail(rd *r, int rc)
+int store_rd_fail(rd *r, int rc)
 {
 	const char *msg = r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc);
 	switch (rc & 0xff) {
@@ -110,7 +81,7 @@ static int row_model_fail(const row *w)
 
 /* ---- id maps ---------------------------------------------------------------- */
 
-static int map_push(rd *r, idmap *m, plumb_id id)
+int store_map_push(rd *r, idmap *m, plumb_id id)
 {
 	if (id == PLUMB_NONE)
 		return plumb_fail_nomem(r->err); /* the model's only failure left */
@@ -215,10 +186,10 @@ static int col_sid(const row *w, int col, const char *name, bool optional, plumb
 
 /* ---- iterating a table in id order ------------------------------------------ */
 
-static int rd_prepare(rd *r, const char *sql, sqlite3_stmt **st)
+int store_rd_prepare(rd *r, const char *sql, sqlite3_stmt **st)
 {
 	int rc = sqlite3_prepare_v2(r->db, sql, -1, st, NULL);
-	return rc == SQLITE_OK ? 0 : rd_sqlite_fail(r, rc);
+	return rc == SQLITE_OK ? 0 : store_rd_fail(r, rc);
 }
 
 /* Step to row number index (0-based): 1 on a row, 0 at the end, -1 on error.
@@ -229,7 +200,7 @@ static int rows_next(row *w, size_t index)
 	if (rc == SQLITE_DONE)
 		return 0;
 	if (rc != SQLITE_ROW)
-		return rd_sqlite_fail(w->r, rc);
+		return store_rd_fail(w->r, rc);
 	w->id = (int64_t)index;
 	int64_t id;
 	if (col_int(w, 0, "id", &id, NULL))
@@ -246,7 +217,7 @@ static int rows_next(row *w, size_t index)
 static int read_strings(rd *r)
 {
 	row w = { r, "strings", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, text FROM strings ORDER BY id", &w.st))
+	if (store_rd_prepare(r, "SELECT id, text FROM strings ORDER BY id", &w.st))
 		return -1;
 	int more, ret = -1;
 	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
@@ -257,7 +228,7 @@ static int read_strings(rd *r)
 		}
 		const char *s = (const char *)sqlite3_column_blob(w.st, 1);
 		size_t len = (size_t)sqlite3_column_bytes(w.st, 1);
-		if (map_push(r, &r->str, len ? plumb_intern_n(r->p, s, len) : plumb_intern(r->p, "")))
+		if (store_map_push(r, &r->str, len ? plumb_intern_n(r->p, s, len) : plumb_intern(r->p, "")))
 			goto out;
 	}
 	ret = more;
@@ -296,7 +267,7 @@ static int use_event(rd *r, const row *w, size_t i, bool add)
 static int read_events(rd *r)
 {
 	row w = { r, "events", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, name, long_name, unit, formula FROM events ORDER BY id", &w.st))
+	if (store_rd_prepare(r, "SELECT id, name, long_name, unit, formula FROM events ORDER BY id", &w.st))
 		return -1;
 	size_t had = r->p->events.n, i;
 	int more, ret = -1;
@@ -321,13 +292,13 @@ out:
 static int read_modules(rd *r)
 {
 	row w = { r, "modules", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, path, build_id FROM modules ORDER BY id", &w.st))
+	if (store_rd_prepare(r, "SELECT id, path, build_id FROM modules ORDER BY id", &w.st))
 		return -1;
 	int more, ret = -1;
 	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
 		plumb_id path, build_id;
 		if (col_sid(&w, 1, "path", false, &path) || col_sid(&w, 2, "build_id", true, &build_id) ||
-		    map_push(r, &r->mod, plumb_module_intern(r->p, S(r, path), S(r, build_id))))
+		    store_map_push(r, &r->mod, plumb_module_intern(r->p, S(r, path), S(r, build_id))))
 			goto out;
 	}
 	ret = more;
@@ -339,13 +310,13 @@ out:
 static int read_files(rd *r)
 {
 	row w = { r, "files", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, path FROM files ORDER BY id", &w.st))
+	if (store_rd_prepare(r, "SELECT id, path FROM files ORDER BY id", &w.st))
 		return -1;
 	int more, ret = -1;
 	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
 		plumb_id path;
 		if (col_sid(&w, 1, "path", false, &path) ||
-		    map_push(r, &r->file, plumb_file_intern(r->p, S(r, path))))
+		    store_map_push(r, &r->file, plumb_file_intern(r->p, S(r, path))))
 			goto out;
 	}
 	ret = more;
@@ -357,7 +328,7 @@ out:
 static int read_functions(rd *r)
 {
 	row w = { r, "functions", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, name, mangled, module, file, line FROM functions ORDER BY id",
+	if (store_rd_prepare(r, "SELECT id, name, mangled, module, file, line FROM functions ORDER BY id",
 		       &w.st))
 		return -1;
 	int more, ret = -1;
@@ -367,7 +338,7 @@ static int read_functions(rd *r)
 		if (col_sid(&w, 1, "name", false, &name) || col_sid(&w, 2, "mangled", true, &mangled) ||
 		    col_ref(&w, 3, "module", &r->mod, true, &module) ||
 		    col_ref(&w, 4, "file", &r->file, true, &file) || col_u32(&w, 5, "line", &line) ||
-		    map_push(r, &r->fn, plumb_function_intern(r->p, S(r, name), S(r, mangled), module,
+		    store_map_push(r, &r->fn, plumb_function_intern(r->p, S(r, name), S(r, mangled), module,
 							      file, line)))
 			goto out;
 	}
@@ -382,7 +353,7 @@ out:
 static int read_parts(rd *r)
 {
 	row w = { r, "parts", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, kind, name, pid, tid, start_function, root, arc_costs FROM parts"
+	if (store_rd_prepare(r, "SELECT id, kind, name, pid, tid, start_function, root, arc_costs FROM parts"
 			  " ORDER BY id", &w.st))
 		return -1;
 	int more, ret = -1;
@@ -422,320 +393,6 @@ static int read_parts(rd *r)
 out:
 	sqlite3_finalize(w.st);
 	return ret;
-}
-
-/* ---- the bulk: frames, the CCT, the call graph, samples ------------------------
- * Blocks of varints (store_encode.c writes them; docs/plumb-format.md has
- * the encoding). Each entity's ids are checked against the tables read
- * before it; a bad one is named by its kind, block and entity. */
-
-static int bulk_ref_fail(store_bulk_in *b, uint64_t v, const idmap *m, const char *name)
-{
-	return store_bulk_bad(b, "%s %llu out of range (table %s has %zu rows)", name,
-			      (unsigned long long)v, m->table, m->n);
-}
-
-/* A file id below m's count, as a varint: the profile's id. */
-static inline int bulk_ref(store_bulk_in *b, uint64_t v, const idmap *m, const char *name,
-			   plumb_id *out)
-{
-	if (v < m->n) {
-		*out = m->v ? m->v[v] : (plumb_id)v;
-		return 0;
-	}
-	*out = PLUMB_NONE;
-	return bulk_ref_fail(b, v, m, name);
-}
-
-static void bulk_costs(rd *r, store_bulk_in *b, bool *any)
-{
-	*any = false;
-	for (size_t e = 0; e < r->p->events.n; e++) {
-		r->vec[e] = plumb_varint_get(&b->in);
-		*any |= r->vec[e] != 0;
-	}
-}
-
-static int bulk_model_fail(rd *r, store_bulk_in *b)
-{
-	char what[sizeof r->err->message];
-	if (!r->err)
-		return -1;
-	memcpy(what, r->err->message, sizeof what);
-	if (r->err->code == PLUMB_ERR_NOMEM)
-		return -1;
-	return store_bulk_bad(b, "%s", what);
-}
-
-/* One frame: its fields checked and mapped into *f. */
-static int frame_entity(rd *r, store_bulk_in *b, uint64_t st[3], plumb_frame *f)
-{
-	if (b->next == b->first)
-		st[0] = st[1] = st[2] = 0;
-	uint64_t fn = plumb_unzigzag(plumb_varint_get(&b->in), st[0]);
-	uint64_t file = plumb_varint_get(&b->in);
-	uint64_t line = plumb_unzigzag(plumb_varint_get(&b->in), st[1]);
-	uint64_t addr = plumb_unzigzag(plumb_varint_get(&b->in), st[2]);
-	st[0] = fn, st[1] = line, st[2] = addr;
-	if (b->in.bad)
-		return store_bulk_end_entity(b);
-	if (bulk_ref(b, fn, &r->fn, "function", &f->function) ||
-	    (file && bulk_ref(b, file - 1, &r->file, "file", &f->file)))
-		return -1;
-	if (!file)
-		f->file = r->p->functions.v[f->function].file;
-	if (line > UINT32_MAX)
-		return store_bulk_bad(b, "line %llu out of range", (unsigned long long)line);
-	f->line = (uint32_t)line;
-	f->address = addr;
-	return store_bulk_end_entity(b);
-}
-
-/* Into a profile without frames, a block's frames are written in place
- * with the file's ids (they were unique when written); into one that has
- * frames, each is interned. */
-static int frame_block(rd *r, store_bulk_in *b, bool append, uint64_t st[3])
-{
-	size_t n = (size_t)b->count;
-	plumb_frame one, *f = append ? plumb_frames_room(r->p, n) : &one;
-	if (!f)
-		return plumb_fail_nomem(r->err);
-	for (size_t i = 0; i < n; i++) {
-		plumb_frame *fr = append ? f + i : f;
-		if (frame_entity(r, b, st, fr))
-			return -1;
-		if (!append && map_push(r, &r->frame, plumb_frame_intern(r->p, fr->function, fr->file,
-									  fr->line, fr->address)))
-			return -1;
-	}
-	if (!append)
-		return 0;
-	if (plumb_frames_added(r->p, n, r->err))
-		return bulk_model_fail(r, b);
-	r->frame.n += n; /* the identity map */
-	return 0;
-}
-
-/* What the blocks say they expand to, before any is expanded: a small file
- * that would expand to gigabytes is refused (each block's size is checked
- * against its data when it is read). */
-static int check_bulk_size(rd *r)
-{
-	sqlite3_stmt *st;
-	if (rd_prepare(r, "SELECT sum(size) FROM bulk", &st))
-		return -1;
-	int rc = sqlite3_step(st);
-	double total = rc == SQLITE_ROW ? sqlite3_column_double(st, 0) : 0;
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return rd_sqlite_fail(r, rc);
-	double limit = (double)r->file_size * STORE_BULK_RATIO;
-	if (limit < STORE_BULK_MAX_SIZE)
-		limit = STORE_BULK_MAX_SIZE;
-	if (total > limit)
-		return plumb_fail(r->err, PLUMB_ERR_FORMAT,
-				  "%s: table bulk: the blocks say they expand to %.0f bytes, more than "
-				  "64 MiB and %d times the file: refused as damaged", r->path, total,
-				  STORE_BULK_RATIO);
-	return 0;
-}
-
-static int read_frames(rd *r)
-{
-	store_bulk_in b;
-	uint64_t st[3] = { 0 };
-	bool append = r->p->frames.n == 0;
-	int more = store_bulk_in_open(&b, r->db, "frames", r->path, r->err);
-	while (!more && (more = store_bulk_next(&b)) > 0)
-		more = frame_block(r, &b, append, st);
-	store_bulk_in_close(&b);
-	return more;
-}
-
-/* A root (distance 0 to its parent): the root of the next part. */
-static int cct_root(rd *r, store_bulk_in *b)
-{
-	size_t next = r->part.n;
-	if (next >= r->nparts)
-		return store_bulk_bad(b, "a root node, but every part has its root");
-	const file_part *fp = &r->parts[next];
-	if (fp->root != b->next)
-		return store_bulk_bad(b, "a root node, but part %zu's root is node %lld", next,
-				      (long long)fp->root);
-	plumb_id id = plumb_part_add(r->p, fp->kind, plumb_str(r->p, fp->name), fp->pid, fp->tid);
-	if (map_push(r, &r->part, id))
-		return -1;
-	r->p->parts.v[id].start_function = fp->start_function;
-	r->p->parts.v[id].arc_costs = fp->arc_costs;
-	return map_push(r, &r->node, r->p->parts.v[id].root);
-}
-
-static int cct_entity(rd *r, store_bulk_in *b, uint64_t *frame)
-{
-	if (b->next == b->first)
-		*frame = 0;
-	uint64_t up = plumb_varint_get(&b->in);
-	if (up == 0) {
-		if (!b->in.bad && cct_root(r, b))
-			return -1;
-	} else {
-		*frame = plumb_unzigzag(plumb_varint_get(&b->in), *frame);
-		plumb_id mframe;
-		if (b->in.bad)
-			return store_bulk_end_entity(b);
-		if (up > (uint64_t)b->next)
-			return store_bulk_bad(b, "parent %lld nodes back, before the first node",
-					      (long long)up);
-		if (bulk_ref(b, *frame, &r->frame, "frame", &mframe))
-			return -1;
-		plumb_id node = plumb_cct_child(r->p, r->node.v[b->next - (int64_t)up], mframe);
-		if (map_push(r, &r->node, node))
-			return -1;
-	}
-	uint64_t activations = plumb_varint_get(&b->in) - 1; /* 0: unknown */
-	bool any;
-	bulk_costs(r, b, &any);
-	if (b->in.bad)
-		return store_bulk_end_entity(b);
-	plumb_id node = r->node.v[r->node.n - 1];
-	if ((activations != PLUMB_COUNT_UNKNOWN &&
-	     plumb_cct_add_activations(r->p, node, activations, r->err)) ||
-	    (any && plumb_cct_add_self(r->p, node, r->vec, r->err)))
-		return bulk_model_fail(r, b);
-	return store_bulk_end_entity(b);
-}
-
-static int read_cct(rd *r)
-{
-	store_bulk_in b;
-	uint64_t frame = 0;
-	int more = store_bulk_in_open(&b, r->db, "cct", r->path, r->err);
-	while (!more && (more = store_bulk_next(&b)) > 0)
-		more = cct_entity(r, &b, &frame);
-	store_bulk_in_close(&b);
-	if (!more && r->part.n < r->nparts)
-		more = plumb_fail(r->err, PLUMB_ERR_FORMAT,
-				  "%s: table parts, row %zu: root %lld is not a root node of the cct "
-				  "blocks", r->path, r->part.n, (long long)r->parts[r->part.n].root);
-	return more;
-}
-
-/* The file's parts are new parts of the profile, so its call-graph entries
- * and arcs cannot be there already: a block of entries is written in place. */
-static int cg_entity(rd *r, store_bulk_in *b, uint64_t st[2], plumb_cg_self *k, uint64_t *costs)
-{
-	if (b->next == b->first)
-		st[0] = st[1] = 0;
-	uint64_t part = plumb_unzigzag(plumb_varint_get(&b->in), st[0]);
-	uint64_t frame = plumb_unzigzag(plumb_varint_get(&b->in), st[1]);
-	uint64_t zeros = plumb_varint_get(&b->in);
-	for (size_t e = 0; e < r->p->events.n; e++)
-		costs[e] = plumb_varint_get(&b->in);
-	st[0] = part, st[1] = frame + 1;
-	if (b->in.bad)
-		return store_bulk_end_entity(b);
-	if (bulk_ref(b, part, &r->part, "part", &k->part) ||
-	    bulk_ref(b, frame, &r->frame, "frame", &k->frame))
-		return -1;
-	if (zeros && plumb_cg_self_zeros(r->p, r->p->cg_self.n + (size_t)(b->next - b->first), zeros,
-					 r->err))
-		return -1;
-	return store_bulk_end_entity(b);
-}
-
-static int cg_block(rd *r, store_bulk_in *b, uint64_t st[2])
-{
-	size_t n = (size_t)b->count, nev = r->p->events.n;
-	plumb_cg_self *keys;
-	uint64_t *costs = plumb_cg_self_room(r->p, n, &keys);
-	if (!costs)
-		return plumb_fail_nomem(r->err);
-	for (size_t i = 0; i < n; i++)
-		if (cg_entity(r, b, st, keys + i, costs + i * nev))
-			return -1;
-	return plumb_cg_self_added(r->p, n, r->err) ? bulk_model_fail(r, b) : 0;
-}
-
-static int read_cg_self(rd *r)
-{
-	store_bulk_in b;
-	uint64_t st[2] = { 0 };
-	int more = store_bulk_in_open(&b, r->db, "cg_self", r->path, r->err);
-	while (!more && (more = store_bulk_next(&b)) > 0)
-		more = cg_block(r, &b, st);
-	store_bulk_in_close(&b);
-	return more;
-}
-
-static int arc_entity(rd *r, store_bulk_in *b, uint64_t st[3])
-{
-	if (b->next == b->first)
-		st[0] = st[1] = st[2] = 0;
-	uint64_t part = plumb_unzigzag(plumb_varint_get(&b->in), st[0]);
-	uint64_t caller = plumb_unzigzag(plumb_varint_get(&b->in), st[1]);
-	uint64_t callee = plumb_unzigzag(plumb_varint_get(&b->in), st[2]);
-	uint64_t calls = plumb_varint_get(&b->in) - 1; /* 0: unknown */
-	uint64_t flags = plumb_varint_get(&b->in);
-	uint64_t zeros = flags & 2 ? plumb_varint_get(&b->in) : 0;
-	st[0] = part, st[1] = caller, st[2] = callee;
-	plumb_id mpart, mcaller, mcallee;
-	if (b->in.bad)
-		return store_bulk_end_entity(b);
-	if (flags > 3)
-		return store_bulk_bad(b, "flags %llu: expected 0 to 3", (unsigned long long)flags);
-	if (bulk_ref(b, part, &r->part, "part", &mpart) ||
-	    bulk_ref(b, caller, &r->frame, "caller frame", &mcaller) ||
-	    bulk_ref(b, callee, &r->fn, "callee function", &mcallee))
-		return -1;
-	uint64_t *incl = plumb_arc_append(r->p, mpart, mcaller, mcallee, calls, flags & 1, zeros,
-					  r->err);
-	if (!incl)
-		return bulk_model_fail(r, b);
-	for (size_t e = 0; flags & 1 && e < r->p->events.n; e++)
-		incl[e] = plumb_varint_get(&b->in);
-	return store_bulk_end_entity(b);
-}
-
-static int read_arcs(rd *r)
-{
-	store_bulk_in b;
-	uint64_t st[3] = { 0 };
-	int more = store_bulk_in_open(&b, r->db, "arcs", r->path, r->err);
-	while (!more && (more = store_bulk_next(&b)) > 0)
-		more = arc_entity(r, &b, st);
-	store_bulk_in_close(&b);
-	return more;
-}
-
-static int sample_entity(rd *r, store_bulk_in *b, uint64_t st[3])
-{
-	if (b->next == b->first)
-		st[0] = st[1] = st[2] = 0;
-	uint64_t time = plumb_unzigzag(plumb_varint_get(&b->in), st[0]);
-	uint64_t part = plumb_unzigzag(plumb_varint_get(&b->in), st[1]);
-	uint64_t node = plumb_unzigzag(plumb_varint_get(&b->in), st[2]);
-	bool any;
-	bulk_costs(r, b, &any);
-	st[0] = time, st[1] = part, st[2] = node;
-	plumb_id mpart, mnode;
-	if (b->in.bad)
-		return store_bulk_end_entity(b);
-	if (bulk_ref(b, part, &r->part, "part", &mpart) || bulk_ref(b, node, &r->node, "node", &mnode))
-		return -1;
-	if (plumb_sample_add(r->p, time, mpart, mnode, r->vec, r->err))
-		return bulk_model_fail(r, b);
-	return store_bulk_end_entity(b);
-}
-
-static int read_samples(rd *r)
-{
-	store_bulk_in b;
-	uint64_t st[3] = { 0 };
-	int more = store_bulk_in_open(&b, r->db, "samples", r->path, r->err);
-	while (!more && (more = store_bulk_next(&b)) > 0)
-		more = sample_entity(r, &b, st);
-	store_bulk_in_close(&b);
-	return more;
 }
 
 /* ---- performance points ------------------------------------------------------ */
@@ -828,7 +485,7 @@ static int point_row(rd *r, const row *w)
 static int read_points_info(rd *r)
 {
 	row w = { r, "points_info", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, input_metric, memres, total_cost, exe_mtime, version "
+	if (store_rd_prepare(r, "SELECT id, input_metric, memres, total_cost, exe_mtime, version "
 			  "FROM points_info ORDER BY id", &w.st))
 		return -1;
 	int more, ret = -1;
@@ -869,7 +526,7 @@ static int read_points(rd *r)
 	if (read_points_info(r))
 		return -1;
 	row w = { r, "points", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, part, function, context, input, calls, sum, sum_exact, min, "
+	if (store_rd_prepare(r, "SELECT id, part, function, context, input, calls, sum, sum_exact, min, "
 			  "max, sqr_sum, real_sum, self_sum, self_min, self_max, self_sqr_sum, "
 			  "syscall_cumul, thread_cumul, syscall_self, thread_self FROM points "
 			  "ORDER BY id", &w.st))
@@ -887,7 +544,7 @@ static int read_points(rd *r)
 static int read_meta(rd *r)
 {
 	row w = { r, "meta", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, name, value FROM meta ORDER BY id", &w.st))
+	if (store_rd_prepare(r, "SELECT id, name, value FROM meta ORDER BY id", &w.st))
 		return -1;
 	int more, ret = -1;
 	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
@@ -957,13 +614,13 @@ static int check_header(const char *path, uint64_t *file_size, plumb_error *err)
 static int pragma_int(rd *r, const char *sql, int64_t *out)
 {
 	sqlite3_stmt *st;
-	if (rd_prepare(r, sql, &st))
+	if (store_rd_prepare(r, sql, &st))
 		return -1;
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*out = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : rd_sqlite_fail(r, rc);
+	return rc == SQLITE_ROW ? 0 : store_rd_fail(r, rc);
 }
 
 static int check_version(rd *r)
@@ -1000,7 +657,7 @@ static int check_version(rd *r)
 static int rd_exec(rd *r, const char *sql)
 {
 	int rc = sqlite3_exec(r->db, sql, NULL, NULL, NULL);
-	return rc == SQLITE_OK ? 0 : rd_sqlite_fail(r, rc);
+	return rc == SQLITE_OK ? 0 : store_rd_fail(r, rc);
 }
 
 /* The file is untrusted input: no schema-defined code may run with power. */
@@ -1013,7 +670,7 @@ static int rd_open(rd *r)
 		rc = sqlite3_db_config(r->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_db_config(r->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
-	return rc == SQLITE_OK ? 0 : rd_sqlite_fail(r, rc);
+	return rc == SQLITE_OK ? 0 : store_rd_fail(r, rc);
 }
 
 static int read_all(rd *r)
@@ -1022,11 +679,11 @@ static int read_all(rd *r)
 	if (check_version(r) || rd_exec(r, "BEGIN"))
 		return -1;
 	if (read_strings(r) || read_events(r) || read_modules(r) ||
-	    read_files(r) || read_functions(r) || check_bulk_size(r) || read_frames(r) || read_parts(r) || read_cct(r) ||
-	    read_cg_self(r) || read_arcs(r) ||
+	    read_files(r) || read_functions(r) || store_check_bulk_size(r) || store_read_frames(r) || read_parts(r) || store_read_cct(r) ||
+	    store_read_cg_self(r) || store_read_arcs(r) ||
 	    store_read_jumps(r->db, r->p, r->part.v, r->part.n, r->frame.v, r->frame.n, r->path,
 			     r->err) ||
-	    read_samples(r) || read_points(r) || read_meta(r))
+	    store_read_samples(r) || read_points(r) || read_meta(r))
 		return -1;
 	return rd_exec(r, "COMMIT");
 }
