@@ -1,5 +1,6 @@
-/* Private to src/store: writing and reading the bulk of a profile (frames,
- * calling context tree, call graph, samples) as blocks of the bulk table. */
+/* Private to src/store: writing the bulk of a profile (frames,
+ * calling context tree, call graph, samples) as blocks of the bulk table
+ * (store_read_bulk.c reads them). */
 #ifndef PLUMB_STORE_ENCODE_H
 #define PLUMB_STORE_ENCODE_H
 
