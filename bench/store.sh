@@ -56,8 +56,11 @@ peak() {
 	cat "$WORK/peak.txt"
 }
 size() { stat -c %s "$1"; }
-mean() { # mean time of command number $2 in hyperfine JSON $1
+mean() { # mean wall time of command number $2 in hyperfine JSON $1
 	python3 -c 'import json,sys; print("%.3f" % json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]["mean"])' "$1" "$2"
+}
+cpu() { # mean CPU time (user + system) of command number $2 in hyperfine JSON $1
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]; print("%.3f" % (r["user"] + r["system"]))' "$1" "$2"
 }
 ratio() { python3 -c 'import sys; print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$1" "$2"; }
 once() { # wall seconds of one run of a command
@@ -76,9 +79,10 @@ one() {
 		-n "convert" "$PLUMB convert $in -o $st" \
 		-n "report text" "$PLUMB report $in" -n "report store" "$PLUMB report $st" >&2
 	it=$(mean "$j" 0) is=$(mean "$j" 1) cv=$(mean "$j" 2) rt=$(mean "$j" 3) rs=$(mean "$j" 4)
-	wr=$(python3 -c 'import sys; print("%.3f" % max(0.0, float(sys.argv[1]) - float(sys.argv[2])))' "$cv" "$it")
+	ct=$(cpu "$j" 0) cs=$(cpu "$j" 1) cc=$(cpu "$j" 2) crt=$(cpu "$j" 3) crs=$(cpu "$j" 4)
+	wr=$(python3 -c 'import sys; print("%.3f" % max(0.0, float(sys.argv[1]) - float(sys.argv[2])))' "$cc" "$ct")
 	mt=$(peak "$PLUMB info $in") ms=$(peak "$PLUMB info $st")
-	rows="$rows| $name | $(size "$in") | $(size "$st") | $(ratio "$(size "$st")" "$(size "$in")") | $it | $is | $(ratio "$it" "$is")× | $cv | $wr | $(ratio "$wr" "$it") | $rt | $rs | $(ratio "$rt" "$rs")× | $mt / $ms |
+	rows="$rows| $name | $(size "$in") | $(size "$st") | $(ratio "$(size "$st")" "$(size "$in")") | $ct / $cs | $(ratio "$ct" "$cs")× | $cc | $wr | $(ratio "$wr" "$ct") | $crt / $crs | $(ratio "$crt" "$crs")× | $it / $is | $rt / $rs | $mt / $ms |
 "
 	if [ -n "$BASELINE" ]; then
 		bs=$WORK/store-$name.old.plumb
@@ -109,16 +113,18 @@ for the encoding.
 - plumb: commit $commit, \`$PLUMB\`; timing: \`hyperfine --warmup 1 --runs $RUNS\`, the five
   commands of an input in one run; memory: \`/usr/bin/time -f '%M'\` of \`plumb info\` (KB)
 - load = \`plumb info\` (read the whole profile, print its summary); write = convert − load
-  from the text; ratios: store / text for sizes and write, text / store for speed-ups
+  from the text; times are CPU seconds (user + system, hyperfine's means), which a loaded
+  machine disturbs less than wall time (also given, last columns); ratios: store / text for
+  sizes and write, text / store for speed-ups
 
-| input | text bytes | .plumb bytes | size | load text (s) | load store (s) | load speed-up | convert (s) | write (s) | write / load text | report text (s) | report store (s) | report speed-up | peak KB text / store |
+| input | text bytes | .plumb bytes | size | load CPU text / store (s) | load speed-up | convert CPU (s) | write CPU (s) | write / load text | report CPU text / store (s) | report speed-up | load wall text / store (s) | report wall text / store (s) | peak KB text / store |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 $rows
 EOT
 	if [ -n "$BASELINE" ]; then
 		cat <<EOT
 
-Against the store of \`$BASELINE\` (schema $(sqlite3 "$WORK/store-callgrind.old.plumb" 'PRAGMA user_version' 2>/dev/null || echo '?'); one run each, seconds):
+Against the store of \`$BASELINE\` (schema $(sqlite3 "$WORK/store-callgrind.old.plumb" 'PRAGMA user_version' 2>/dev/null || echo '?'); one run each, wall seconds):
 
 | input | old .plumb bytes | new .plumb bytes | old convert | new convert | old load | new load |
 | --- | --- | --- | --- | --- | --- | --- |

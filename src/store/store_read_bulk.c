@@ -3,6 +3,7 @@
  * (store_encode.c writes them; docs/plumb-format.md has the encoding). Each
  * entity's ids are checked against the tables read before it; a bad one is
  * named by its kind, block and entity. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/append.h"
@@ -150,38 +151,91 @@ static int cct_root(rd *r, store_bulk_in *b)
 	return store_map_push(r, &r->node, r->p->parts.v[id].root);
 }
 
-static int cct_entity(rd *r, store_bulk_in *b, uint64_t *frame)
+/* Nodes whose parent is the node before them (a stack's path, as most of a
+ * tree's nodes are) are made together: plumb_cct_new_path fetches their
+ * index slots at once. The file's nodes were unique children of their
+ * parents when written, so none is looked for (a damaged file's duplicate
+ * is a second node of the same path, whose costs add). */
+enum { CHAIN = 64 };
+
+typedef struct chain {
+	int64_t first;        /* the file id of its first node; n = 0: empty */
+	size_t n;
+	plumb_id parent;      /* the profile id of the first node's parent */
+	plumb_id frames[CHAIN], nodes[CHAIN];
+	uint64_t activations[CHAIN];
+	uint64_t *costs;      /* CHAIN * events */
+} chain;
+
+static int chain_flush(rd *r, chain *c)
+{
+	size_t nev = r->p->events.n;
+	if (!c->n)
+		return 0;
+	if (plumb_cct_new_path(r->p, c->parent, c->frames, c->n, c->nodes))
+		return plumb_fail_nomem(r->err);
+	for (size_t i = 0; i < c->n; i++) {
+		const uint64_t *cost = c->costs + i * nev;
+		bool any = false;
+		for (size_t e = 0; e < nev; e++)
+			any |= cost[e] != 0;
+		if (store_map_push(r, &r->node, c->nodes[i]) ||
+		    (c->activations[i] != PLUMB_COUNT_UNKNOWN &&
+		     plumb_cct_add_activations(r->p, c->nodes[i], c->activations[i], r->err)) ||
+		    (any && plumb_cct_add_self(r->p, c->nodes[i], cost, r->err)))
+			return -1;
+	}
+	c->n = 0;
+	return 0;
+}
+
+static int cct_entity(rd *r, store_bulk_in *b, uint64_t *frame, chain *c)
 {
 	if (b->next == b->first)
 		*frame = 0;
+	size_t nev = r->p->events.n;
 	uint64_t up = plumb_varint_get(&b->in);
-	if (up == 0) {
-		if (!b->in.bad && cct_root(r, b))
-			return -1;
-	} else {
-		*frame = plumb_unzigzag(plumb_varint_get(&b->in), *frame);
-		plumb_id mframe;
+	if (up == 0) { /* a root: made at once, as its part */
+		uint64_t activations = plumb_varint_get(&b->in) - 1; /* 0: unknown */
+		bool any;
+		bulk_costs(r, b, &any);
 		if (b->in.bad)
 			return store_bulk_end_entity(b);
-		if (up > (uint64_t)b->next)
-			return store_bulk_bad(b, "parent %lld nodes back, before the first node",
-					      (long long)up);
-		if (bulk_ref(b, *frame, &r->frame, "frame", &mframe))
+		if (chain_flush(r, c) || cct_root(r, b))
 			return -1;
-		plumb_id node = plumb_cct_child(r->p, r->node.v[b->next - (int64_t)up], mframe);
-		if (store_map_push(r, &r->node, node))
-			return -1;
+		plumb_id node = r->node.v[r->node.n - 1];
+		if ((activations != PLUMB_COUNT_UNKNOWN &&
+		     plumb_cct_add_activations(r->p, node, activations, r->err)) ||
+		    (any && plumb_cct_add_self(r->p, node, r->vec, r->err)))
+			return bulk_model_fail(r, b);
+		return store_bulk_end_entity(b);
 	}
-	uint64_t activations = plumb_varint_get(&b->in) - 1; /* 0: unknown */
-	bool any;
-	bulk_costs(r, b, &any);
+	*frame = plumb_unzigzag(plumb_varint_get(&b->in), *frame);
+	uint64_t activations = plumb_varint_get(&b->in) - 1;
+	size_t k = c->n < CHAIN && c->n && b->next - (int64_t)up == c->first + (int64_t)c->n - 1
+			   ? c->n : 0; /* its place in the chain: 0 starts a new one */
+	/* a new chain's costs wait in r->vec while the pending one is made */
+	uint64_t *cost = k ? c->costs + k * nev : r->vec;
+	for (size_t e = 0; e < nev; e++)
+		cost[e] = plumb_varint_get(&b->in);
 	if (b->in.bad)
 		return store_bulk_end_entity(b);
-	plumb_id node = r->node.v[r->node.n - 1];
-	if ((activations != PLUMB_COUNT_UNKNOWN &&
-	     plumb_cct_add_activations(r->p, node, activations, r->err)) ||
-	    (any && plumb_cct_add_self(r->p, node, r->vec, r->err)))
-		return bulk_model_fail(r, b);
+	if (up > (uint64_t)b->next)
+		return store_bulk_bad(b, "parent %lld nodes back, before the first node",
+				      (long long)up);
+	plumb_id mframe;
+	if (bulk_ref(b, *frame, &r->frame, "frame", &mframe))
+		return -1;
+	if (k == 0) {
+		if (chain_flush(r, c))
+			return -1;
+		memcpy(c->costs, r->vec, nev * sizeof *cost);
+		c->first = b->next;
+		c->parent = r->node.v[b->next - (int64_t)up];
+	}
+	c->frames[k] = mframe;
+	c->activations[k] = activations;
+	c->n = k + 1;
 	return store_bulk_end_entity(b);
 }
 
@@ -189,10 +243,16 @@ int store_read_cct(rd *r)
 {
 	store_bulk_in b;
 	uint64_t frame = 0;
+	chain c = { .costs = calloc(CHAIN * r->p->events.n + 1, sizeof(uint64_t)) };
+	if (!c.costs)
+		return plumb_fail_nomem(r->err);
 	int more = store_bulk_in_open(&b, r->db, "cct", r->path, r->err);
 	while (!more && (more = store_bulk_next(&b)) > 0)
-		more = cct_entity(r, &b, &frame);
+		more = cct_entity(r, &b, &frame, &c);
 	store_bulk_in_close(&b);
+	if (!more)
+		more = chain_flush(r, &c);
+	free(c.costs);
 	if (!more && r->part.n < r->nparts)
 		more = plumb_fail(r->err, PLUMB_ERR_FORMAT,
 				  "%s: table parts, row %zu: root %lld is not a root node of the cct "
