@@ -75,9 +75,22 @@ static int frame_entity(rd *r, store_bulk_in *b, uint64_t st[3], plumb_frame *f)
 /* Into a profile without frames, a block's frames are written in place
  * with the file's ids (they were unique when written); into one that has
  * frames, each is interned. */
+/* Room is made for a whole block at once: a count its data cannot hold
+ * (each entity takes at least min bytes) is refused first. */
+static int block_fits(store_bulk_in *b, size_t min)
+{
+	size_t size = (size_t)(b->in.end - b->in.p);
+	if ((uint64_t)b->count > size / min)
+		return store_bulk_bad(b, "%lld entities in %zu bytes: too many (each takes %zu or more)",
+				      (long long)b->count, size, min);
+	return 0;
+}
+
 static int frame_block(rd *r, store_bulk_in *b, bool append, uint64_t st[3])
 {
 	size_t n = (size_t)b->count;
+	if (block_fits(b, 4))
+		return -1;
 	plumb_frame one, *f = append ? plumb_frames_room(r->p, n) : &one;
 	if (!f)
 		return plumb_fail_nomem(r->err);
@@ -286,6 +299,8 @@ static int cg_entity(rd *r, store_bulk_in *b, uint64_t st[2], plumb_cg_self *k, 
 static int cg_block(rd *r, store_bulk_in *b, uint64_t st[2])
 {
 	size_t n = (size_t)b->count, nev = r->p->events.n;
+	if (block_fits(b, 3 + nev))
+		return -1;
 	plumb_cg_self *keys;
 	uint64_t *costs = plumb_cg_self_room(r->p, n, &keys);
 	if (!costs)

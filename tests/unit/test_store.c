@@ -756,6 +756,8 @@ Test(store, part_without_root)
 
 Test(store, block_cut_short_or_too_long)
 {
+	block_fails("frames", 0, 0, 0, 10, "frames block at id 0: entity 0: 14 entities in 27 bytes: "
+		    "too many (each takes 4 or more)");
 	block_fails("cct", 0, 0, 44, 0, "cct block at id 0: entity 7: cut short");
 	block_fails("cct", 0, 0, 0, -1, "cct block at id 0: 24 bytes left after its 7 entities");
 }
