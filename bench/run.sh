@@ -8,11 +8,12 @@
 # Benchmarks: folded (bench/folded.sh), callgrind (bench/callgrind.sh),
 # gprof (bench/gprof.sh), record (bench/record.sh), record_signal
 # (bench/record_signal.sh), inputs (bench/inputs.sh), inputs_real
-# (bench/inputs_real.sh), aprof (bench/aprof.sh), pprof (bench/pprof.sh).
+# (bench/inputs_real.sh), aprof (bench/aprof.sh), pprof (bench/pprof.sh),
+# store (bench/store.sh).
 # Environment variables are passed on to each.
 set -eu
 cd "$(dirname "$0")/.."
-names=${*:-folded callgrind gprof record record_signal inputs inputs_real aprof pprof}
+names=${*:-folded callgrind gprof record record_signal inputs inputs_real aprof pprof store}
 for n in $names; do
 	script=bench/$n.sh
 	if [ ! -f "$script" ]; then

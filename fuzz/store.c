@@ -19,7 +19,8 @@
  *
  * Besides "never crash, leak or hang", it checks an oracle: whatever the
  * reader accepts, the store writes, and reading that back gives the same
- * events, the same total per event and the same number of parts.
+ * events, the same total per event, and the same number of parts, frames,
+ * calling contexts, call-graph entries, arcs, samples and points.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -34,7 +35,9 @@
 static void check_same(const plumb_profile *a, const plumb_profile *b)
 {
 	size_t n = a->events.n;
-	if (b->events.n != n || a->parts.n != b->parts.n)
+	if (b->events.n != n || a->parts.n != b->parts.n || a->frames.n != b->frames.n ||
+	    a->cct.n != b->cct.n || a->cg_self.n != b->cg_self.n || a->arcs.n != b->arcs.n ||
+	    a->samples.n != b->samples.n || a->points.n != b->points.n)
 		abort();
 	uint64_t *ta = calloc(n + 1, sizeof *ta), *tb = calloc(n + 1, sizeof *tb);
 	if (!ta || !tb || plumb_profile_totals(a, ta, NULL) || plumb_profile_totals(b, tb, NULL))

@@ -8,11 +8,11 @@
 
 struct plumb_read_opts;
 
-/* The schema version kept in PRAGMA user_version (2: parts say whether
- * their arc costs are measured; 3: the jumps table; 4: performance
- * points). Older versions are
- * read too (docs/plumb-format.md says how each is upgraded). */
-#define PLUMB_STORE_VERSION 4
+/* The schema version kept in PRAGMA user_version (5: frames, the CCT, the
+ * call graph and samples in compressed blocks). A file of an older version
+ * is refused with a message saying to convert it again
+ * (docs/plumb-format.md). */
+#define PLUMB_STORE_VERSION 5
 /* PRAGMA application_id: 'PLMB'. */
 #define PLUMB_STORE_APPLICATION_ID 0x504c4d42
 

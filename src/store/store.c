@@ -8,8 +8,11 @@
 
 #include "plumb/formats.h"
 #include "plumb/store.h"
+#include "store/store_bulk.h"
+#include "store/store_encode.h"
 #include "store/store_jumps.h"
 #include "store/store_private.h"
+#include "store/store_summary.h"
 
 bool plumb_store_detect(const unsigned char *head, size_t len)
 {
@@ -39,54 +42,17 @@ static const char schema_sql[] =
 	" mangled INTEGER REFERENCES strings(id),"
 	" module INTEGER REFERENCES modules(id),"
 	" file INTEGER REFERENCES files(id),"
-	" line INTEGER NOT NULL);\n"
-	"CREATE TABLE frames (id INTEGER PRIMARY KEY,"
-	" function INTEGER NOT NULL REFERENCES functions(id),"
-	" file INTEGER REFERENCES files(id),"
 	" line INTEGER NOT NULL,"
-	" address INTEGER NOT NULL);\n"
+	/* for sqlite3 users (store_summary.c), never read by plumb */
+	" self TEXT, calls TEXT);\n"
 	"CREATE TABLE parts (id INTEGER PRIMARY KEY,"
 	" kind INTEGER NOT NULL,"
 	" name INTEGER REFERENCES strings(id),"
 	" pid INTEGER NOT NULL,"
 	" tid INTEGER NOT NULL,"
 	" start_function INTEGER REFERENCES functions(id),"
-	" root INTEGER NOT NULL REFERENCES cct_nodes(id),"
+	" root INTEGER NOT NULL,"
 	" arc_costs INTEGER NOT NULL);\n"
-	"CREATE TABLE cct_nodes (id INTEGER PRIMARY KEY,"
-	" part INTEGER NOT NULL REFERENCES parts(id),"
-	" parent INTEGER REFERENCES cct_nodes(id),"
-	" frame INTEGER REFERENCES frames(id),"
-	" activations INTEGER);\n"
-	"CREATE TABLE cct_costs (node INTEGER NOT NULL REFERENCES cct_nodes(id),"
-	" event INTEGER NOT NULL REFERENCES events(id),"
-	" value INTEGER NOT NULL,"
-	" PRIMARY KEY (node, event)) WITHOUT ROWID;\n"
-	"CREATE TABLE cg_self (id INTEGER PRIMARY KEY,"
-	" part INTEGER NOT NULL REFERENCES parts(id),"
-	" frame INTEGER NOT NULL REFERENCES frames(id));\n"
-	"CREATE TABLE cg_self_costs (cg_self INTEGER NOT NULL REFERENCES cg_self(id),"
-	" event INTEGER NOT NULL REFERENCES events(id),"
-	" value INTEGER NOT NULL,"
-	" PRIMARY KEY (cg_self, event)) WITHOUT ROWID;\n"
-	"CREATE TABLE arcs (id INTEGER PRIMARY KEY,"
-	" part INTEGER NOT NULL REFERENCES parts(id),"
-	" caller INTEGER NOT NULL REFERENCES frames(id),"
-	" callee INTEGER NOT NULL REFERENCES functions(id),"
-	" calls INTEGER,"
-	" has_inclusive INTEGER NOT NULL);\n"
-	"CREATE TABLE arc_costs (arc INTEGER NOT NULL REFERENCES arcs(id),"
-	" event INTEGER NOT NULL REFERENCES events(id),"
-	" value INTEGER NOT NULL,"
-	" PRIMARY KEY (arc, event)) WITHOUT ROWID;\n"
-	"CREATE TABLE samples (id INTEGER PRIMARY KEY,"
-	" time_ns INTEGER NOT NULL,"
-	" part INTEGER NOT NULL REFERENCES parts(id),"
-	" node INTEGER NOT NULL REFERENCES cct_nodes(id));\n"
-	"CREATE TABLE sample_weights (sample INTEGER NOT NULL REFERENCES samples(id),"
-	" event INTEGER NOT NULL REFERENCES events(id),"
-	" value INTEGER NOT NULL,"
-	" PRIMARY KEY (sample, event)) WITHOUT ROWID;\n"
 	"CREATE TABLE meta (id INTEGER PRIMARY KEY,"
 	" name INTEGER NOT NULL REFERENCES strings(id),"
 	" value INTEGER NOT NULL REFERENCES strings(id));\n"
@@ -99,7 +65,7 @@ static const char schema_sql[] =
 	"CREATE TABLE points (id INTEGER PRIMARY KEY,"
 	" part INTEGER NOT NULL REFERENCES parts(id),"
 	" function INTEGER NOT NULL REFERENCES functions(id),"
-	" context INTEGER REFERENCES cct_nodes(id),"
+	" context INTEGER,"
 	" input INTEGER NOT NULL, calls INTEGER NOT NULL,"
 	" sum INTEGER NOT NULL, sum_exact INTEGER NOT NULL,"
 	" min INTEGER, max INTEGER, sqr_sum, real_sum INTEGER,"
@@ -116,15 +82,19 @@ static const char schema_sql[] =
 	" JOIN strings n ON n.id = f.name LEFT JOIN strings g ON g.id = f.mangled"
 	" LEFT JOIN modules m ON m.id = f.module LEFT JOIN strings mp ON mp.id = m.path"
 	" LEFT JOIN files fl ON fl.id = f.file LEFT JOIN strings fp ON fp.id = fl.path;\n"
-	"CREATE VIEW v_frames AS SELECT fr.id AS id, fr.function AS function,"
-	" fn.name AS name, fn.module AS module, fp.text AS file, fr.line AS line,"
-	" fr.address AS address FROM frames fr JOIN v_functions fn ON fn.id = fr.function"
-	" LEFT JOIN files fl ON fl.id = fr.file LEFT JOIN strings fp ON fp.id = fl.path;\n"
 	"CREATE VIEW v_parts AS SELECT p.id AS id, p.kind AS kind, n.text AS name,"
 	" p.pid AS pid, p.tid AS tid, p.root AS root FROM parts p"
 	" LEFT JOIN strings n ON n.id = p.name;\n"
 	"CREATE VIEW v_meta AS SELECT m.id AS id, k.text AS name, v.text AS value"
-	" FROM meta m JOIN strings k ON k.id = m.name JOIN strings v ON v.id = m.value;\n";
+	" FROM meta m JOIN strings k ON k.id = m.name JOIN strings v ON v.id = m.value;\n"
+	"CREATE VIEW v_function_costs AS SELECT f.id AS function, n.text AS name,"
+	" e.name AS event, j.value AS self FROM functions f JOIN strings n ON n.id = f.name,"
+	" json_each(f.self) j JOIN v_events e ON e.id = j.key WHERE f.self IS NOT NULL;\n"
+	"CREATE VIEW v_calls AS SELECT f.id AS caller, a.text AS caller_name,"
+	" j.value ->> 0 AS callee, b.text AS callee_name, j.value ->> 1 AS calls"
+	" FROM functions f JOIN strings a ON a.id = f.name, json_each(f.calls) j"
+	" JOIN functions g ON g.id = j.value ->> 0 JOIN strings b ON b.id = g.name"
+	" WHERE f.calls IS NOT NULL;\n";
 
 /* ---- checking the profile before writing --------------------------------
  * The reader rejects a file whose ids do not hold together, so the writer
@@ -289,7 +259,7 @@ typedef struct val {
 static val v_int(int64_t i) { return (val){ i, false, NULL }; }
 static val v_u64(uint64_t u) { return (val){ store_u2i(u), false, NULL }; }
 static val v_id(plumb_id id) { return (val){ id, id == PLUMB_NONE, NULL }; }
-static val v_count(uint64_t c) { return (val){ store_u2i(c), c == PLUMB_COUNT_UNKNOWN, NULL }; }
+static val v_text(const char *t) { return (val){ 0, t == NULL, t }; }
 /* a field the point's source had (bit in has), else NULL */
 static val v_field(uint64_t u, uint32_t has, uint32_t bit)
 {
@@ -315,37 +285,15 @@ static int wr_row(wr *w, sqlite3_stmt *st, const val *vals, int n)
 	wr_row((w), (st), (const val[]){ __VA_ARGS__ }, \
 	       (int)(sizeof((const val[]){ __VA_ARGS__ }) / sizeof(val)))
 
-/* One row per non-zero cost: (owner, event, value). */
-static int wr_costs(wr *w, sqlite3_stmt *st, size_t owner, const uint64_t *c)
-{
-	for (size_t e = 0; e < w->p->events.n; e++)
-		if (c[e] && WR_ROW(w, st, v_int((int64_t)owner), v_int((int64_t)e), v_u64(c[e])))
-			return -1;
-	return 0;
-}
-
-enum {
-	S_STRING, S_EVENT, S_MODULE, S_FILE, S_FUNCTION, S_FRAME, S_PART, S_NODE, S_NODE_COST,
-	S_CG, S_CG_COST, S_ARC, S_ARC_COST, S_SAMPLE, S_SAMPLE_W, S_META, S_POINTS_INFO, S_POINT,
-	S_COUNT
-};
+enum { S_STRING, S_EVENT, S_MODULE, S_FILE, S_FUNCTION, S_PART, S_META, S_POINTS_INFO, S_POINT, S_COUNT };
 
 static const char *const insert_sql[S_COUNT] = {
 	[S_STRING] = "INSERT INTO strings VALUES (?1, ?2)",
 	[S_EVENT] = "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5)",
 	[S_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3)",
 	[S_FILE] = "INSERT INTO files VALUES (?1, ?2)",
-	[S_FUNCTION] = "INSERT INTO functions VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[S_FRAME] = "INSERT INTO frames VALUES (?1, ?2, ?3, ?4, ?5)",
+	[S_FUNCTION] = "INSERT INTO functions VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[S_PART] = "INSERT INTO parts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	[S_NODE] = "INSERT INTO cct_nodes VALUES (?1, ?2, ?3, ?4, ?5)",
-	[S_NODE_COST] = "INSERT INTO cct_costs VALUES (?1, ?2, ?3)",
-	[S_CG] = "INSERT INTO cg_self VALUES (?1, ?2, ?3)",
-	[S_CG_COST] = "INSERT INTO cg_self_costs VALUES (?1, ?2, ?3)",
-	[S_ARC] = "INSERT INTO arcs VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[S_ARC_COST] = "INSERT INTO arc_costs VALUES (?1, ?2, ?3)",
-	[S_SAMPLE] = "INSERT INTO samples VALUES (?1, ?2, ?3, ?4)",
-	[S_SAMPLE_W] = "INSERT INTO sample_weights VALUES (?1, ?2, ?3)",
 	[S_META] = "INSERT INTO meta VALUES (?1, ?2, ?3)",
 	[S_POINTS_INFO] = "INSERT INTO points_info VALUES (0, ?1, ?2, ?3, ?4, ?5)",
 	[S_POINT] = "INSERT INTO points VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
@@ -386,18 +334,20 @@ static int wr_entities(wr *w, sqlite3_stmt **st)
 	for (size_t i = 0; i < p->files.n; i++)
 		if (WR_ROW(w, st[S_FILE], v_int((int64_t)i), v_id(p->files.v[i].path)))
 			return -1;
+	store_summary sum;
+	if (store_summary_build(p, &sum, w->err))
+		return -1;
 	for (size_t i = 0; i < p->functions.n; i++) {
 		const plumb_function *f = &p->functions.v[i];
 		if (WR_ROW(w, st[S_FUNCTION], v_int((int64_t)i), v_id(f->name), v_id(f->mangled),
-			   v_id(f->module), v_id(f->file), v_int(f->line)))
+			   v_id(f->module), v_id(f->file), v_int(f->line),
+			   v_text(store_summary_text(&sum, sum.self, i)),
+			   v_text(store_summary_text(&sum, sum.calls, i)))) {
+			store_summary_free(&sum);
 			return -1;
+		}
 	}
-	for (size_t i = 0; i < p->frames.n; i++) {
-		const plumb_frame *f = &p->frames.v[i];
-		if (WR_ROW(w, st[S_FRAME], v_int((int64_t)i), v_id(f->function), v_id(f->file),
-			   v_int(f->line), v_u64(f->address)))
-			return -1;
-	}
+	store_summary_free(&sum);
 	for (size_t i = 0; i < p->parts.n; i++) {
 		const plumb_part *t = &p->parts.v[i];
 		if (WR_ROW(w, st[S_PART], v_int((int64_t)i), v_int(t->kind), v_id(t->name),
@@ -409,39 +359,6 @@ static int wr_entities(wr *w, sqlite3_stmt **st)
 		if (WR_ROW(w, st[S_META], v_int((int64_t)i), v_id(p->meta.v[i].key),
 			   v_id(p->meta.v[i].value)))
 			return -1;
-	return 0;
-}
-
-static int wr_costed(wr *w, sqlite3_stmt **st)
-{
-	const plumb_profile *p = w->p;
-	size_t nev = p->events.n;
-	for (size_t i = 0; i < p->cct.n; i++) {
-		const plumb_cct_node *n = &p->cct.v[i];
-		if (WR_ROW(w, st[S_NODE], v_int((int64_t)i), v_id(n->part), v_id(n->parent),
-			   v_id(n->frame), v_count(n->activations)) ||
-		    wr_costs(w, st[S_NODE_COST], i, p->cct_self.v + i * nev))
-			return -1;
-	}
-	for (size_t i = 0; i < p->cg_self.n; i++)
-		if (WR_ROW(w, st[S_CG], v_int((int64_t)i), v_id(p->cg_self.v[i].part),
-			   v_id(p->cg_self.v[i].frame)) ||
-		    wr_costs(w, st[S_CG_COST], i, p->cg_self_cost.v + i * nev))
-			return -1;
-	for (size_t i = 0; i < p->arcs.n; i++) {
-		const plumb_arc *a = &p->arcs.v[i];
-		if (WR_ROW(w, st[S_ARC], v_int((int64_t)i), v_id(a->part), v_id(a->caller),
-			   v_id(a->callee), v_count(a->calls), v_int(a->has_inclusive)) ||
-		    (a->has_inclusive && wr_costs(w, st[S_ARC_COST], i, p->arc_incl.v + i * nev)))
-			return -1;
-	}
-	for (size_t i = 0; i < p->samples.n; i++) {
-		const plumb_sample *s = &p->samples.v[i];
-		if (WR_ROW(w, st[S_SAMPLE], v_int((int64_t)i), v_u64(s->time_ns), v_id(s->part),
-			   v_id(s->node)) ||
-		    wr_costs(w, st[S_SAMPLE_W], i, p->sample_weights.v + i * nev))
-			return -1;
-	}
 	return 0;
 }
 
@@ -512,7 +429,8 @@ static int wr_all(wr *w)
 {
 	sqlite3_stmt *st[S_COUNT] = { 0 };
 	int ret = -1;
-	if (wr_pragmas(w) || wr_exec(w, "BEGIN") || wr_exec(w, schema_sql))
+	if (wr_pragmas(w) || wr_exec(w, "BEGIN") || wr_exec(w, store_bulk_schema) ||
+	    wr_exec(w, schema_sql))
 		return -1;
 	for (int k = 0; k < S_COUNT; k++) {
 		int rc = sqlite3_prepare_v2(w->db, insert_sql[k], -1, &st[k], NULL);
@@ -521,8 +439,9 @@ static int wr_all(wr *w)
 			goto out;
 		}
 	}
-	if (wr_strings(w, st[S_STRING]) || wr_entities(w, st) || wr_costed(w, st) ||
-	    wr_points(w, st) || store_write_jumps(w->db, w->p, w->path, w->err))
+	if (wr_strings(w, st[S_STRING]) || wr_entities(w, st) ||
+	    store_write_bulk(w->db, w->p, w->path, w->err) || wr_points(w, st) ||
+	    store_write_jumps(w->db, w->p, w->path, w->err))
 		goto out;
 	ret = 0;
 out:

@@ -105,7 +105,7 @@ static int jref(const jrow *w, int col, const char *name, const plumb_id *map, s
 	if (v < 0 || (uint64_t)v >= n)
 		return jrow_fail(w, "%s %lld out of range (table %s has %zu rows)", name, (long long)v,
 				 table, n);
-	*out = map[v];
+	*out = map ? map[v] : (plumb_id)v;
 	return 0;
 }
 
@@ -137,29 +137,11 @@ static int jump_row(const jrow *w, plumb_profile *p, const plumb_id *part, size_
 	return 0;
 }
 
-static int file_version(sqlite3 *db, int64_t *version)
-{
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*version = sqlite3_column_int64(st, 0);
-		rc = SQLITE_OK;
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
-
 int store_read_jumps(sqlite3 *db, plumb_profile *p, const plumb_id *part, size_t nparts,
 		     const plumb_id *frame, size_t nframes, const char *path, plumb_error *err)
 {
-	int64_t version = 0;
-	int rc = file_version(db, &version);
-	if (rc != SQLITE_OK)
-		return sql_fail(db, rc, path, false, err);
-	if (version < STORE_JUMPS_SINCE)
-		return 0;
 	jrow w = { NULL, path, 0, err };
-	rc = sqlite3_prepare_v2(db, "SELECT id, part, source, target, conditional, executed, followed"
+	int rc = sqlite3_prepare_v2(db, "SELECT id, part, source, target, conditional, executed, followed"
 				" FROM jumps ORDER BY id", -1, &w.st, NULL);
 	if (rc != SQLITE_OK)
 		return sql_fail(db, rc, path, false, err);

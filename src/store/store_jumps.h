@@ -1,4 +1,4 @@
-/* Private to src/store: the jumps table (schema version 2), written and
+/* Private to src/store: the jumps table (since schema version 3), written and
  * read beside the other tables by store.c and store_read.c. */
 #ifndef PLUMB_STORE_JUMPS_H
 #define PLUMB_STORE_JUMPS_H
@@ -7,9 +7,6 @@
 
 #include "plumb/profile.h"
 
-/* The schema version that added the jumps table: older files have none. */
-#define STORE_JUMPS_SINCE 3
-
 extern const char store_jumps_schema[];
 
 /* Every jump's part and frames in range; an error naming the jump if not. */
@@ -17,7 +14,7 @@ int store_check_jumps(const plumb_profile *p, const char *path, plumb_error *err
 /* Insert p's jumps into the open database (inside the caller's transaction). */
 int store_write_jumps(sqlite3 *db, const plumb_profile *p, const char *path, plumb_error *err);
 /* Add the file's jumps to p, its part and frame ids mapped through part[]
- * and frame[]; a file older than STORE_JUMPS_SINCE has none. */
+ * and frame[] (NULL: the identity). */
 int store_read_jumps(sqlite3 *db, plumb_profile *p, const plumb_id *part, size_t nparts,
 		     const plumb_id *frame, size_t nframes, const char *path, plumb_error *err);
 

@@ -13,38 +13,9 @@
 
 #include "plumb/formats.h"
 #include "plumb/store.h"
+#include "store/store_read.h"
 #include "store/store_jumps.h"
 #include "store/store_private.h"
-
-/* A file id -> profile id map; the file's ids are dense (checked). */
-typedef struct idmap {
-	plumb_id *v;
-	size_t n, cap;
-	const char *table;    /* the table the ids come from, for messages */
-} idmap;
-
-/* A part as the file describes it; it is added when its root node comes. */
-typedef struct file_part {
-	plumb_part_kind kind;
-	plumb_id name;        /* the profile's string id */
-	int64_t pid, tid, root;
-	plumb_id start_function;
-	plumb_arc_costs arc_costs;
-} file_part;
-
-typedef struct rd {
-	plumb_profile *p;
-	const char *path;
-	sqlite3 *db;
-	plumb_error *err;
-	idmap str, mod, file, fn, frame, part, node;
-	file_part *parts;
-	size_t nparts;
-	uint64_t *vec;         /* scratch cost vector, one slot per event */
-	int64_t version;       /* the file's schema version */
-	bool gprof_v1;         /* version 1 with meta inclusive.estimated = gprof (see
-				* read_legacy_estimate) */
-} rd;
 
 /* The current row of a table, for messages and column checks. */
 typedef struct row {
@@ -56,7 +27,7 @@ typedef struct row {
 
 /* ---- errors ---------------------------------------------------------------- */
 
-static int rd_sqlite_fail(rd *r, int rc)
+int store_rd_fail(rd *r, int rc)
 {
 	const char *msg = r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc);
 	switch (rc & 0xff) {
@@ -110,7 +81,7 @@ static int row_model_fail(const row *w)
 
 /* ---- id maps ---------------------------------------------------------------- */
 
-static int map_push(rd *r, idmap *m, plumb_id id)
+int store_map_push(rd *r, idmap *m, plumb_id id)
 {
 	if (id == PLUMB_NONE)
 		return plumb_fail_nomem(r->err); /* the model's only failure left */
@@ -213,24 +184,12 @@ static int col_sid(const row *w, int col, const char *name, bool optional, plumb
 
 #define S(r, id) plumb_str((r)->p, (id))
 
-/* A count: NULL (or the all-ones pattern) is PLUMB_COUNT_UNKNOWN. */
-static int col_count(const row *w, int col, const char *name, uint64_t *out)
-{
-	int64_t v;
-	bool present = false;
-	*out = PLUMB_COUNT_UNKNOWN;
-	if (col_int(w, col, name, &v, &present))
-		return -1;
-	*out = present ? store_i2u(v) : PLUMB_COUNT_UNKNOWN;
-	return 0;
-}
-
 /* ---- iterating a table in id order ------------------------------------------ */
 
-static int rd_prepare(rd *r, const char *sql, sqlite3_stmt **st)
+int store_rd_prepare(rd *r, const char *sql, sqlite3_stmt **st)
 {
 	int rc = sqlite3_prepare_v2(r->db, sql, -1, st, NULL);
-	return rc == SQLITE_OK ? 0 : rd_sqlite_fail(r, rc);
+	return rc == SQLITE_OK ? 0 : store_rd_fail(r, rc);
 }
 
 /* Step to row number index (0-based): 1 on a row, 0 at the end, -1 on error.
@@ -241,7 +200,7 @@ static int rows_next(row *w, size_t index)
 	if (rc == SQLITE_DONE)
 		return 0;
 	if (rc != SQLITE_ROW)
-		return rd_sqlite_fail(w->r, rc);
+		return store_rd_fail(w->r, rc);
 	w->id = (int64_t)index;
 	int64_t id;
 	if (col_int(w, 0, "id", &id, NULL))
@@ -253,101 +212,12 @@ static int rows_next(row *w, size_t index)
 	return 1;
 }
 
-/* ---- costs: one row per non-zero (owner, event) value ------------------------ */
-
-typedef struct costs {
-	rd *r;
-	sqlite3_stmt *st;
-	const char *table, *owner_col, *owner_table;
-	bool on_row;
-	int64_t owner, event, value;
-} costs;
-
-/* Cost rows have no id of their own: a bad one is named by its table. */
-static int costs_col(const costs *c, int col, const char *name, int64_t *out)
-{
-	int type = sqlite3_column_type(c->st, col);
-	*out = sqlite3_column_int64(c->st, col);
-	if (type == SQLITE_INTEGER)
-		return 0;
-	return plumb_fail(c->r->err, PLUMB_ERR_FORMAT,
-			  "%s: table %s: a row's %s is %s, expected an integer", c->r->path,
-			  c->table, name, type_name(type));
-}
-
-static int costs_step(costs *c)
-{
-	int rc = sqlite3_step(c->st);
-	c->on_row = rc == SQLITE_ROW;
-	if (rc == SQLITE_DONE)
-		return 0;
-	if (rc != SQLITE_ROW)
-		return rd_sqlite_fail(c->r, rc);
-	if (costs_col(c, 0, c->owner_col, &c->owner) || costs_col(c, 1, "event", &c->event) ||
-	    costs_col(c, 2, "value", &c->value))
-		return -1;
-	return 0;
-}
-
-static int costs_open(rd *r, costs *c, const char *table, const char *owner_col,
-		      const char *owner_table)
-{
-	char sql[160];
-	snprintf(sql, sizeof sql, "SELECT %s, event, value FROM %s ORDER BY %s, event", owner_col,
-		 table, owner_col);
-	*c = (costs){ r, NULL, table, owner_col, owner_table, false, 0, 0, 0 };
-	return rd_prepare(r, sql, &c->st) || costs_step(c);
-}
-
-static int costs_orphan(const costs *c)
-{
-	return plumb_fail(c->r->err, PLUMB_ERR_FORMAT,
-			  "%s: table %s, row (%lld, event %lld): there is no %s row %lld",
-			  c->r->path, c->table, (long long)c->owner, (long long)c->event,
-			  c->owner_table, (long long)c->owner);
-}
-
-/* The cost vector of owner into r->vec (zeros where no row); *any says
- * whether a row was found. Owners must be asked for in increasing order. */
-static int costs_take(costs *c, int64_t owner, bool *any)
-{
-	size_t nev = c->r->p->events.n;
-	memset(c->r->vec, 0, nev * sizeof *c->r->vec);
-	*any = false;
-	if (c->on_row && c->owner < owner)
-		return costs_orphan(c);
-	int64_t prev = -1;
-	while (c->on_row && c->owner == owner) {
-		row w = { c->r, c->table, c->st, owner };
-		if (c->event < 0 || (uint64_t)c->event >= nev)
-			return row_fail(&w, "event %lld out of range (the file has %zu events)",
-					(long long)c->event, nev);
-		if (c->event <= prev)
-			return row_fail(&w, "event %lld given twice", (long long)c->event);
-		c->r->vec[c->event] = store_i2u(c->value);
-		*any = true;
-		prev = c->event;
-		if (costs_step(c))
-			return -1;
-	}
-	return 0;
-}
-
-/* After the last owner: any row left names an owner that does not exist. */
-static int costs_close(costs *c, bool check)
-{
-	int ret = check && c->on_row ? costs_orphan(c) : 0;
-	sqlite3_finalize(c->st);
-	c->st = NULL;
-	return ret;
-}
-
 /* ---- the tables -------------------------------------------------------------- */
 
 static int read_strings(rd *r)
 {
 	row w = { r, "strings", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, text FROM strings ORDER BY id", &w.st))
+	if (store_rd_prepare(r, "SELECT id, text FROM strings ORDER BY id", &w.st))
 		return -1;
 	int more, ret = -1;
 	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
@@ -358,7 +228,7 @@ static int read_strings(rd *r)
 		}
 		const char *s = (const char *)sqlite3_column_blob(w.st, 1);
 		size_t len = (size_t)sqlite3_column_bytes(w.st, 1);
-		if (map_push(r, &r->str, len ? plumb_intern_n(r->p, s, len) : plumb_intern(r->p, "")))
+		if (store_map_push(r, &r->str, len ? plumb_intern_n(r->p, s, len) : plumb_intern(r->p, "")))
 			goto out;
 	}
 	ret = more;
@@ -397,7 +267,7 @@ static int use_event(rd *r, const row *w, size_t i, bool add)
 static int read_events(rd *r)
 {
 	row w = { r, "events", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, name, long_name, unit, formula FROM events ORDER BY id", &w.st))
+	if (store_rd_prepare(r, "SELECT id, name, long_name, unit, formula FROM events ORDER BY id", &w.st))
 		return -1;
 	size_t had = r->p->events.n, i;
 	int more, ret = -1;
@@ -422,13 +292,13 @@ out:
 static int read_modules(rd *r)
 {
 	row w = { r, "modules", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, path, build_id FROM modules ORDER BY id", &w.st))
+	if (store_rd_prepare(r, "SELECT id, path, build_id FROM modules ORDER BY id", &w.st))
 		return -1;
 	int more, ret = -1;
 	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
 		plumb_id path, build_id;
 		if (col_sid(&w, 1, "path", false, &path) || col_sid(&w, 2, "build_id", true, &build_id) ||
-		    map_push(r, &r->mod, plumb_module_intern(r->p, S(r, path), S(r, build_id))))
+		    store_map_push(r, &r->mod, plumb_module_intern(r->p, S(r, path), S(r, build_id))))
 			goto out;
 	}
 	ret = more;
@@ -440,13 +310,13 @@ out:
 static int read_files(rd *r)
 {
 	row w = { r, "files", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, path FROM files ORDER BY id", &w.st))
+	if (store_rd_prepare(r, "SELECT id, path FROM files ORDER BY id", &w.st))
 		return -1;
 	int more, ret = -1;
 	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
 		plumb_id path;
 		if (col_sid(&w, 1, "path", false, &path) ||
-		    map_push(r, &r->file, plumb_file_intern(r->p, S(r, path))))
+		    store_map_push(r, &r->file, plumb_file_intern(r->p, S(r, path))))
 			goto out;
 	}
 	ret = more;
@@ -458,7 +328,7 @@ out:
 static int read_functions(rd *r)
 {
 	row w = { r, "functions", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, name, mangled, module, file, line FROM functions ORDER BY id",
+	if (store_rd_prepare(r, "SELECT id, name, mangled, module, file, line FROM functions ORDER BY id",
 		       &w.st))
 		return -1;
 	int more, ret = -1;
@@ -468,30 +338,8 @@ static int read_functions(rd *r)
 		if (col_sid(&w, 1, "name", false, &name) || col_sid(&w, 2, "mangled", true, &mangled) ||
 		    col_ref(&w, 3, "module", &r->mod, true, &module) ||
 		    col_ref(&w, 4, "file", &r->file, true, &file) || col_u32(&w, 5, "line", &line) ||
-		    map_push(r, &r->fn, plumb_function_intern(r->p, S(r, name), S(r, mangled), module,
+		    store_map_push(r, &r->fn, plumb_function_intern(r->p, S(r, name), S(r, mangled), module,
 							      file, line)))
-			goto out;
-	}
-	ret = more;
-out:
-	sqlite3_finalize(w.st);
-	return ret;
-}
-
-static int read_frames(rd *r)
-{
-	row w = { r, "frames", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, function, file, line, address FROM frames ORDER BY id", &w.st))
-		return -1;
-	int more, ret = -1;
-	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
-		plumb_id fn, file;
-		uint32_t line;
-		int64_t addr;
-		if (col_ref(&w, 1, "function", &r->fn, false, &fn) ||
-		    col_ref(&w, 2, "file", &r->file, true, &file) || col_u32(&w, 3, "line", &line) ||
-		    col_int(&w, 4, "address", &addr, NULL) ||
-		    map_push(r, &r->frame, plumb_frame_intern(r->p, fn, file, line, store_i2u(addr))))
 			goto out;
 	}
 	ret = more;
@@ -505,13 +353,8 @@ out:
 static int read_parts(rd *r)
 {
 	row w = { r, "parts", NULL, 0 };
-	/* version 1 has no arc_costs column: its arcs' costs are as each says,
-	 * unless read_legacy_estimate found gprof's estimates */
-	const char *sql = r->version >= 2 ? "SELECT id, kind, name, pid, tid, start_function, root, "
-					    "arc_costs FROM parts ORDER BY id"
-					  : "SELECT id, kind, name, pid, tid, start_function, root, "
-					    "0 FROM parts ORDER BY id";
-	if (rd_prepare(r, sql, &w.st))
+	if (store_rd_prepare(r, "SELECT id, kind, name, pid, tid, start_function, root, arc_costs FROM parts"
+			  " ORDER BY id", &w.st))
 		return -1;
 	int more, ret = -1;
 	size_t cap = 0;
@@ -543,7 +386,7 @@ static int read_parts(rd *r)
 			goto out;
 		}
 		fp->kind = (plumb_part_kind)kind;
-		fp->arc_costs = r->gprof_v1 ? PLUMB_ARC_COSTS_GPROF : (plumb_arc_costs)arc_costs;
+		fp->arc_costs = (plumb_arc_costs)arc_costs;
 		r->nparts = i + 1;
 	}
 	ret = more;
@@ -552,190 +395,7 @@ out:
 	return ret;
 }
 
-/* A root node (parent NULL): it must be the root of the next part. */
-static int cct_root(rd *r, const row *w, int64_t part, bool has_frame)
-{
-	size_t next = r->part.n;
-	if (has_frame)
-		return row_fail(w, "a root node (parent NULL) must have no frame");
-	if (next >= r->nparts)
-		return row_fail(w, "a root node (parent NULL), but every part has its root");
-	if (part != (int64_t)next || r->parts[next].root != w->id)
-		return row_fail(w, "a root node (parent NULL) must be the root of part %zu, "
-				"whose root is node %lld", next, (long long)r->parts[next].root);
-	const file_part *fp = &r->parts[next];
-	plumb_id id = plumb_part_add(r->p, fp->kind, plumb_str(r->p, fp->name), fp->pid, fp->tid);
-	if (map_push(r, &r->part, id))
-		return -1;
-	r->p->parts.v[id].start_function = fp->start_function;
-	r->p->parts.v[id].arc_costs = fp->arc_costs;
-	return map_push(r, &r->node, r->p->parts.v[id].root);
-}
-
-/* A node below a root: its parent is an earlier node of the same part. */
-static int cct_child(rd *r, const row *w, int64_t part, int64_t parent)
-{
-	plumb_id frame;
-	if (col_ref(w, 3, "frame", &r->frame, false, &frame))
-		return -1;
-	if (parent < 0 || parent >= w->id)
-		return row_fail(w, "parent %lld is not an earlier node", (long long)parent);
-	plumb_id mparent = r->node.v[parent];
-	if (part >= (int64_t)r->part.n || r->p->cct.v[mparent].part != r->part.v[part])
-		return row_fail(w, "part %lld is not the part of its parent, node %lld",
-				(long long)part, (long long)parent);
-	return map_push(r, &r->node, plumb_cct_child(r->p, mparent, frame));
-}
-
-static int cct_node(rd *r, row *w, costs *c)
-{
-	int64_t part, parent, frame_unused;
-	bool has_parent, has_frame;
-	uint64_t activations;
-	if (col_int(w, 1, "part", &part, NULL) || col_int(w, 2, "parent", &parent, &has_parent) ||
-	    col_int(w, 3, "frame", &frame_unused, &has_frame) ||
-	    col_count(w, 4, "activations", &activations))
-		return -1;
-	if (part < 0 || (uint64_t)part >= r->nparts)
-		return row_fail(w, "part %lld out of range (table parts has %zu rows)",
-				(long long)part, r->nparts);
-	if (has_parent ? cct_child(r, w, part, parent) : cct_root(r, w, part, has_frame))
-		return -1;
-	plumb_id node = r->node.v[r->node.n - 1];
-	bool any;
-	if (activations != PLUMB_COUNT_UNKNOWN &&
-	    plumb_cct_add_activations(r->p, node, activations, r->err))
-		return row_model_fail(w);
-	if (costs_take(c, w->id, &any))
-		return -1;
-	if (any && plumb_cct_add_self(r->p, node, r->vec, r->err))
-		return row_model_fail(w);
-	return 0;
-}
-
-static int read_cct(rd *r)
-{
-	row w = { r, "cct_nodes", NULL, 0 };
-	costs c;
-	int more = -1;
-	if (costs_open(r, &c, "cct_costs", "node", "cct_nodes") ||
-	    rd_prepare(r, "SELECT id, part, parent, frame, activations FROM cct_nodes ORDER BY id",
-		       &w.st))
-		goto out;
-	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++)
-		if (cct_node(r, &w, &c)) {
-			more = -1;
-			break;
-		}
-	if (more == 0 && r->part.n < r->nparts)
-		more = plumb_fail(r->err, PLUMB_ERR_FORMAT,
-				  "%s: table parts, row %zu: root %lld is not a root row of cct_nodes",
-				  r->path, r->part.n, (long long)r->parts[r->part.n].root);
-out:
-	sqlite3_finalize(w.st);
-	return costs_close(&c, more == 0) || more ? -1 : 0;
-}
-
-static int read_cg_self(rd *r)
-{
-	row w = { r, "cg_self", NULL, 0 };
-	costs c;
-	int more = -1;
-	if (costs_open(r, &c, "cg_self_costs", "cg_self", "cg_self") ||
-	    rd_prepare(r, "SELECT id, part, frame FROM cg_self ORDER BY id", &w.st))
-		goto out;
-	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
-		plumb_id part, frame;
-		bool any;
-		if (col_ref(&w, 1, "part", &r->part, false, &part) ||
-		    col_ref(&w, 2, "frame", &r->frame, false, &frame) || costs_take(&c, w.id, &any)) {
-			more = -1;
-			break;
-		}
-		/* Added even when all zero: the entry itself is data. */
-		if (plumb_cg_add_self(r->p, part, frame, r->vec, r->err)) {
-			more = row_model_fail(&w);
-			break;
-		}
-	}
-out:
-	sqlite3_finalize(w.st);
-	return costs_close(&c, more == 0) || more ? -1 : 0;
-}
-
-static int arc_row(rd *r, row *w, costs *c)
-{
-	plumb_id part, caller, callee;
-	uint64_t calls;
-	int64_t has_incl;
-	bool any;
-	if (col_ref(w, 1, "part", &r->part, false, &part) ||
-	    col_ref(w, 2, "caller", &r->frame, false, &caller) ||
-	    col_ref(w, 3, "callee", &r->fn, false, &callee) || col_count(w, 4, "calls", &calls) ||
-	    col_int(w, 5, "has_inclusive", &has_incl, NULL) || costs_take(c, w->id, &any))
-		return -1;
-	if (has_incl != 0 && has_incl != 1)
-		return row_fail(w, "has_inclusive: expected 0 or 1, found %lld", (long long)has_incl);
-	if (any && !has_incl)
-		return row_fail(w, "arc_costs rows for an arc without inclusive cost");
-	/* a version-1 gmon.out profile's arc costs were gprof's estimates:
-	 * analysis computes them now, from the counts */
-	const uint64_t *incl = has_incl && !r->gprof_v1 ? r->vec : NULL;
-	if (plumb_arc_add(r->p, part, caller, callee, calls, incl, r->err) < 0)
-		return row_model_fail(w);
-	return 0;
-}
-
-static int read_arcs(rd *r)
-{
-	row w = { r, "arcs", NULL, 0 };
-	costs c;
-	int more = -1;
-	if (costs_open(r, &c, "arc_costs", "arc", "arcs") ||
-	    rd_prepare(r, "SELECT id, part, caller, callee, calls, has_inclusive FROM arcs "
-			  "ORDER BY id", &w.st))
-		goto out;
-	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++)
-		if (arc_row(r, &w, &c)) {
-			more = -1;
-			break;
-		}
-out:
-	sqlite3_finalize(w.st);
-	return costs_close(&c, more == 0) || more ? -1 : 0;
-}
-
-static int read_samples(rd *r)
-{
-	row w = { r, "samples", NULL, 0 };
-	costs c;
-	int more = -1;
-	if (costs_open(r, &c, "sample_weights", "sample", "samples") ||
-	    rd_prepare(r, "SELECT id, time_ns, part, node FROM samples ORDER BY id", &w.st))
-		goto out;
-	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
-		int64_t time;
-		plumb_id part, node;
-		bool any;
-		if (col_int(&w, 1, "time_ns", &time, NULL) ||
-		    col_ref(&w, 2, "part", &r->part, false, &part) ||
-		    col_ref(&w, 3, "node", &r->node, false, &node) || costs_take(&c, w.id, &any)) {
-			more = -1;
-			break;
-		}
-		if (plumb_sample_add(r->p, store_i2u(time), part, node, r->vec, r->err)) {
-			more = row_model_fail(&w);
-			break;
-		}
-	}
-out:
-	sqlite3_finalize(w.st);
-	return costs_close(&c, more == 0) || more ? -1 : 0;
-}
-
-/* ---- performance points (version 4) ------------------------------------------ */
-
-#define STORE_POINTS_SINCE 4
+/* ---- performance points ------------------------------------------------------ */
 
 /* A field of a point: NULL when the source lacked it (its bit is cleared);
  * bit 0: a field every point has, never NULL. */
@@ -825,7 +485,7 @@ static int point_row(rd *r, const row *w)
 static int read_points_info(rd *r)
 {
 	row w = { r, "points_info", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, input_metric, memres, total_cost, exe_mtime, version "
+	if (store_rd_prepare(r, "SELECT id, input_metric, memres, total_cost, exe_mtime, version "
 			  "FROM points_info ORDER BY id", &w.st))
 		return -1;
 	int more, ret = -1;
@@ -863,12 +523,10 @@ out:
 
 static int read_points(rd *r)
 {
-	if (r->version < STORE_POINTS_SINCE)
-		return 0;
 	if (read_points_info(r))
 		return -1;
 	row w = { r, "points", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, part, function, context, input, calls, sum, sum_exact, min, "
+	if (store_rd_prepare(r, "SELECT id, part, function, context, input, calls, sum, sum_exact, min, "
 			  "max, sqr_sum, real_sum, self_sum, self_min, self_max, self_sqr_sum, "
 			  "syscall_cumul, thread_cumul, syscall_self, thread_self FROM points "
 			  "ORDER BY id", &w.st))
@@ -883,40 +541,16 @@ static int read_points(rd *r)
 	return more ? -1 : 0;
 }
 
-/* Version 1 said "the arc costs are gprof's estimates" (gmon.out) with
- * this metadata key; version 2 says it per part (arc_costs), and the arcs
- * carry no cost. */
-#define LEGACY_ESTIMATE_KEY "inclusive.estimated"
-
-static int read_legacy_estimate(rd *r)
-{
-	if (r->version >= 2)
-		return 0;
-	sqlite3_stmt *st;
-	if (rd_prepare(r, "SELECT 1 FROM meta m JOIN strings k ON k.id = m.name JOIN strings v "
-			  "ON v.id = m.value WHERE k.text = '" LEGACY_ESTIMATE_KEY "' AND "
-			  "v.text = 'gprof'", &st))
-		return -1;
-	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return rd_sqlite_fail(r, rc);
-	r->gprof_v1 = rc == SQLITE_ROW;
-	return 0;
-}
-
 static int read_meta(rd *r)
 {
 	row w = { r, "meta", NULL, 0 };
-	if (rd_prepare(r, "SELECT id, name, value FROM meta ORDER BY id", &w.st))
+	if (store_rd_prepare(r, "SELECT id, name, value FROM meta ORDER BY id", &w.st))
 		return -1;
 	int more, ret = -1;
 	for (size_t i = 0; (more = rows_next(&w, i)) > 0; i++) {
 		plumb_id name, value;
 		if (col_sid(&w, 1, "name", false, &name) || col_sid(&w, 2, "value", false, &value))
 			goto out;
-		if (r->gprof_v1 && strcmp(S(r, name), LEGACY_ESTIMATE_KEY) == 0)
-			continue; /* now the parts' arc_costs */
 		if (plumb_meta_set(r->p, S(r, name), S(r, value), r->err)) {
 			row_model_fail(&w);
 			goto out;
@@ -938,7 +572,7 @@ static uint32_t be32(const unsigned char *b)
 /* Check the 100-byte SQLite header before SQLite sees the file, so that the
  * common mistakes get a precise message: not SQLite, another application's
  * database, a file cut short (SQLite alone would only say "malformed"). */
-static int check_header(const char *path, plumb_error *err)
+static int check_header(const char *path, uint64_t *file_size, plumb_error *err)
 {
 	FILE *f = plumb_open_input(path, err);
 	if (!f)
@@ -950,6 +584,7 @@ static int check_header(const char *path, plumb_error *err)
 	fclose(f);
 	if (bad)
 		return plumb_fail(err, PLUMB_ERR_IO, "%s: cannot read", path);
+	*file_size = (uint64_t)st.st_size;
 	if (!plumb_store_detect(h, n))
 		return plumb_fail(err, PLUMB_ERR_FORMAT,
 				  "%s: not a plumb profile (not a SQLite database: expected the "
@@ -979,13 +614,13 @@ static int check_header(const char *path, plumb_error *err)
 static int pragma_int(rd *r, const char *sql, int64_t *out)
 {
 	sqlite3_stmt *st;
-	if (rd_prepare(r, sql, &st))
+	if (store_rd_prepare(r, sql, &st))
 		return -1;
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*out = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : rd_sqlite_fail(r, rc);
+	return rc == SQLITE_ROW ? 0 : store_rd_fail(r, rc);
 }
 
 static int check_version(rd *r)
@@ -1006,16 +641,23 @@ static int check_version(rd *r)
 				  PLUMB_STORE_VERSION);
 	if (version < 1)
 		return plumb_fail(r->err, PLUMB_ERR_FORMAT,
-				  "%s: damaged .plumb file (schema version %lld, expected 1 to %d)",
+				  "%s: damaged .plumb file (schema version %lld, expected %d)",
 				  r->path, (long long)version, PLUMB_STORE_VERSION);
-	r->version = version;
+	/* Versions 1 to 4 kept a row per frame and per cost: plumb no longer
+	 * reads them (docs/plumb-format.md, "Versioning policy"). */
+	if (version < PLUMB_STORE_VERSION)
+		return plumb_fail(r->err, PLUMB_ERR_UNSUPPORTED,
+				  "%s: .plumb schema version %lld was written by an older plumb; this "
+				  "plumb reads version %d: convert the original profile again "
+				  "(plumb convert INPUT -o %s) or record it again", r->path,
+				  (long long)version, PLUMB_STORE_VERSION, r->path);
 	return 0;
 }
 
 static int rd_exec(rd *r, const char *sql)
 {
 	int rc = sqlite3_exec(r->db, sql, NULL, NULL, NULL);
-	return rc == SQLITE_OK ? 0 : rd_sqlite_fail(r, rc);
+	return rc == SQLITE_OK ? 0 : store_rd_fail(r, rc);
 }
 
 /* The file is untrusted input: no schema-defined code may run with power. */
@@ -1028,7 +670,7 @@ static int rd_open(rd *r)
 		rc = sqlite3_db_config(r->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_db_config(r->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
-	return rc == SQLITE_OK ? 0 : rd_sqlite_fail(r, rc);
+	return rc == SQLITE_OK ? 0 : store_rd_fail(r, rc);
 }
 
 static int read_all(rd *r)
@@ -1036,12 +678,12 @@ static int read_all(rd *r)
 	/* One read transaction: a consistent snapshot of the whole file. */
 	if (check_version(r) || rd_exec(r, "BEGIN"))
 		return -1;
-	if (read_legacy_estimate(r) || read_strings(r) || read_events(r) || read_modules(r) ||
-	    read_files(r) || read_functions(r) || read_frames(r) || read_parts(r) || read_cct(r) ||
-	    read_cg_self(r) || read_arcs(r) ||
+	if (read_strings(r) || read_events(r) || read_modules(r) ||
+	    read_files(r) || read_functions(r) || store_check_bulk_size(r) || store_read_frames(r) || read_parts(r) || store_read_cct(r) ||
+	    store_read_cg_self(r) || store_read_arcs(r) ||
 	    store_read_jumps(r->db, r->p, r->part.v, r->part.n, r->frame.v, r->frame.n, r->path,
 			     r->err) ||
-	    read_samples(r) || read_points(r) || read_meta(r))
+	    store_read_samples(r) || read_points(r) || read_meta(r))
 		return -1;
 	return rd_exec(r, "COMMIT");
 }
@@ -1050,9 +692,10 @@ int plumb_store_read(plumb_profile *p, const char *path, const struct plumb_read
 		     plumb_error *err)
 {
 	(void)opts; /* nothing in a well-formed store calls for a warning */
-	if (check_header(path, err))
+	uint64_t size = 0;
+	if (check_header(path, &size, err))
 		return -1;
-	rd r = { .p = p, .path = path, .err = err };
+	rd r = { .p = p, .path = path, .err = err, .file_size = size };
 	r.str.table = "strings";
 	r.mod.table = "modules";
 	r.file.table = "files";

@@ -314,17 +314,11 @@ Test(jumps, store_keeps_them)
 	plumb_profile_free(p);
 }
 
-/* A file of schema version 1 has no jumps table, and reads. */
-Test(jumps, store_reads_files_from_before_jumps)
+/* Every file plumb reads (schema version 5) has the jumps table. */
+Test(jumps, store_without_the_jumps_table_is_damaged)
 {
 	plumb_profile *p = read_text(with_jumps);
 	plumb_error err;
-	plumb_profile *q = stored_and_read(p, "DROP TABLE jumps; PRAGMA user_version = 2", &err);
-	cr_assert_not_null(q, "%s", err.message);
-	cr_assert_eq(q->jumps.n, 0);
-	cr_assert_eq(q->cg_self.n, p->cg_self.n);
-	plumb_profile_free(q);
-	/* but a version 2 file without it is damaged */
 	cr_assert_null(stored_and_read(p, "DROP TABLE jumps", &err));
 	cr_assert_eq(err.code, PLUMB_ERR_FORMAT);
 	cr_assert_not_null(strstr(err.message, "no such table: jumps"), "%s", err.message);

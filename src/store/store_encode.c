@@ -1,0 +1,183 @@
+/* Writing the bulk of a profile into the .plumb store's bulk table: its
+ * frames, calling context tree, call graph and samples, each entity as a
+ * few varints, most of them differences from the entity before (the
+ * encoding of each kind is in docs/plumb-format.md). Consecutive entities
+ * are alike (the instructions of one function, the samples of one thread),
+ * so most fields take one byte before zstd and less after. */
+#include "plumb/formats.h"
+#include "store/store_bulk.h"
+#include "store/store_encode.h"
+
+/* A cost vector: one varint per event. */
+static uint8_t *put_costs(uint8_t *o, const uint64_t *c, size_t nev)
+{
+	for (size_t e = 0; e < nev; e++)
+		o = plumb_varint_put(o, c[e]);
+	return o;
+}
+
+/* the file of a frame: 0 its function's (a frame has no other way to have
+ * none: plumb_frame_intern gives it its function's), else id + 1 */
+static uint64_t frame_file_code(const plumb_profile *p, const plumb_frame *f)
+{
+	if (f->file == p->functions.v[f->function].file || f->file == PLUMB_NONE)
+		return 0;
+	return (uint64_t)f->file + 1;
+}
+
+static int enc_frames(store_bulk_out *o, const plumb_profile *p)
+{
+	uint64_t fn = 0, line = 0, addr = 0;
+	store_bulk_kind(o, "frames");
+	for (size_t i = 0; i < p->frames.n; i++) {
+		const plumb_frame *f = &p->frames.v[i];
+		uint8_t *w = store_bulk_room(o, 4 * PLUMB_VARINT_MAX);
+		if (!w)
+			return -1;
+		if (o->count == 0)
+			fn = line = addr = 0; /* each block decodes on its own */
+		w = plumb_varint_put(w, plumb_zigzag(f->function, fn));
+		w = plumb_varint_put(w, frame_file_code(p, f));
+		w = plumb_varint_put(w, plumb_zigzag(f->line, line));
+		w = plumb_varint_put(w, plumb_zigzag(f->address, addr));
+		fn = f->function;
+		line = f->line;
+		addr = f->address;
+		if (store_bulk_done(o, w))
+			return -1;
+	}
+	return store_bulk_flush(o);
+}
+
+/* Nodes: parent as the distance back to it (0: a part's root, whose part
+ * is the next one), frame as a difference, activations + 1 (0: unknown),
+ * self costs. */
+static int enc_cct(store_bulk_out *o, const plumb_profile *p)
+{
+	size_t nev = p->events.n;
+	uint64_t frame = 0;
+	store_bulk_kind(o, "cct");
+	for (size_t i = 0; i < p->cct.n; i++) {
+		const plumb_cct_node *n = &p->cct.v[i];
+		uint8_t *w = store_bulk_room(o, (3 + nev) * PLUMB_VARINT_MAX);
+		if (!w)
+			return -1;
+		if (o->count == 0)
+			frame = 0;
+		if (n->parent == PLUMB_NONE) {
+			w = plumb_varint_put(w, 0);
+		} else {
+			w = plumb_varint_put(w, i - n->parent);
+			w = plumb_varint_put(w, plumb_zigzag(n->frame, frame));
+			frame = n->frame;
+		}
+		w = plumb_varint_put(w, n->activations + 1);
+		w = put_costs(w, p->cct_self.v + i * nev, nev);
+		if (store_bulk_done(o, w))
+			return -1;
+	}
+	return store_bulk_flush(o);
+}
+
+static uint64_t zeros_of(const uint64_t *v, size_t n, size_t i)
+{
+	return i < n ? v[i] : 0;
+}
+
+/* Entries: part and frame as differences (the frame from the one after
+ * the previous entry's), the mask of events written as 0, costs. */
+static int enc_cg_self(store_bulk_out *o, const plumb_profile *p)
+{
+	size_t nev = p->events.n;
+	uint64_t part = 0, next_frame = 0;
+	store_bulk_kind(o, "cg_self");
+	for (size_t i = 0; i < p->cg_self.n; i++) {
+		const plumb_cg_self *c = &p->cg_self.v[i];
+		uint8_t *w = store_bulk_room(o, (3 + nev) * PLUMB_VARINT_MAX);
+		if (!w)
+			return -1;
+		if (o->count == 0)
+			part = next_frame = 0;
+		w = plumb_varint_put(w, plumb_zigzag(c->part, part));
+		w = plumb_varint_put(w, plumb_zigzag(c->frame, next_frame));
+		w = plumb_varint_put(w, zeros_of(p->cg_self_zero.v, p->cg_self_zero.n, i));
+		w = put_costs(w, p->cg_self_cost.v + i * nev, nev);
+		part = c->part;
+		next_frame = (uint64_t)c->frame + 1;
+		if (store_bulk_done(o, w))
+			return -1;
+	}
+	return store_bulk_flush(o);
+}
+
+/* Arcs: part, caller and callee as differences, calls + 1 (0: unknown),
+ * flags (1: the inclusive cost follows, 2: a zero mask follows), then
+ * the zero mask and the inclusive cost. */
+static int enc_arcs(store_bulk_out *o, const plumb_profile *p)
+{
+	size_t nev = p->events.n;
+	uint64_t part = 0, caller = 0, callee = 0;
+	store_bulk_kind(o, "arcs");
+	for (size_t i = 0; i < p->arcs.n; i++) {
+		const plumb_arc *a = &p->arcs.v[i];
+		uint8_t *w = store_bulk_room(o, (6 + nev) * PLUMB_VARINT_MAX);
+		if (!w)
+			return -1;
+		if (o->count == 0)
+			part = caller = callee = 0;
+		uint64_t zeros = zeros_of(p->arc_zero.v, p->arc_zero.n, i);
+		w = plumb_varint_put(w, plumb_zigzag(a->part, part));
+		w = plumb_varint_put(w, plumb_zigzag(a->caller, caller));
+		w = plumb_varint_put(w, plumb_zigzag(a->callee, callee));
+		w = plumb_varint_put(w, a->calls + 1);
+		w = plumb_varint_put(w, (uint64_t)a->has_inclusive | (zeros ? 2u : 0u));
+		if (zeros)
+			w = plumb_varint_put(w, zeros);
+		if (a->has_inclusive)
+			w = put_costs(w, p->arc_incl.v + i * nev, nev);
+		part = a->part;
+		caller = a->caller;
+		callee = a->callee;
+		if (store_bulk_done(o, w))
+			return -1;
+	}
+	return store_bulk_flush(o);
+}
+
+/* Samples: time, part and node as differences, weights. */
+static int enc_samples(store_bulk_out *o, const plumb_profile *p)
+{
+	size_t nev = p->events.n;
+	uint64_t time = 0, part = 0, node = 0;
+	store_bulk_kind(o, "samples");
+	for (size_t i = 0; i < p->samples.n; i++) {
+		const plumb_sample *s = &p->samples.v[i];
+		uint8_t *w = store_bulk_room(o, (3 + nev) * PLUMB_VARINT_MAX);
+		if (!w)
+			return -1;
+		if (o->count == 0)
+			time = part = node = 0;
+		w = plumb_varint_put(w, plumb_zigzag(s->time_ns, time));
+		w = plumb_varint_put(w, plumb_zigzag(s->part, part));
+		w = plumb_varint_put(w, plumb_zigzag(s->node, node));
+		w = put_costs(w, p->sample_weights.v + i * nev, nev);
+		time = s->time_ns;
+		part = s->part;
+		node = s->node;
+		if (store_bulk_done(o, w))
+			return -1;
+	}
+	return store_bulk_flush(o);
+}
+
+int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path, plumb_error *err)
+{
+	store_bulk_out o;
+	int ret = -1;
+	if (store_bulk_out_open(&o, db, path, err) == 0 && enc_frames(&o, p) == 0 &&
+	    enc_cct(&o, p) == 0 && enc_cg_self(&o, p) == 0 && enc_arcs(&o, p) == 0 &&
+	    enc_samples(&o, p) == 0)
+		ret = 0;
+	store_bulk_out_close(&o);
+	return ret;
+}

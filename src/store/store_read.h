@@ -1,0 +1,51 @@
+/* Private to src/store: what the .plumb reader's files share (store_read.c
+ * reads the tables of rows, store_read_bulk.c the blocks). */
+#ifndef PLUMB_STORE_READ_H
+#define PLUMB_STORE_READ_H
+
+#include <sqlite3.h>
+
+#include "plumb/profile.h"
+
+/* A file id -> profile id map; the file's ids are dense (checked). */
+typedef struct idmap {
+	plumb_id *v;          /* NULL: the identity (frames appended to none) */
+	size_t n, cap;
+	const char *table;    /* the table the ids come from, for messages */
+} idmap;
+
+/* A part as the file describes it; it is added when its root node comes. */
+typedef struct file_part {
+	plumb_part_kind kind;
+	plumb_id name;        /* the profile's string id */
+	int64_t pid, tid, root;
+	plumb_id start_function;
+	plumb_arc_costs arc_costs;
+} file_part;
+
+typedef struct rd {
+	plumb_profile *p;
+	const char *path;
+	sqlite3 *db;
+	plumb_error *err;
+	idmap str, mod, file, fn, frame, part, node;
+	file_part *parts;
+	size_t nparts;
+	uint64_t *vec;         /* scratch cost vector, one slot per event */
+	uint64_t file_size;
+} rd;
+
+int store_rd_fail(rd *r, int rc);
+int store_rd_prepare(rd *r, const char *sql, sqlite3_stmt **st);
+/* Append id to m; ENOMEM (or the model's PLUMB_NONE) fails. */
+int store_map_push(rd *r, idmap *m, plumb_id id);
+
+/* The blocks of each kind, in this order (store_read_bulk.c). */
+int store_check_bulk_size(rd *r);
+int store_read_frames(rd *r);
+int store_read_cct(rd *r);
+int store_read_cg_self(rd *r);
+int store_read_arcs(rd *r);
+int store_read_samples(rd *r);
+
+#endif

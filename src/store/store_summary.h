@@ -1,0 +1,20 @@
+/* Private to src/store: the summary columns of the functions table,
+ * written for sqlite3 users (self, calls: JSON arrays); plumb never reads
+ * them. */
+#ifndef PLUMB_STORE_SUMMARY_H
+#define PLUMB_STORE_SUMMARY_H
+
+#include "plumb/profile.h"
+
+typedef struct store_summary {
+	char *text;            /* NUL-terminated JSON texts, back to back */
+	size_t len, cap;
+	size_t *self, *calls;  /* function id -> offset in text; SIZE_MAX: none */
+} store_summary;
+
+int store_summary_build(const plumb_profile *p, store_summary *s, plumb_error *err);
+/* The text at off[fn] (s->self or s->calls), or NULL. */
+const char *store_summary_text(const store_summary *s, const size_t *off, size_t fn);
+void store_summary_free(store_summary *s);
+
+#endif

@@ -1,0 +1,123 @@
+# Every kind of input converted to .plumb reads back the same: every view's
+# CSV from the .plumb equals the one from the input, Callgrind written from
+# the .plumb equals Callgrind written from the input byte for byte, and
+# annotate and diff agree. A recording written again is unchanged. The
+# sqlite3 example queries of docs/plumb-format.md run on the stores.
+
+views="flat callers callees butterfly tree bottom-up lines files modules parts flame timeline
+points inputs fprof heap locks"
+
+# same_views NAME IN STORED [OPTION...]: each view's CSV and exit status from
+# IN and from STORED are equal (the options go to both reports).
+same_views() {
+	name=$1 a=$2 b=$3
+	shift 3
+	bad=""
+	for v in $views; do
+		"$PLUMB" report "$@" --view "$v" --format csv "$a" > .va 2> /dev/null
+		ra=$?
+		"$PLUMB" report "$@" --view "$v" --format csv "$b" > .vb 2> /dev/null
+		rb=$?
+		if [ "$ra" -ne "$rb" ] || ! cmp -s .va .vb; then
+			bad="$bad $v(exit $ra/$rb, $(diff .va .vb | head -3 | tr '\n' ' '))"
+		fi
+	done
+	if [ -z "$bad" ]; then ok "$name: every view the same from .plumb"; else fail "$name: views differ from .plumb" "$bad"; fi
+}
+
+# check IN [NAME]: IN -> NAME.plumb, every view compared.
+check() {
+	n=${2:-$(basename "$1")}
+	run "$PLUMB" convert "$1" -o "$n.plumb"
+	if [ "$rc" -ne 0 ]; then
+		fail "$n: convert to .plumb" "exit $rc" "stderr: $err"
+		return
+	fi
+	same_views "$n" "$1" "$n.plumb"
+}
+
+C="$DATA/callgrind"
+for f in "$C/jumps.cg" "$C/parts.cg" "$C/inline.cg" "$C/threads.cg" "$C/events.cg" \
+	"$C/positions.cg" "$C/calls0.cg" "$C/lsprof.cg" "$DATA/annotate/quirks.cg" \
+	"$DATA/cycles/derived.callgrind" "$DATA/cycles/mutual.callgrind" \
+	"$DATA/fig21.folded" "$DATA/folded/perf.folded" "$DATA/folded/cpp.folded" \
+	"$DATA/pprof/go_cpu.pb.gz" "$DATA/pprof/recorded_threads.pb.gz" \
+	"$DATA/pprof/recorded_inline.pb.gz" "$DATA/aprof/app_100_1_4.aprof" \
+	"$DATA/aprof/cct_77_0_4.aprof" "$DATA/aprof/v0_old_2011.aprof" \
+	"$DATA/aprof/v6_rvms_0.1.2.aprof"; do
+	check "$f"
+done
+same_views "pprof, --inline=no" "$DATA/pprof/recorded_inline.pb.gz" recorded_inline.pb.gz.plumb --inline=no
+same_views "parts.cg, --part 2" "$C/parts.cg" parts.cg.plumb --part 2
+
+# Callgrind written from the .plumb is Callgrind written from the text.
+for f in jumps.cg parts.cg inline.cg quirks.cg events.cg; do
+	src=$(find "$DATA" -name "$f" | head -1)
+	"$PLUMB" convert "$src" -o "direct-$f" 2> /dev/null
+	run "$PLUMB" convert "$f.plumb" -o "back-$f"
+	if [ "$rc" -eq 0 ] && cmp -s "direct-$f" "back-$f"; then
+		ok "$f: Callgrind from .plumb is byte for byte Callgrind from the text"
+	else
+		fail "$f: Callgrind from .plumb differs" "exit $rc, $err" "$(diff "direct-$f" "back-$f" | head -5)"
+	fi
+done
+
+# annotate (the source beside the profile found with -I) and diff.
+A="$DATA/annotate"
+for o in "" "--inclusive=yes --tree=both"; do
+	# shellcheck disable=SC2086
+	"$PLUMB" annotate $o -I "$A" "$A/quirks.cg" | tail -n +3 > .aa
+	# shellcheck disable=SC2086
+	"$PLUMB" annotate $o -I "$A" quirks.cg.plumb | tail -n +3 > .ab
+	if [ -s .aa ] && cmp -s .aa .ab; then ok "annotate $o: the same from .plumb"; else fail "annotate $o: differs from .plumb" "$(diff .aa .ab | head -5)"; fi
+done
+"$PLUMB" diff --format csv "$DATA/fig21.folded" "$DATA/folded/perf.folded" > .da
+run "$PLUMB" diff --format csv fig21.folded.plumb perf.folded.plumb
+if [ "$rc" -eq 0 ] && [ -s .da ] && [ "$out" = "$(cat .da)" ]; then ok "diff: the same from .plumb"; else fail "diff differs from .plumb" "exit $rc" "$err"; fi
+
+# Two stores read together: each file's parts kept apart, like the texts.
+"$PLUMB" convert "$C/parts.cg" "$C/jumps.cg" -o both-text.plumb 2> /dev/null
+run "$PLUMB" convert parts.cg.plumb jumps.cg.plumb -o both-stores.plumb
+same_views "two stores merged" both-text.plumb both-stores.plumb
+
+# gmon.out (gcc -pg) and a recording, where they can be made here.
+P="$E2E_DIR/../programs"
+if command -v gcc > /dev/null 2>&1 && gcc -pg -g -O1 -fno-inline -o gm "$P/gm_main.c" "$P/gm_second.c" 2> /dev/null &&
+	./gm > /dev/null 2>&1 && [ -f gmon.out ]; then
+	run "$PLUMB" convert --exe gm gmon.out -o gmon.plumb
+	[ "$rc" -eq 0 ] || fail "gmon.out: convert to .plumb" "$err"
+	same_views "gmon.out" gmon.out gmon.plumb --exe gm
+else
+	skip "gmon.out round trip" "cannot build and run a gcc -pg program here"
+fi
+if command -v gcc > /dev/null 2>&1 && gcc -O1 -g "$P/rec_shares.c" -o shares 2> /dev/null &&
+	"$PLUMB" record -q -o rec.plumb ./shares 0.3 > /dev/null 2>&1; then
+	run "$PLUMB" convert rec.plumb -o again.plumb
+	same_views "a recording written again" rec.plumb again.plumb
+	same_views "a recording, --inline=no" rec.plumb again.plumb --inline=no
+else
+	skip "recording round trip" "plumb record cannot sample here"
+fi
+
+# The example queries of docs/plumb-format.md, with the sqlite3 program.
+if command -v sqlite3 > /dev/null 2>&1; then
+	# the function with the most self cost of event 0, as plumb's flat view says
+	top=$(sqlite3 quirks.cg.plumb "SELECT name FROM v_function_costs WHERE event =
+		(SELECT name FROM v_events WHERE id = 0) ORDER BY self DESC LIMIT 1")
+	want=$("$PLUMB" report --format csv --sort exclusive "$A/quirks.cg" |
+		python3 -c 'import csv, sys; print(next(csv.DictReader(sys.stdin))["function"])')
+	if [ -n "$top" ] && [ "$top" = "$want" ]; then ok "sqlite3: the top function by self cost is $top, as plumb says"; else fail "sqlite3: top function" "sqlite3 says '$top', plumb '$want'"; fi
+	# the functions' self costs add up to the total of event 0
+	sum=$(sqlite3 fig21.folded.plumb "SELECT sum(self) FROM v_function_costs WHERE event = (SELECT name FROM v_events WHERE id = 0)")
+	total=$("$PLUMB" report --format csv "$DATA/fig21.folded" | awk -F, 'NR > 1 { s += $3 } END { print s }')
+	if [ "$sum" = "$total" ]; then ok "sqlite3: v_function_costs add up to the total ($sum)"; else fail "sqlite3: v_function_costs total" "sqlite3 $sum, plumb $total"; fi
+	calls=$(sqlite3 calls0.cg.plumb "SELECT caller_name || ' -> ' || callee_name || ': ' || calls FROM v_calls ORDER BY calls DESC LIMIT 1")
+	if [ -n "$calls" ]; then ok "sqlite3: v_calls lists calls ($calls)"; else fail "sqlite3: v_calls is empty"; fi
+	blocks=$(sqlite3 jumps.cg.plumb "SELECT kind, count(*), sum(count) FROM bulk GROUP BY kind" | tr '\n' ' ')
+	case "$blocks" in
+	*frames*) ok "sqlite3: the bulk table lists its blocks ($blocks)" ;;
+	*) fail "sqlite3: bulk blocks" "$blocks" ;;
+	esac
+else
+	skip "sqlite3 example queries" "no sqlite3 program"
+fi
