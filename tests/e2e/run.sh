@@ -9,8 +9,12 @@ pass=0 fail=0 skipped=0
 for t in "$here"/t_*.sh; do
 	name=$(basename "$t" .sh)
 	work=$(mktemp -d "${TMPDIR:-/tmp}/plumb-e2e.XXXXXX")
-	out=$(cd "$work" && E2E_DIR="$here" DATA="$here/../data" sh -c ". '$here/lib.sh'; . '$t'; e2e_done" 2>&1)
+	# A script that hangs fails alone, after E2E_TIMEOUT seconds.
+	out=$(cd "$work" && E2E_DIR="$here" DATA="$here/../data" timeout -k 10 "${E2E_TIMEOUT:-900}" \
+		sh -c ". '$here/lib.sh'; . '$t'; e2e_done" 2>&1)
 	rc=$?
+	[ $rc -eq 124 ] && out="$out
+FAIL $name: still running after ${E2E_TIMEOUT:-900} s, stopped"
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')
 	s=$(printf '%s\n' "$out" | grep -c '^skip ')
 	f=$(printf '%s\n' "$out" | grep -c '^FAIL ')

@@ -4,22 +4,25 @@
 # gets it).
 python3 "$E2E_DIR/../../bench/gen_callgrind.py" big.out 2
 export PLUMB_PROGRESS_AFTER=0
+# on a terminal, text goes through a pager: not here, where the terminal's
+# stream itself is read (a pager would wait for keys)
+export PLUMB_PAGER=
 unset CI
 if command -v script >/dev/null 2>&1; then
 	for cmd in "info big.out" "report big.out" "annotate big.out" "convert -o big2.folded big.out"; do
-		script -qec "$PLUMB $cmd >/dev/null" /dev/null > tty.txt 2>&1
+		script -qec "$PLUMB $cmd >/dev/null" /dev/null < /dev/null > tty.txt 2>&1
 		if grep -q "reading big.out: .* MB/s" tty.txt; then
 			ok "progress line on a terminal: plumb $cmd"
 		else
 			fail "progress line on a terminal: plumb $cmd" "terminal got: $(head -c 300 tty.txt)"
 		fi
 	done
-	script -qec "$PLUMB info -q big.out >/dev/null" /dev/null > tty.txt 2>&1
+	script -qec "$PLUMB info -q big.out >/dev/null" /dev/null < /dev/null > tty.txt 2>&1
 	same "--quiet: no progress line" "$(cat tty.txt)" ""
-	CI=true script -qec "$PLUMB info big.out >/dev/null" /dev/null > tty.txt 2>&1
+	CI=true script -qec "$PLUMB info big.out >/dev/null" /dev/null < /dev/null > tty.txt 2>&1
 	same "CI set: no progress line" "$(cat tty.txt)" ""
 	# the line is erased once the file is read: what follows starts clean
-	script -qec "$PLUMB info big.out" /dev/null > tty.txt 2>&1
+	script -qec "$PLUMB info big.out" /dev/null < /dev/null > tty.txt 2>&1
 	if grep -q "$(printf '\r\033\\[K')" tty.txt && grep -q "^Format:\|callgrind" tty.txt; then
 		ok "progress line erased before the output"
 	else
