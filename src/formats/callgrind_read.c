@@ -725,7 +725,7 @@ static int spec_line(cg_reader *r, const char *key, size_t klen, const char *v, 
 		cg_unknown(r, "line", key, (size_t)(e - key));
 		return 0;
 	}
-	name_ref nr;
+	name_ref nr = { 0 }; /* parse_name sets it; zeroed for gcc -O1 (TSan build) */
 	if (parse_name(r, v, e, &nr))
 		return -1;
 	strcat(k, "=");
