@@ -156,14 +156,16 @@ test: $(BUILD)/plumb $(BUILD)/test-unit $(FUZZ)
 # Both builds are made first (a build failure stops here); both suites then
 # run to the end, and the summary line decides the exit status.
 SAN_VARS := BUILD=build-san SANITIZE=1 CFLAGS='-O1 -g'
+# The three builds of check compile on every core (CI runs plain `make check`).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check:
 	@sh scripts/deps.sh test
-	@$(MAKE) --no-print-directory build/plumb build/test-unit $(FUZZ_NAMES:%=build/fuzz-%)
-	@$(MAKE) --no-print-directory $(SAN_VARS) build-san/plumb build-san/test-unit $(FUZZ_NAMES:%=build-san/fuzz-%)
+	@$(MAKE) --no-print-directory -j$(JOBS) build/plumb build/test-unit $(FUZZ_NAMES:%=build/fuzz-%)
+	@$(MAKE) --no-print-directory -j$(JOBS) $(SAN_VARS) build-san/plumb build-san/test-unit $(FUZZ_NAMES:%=build-san/fuzz-%)
 	-@sh tests/run.sh build
 	-@ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87 sh tests/run.sh build-san
 	@sh tests/summary.sh build build-san
-	@$(MAKE) --no-print-directory tsan
+	@$(MAKE) --no-print-directory -j$(JOBS) tsan
 
 # The reader threads (formats/readahead.c) under ThreadSanitizer, in their
 # own build: tests/tsan/readahead.c reads the Callgrind test files and a
