@@ -180,12 +180,20 @@ import csv, json, re, sys
 s = open(sys.argv[1], encoding="utf-8").read()
 T = json.loads(re.search(r'id="pl-timeline-data">(.*?)</script>', s, re.S).group(1))
 assert T["n"] == 100 and len(T["lanes"]) == 2 and T["events"] == ["cpu-clock"], (T["n"], len(T["lanes"]), T["events"])
+# keyed by name and module: _init, frame_dummy and the like are in every module
+def key(name, module):
+    return (name, (module or "").rsplit("/", 1)[-1])
+def add(d, k, ex, inc):
+    e, i = d.get(k, (0, 0))
+    d[k] = (e + ex, i + inc)
 got = {}
 for f in T["fns"]:
     ex = sum(c[1][0] for c in f["b"]); inc = sum(c[2][0] for c in f["b"])
     assert all(0 <= c[0] < 100 for c in f["b"]), f
-    got[f["name"]] = (ex, inc)
-want = {r["function"]: (int(r["exclusive.cpu-clock"]), int(r["inclusive.cpu-clock"])) for r in csv.DictReader(open(sys.argv[2]))}
+    add(got, key(f["name"], f.get("module")), ex, inc)
+want = {}
+for r in csv.DictReader(open(sys.argv[2])):
+    add(want, key(r["function"], r["module"]), int(r["exclusive.cpu-clock"]), int(r["inclusive.cpu-clock"]))
 assert got == want, "bucket sums %s\nflat report %s" % (sorted(got.items())[:8], sorted(want.items())[:8])
 lanes = sum(sum(l["v"]) for l in T["lanes"])
 assert lanes == sum(e for e, i in want.values()), (lanes, sum(e for e, i in want.values()))
