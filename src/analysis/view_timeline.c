@@ -46,6 +46,11 @@ static int function_buckets(const plumb_profile *p, const view_events *ve, const
 		if (b >= nb)
 			b = nb - 1;
 		const uint64_t *w = &p->sample_weights.v[i * nev];
+		bool any = false; /* a sample of no weight gives no function a row */
+		for (size_t e = 0; e < ve->n && !any; e++)
+			any = w[ve->ev[e]] != 0;
+		if (!any)
+			continue;
 		for (plumb_id n = s->node, leaf = 1; n != PLUMB_NONE; n = p->cct.v[n].parent, leaf = 0) {
 			plumb_id fr = p->cct.v[n].frame;
 			plumb_id f = fr == PLUMB_NONE ? PLUMB_NONE : p->frames.v[fr].function;
