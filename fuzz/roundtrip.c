@@ -46,6 +46,8 @@ int fuzz_round_trip(const fuzz_format *f, const uint8_t *data, size_t size)
 				abort();
 			f->check_same(p, q);
 			plumb_profile_free(q);
+			if (f->check_more)
+				f->check_more(p, in_path, out_path);
 			unlink(out_path);
 		} else if (!f->write_may_fail(p, &err)) {
 			abort();

@@ -19,6 +19,8 @@ typedef struct fuzz_format {
 	bool (*write_may_fail)(const plumb_profile *p, const plumb_error *err);
 	/* the reader may also fail with PLUMB_ERR_IO (a damaged database) */
 	bool read_io_errors;
+	/* may be NULL: more checks once p (read from in) was written to out */
+	void (*check_more)(const plumb_profile *p, const char *in, const char *out);
 } fuzz_format;
 
 /* One input: never a crash, and whatever the reader accepts round-trips. */

@@ -20,7 +20,8 @@
  * Besides "never crash, leak or hang", it checks an oracle: whatever the
  * reader accepts, the store writes, and reading that back gives the same
  * events, the same total per event, and the same number of parts, frames,
- * calling contexts, call-graph entries, arcs, samples and points.
+ * calling contexts, call-graph entries, arcs, samples and points; and read
+ * with functions_only, the same events, parts, functions and totals.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -58,9 +59,34 @@ static bool write_may_fail(const plumb_profile *p, const plumb_error *err)
 	return err->code == PLUMB_ERR_OVERFLOW;
 }
 
+/* Read with functions_only (the call graph summed by function, where the
+ * file has it): the input may be refused but never crashes; the store
+ * plumb wrote reads with the same events, parts, functions and totals. */
+static void check_functions_only(const plumb_profile *p, const char *in, const char *out)
+{
+	plumb_read_opts fo = { .lines_only = true, .functions_only = true };
+	plumb_error err;
+	plumb_profile *q = plumb_profile_new();
+	if (!q || (plumb_store_read(q, in, &fo, &err) != 0 && err.code == PLUMB_ERR_NOMEM))
+		abort();
+	plumb_profile_free(q);
+	q = plumb_profile_new();
+	if (!q || plumb_store_read(q, out, &fo, &err) != 0)
+		abort();
+	size_t n = p->events.n;
+	uint64_t *ta = calloc(n + 1, sizeof *ta), *tb = calloc(n + 1, sizeof *tb);
+	if (!ta || !tb || q->events.n != n || q->parts.n != p->parts.n ||
+	    q->functions.n != p->functions.n || plumb_profile_totals(p, ta, NULL) ||
+	    plumb_profile_totals(q, tb, NULL) || memcmp(ta, tb, n * sizeof *ta) != 0)
+		abort();
+	free(ta);
+	free(tb);
+	plumb_profile_free(q);
+}
+
 static const fuzz_format format = {
 	.fmt = PLUMB_FMT_PLUMB, .ext = ".plumb", .check_same = check_same, .write_may_fail = write_may_fail,
-	.read_io_errors = true,
+	.read_io_errors = true, .check_more = check_functions_only,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

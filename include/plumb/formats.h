@@ -38,6 +38,11 @@ typedef struct plumb_read_opts {
 	 * function, file and line; address 0). Every view but instruction-level
 	 * annotation is the same; big Callgrind files load faster and smaller. */
 	bool lines_only;
+	/* Only function-level costs are needed (flat, callers, tree views):
+	 * a reader that keeps the call graph summed by function (the .plumb
+	 * store) may read that instead of every position. Implies lines_only
+	 * for the others. */
+	bool functions_only;
 	/* The executable a gmon.out belongs to (its symbols, address size and
 	 * byte order); NULL = "a.out" in the gmon file's directory, as gprof
 	 * defaults to a.out. Only gmon files use it. */

@@ -29,10 +29,13 @@ int cli_unknown_command(const char *word, const char *const *names, size_t n);
 /* Read and merge the files into one profile. fmt_out gets the first file's
  * format. Returns NULL after filling err. */
 plumb_profile *cli_load(char *const *paths, int n, plumb_format *fmt_out, plumb_error *err);
-/* The same; lines_only lets readers merge instructions of a line (for
- * commands that show no addresses: big Callgrind files load faster). An
- * empty Callgrind base file stands for its thread/dump siblings. */
-plumb_profile *cli_load_ex(char *const *paths, int n, bool lines_only, plumb_format *fmt_out,
+/* The detail a command shows: every address; lines (readers may merge the
+ * instructions of a line: big Callgrind files load faster); or functions
+ * only (the .plumb store may read its call graph summed by function). */
+typedef enum cli_detail { CLI_ADDRESSES, CLI_LINES, CLI_FUNCTIONS } cli_detail;
+/* The same, reading only the detail asked for. An empty Callgrind base
+ * file stands for its thread/dump siblings. */
+plumb_profile *cli_load_ex(char *const *paths, int n, cli_detail detail, plumb_format *fmt_out,
 			   plumb_error *err);
 
 /* --exe FILE: the executable gmon.out inputs belong to (NULL: a.out next

@@ -165,10 +165,12 @@ void cli_set_folded_event(const char *name, const char *unit)
 		folded_unit = unit;
 }
 
-plumb_profile *cli_load_ex(char *const *paths, int n, bool lines_only, plumb_format *fmt_out,
+plumb_profile *cli_load_ex(char *const *paths, int n, cli_detail detail, plumb_format *fmt_out,
 			   plumb_error *err)
 {
-	plumb_read_opts ro = { print_warning, NULL, lines_only, executable, folded_event, folded_unit };
+	plumb_read_opts ro = { .warn = print_warning, .lines_only = detail != CLI_ADDRESSES,
+			       .functions_only = detail == CLI_FUNCTIONS, .executable = executable,
+			       .event_name = folded_event, .event_unit = folded_unit };
 	cli_progress_setup(&ro);
 	plumb_profile *all = NULL;
 	for (int i = 0; i < n; i++) {
@@ -202,7 +204,7 @@ fail:
 
 plumb_profile *cli_load(char *const *paths, int n, plumb_format *fmt_out, plumb_error *err)
 {
-	return cli_load_ex(paths, n, false, fmt_out, err);
+	return cli_load_ex(paths, n, CLI_ADDRESSES, fmt_out, err);
 }
 
 int cli_parse_size(const char *s, size_t *out)

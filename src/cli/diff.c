@@ -218,9 +218,9 @@ int cmd_diff(int argc, char **argv)
 	}
 	a.d.focus = a.focus.n ? &a.focus : NULL;
 	plumb_error err;
-	plumb_profile *base = cli_load_ex(&argv[optind], 1, true, NULL, &err), *cur = NULL;
+	plumb_profile *base = cli_load_ex(&argv[optind], 1, CLI_LINES, NULL, &err), *cur = NULL;
 	plumb_table *t = NULL;
-	if (!base || !(cur = cli_load_ex(&argv[optind + 1], 1, true, NULL, &err)))
+	if (!base || !(cur = cli_load_ex(&argv[optind + 1], 1, CLI_LINES, NULL, &err)))
 		rc = cli_fail(&err);
 	else if ((rc = check_focus(&a.focus, base, cur, argv[optind])))
 		;

@@ -519,12 +519,39 @@ static void print_header(FILE *out, const plumb_profile *p, char *const *files, 
 	free(tot);
 }
 
+static bool names_position(const plumb_symspec_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].file || l->v[i].line)
+			return true;
+	return false;
+}
+
+/* What the report shows: fprof shows instruction addresses; these views,
+ * without a spec naming a file or line, functions only; the rest lines. */
+static cli_detail report_detail(const report_args *a)
+{
+	switch (a->view.kind) {
+	case PLUMB_VIEW_FPROF:
+		return CLI_ADDRESSES;
+	case PLUMB_VIEW_FLAT: case PLUMB_VIEW_CALLERS: case PLUMB_VIEW_CALLEES:
+	case PLUMB_VIEW_BUTTERFLY: case PLUMB_VIEW_TREE: case PLUMB_VIEW_BOTTOM_UP:
+	case PLUMB_VIEW_MODULES: case PLUMB_VIEW_THREADS: case PLUMB_VIEW_FLAME:
+		if (a->writer->needs_report_views || a->no_inline || a->time ||
+		    names_position(&a->select) || names_position(&a->hide) ||
+		    names_position(&a->focus))
+			return CLI_LINES;
+		return CLI_FUNCTIONS;
+	default:
+		return CLI_LINES;
+	}
+}
+
 static int run(report_args *a, char *const *files, int nfiles)
 {
 	plumb_error err;
 	plumb_format fmt = PLUMB_FMT_UNKNOWN;
-	/* no report view but fprof shows instruction addresses */
-	plumb_profile *p = cli_load_ex(files, nfiles, a->view.kind != PLUMB_VIEW_FPROF, &fmt, &err);
+	plumb_profile *p = cli_load_ex(files, nfiles, report_detail(a), &fmt, &err);
 	if (!p)
 		return cli_fail(&err);
 	if (a->no_inline) {

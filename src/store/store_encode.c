@@ -7,6 +7,7 @@
 #include "plumb/formats.h"
 #include "store/store_bulk.h"
 #include "store/store_encode.h"
+#include "store/store_fnlevel.h"
 
 /* A cost vector: one varint per event. */
 static uint8_t *put_costs(uint8_t *o, const uint64_t *c, size_t nev)
@@ -85,14 +86,15 @@ static uint64_t zeros_of(const uint64_t *v, size_t n, size_t i)
 }
 
 /* Entries: part and frame as differences (the frame from the one after
- * the previous entry's), the mask of events written as 0, costs. */
-static int enc_cg_self(store_bulk_out *o, const plumb_profile *p)
+ * the previous entry's), the mask of events written as 0, costs. The
+ * fn_self blocks are the same with function ids for frames. */
+static int enc_cg_self(store_bulk_out *o, const char *kind, const plumb_cg_self *v, size_t n,
+		       const uint64_t *cost, const uint64_t *zero, size_t nzero, size_t nev)
 {
-	size_t nev = p->events.n;
 	uint64_t part = 0, next_frame = 0;
-	store_bulk_kind(o, "cg_self");
-	for (size_t i = 0; i < p->cg_self.n; i++) {
-		const plumb_cg_self *c = &p->cg_self.v[i];
+	store_bulk_kind(o, kind);
+	for (size_t i = 0; i < n; i++) {
+		const plumb_cg_self *c = &v[i];
 		uint8_t *w = store_bulk_room(o, (3 + nev) * PLUMB_VARINT_MAX);
 		if (!w)
 			return -1;
@@ -100,8 +102,8 @@ static int enc_cg_self(store_bulk_out *o, const plumb_profile *p)
 			part = next_frame = 0;
 		w = plumb_varint_put(w, plumb_zigzag(c->part, part));
 		w = plumb_varint_put(w, plumb_zigzag(c->frame, next_frame));
-		w = plumb_varint_put(w, zeros_of(p->cg_self_zero.v, p->cg_self_zero.n, i));
-		w = put_costs(w, p->cg_self_cost.v + i * nev, nev);
+		w = plumb_varint_put(w, zeros_of(zero, nzero, i));
+		w = put_costs(w, cost + i * nev, nev);
 		part = c->part;
 		next_frame = (uint64_t)c->frame + 1;
 		if (store_bulk_done(o, w))
@@ -112,20 +114,21 @@ static int enc_cg_self(store_bulk_out *o, const plumb_profile *p)
 
 /* Arcs: part, caller and callee as differences, calls + 1 (0: unknown),
  * flags (1: the inclusive cost follows, 2: a zero mask follows), then
- * the zero mask and the inclusive cost. */
-static int enc_arcs(store_bulk_out *o, const plumb_profile *p)
+ * the zero mask and the inclusive cost. The fn_arcs blocks are the same
+ * with the caller's function for its frame. */
+static int enc_arcs(store_bulk_out *o, const char *kind, const plumb_arc *v, size_t n,
+		    const uint64_t *incl, const uint64_t *zero, size_t nzero, size_t nev)
 {
-	size_t nev = p->events.n;
 	uint64_t part = 0, caller = 0, callee = 0;
-	store_bulk_kind(o, "arcs");
-	for (size_t i = 0; i < p->arcs.n; i++) {
-		const plumb_arc *a = &p->arcs.v[i];
+	store_bulk_kind(o, kind);
+	for (size_t i = 0; i < n; i++) {
+		const plumb_arc *a = &v[i];
 		uint8_t *w = store_bulk_room(o, (6 + nev) * PLUMB_VARINT_MAX);
 		if (!w)
 			return -1;
 		if (o->count == 0)
 			part = caller = callee = 0;
-		uint64_t zeros = zeros_of(p->arc_zero.v, p->arc_zero.n, i);
+		uint64_t zeros = zeros_of(zero, nzero, i);
 		w = plumb_varint_put(w, plumb_zigzag(a->part, part));
 		w = plumb_varint_put(w, plumb_zigzag(a->caller, caller));
 		w = plumb_varint_put(w, plumb_zigzag(a->callee, callee));
@@ -134,7 +137,7 @@ static int enc_arcs(store_bulk_out *o, const plumb_profile *p)
 		if (zeros)
 			w = plumb_varint_put(w, zeros);
 		if (a->has_inclusive)
-			w = put_costs(w, p->arc_incl.v + i * nev, nev);
+			w = put_costs(w, incl + i * nev, nev);
 		part = a->part;
 		caller = a->caller;
 		callee = a->callee;
@@ -170,13 +173,33 @@ static int enc_samples(store_bulk_out *o, const plumb_profile *p)
 	return store_bulk_flush(o);
 }
 
+/* The call graph by function, when the profile has one to sum. */
+static int enc_fnlevel(store_bulk_out *o, const plumb_profile *p, plumb_error *err)
+{
+	store_fnlevel s;
+	size_t nev = p->events.n;
+	int rc = store_fnlevel_build(p, &s, err);
+	if (rc == 0 && (enc_cg_self(o, "fn_self", s.self.v, s.self.n, s.self_cost.v, s.self_zero.v,
+				    s.self_zero.n, nev) ||
+			enc_arcs(o, "fn_arcs", s.arcs.v, s.arcs.n, s.arc_incl.v, s.arc_zero.v,
+				 s.arc_zero.n, nev)))
+		rc = -1;
+	store_fnlevel_free(&s);
+	return rc < 0 ? -1 : 0; /* 1: no summary, and none is needed */
+}
+
 int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path, plumb_error *err)
 {
 	store_bulk_out o;
+	size_t nev = p->events.n;
 	int ret = -1;
 	if (store_bulk_out_open(&o, db, path, err) == 0 && enc_frames(&o, p) == 0 &&
-	    enc_cct(&o, p) == 0 && enc_cg_self(&o, p) == 0 && enc_arcs(&o, p) == 0 &&
-	    enc_samples(&o, p) == 0)
+	    enc_cct(&o, p) == 0 &&
+	    enc_cg_self(&o, "cg_self", p->cg_self.v, p->cg_self.n, p->cg_self_cost.v,
+			p->cg_self_zero.v, p->cg_self_zero.n, nev) == 0 &&
+	    enc_arcs(&o, "arcs", p->arcs.v, p->arcs.n, p->arc_incl.v, p->arc_zero.v,
+		     p->arc_zero.n, nev) == 0 &&
+	    enc_samples(&o, p) == 0 && enc_fnlevel(&o, p, err) == 0)
 		ret = 0;
 	store_bulk_out_close(&o);
 	return ret;

@@ -673,17 +673,70 @@ static int rd_open(rd *r)
 	return rc == SQLITE_OK ? 0 : store_rd_fail(r, rc);
 }
 
-static int read_all(rd *r)
+/* The number of entities of each bulk kind: n[0] cct, n[1] samples,
+ * n[2] cg_self, n[3] arcs, n[4] fn_self, n[5] fn_arcs. */
+static int bulk_counts(rd *r, int64_t n[6])
 {
+	static const char *const kinds[6] = { "cct", "samples", "cg_self", "arcs", "fn_self",
+					      "fn_arcs" };
+	sqlite3_stmt *st;
+	if (store_rd_prepare(r, "SELECT kind, sum(count) FROM bulk GROUP BY kind", &st))
+		return -1;
+	memset(n, 0, 6 * sizeof *n);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(st, 0);
+		for (int k = 0; kind && k < 6; k++)
+			if (strcmp(kind, kinds[k]) == 0)
+				n[k] = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : store_rd_fail(r, rc);
+}
+
+/* Read the call graph by function (store_fnlevel.h) instead of every
+ * position? Only when asked, and when the file has it: no calling
+ * contexts but the parts' roots, no samples, and fn_ blocks for the call
+ * graph's (a file written without them has cg_self or arcs alone). */
+static int use_fnlevel(rd *r, bool asked, bool *use)
+{
+	int64_t n[6];
+	*use = false;
+	if (!asked)
+		return 0;
+	sqlite3_stmt *st;
+	if (bulk_counts(r, n) || store_rd_prepare(r, "SELECT count(*) FROM parts", &st))
+		return -1;
+	int rc = sqlite3_step(st);
+	int64_t parts = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return store_rd_fail(r, rc);
+	*use = n[0] == parts && n[1] == 0 && (n[2] == 0 || n[4] > 0) && (n[3] == 0 || n[5] > 0);
+	return 0;
+}
+
+static int read_all(rd *r, bool functions_only)
+{
+	bool fnlevel;
 	/* One read transaction: a consistent snapshot of the whole file. */
 	if (check_version(r) || rd_exec(r, "BEGIN"))
 		return -1;
-	if (read_strings(r) || read_events(r) || read_modules(r) ||
-	    read_files(r) || read_functions(r) || store_check_bulk_size(r) || store_read_frames(r) || read_parts(r) || store_read_cct(r) ||
-	    store_read_cg_self(r) || store_read_arcs(r) ||
-	    store_read_jumps(r->db, r->p, r->part.v, r->part.n, r->frame.v, r->frame.n, r->path,
-			     r->err) ||
-	    store_read_samples(r) || read_points(r) || read_meta(r))
+	if (read_strings(r) || read_events(r) || read_modules(r) || read_files(r) ||
+	    read_functions(r) || store_check_bulk_size(r) || use_fnlevel(r, functions_only, &fnlevel))
+		return -1;
+	if (fnlevel) {
+		r->frame.table = "functions";
+		if (store_function_frames(r) || read_parts(r) || store_read_cct(r) ||
+		    store_read_cg_self(r, "fn_self") || store_read_arcs(r, "fn_arcs"))
+			return -1;
+	} else if (store_read_frames(r) || read_parts(r) || store_read_cct(r) ||
+		   store_read_cg_self(r, "cg_self") || store_read_arcs(r, "arcs") ||
+		   store_read_jumps(r->db, r->p, r->part.v, r->part.n, r->frame.v, r->frame.n,
+				    r->path, r->err)) {
+		return -1;
+	}
+	if (store_read_samples(r) || read_points(r) || read_meta(r))
 		return -1;
 	return rd_exec(r, "COMMIT");
 }
@@ -691,7 +744,7 @@ static int read_all(rd *r)
 int plumb_store_read(plumb_profile *p, const char *path, const struct plumb_read_opts *opts,
 		     plumb_error *err)
 {
-	(void)opts; /* nothing in a well-formed store calls for a warning */
+	/* nothing in a well-formed store calls for a warning */
 	uint64_t size = 0;
 	if (check_header(path, &size, err))
 		return -1;
@@ -703,7 +756,7 @@ int plumb_store_read(plumb_profile *p, const char *path, const struct plumb_read
 	r.frame.table = "frames";
 	r.part.table = "parts";
 	r.node.table = "cct_nodes";
-	int ret = rd_open(&r) || read_all(&r) ? -1 : 0;
+	int ret = rd_open(&r) || read_all(&r, opts && opts->functions_only) ? -1 : 0;
 	sqlite3_close(r.db); /* every statement is finalized; a read-only close cannot fail */
 	idmap *maps[] = { &r.str, &r.mod, &r.file, &r.fn, &r.frame, &r.part, &r.node };
 	for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)

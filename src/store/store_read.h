@@ -44,8 +44,11 @@ int store_map_push(rd *r, idmap *m, plumb_id id);
 int store_check_bulk_size(rd *r);
 int store_read_frames(rd *r);
 int store_read_cct(rd *r);
-int store_read_cg_self(rd *r);
-int store_read_arcs(rd *r);
+/* kind: "cg_self" and "arcs", or the function-level "fn_self" and
+ * "fn_arcs" after store_function_frames instead of store_read_frames. */
+int store_read_cg_self(rd *r, const char *kind);
+int store_read_arcs(rd *r, const char *kind);
+int store_function_frames(rd *r);
 int store_read_samples(rd *r);
 
 #endif

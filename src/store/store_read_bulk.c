@@ -110,6 +110,31 @@ static int frame_block(rd *r, store_bulk_in *b, bool append, uint64_t st[3])
 	return 0;
 }
 
+/* Instead of the frames blocks, for the function-level call graph: one
+ * frame per function (line 0, no address), frame i for file function i. */
+int store_function_frames(rd *r)
+{
+	size_t n = r->fn.n;
+	bool append = r->p->frames.n == 0;
+	plumb_frame *f = append ? plumb_frames_room(r->p, n) : NULL;
+	if (append && !f)
+		return plumb_fail_nomem(r->err);
+	for (size_t i = 0; i < n; i++) {
+		plumb_id fn = r->fn.v ? r->fn.v[i] : (plumb_id)i;
+		plumb_frame one = { .function = fn, .file = r->p->functions.v[fn].file };
+		if (append)
+			f[i] = one;
+		else if (store_map_push(r, &r->frame, plumb_frame_intern(r->p, fn, one.file, 0, 0)))
+			return -1;
+	}
+	if (!append)
+		return 0;
+	if (plumb_frames_added(r->p, n, r->err))
+		return -1;
+	r->frame.n += n;
+	return 0;
+}
+
 /* What the blocks say they expand to, before any is expanded: a small file
  * that would expand to gigabytes is refused (each block's size is checked
  * against its data when it is read). */
@@ -311,11 +336,11 @@ static int cg_block(rd *r, store_bulk_in *b, uint64_t st[2])
 	return plumb_cg_self_added(r->p, n, r->err) ? bulk_model_fail(r, b) : 0;
 }
 
-int store_read_cg_self(rd *r)
+int store_read_cg_self(rd *r, const char *kind)
 {
 	store_bulk_in b;
 	uint64_t st[2] = { 0 };
-	int more = store_bulk_in_open(&b, r->db, "cg_self", r->path, r->err);
+	int more = store_bulk_in_open(&b, r->db, kind, r->path, r->err);
 	while (!more && (more = store_bulk_next(&b)) > 0)
 		more = cg_block(r, &b, st);
 	store_bulk_in_close(&b);
@@ -351,11 +376,11 @@ static int arc_entity(rd *r, store_bulk_in *b, uint64_t st[3])
 	return store_bulk_end_entity(b);
 }
 
-int store_read_arcs(rd *r)
+int store_read_arcs(rd *r, const char *kind)
 {
 	store_bulk_in b;
 	uint64_t st[3] = { 0 };
-	int more = store_bulk_in_open(&b, r->db, "arcs", r->path, r->err);
+	int more = store_bulk_in_open(&b, r->db, kind, r->path, r->err);
 	while (!more && (more = store_bulk_next(&b)) > 0)
 		more = arc_entity(r, &b, st);
 	store_bulk_in_close(&b);

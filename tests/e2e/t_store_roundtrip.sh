@@ -80,6 +80,29 @@ if [ "$rc" -eq 0 ] && [ -s .da ] && [ "$out" = "$(cat .da)" ]; then ok "diff: th
 run "$PLUMB" convert parts.cg.plumb jumps.cg.plumb -o both-stores.plumb
 same_views "two stores merged" both-text.plumb both-stores.plumb
 
+# A Callgrind store also keeps its call graph summed by function, which the
+# function views read instead of every position: the same figures, also
+# for two stores read together (the second merged into the first) and with
+# a spec naming a file (which reads every position).
+kinds=$(sqlite3 lsprof.cg.plumb "SELECT group_concat(kind, ' ') FROM (SELECT DISTINCT kind FROM bulk ORDER BY kind)" 2> /dev/null)
+case "$kinds" in
+*fn_arcs*fn_self*) ok "Callgrind store has the function-level blocks ($kinds)" ;;
+*) fail "Callgrind store: function-level blocks" "expected fn_arcs and fn_self among the kinds, found '$kinds'" ;;
+esac
+for f in threads lsprof; do
+	for v in flat callers tree; do
+		"$PLUMB" report --view $v --format csv "$C/$f.cg" "$C/$f.cg" > .ta 2> /dev/null
+		run "$PLUMB" report --view $v --format csv $f.cg.plumb $f.cg.plumb
+		if [ "$rc" -eq 0 ] && [ -s .ta ] && [ "$out" = "$(cat .ta)" ]; then
+			ok "two $f.cg stores read together: $v the same as the texts"
+		else
+			fail "two $f.cg stores read together: $v" "exit $rc, $err" "$(echo "$out" | diff .ta - | head -5)"
+		fi
+	done
+done
+same_views "inline.cg, --focus util.h" "$C/inline.cg" inline.cg.plumb --focus util.h
+same_views "threads.cg, --hide t.c:3" "$C/threads.cg" threads.cg.plumb --hide t.c:3
+
 # gmon.out (gcc -pg) and a recording, where they can be made here.
 P="$E2E_DIR/../programs"
 if command -v gcc > /dev/null 2>&1 && gcc -pg -g -O1 -fno-inline -o gm "$P/gm_main.c" "$P/gm_second.c" 2> /dev/null &&
