@@ -168,6 +168,7 @@ typedef struct writer {
 	bool split_titles;  /* titles on two lines, split at their first space */
 	bool basenames;     /* module paths as their last component */
 	const char *event;  /* the one event's name when short_titles */
+	size_t first;       /* the first column shown (set before writing) */
 	strbuf cell;        /* scratch for one cell's text */
 	strbuf line;        /* the line being built */
 	char num[NUM_SIZE];
@@ -192,6 +193,19 @@ static const char *compact_big(long double v, char *num)
 	if (v >= 0 && v < 18446744073709551615.0L)
 		return plumb_format_compact((uint64_t)v, num, NUM_SIZE);
 	return plumb_format_big(v, num, NUM_SIZE);
+}
+
+/* A string cell's text before it is made safe: module paths by their
+ * last component when asked. */
+static const char *shown_string(const writer *wr, const plumb_cell *cell, size_t c)
+{
+	const char *str = cell->s;
+	if (wr->basenames && is_module_column(&wr->t->cols[c])) {
+		const char *slash = strrchr(str, '/');
+		if (slash && slash[1])
+			str = slash + 1;
+	}
+	return str;
 }
 
 /* The text of one cell without padding or indentation: numbers in num,
@@ -241,14 +255,31 @@ static const char *cell_text(writer *wr, const plumb_row *r, size_t c)
 		if (s) {
 			sb_str(&wr->cell, s);
 		} else {
-			const char *str = cell->s;
-			const char *slash = strrchr(str, '/');
-			if (wr->basenames && is_module_column(&t->cols[c]) && slash && slash[1])
-				str = slash + 1;
-			sb_add_safe(&wr->cell, str);
+			sb_add_safe(&wr->cell, shown_string(wr, cell, c));
 		}
 		s = sb_text(&wr->cell);
 	}
+	return s;
+}
+
+/* The same with its display width in *sw; a string of printable ASCII (most
+ * names) is returned as it is, without a copy. */
+static const char *cell_text_width(writer *wr, const plumb_row *r, size_t c, size_t *sw)
+{
+	const plumb_cell *cell = &r->cells[c];
+	if (cell->type == PLUMB_CELL_STR && cell->s &&
+	    !(r->kind == PLUMB_ROW_FOCUS && wr->t->cols[c].name_column)) {
+		const char *str = shown_string(wr, cell, c);
+		const unsigned char *q = (const unsigned char *)str;
+		while (*q >= 0x20 && *q < 0x7F)
+			q++;
+		if (!*q) {
+			*sw = (size_t)(q - (const unsigned char *)str);
+			return str;
+		}
+	}
+	const char *s = cell_text(wr, r, c);
+	*sw = text_width(s);
 	return s;
 }
 
@@ -312,20 +343,9 @@ static size_t cell_width(writer *wr, const plumb_row *r, size_t c)
 			digits++;
 		return digits + (digits - 1) / 3; /* and a comma every three */
 	}
-	if (!mark && cell->type == PLUMB_CELL_STR && cell->s) {
-		const char *str = cell->s;
-		if (wr->basenames && is_module_column(col)) {
-			const char *slash = strrchr(str, '/');
-			if (slash && slash[1])
-				str = slash + 1;
-		}
-		const unsigned char *q = (const unsigned char *)str;
-		while (*q >= 0x20 && *q < 0x7F)
-			q++;
-		if (!*q)
-			return (size_t)(q - (const unsigned char *)str);
-	}
-	return text_width(cell_text(wr, r, c));
+	size_t sw;
+	cell_text_width(wr, r, c, &sw);
+	return sw;
 }
 
 static void measure(writer *wr)
@@ -500,12 +520,12 @@ static const char *pct_colour(const plumb_cell *cell)
 /* Append one padded column; indent is the wanted indentation. A row too
  * deep for the column keeps some of its name and says its depth instead
  * (↳ 37) at the deepest indentation that leaves room. */
-static void put_column(writer *wr, size_t c, const char *s, size_t indent, uint32_t depth,
-		       const char *colour)
+static void put_column(writer *wr, size_t c, const char *s, size_t sw, size_t indent,
+		       uint32_t depth, const char *colour)
 {
 	if (wr->hidden[c])
 		return;
-	size_t avail = wr->w[c], sw = text_width(s);
+	size_t avail = wr->w[c];
 	bool right = is_numeric(wr->t->cols[c].type);
 	char mark[24] = "";
 	size_t mw = 0;
@@ -522,7 +542,7 @@ static void put_column(writer *wr, size_t c, const char *s, size_t indent, uint3
 		}
 	}
 	size_t budget = avail - indent - mw, shown = sw < budget ? sw : budget;
-	if (c > first_shown(wr))
+	if (c > wr->first)
 		sb_spaces(&wr->line, GAP);
 	sb_spaces(&wr->line, right ? avail - shown : indent);
 	sb_str(&wr->line, mark);
@@ -585,8 +605,10 @@ static void write_header(writer *wr, FILE *out)
 {
 	for (int part = wr->split_titles ? 0 : -1; part <= (wr->split_titles ? 1 : -1); part++) {
 		sb_clear(&wr->line);
-		for (size_t c = 0; c < wr->t->ncols; c++)
-			put_column(wr, c, title_text(wr, c, part), 0, 0, NULL);
+		for (size_t c = 0; c < wr->t->ncols; c++) {
+			const char *title = title_text(wr, c, part);
+			put_column(wr, c, title, text_width(title), 0, 0, NULL);
+		}
 		emit_line(wr, out, wr->o->color ? SGR_BOLD : NULL);
 	}
 }
@@ -596,9 +618,12 @@ static void write_row(writer *wr, FILE *out, const plumb_row *r)
 	const plumb_table *t = wr->t;
 	sb_clear(&wr->line);
 	for (size_t c = 0; c < t->ncols; c++) {
-		const char *s = cell_text(wr, r, c);
+		if (wr->hidden[c])
+			continue;
+		size_t sw;
+		const char *s = cell_text_width(wr, r, c, &sw);
 		const char *colour = wr->o->color ? pct_colour(&r->cells[c]) : NULL;
-		put_column(wr, c, s, cell_indent(t, r, c), r->depth, colour);
+		put_column(wr, c, s, sw, cell_indent(t, r, c), r->depth, colour);
 	}
 	bool bold = wr->o->color && r->kind == PLUMB_ROW_FOCUS;
 	emit_line(wr, out, bold ? SGR_BOLD : NULL);
@@ -735,6 +760,7 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 	if (wr.cell.failed)
 		rc = plumb_fail_nomem(err);
 	else {
+		wr.first = first_shown(&wr);
 		write_all(&wr, out);
 		if (wr.line.failed || wr.cell.failed)
 			rc = plumb_fail_nomem(err);
