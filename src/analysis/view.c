@@ -176,133 +176,6 @@ const char *view_row_label(plumb_table *t, const plumb_profile *p, const plumb_m
 	return kept;
 }
 
-/* ---- ordering ------------------------------------------------------------ */
-
-typedef struct sort_ctx {
-	const plumb_profile *p;
-	const plumb_metrics *m;
-	plumb_sort_key by;
-	int ev;
-} sort_ctx;
-
-int view_cmp_str(const char *a, const char *b)
-{
-	if (!a || !b)
-		return (a == NULL) - (b == NULL); /* unknowns last */
-	return strcmp(a, b);
-}
-
-int view_cmp_desc(uint64_t a, uint64_t b)
-{
-	return a < b ? 1 : a > b ? -1 : 0;
-}
-
-int view_cmp_calls(uint64_t a, uint64_t b)
-{
-	/* Unknown counts sort after every known one. */
-	return a == b ? 0 : a == PLUMB_COUNT_UNKNOWN ? 1 : b == PLUMB_COUNT_UNKNOWN ? -1
-										: view_cmp_desc(a, b);
-}
-
-/* A row's name for ordering: the function's, or "<cycle n>". */
-static const char *sort_name(const sort_ctx *c, uint32_t id, char *buf, size_t n)
-{
-	if (!view_is_cycle(c->m, id))
-		return view_key_name(c->p, &c->m->keys[id]);
-	snprintf(buf, n, "<cycle %u>", view_cycle_number(c->m, id));
-	return buf;
-}
-
-static const plumb_key no_key = { PLUMB_NONE, PLUMB_NONE, PLUMB_NONE, 0 };
-
-static int key_cmp(const void *va, const void *vb, void *ctx)
-{
-	const sort_ctx *c = ctx;
-	uint32_t a = *(const uint32_t *)va, b = *(const uint32_t *)vb;
-	const plumb_key *ka = view_is_cycle(c->m, a) ? &no_key : &c->m->keys[a];
-	const plumb_key *kb = view_is_cycle(c->m, b) ? &no_key : &c->m->keys[b];
-	uint64_t xa = view_row_excl(c->m, a)[c->ev], xb = view_row_excl(c->m, b)[c->ev];
-	uint64_t ia = view_row_incl(c->m, a)[c->ev], ib = view_row_incl(c->m, b)[c->ev];
-	char bufa[32], bufb[32];
-	int r = 0;
-	switch (c->by) {
-	case PLUMB_SORT_DEFAULT:
-	case PLUMB_SORT_EXCLUSIVE:
-	case PLUMB_SORT_GROWTH: /* no growth here: the view's own order */
-		r = view_cmp_desc(xa, xb);
-		if (!r)
-			r = view_cmp_desc(ia, ib);
-		break;
-	case PLUMB_SORT_INCLUSIVE:
-		r = view_cmp_desc(ia, ib);
-		if (!r)
-			r = view_cmp_desc(xa, xb);
-		break;
-	case PLUMB_SORT_CALLS:
-		r = view_cmp_calls(view_row_calls(c->m, a), view_row_calls(c->m, b));
-		break;
-	case PLUMB_SORT_NAME:
-		break;
-	case PLUMB_SORT_FILE:
-		r = view_cmp_str(view_key_file(c->p, ka), view_key_file(c->p, kb));
-		break;
-	case PLUMB_SORT_MODULE:
-		r = view_cmp_str(view_key_module(c->p, ka), view_key_module(c->p, kb));
-		break;
-	}
-	if (!r)
-		r = view_cmp_str(sort_name(c, a, bufa, sizeof bufa), sort_name(c, b, bufb, sizeof bufb));
-	if (!r)
-		r = view_cmp_str(view_key_file(c->p, ka), view_key_file(c->p, kb));
-	if (!r)
-		r = ka->line < kb->line ? -1 : ka->line > kb->line;
-	if (!r)
-		r = view_cmp_str(view_key_module(c->p, ka), view_key_module(c->p, kb));
-	if (!r)
-		r = a < b ? -1 : a > b;
-	return r;
-}
-
-/* A row with its two sort costs beside it: most comparisons of a big
- * profile's rows are settled by these, without the row lookups and name
- * comparisons of key_cmp. */
-typedef struct cost_sorted {
-	uint64_t first, second;
-	uint32_t id;
-} cost_sorted;
-
-static int cost_sorted_cmp(const void *va, const void *vb, void *ctx)
-{
-	const cost_sorted *a = va, *b = vb;
-	int r = view_cmp_desc(a->first, b->first);
-	if (!r)
-		r = view_cmp_desc(a->second, b->second);
-	return r ? r : key_cmp(&a->id, &b->id, ctx);
-}
-
-/* Sort keys in key_cmp's order. */
-static int sort_keys(uint32_t *keys, size_t n, const sort_ctx *c)
-{
-	bool by_excl = c->by == PLUMB_SORT_DEFAULT || c->by == PLUMB_SORT_EXCLUSIVE ||
-		       c->by == PLUMB_SORT_GROWTH;
-	if (!by_excl && c->by != PLUMB_SORT_INCLUSIVE) {
-		qsort_r(keys, n, sizeof *keys, key_cmp, (void *)c);
-		return 0;
-	}
-	cost_sorted *v = malloc((n ? n : 1) * sizeof *v);
-	if (!v)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t x = view_row_excl(c->m, keys[i])[c->ev], y = view_row_incl(c->m, keys[i])[c->ev];
-		v[i] = (cost_sorted){ by_excl ? x : y, by_excl ? y : x, keys[i] };
-	}
-	qsort_r(v, n, sizeof *v, cost_sorted_cmp, (void *)c);
-	for (size_t i = 0; i < n; i++)
-		keys[i] = v[i].id;
-	free(v);
-	return 0;
-}
-
 static bool key_is_empty(const plumb_metrics *m, size_t k)
 {
 	for (size_t e = 0; e < m->nevents; e++)
@@ -400,10 +273,8 @@ int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plum
 		if (cycle_listed(p, m, o, &m->cycles[c]) && !below_threshold(m, o, ve, by_incl, id))
 			keys[n++] = id;
 	}
-	sort_ctx c = { p, m, o->sort, ve->primary };
-	if (o->sort == PLUMB_SORT_DEFAULT && by_incl)
-		c.by = PLUMB_SORT_INCLUSIVE;
-	if (sort_keys(keys, n, &c))
+	plumb_sort_key by = o->sort == PLUMB_SORT_DEFAULT && by_incl ? PLUMB_SORT_INCLUSIVE : o->sort;
+	if (view_sort_keys(keys, n, p, m, by, ve->primary))
 		return free(keys), plumb_fail_nomem(err);
 	if (o->limit && n > o->limit) {
 		for (size_t i = o->limit; lo && i < n; i++) {

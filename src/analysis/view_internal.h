@@ -49,6 +49,12 @@ int view_ordered_keys(const plumb_profile *p, const plumb_metrics *m, const plum
 
 double view_pct(uint64_t part, uint64_t whole);
 
+/* Sort a keyed view's rows (key ids, cycle rows past nkeys) by `by` on
+ * event ev, ties by name, file, line, module and id (view_sort.c). -1 on
+ * ENOMEM. */
+int view_sort_keys(uint32_t *keys, size_t n, const plumb_profile *p, const plumb_metrics *m,
+		   plumb_sort_key by, int ev);
+
 /* Orderings every view uses: strings with unknowns (NULL) last, costs
  * heaviest first, call counts heaviest first with unknown counts last. */
 int view_cmp_str(const char *a, const char *b);

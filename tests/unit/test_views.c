@@ -472,3 +472,68 @@ Test(views, tree_counts_the_subtrees_it_leaves_out)
 	plumb_symspec_list_free(&hide);
 	plumb_profile_free(p);
 }
+
+/* Many rows of equal cost (a lines view of a big profile): the order of
+ * ties is by name, file and line, as strcmp and the numbers say, also when
+ * the sort numbers the names instead of comparing them (view_sort.c does
+ * past a few thousand ties). Names repeat across files and lines repeat
+ * across names, so every tie-break is used. */
+typedef struct tie_row {
+	const char *name, *file;
+	int64_t line;
+	uint64_t excl;
+} tie_row;
+
+static void check_tie_order(size_t nlines)
+{
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	cr_assert_geq(plumb_event_add(p, "Ir", NULL, NULL, &err), 0);
+	plumb_id part = plumb_part_default(p);
+	unsigned seed = 12345;
+	char name[32], file[32];
+	for (size_t i = 0; i < nlines; i++) {
+		seed = seed * 1103515245u + 12345u;
+		snprintf(name, sizeof name, "fn_%u", (seed >> 8) % 997);
+		snprintf(file, sizeof file, "src/f%u.c", (seed >> 20) % 7);
+		plumb_id fl = plumb_file_intern(p, file);
+		plumb_id fn = plumb_function_intern(p, name, NULL, PLUMB_NONE, fl, 1);
+		plumb_id fr = plumb_frame_intern(p, fn, fl, 1 + (uint32_t)((seed >> 4) % 50), 0);
+		uint64_t cost = 1 + (seed >> 12) % 3;
+		cr_assert_eq(plumb_cg_add_self(p, part, fr, &cost, &err), 0, "%s", err.message);
+	}
+	plumb_view_opts o;
+	plumb_view_opts_init(&o);
+	o.kind = PLUMB_VIEW_LINES;
+	plumb_table *t = NULL;
+	cr_assert_eq(plumb_view_build(p, &o, &t, &err), 0, "%s", err.message);
+	int fn = col(t, "function"), fl = col(t, "file"), ln = col(t, "line"), ex = col(t, "exclusive.Ir");
+	cr_assert(fn >= 0 && fl >= 0 && ln >= 0 && ex >= 0, "lines view columns");
+	cr_assert_gt(t->nrows, nlines / 3);
+	for (size_t i = 1; i < t->nrows; i++) {
+		const plumb_cell *a = t->rows[i - 1].cells, *b = t->rows[i].cells;
+		tie_row x = { a[fn].s, a[fl].s, a[ln].i, a[ex].u }, y = { b[fn].s, b[fl].s, b[ln].i, b[ex].u };
+		int r = x.excl > y.excl ? -1 : x.excl < y.excl;
+		if (!r)
+			r = strcmp(x.name, y.name);
+		if (!r)
+			r = strcmp(x.file, y.file);
+		if (!r)
+			r = x.line < y.line ? -1 : x.line > y.line;
+		cr_assert_lt(r, 0, "row %zu (%s %s:%lld, %llu) should come after row %zu (%s %s:%lld, %llu)",
+			     i - 1, x.name, x.file, (long long)x.line, (unsigned long long)x.excl, i,
+			     y.name, y.file, (long long)y.line, (unsigned long long)y.excl);
+	}
+	plumb_table_free(t);
+	plumb_profile_free(p);
+}
+
+Test(views, few_ties_ordered_by_name_file_line)
+{
+	check_tie_order(300);
+}
+
+Test(views, many_ties_ordered_by_name_file_line)
+{
+	check_tie_order(40000);
+}
