@@ -56,6 +56,19 @@ typedef struct plumb_read_opts {
 	void *progress_ctx;
 } plumb_read_opts;
 
+/* What a long write reports, for a progress line: the bytes written so
+ * far with total 0 (not known ahead), at most every few MB, and done ==
+ * total at the end. */
+typedef struct plumb_write_progress {
+	plumb_progress_fn fn;   /* NULL: nothing is reported */
+	void *ctx;
+} plumb_write_progress;
+
+/* A stream that writes what it is given to out and reports the bytes so
+ * far through wp (for path); closing it flushes it into out, which stays
+ * open, and reports the end. NULL on ENOMEM. */
+FILE *plumb_progress_stream(FILE *out, const char *path, const plumb_write_progress *wp);
+
 /* One row per format (src/formats/registry.c): everything plumb knows about
  * it. detect() looks at the first bytes of a file (up to 64 KiB, fewer for
  * short files; decompressed when the file is compressed) and says whether

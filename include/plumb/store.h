@@ -22,5 +22,9 @@ int plumb_store_read(plumb_profile *p, const char *path, const struct plumb_read
 		     plumb_error *err);
 /* Write p to path: one transaction into a temporary file, renamed over path. */
 int plumb_store_write(const plumb_profile *p, const char *path, plumb_error *err);
+/* The same, reporting the compressed bytes written through wp (may be NULL). */
+struct plumb_write_progress;
+int plumb_store_write_progress(const plumb_profile *p, const char *path,
+			       const struct plumb_write_progress *wp, plumb_error *err);
 
 #endif

@@ -48,6 +48,8 @@ void cli_set_folded_event(const char *name, const char *unit);
  * up when stderr is a terminal and CI is not set; --quiet turns it off. */
 void cli_set_quiet(bool quiet);
 void cli_progress_setup(plumb_read_opts *ro);
+/* The same for writes: wp->fn stays NULL when no line is wanted. */
+void cli_progress_write_setup(plumb_write_progress *wp);
 
 /* Parse a non-negative integer / percentage option; -1 on bad text. */
 int cli_parse_size(const char *s, size_t *out);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "plumb/store.h"
 
 static const char convert_head[] =
 	"usage: plumb convert [options] IN... -o OUT\n"
@@ -29,7 +30,7 @@ static const char convert_tail[] =
 	"                     carried into every format: pprof's sample type, speedscope's\n"
 	"                     unit, Callgrind's events\n"
 	"  -q, --quiet        no progress line on stderr (shown on a terminal\n"
-	"                     for reads over a second)\n"
+	"                     for reads and writes over a second)\n"
 	"  -h, --help         this help\n"
 	"\n"
 	"Examples:\n"
@@ -85,6 +86,35 @@ static int note_source(plumb_profile *p, char *const *paths, int n, plumb_error 
 	int rc = plumb_meta_set(p, "source", s, err);
 	free(s);
 	return rc;
+}
+
+/* Write p to the file out, with a progress line on a terminal: the store
+ * reports its blocks; a text format is written through a stream that
+ * counts its bytes, into a temporary file renamed at the end. */
+static int write_file(const plumb_profile *p, const char *out, plumb_format fmt,
+		      const plumb_folded_write_opts *fo, plumb_error *err)
+{
+	plumb_write_progress wp;
+	cli_progress_write_setup(&wp);
+	if (fmt == PLUMB_FMT_PLUMB)
+		return plumb_store_write_progress(p, out, &wp, err);
+	if (!wp.fn)
+		return fmt == PLUMB_FMT_FOLDED ? plumb_folded_write_with(p, out, fo, err)
+					       : plumb_write_file(p, out, fmt, err);
+	plumb_atomic_file af;
+	if (plumb_atomic_open(&af, out, err))
+		return -1;
+	FILE *s = plumb_progress_stream(af.fp, out, &wp);
+	int rc = !s ? plumb_fail_nomem(err)
+	     : fmt == PLUMB_FMT_FOLDED ? plumb_folded_write_stream_with(p, s, fo, err)
+				       : plumb_write_stream(p, s, out, fmt, err);
+	if (s && fclose(s) != 0 && rc == 0)
+		rc = plumb_fail(err, PLUMB_ERR_IO, "%s: cannot write: %s", out, strerror(errno));
+	if (rc) {
+		plumb_atomic_abort(&af);
+		return -1;
+	}
+	return plumb_atomic_commit(&af, err);
 }
 
 int cmd_convert(int argc, char **argv)
@@ -178,12 +208,10 @@ int cmd_convert(int argc, char **argv)
 			rc = EXIT_BAD_INPUT;
 		}
 	}
-	else if (fmt == PLUMB_FMT_FOLDED)
-		rc = plumb_folded_write_with(p, out, &fo, &err) ? cli_fail(&err) : EXIT_OK;
 	else if (to_stdout)
 		rc = plumb_write_stream(p, stdout, "standard output", fmt, &err) ? cli_fail(&err) : EXIT_OK;
 	else
-		rc = plumb_write_file(p, out, fmt, &err) ? cli_fail(&err) : EXIT_OK;
+		rc = write_file(p, out, fmt, &fo, &err) ? cli_fail(&err) : EXIT_OK;
 	plumb_profile_free(p);
 	return rc;
 }

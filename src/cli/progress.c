@@ -1,5 +1,6 @@
-/* The progress line of long reads: "plumb: reading big.out: 45.1 of 100.6
- * MB, 52.3 MB/s, 1 s left" on stderr, rewritten in place. Shown only when
+/* The progress line of long reads and writes: "plumb: reading big.out: 45.1 of 100.6
+ * MB, 52.3 MB/s, 1 s left" ("writing out.plumb: 12.0 MB, 40.1 MB/s": a
+ * write's size is not known ahead) on stderr, rewritten in place. Shown only when
  * stderr is a terminal, once a file has taken a second (short reads stay
  * silent; PLUMB_PROGRESS_AFTER=SECONDS changes that for tests), never when
  * CI is set or TERM is dumb; --quiet silences it. The
@@ -43,9 +44,9 @@ static void clear_line(void)
 	st.shown = false;
 }
 
+/* ctx: the verb, "writing"; NULL for reads. */
 static void progress(void *ctx, const char *path, uint64_t done, uint64_t total)
 {
-	(void)ctx;
 	double t = now();
 	if (strncmp(st.path, path, sizeof st.path - 1) != 0) {
 		clear_line();
@@ -65,25 +66,43 @@ static void progress(void *ctx, const char *path, uint64_t done, uint64_t total)
 	double mb = 1e6, rate = (double)done / el;
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	fprintf(stderr, "\r\033[Kplumb: reading %.60s: %.1f", base, (double)done / mb);
+	fprintf(stderr, "\r\033[Kplumb: %s %.60s: %.1f", ctx ? (const char *)ctx : "reading", base,
+		(double)done / mb);
 	if (total)
 		fprintf(stderr, " of %.1f", (double)total / mb);
-	fprintf(stderr, " MB, %.1f MB/s", rate / mb);
-	if (total > done && rate > 0)
+	fputs(" MB", stderr);
+	if (el > 0)
+		fprintf(stderr, ", %.1f MB/s", rate / mb);
+	if (el > 0 && total > done && rate > 0)
 		fprintf(stderr, ", %.0f s left", (double)(total - done) / rate + 0.5);
 	fflush(stderr);
 	st.shown = true;
 }
 
-void cli_progress_setup(plumb_read_opts *ro)
+static bool wanted(void)
 {
 	const char *ci = getenv("CI"), *term = getenv("TERM");
 	if (quiet || (ci && *ci) || (term && strcmp(term, "dumb") == 0) || !isatty(STDERR_FILENO))
-		return;
+		return false;
 	/* the tests show it on small files */
 	const char *after = getenv("PLUMB_PROGRESS_AFTER");
 	if (after && *after)
 		show_after = atof(after);
+	return true;
+}
+
+void cli_progress_setup(plumb_read_opts *ro)
+{
+	if (!wanted())
+		return;
 	ro->progress = progress;
 	ro->progress_ctx = NULL;
+}
+
+void cli_progress_write_setup(plumb_write_progress *wp)
+{
+	static char writing[] = "writing";
+	*wp = (plumb_write_progress){ NULL, NULL };
+	if (wanted())
+		*wp = (plumb_write_progress){ progress, writing };
 }

@@ -70,7 +70,7 @@ static const char record_help[] =
 	"                         more in a mutex, condvar, rwlock, semaphore, barrier\n"
 	"                         or join (default: calibrated on uncontended locks;\n"
 	"                         0: every wait). plumb report --view locks\n"
-	"  -q, --quiet            no summary on stderr\n"
+	"  -q, --quiet            no summary or progress line on stderr\n"
 	"\n"
 	"A program built with 'plumb cc' is not sampled: its own runtime measures\n"
 	"every call (basic blocks executed, read memory size) and the profile holds\n"
@@ -465,8 +465,12 @@ static int save(const record_args *a, const plumb_rec_data *d, const char *sampl
 		     (*note && plumb_meta_set(p, "record.note", note, err));
 	if (rc == 0)
 		rc = keep_old_profile(a->output, a->quiet, err);
-	if (rc == 0)
-		rc = plumb_store_write(p, a->output, err);
+	if (rc == 0) {
+		plumb_write_progress wp = { NULL, NULL };
+		if (!a->quiet)
+			cli_progress_write_setup(&wp);
+		rc = plumb_store_write_progress(p, a->output, &wp, err);
+	}
 	if (rc == 0 && !a->quiet) {
 		const char *rooted = plumb_meta_get(p, "stacks.rooted");
 		unsigned long long r = 0, t = 0;

@@ -265,3 +265,49 @@ void plumb_atomic_abort(plumb_atomic_file *af)
 	free(af->tmp_path);
 	memset(af, 0, sizeof *af);
 }
+
+/* ---- a stream that reports its progress ------------------------------------- */
+
+#define PROGRESS_STEP (1u << 20) /* bytes between reports (the CLI redraws by time) */
+
+typedef struct progress_cookie {
+	FILE *out;
+	const char *path;
+	plumb_write_progress wp;
+	uint64_t done, reported;
+} progress_cookie;
+
+static ssize_t progress_write(void *c, const char *buf, size_t n)
+{
+	progress_cookie *pc = c;
+	size_t w = fwrite(buf, 1, n, pc->out);
+	pc->done += w;
+	if (pc->wp.fn && pc->done - pc->reported >= PROGRESS_STEP) {
+		pc->reported = pc->done;
+		pc->wp.fn(pc->wp.ctx, pc->path, pc->done, 0);
+	}
+	return w == n ? (ssize_t)n : -1;
+}
+
+static int progress_close(void *c)
+{
+	progress_cookie *pc = c;
+	int rc = fflush(pc->out) == 0 && !ferror(pc->out) ? 0 : -1;
+	if (pc->wp.fn)
+		pc->wp.fn(pc->wp.ctx, pc->path, pc->done, pc->done);
+	free(pc);
+	return rc;
+}
+
+FILE *plumb_progress_stream(FILE *out, const char *path, const plumb_write_progress *wp)
+{
+	progress_cookie *pc = malloc(sizeof *pc);
+	if (!pc)
+		return NULL;
+	*pc = (progress_cookie){ out, path, *wp, 0, 0 };
+	cookie_io_functions_t io = { .write = progress_write, .close = progress_close };
+	FILE *f = fopencookie(pc, "w", io);
+	if (!f)
+		free(pc);
+	return f;
+}

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "plumb/formats.h"
 #include "plumb/store.h"
@@ -239,6 +240,7 @@ typedef struct wr {
 	const char *path;     /* the final path, for messages */
 	sqlite3 *db;
 	plumb_error *err;
+	const plumb_write_progress *progress; /* may be NULL */
 } wr;
 
 static int wr_fail(wr *w, int rc)
@@ -440,7 +442,7 @@ static int wr_all(wr *w)
 		}
 	}
 	if (wr_strings(w, st[S_STRING]) || wr_entities(w, st) ||
-	    store_write_bulk(w->db, w->p, w->path, w->err) || wr_points(w, st) ||
+	    store_write_bulk(w->db, w->p, w->path, w->progress, w->err) || wr_points(w, st) ||
 	    store_write_jumps(w->db, w->p, w->path, w->err))
 		goto out;
 	ret = 0;
@@ -471,16 +473,29 @@ static int wr_file(wr *w, const char *tmp_path)
 
 int plumb_store_write(const plumb_profile *p, const char *path, plumb_error *err)
 {
+	return plumb_store_write_progress(p, path, NULL, err);
+}
+
+int plumb_store_write_progress(const plumb_profile *p, const char *path,
+			       const plumb_write_progress *wp, plumb_error *err)
+{
 	if (check_entities(p, path, err) || check_tree(p, path, err) || check_costs(p, path, err) ||
 	    store_check_jumps(p, path, err))
 		return -1;
 	plumb_atomic_file af;
 	if (plumb_atomic_reserve(&af, path, err))
 		return -1;
-	wr w = { p, path, NULL, err };
+	wr w = { p, path, NULL, err, wp };
 	if (wr_file(&w, af.tmp_path)) {
 		plumb_atomic_abort(&af);
 		return -1;
 	}
-	return plumb_atomic_commit(&af, err);
+	if (plumb_atomic_commit(&af, err))
+		return -1;
+	if (wp && wp->fn) {
+		struct stat st;
+		uint64_t size = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+		wp->fn(wp->ctx, path, size, size);
+	}
+	return 0;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "plumb/formats.h"
 #include "store/store_bulk.h"
 
 /* Level 3 (zstd's default): against level 1, a 200,000-stack pprof's store
@@ -113,6 +114,9 @@ int store_bulk_flush(store_bulk_out *o)
 	o->first += o->count;
 	o->count = 0;
 	o->len = 0;
+	o->written += z;
+	if (o->progress && o->progress->fn)
+		o->progress->fn(o->progress->ctx, o->path, o->written, 0);
 	return 0;
 }
 
@@ -212,6 +216,12 @@ static int next_block(store_bulk_in *b)
 		return in_fail(b, "data: %zu bytes, expected %lld", got, (long long)size);
 	b->count = count;
 	b->in = (plumb_varint_in){ b->buf, b->buf + size, false };
+	store_read_progress *pr = b->progress;
+	if (pr && pr->fn) {
+		pr->done += zlen;
+		/* done == total is the end, which plumb_store_read says */
+		pr->fn(pr->ctx, b->path, pr->done < pr->total ? pr->done : pr->total - 1, pr->total);
+	}
 	return 1;
 }
 

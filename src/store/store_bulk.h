@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "model/varint.h"
+#include "plumb/formats.h"
 #include "plumb/error.h"
 
 /* A block is written once its data reaches this many bytes (before
@@ -34,6 +35,8 @@ typedef struct store_bulk_out {
 	size_t len, cap, zcap;
 	const char *path;      /* for messages */
 	plumb_error *err;
+	const struct plumb_write_progress *progress; /* may be NULL */
+	uint64_t written;      /* compressed bytes so far, for it */
 } store_bulk_out;
 
 int store_bulk_out_open(store_bulk_out *o, sqlite3 *db, const char *path, plumb_error *err);
@@ -47,6 +50,14 @@ int store_bulk_done(store_bulk_out *o, uint8_t *end);
 /* Write out the last block of the kind. */
 int store_bulk_flush(store_bulk_out *o);
 
+/* A read's progress line: the compressed bytes of the blocks read so far,
+ * of the file's size. */
+typedef struct store_read_progress {
+	plumb_progress_fn fn;  /* NULL: none */
+	void *ctx;
+	uint64_t done, total;
+} store_read_progress;
+
 typedef struct store_bulk_in {
 	sqlite3 *db;
 	sqlite3_stmt *st;
@@ -59,6 +70,7 @@ typedef struct store_bulk_in {
 	plumb_varint_in in;    /* the current block's data, from the next entity on */
 	const char *path;
 	plumb_error *err;
+	store_read_progress *progress; /* may be NULL */
 } store_bulk_in;
 
 int store_bulk_in_open(store_bulk_in *b, sqlite3 *db, const char *kind, const char *path,

@@ -188,12 +188,15 @@ static int enc_fnlevel(store_bulk_out *o, const plumb_profile *p, plumb_error *e
 	return rc < 0 ? -1 : 0; /* 1: no summary, and none is needed */
 }
 
-int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path, plumb_error *err)
+int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path,
+		     const plumb_write_progress *wp, plumb_error *err)
 {
 	store_bulk_out o;
 	size_t nev = p->events.n;
 	int ret = -1;
-	if (store_bulk_out_open(&o, db, path, err) == 0 && enc_frames(&o, p) == 0 &&
+	int opened = store_bulk_out_open(&o, db, path, err);
+	o.progress = wp;
+	if (opened == 0 && enc_frames(&o, p) == 0 &&
 	    enc_cct(&o, p) == 0 &&
 	    enc_cg_self(&o, "cg_self", p->cg_self.v, p->cg_self.n, p->cg_self_cost.v,
 			p->cg_self_zero.v, p->cg_self_zero.n, nev) == 0 &&

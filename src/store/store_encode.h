@@ -6,9 +6,11 @@
 
 #include <sqlite3.h>
 
+#include "plumb/formats.h"
 #include "plumb/profile.h"
 
 /* Inside the writer's transaction, after the schema. */
-int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path, plumb_error *err);
+int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path,
+		     const plumb_write_progress *wp, plumb_error *err);
 
 #endif

@@ -749,6 +749,8 @@ int plumb_store_read(plumb_profile *p, const char *path, const struct plumb_read
 	if (check_header(path, &size, err))
 		return -1;
 	rd r = { .p = p, .path = path, .err = err, .file_size = size };
+	if (opts && opts->progress && size > 1)
+		r.progress = (store_read_progress){ opts->progress, opts->progress_ctx, 0, size };
 	r.str.table = "strings";
 	r.mod.table = "modules";
 	r.file.table = "files";
@@ -763,5 +765,7 @@ int plumb_store_read(plumb_profile *p, const char *path, const struct plumb_read
 		free(maps[i]->v);
 	free(r.parts);
 	free(r.vec);
+	if (r.progress.fn)
+		r.progress.fn(r.progress.ctx, path, size, size);
 	return ret;
 }

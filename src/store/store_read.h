@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include "plumb/profile.h"
+#include "store/store_bulk.h"
 
 /* A file id -> profile id map; the file's ids are dense (checked). */
 typedef struct idmap {
@@ -33,6 +34,7 @@ typedef struct rd {
 	size_t nparts;
 	uint64_t *vec;         /* scratch cost vector, one slot per event */
 	uint64_t file_size;
+	store_read_progress progress;
 } rd;
 
 int store_rd_fail(rd *r, int rc);

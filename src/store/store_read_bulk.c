@@ -165,6 +165,7 @@ int store_read_frames(rd *r)
 	uint64_t st[3] = { 0 };
 	bool append = r->p->frames.n == 0;
 	int more = store_bulk_in_open(&b, r->db, "frames", r->path, r->err);
+	b.progress = &r->progress;
 	while (!more && (more = store_bulk_next(&b)) > 0)
 		more = frame_block(r, &b, append, st);
 	store_bulk_in_close(&b);
@@ -285,6 +286,7 @@ int store_read_cct(rd *r)
 	if (!c.costs)
 		return plumb_fail_nomem(r->err);
 	int more = store_bulk_in_open(&b, r->db, "cct", r->path, r->err);
+	b.progress = &r->progress;
 	while (!more && (more = store_bulk_next(&b)) > 0)
 		more = cct_entity(r, &b, &frame, &c);
 	store_bulk_in_close(&b);
@@ -341,6 +343,7 @@ int store_read_cg_self(rd *r, const char *kind)
 	store_bulk_in b;
 	uint64_t st[2] = { 0 };
 	int more = store_bulk_in_open(&b, r->db, kind, r->path, r->err);
+	b.progress = &r->progress;
 	while (!more && (more = store_bulk_next(&b)) > 0)
 		more = cg_block(r, &b, st);
 	store_bulk_in_close(&b);
@@ -381,6 +384,7 @@ int store_read_arcs(rd *r, const char *kind)
 	store_bulk_in b;
 	uint64_t st[3] = { 0 };
 	int more = store_bulk_in_open(&b, r->db, kind, r->path, r->err);
+	b.progress = &r->progress;
 	while (!more && (more = store_bulk_next(&b)) > 0)
 		more = arc_entity(r, &b, st);
 	store_bulk_in_close(&b);
@@ -412,6 +416,7 @@ int store_read_samples(rd *r)
 	store_bulk_in b;
 	uint64_t st[3] = { 0 };
 	int more = store_bulk_in_open(&b, r->db, "samples", r->path, r->err);
+	b.progress = &r->progress;
 	while (!more && (more = store_bulk_next(&b)) > 0)
 		more = sample_entity(r, &b, st);
 	store_bulk_in_close(&b);

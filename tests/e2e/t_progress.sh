@@ -1,4 +1,4 @@
-# The progress line of long reads: on a terminal only (script(1) gives the
+# The progress line of long reads and writes: on a terminal only (script(1) gives the
 # command one), never in a pipe, with CI set or with --quiet. Shown after
 # PLUMB_PROGRESS_AFTER seconds (1 by default; 0 here, so that a 2 MB file
 # gets it).
@@ -11,12 +11,39 @@ unset CI
 if command -v script >/dev/null 2>&1; then
 	for cmd in "info big.out" "report big.out" "annotate big.out" "convert -o big2.folded big.out"; do
 		script -qec "$PLUMB $cmd >/dev/null" /dev/null < /dev/null > tty.txt 2>&1
-		if grep -q "reading big.out: .* MB/s" tty.txt; then
+		if grep -q "reading big.out: .* MB" tty.txt; then
 			ok "progress line on a terminal: plumb $cmd"
 		else
 			fail "progress line on a terminal: plumb $cmd" "terminal got: $(head -c 300 tty.txt)"
 		fi
 	done
+	# writes: the store by its blocks, text through a counting stream;
+	# reads of a store by its blocks; the files written are the same as
+	# without a terminal
+	"$PLUMB" convert -o quiet.plumb big.out 2> /dev/null
+	"$PLUMB" convert -o quiet.cg big.out 2> /dev/null
+	for w in big.plumb big.cg; do
+		script -qec "$PLUMB convert -o $w big.out" /dev/null < /dev/null > tty.txt 2>&1
+		if grep -q "writing $w: .* MB" tty.txt; then
+			ok "progress line on a terminal: writing $w"
+		else
+			fail "progress line on a terminal: writing $w" "terminal got: $(head -c 300 tty.txt)"
+		fi
+	done
+	if cmp -s big.cg quiet.cg && "$PLUMB" report big.plumb > a.txt 2>&1 &&
+		"$PLUMB" report quiet.plumb > b.txt 2>&1 && [ "$(tail -n +2 a.txt)" = "$(tail -n +2 b.txt)" ]; then
+		ok "files written with a progress line are the same"
+	else
+		fail "files written with a progress line differ" "$(cmp big.cg quiet.cg)"
+	fi
+	script -qec "$PLUMB info big.plumb >/dev/null" /dev/null < /dev/null > tty.txt 2>&1
+	if grep -q "reading big.plumb: .* MB" tty.txt; then
+		ok "progress line on a terminal: reading a .plumb"
+	else
+		fail "progress line on a terminal: reading a .plumb" "terminal got: $(head -c 300 tty.txt)"
+	fi
+	script -qec "$PLUMB convert -q -o big3.plumb big.out" /dev/null < /dev/null > tty.txt 2>&1
+	same "convert --quiet: no progress line" "$(cat tty.txt)" ""
 	script -qec "$PLUMB info -q big.out >/dev/null" /dev/null < /dev/null > tty.txt 2>&1
 	same "--quiet: no progress line" "$(cat tty.txt)" ""
 	CI=true script -qec "$PLUMB info big.out >/dev/null" /dev/null < /dev/null > tty.txt 2>&1

@@ -73,3 +73,52 @@ Test(registry, stream_writer_refuses_a_format_without_one)
 	fclose(out);
 	plumb_profile_free(p);
 }
+
+/* plumb_progress_stream: the bytes reach the stream beneath unchanged, the
+ * reports count up with total 0 (a write's size is not known ahead), and
+ * the last one, at close, says done == total == every byte. */
+typedef struct seen_progress {
+	uint64_t last, calls, end_done, end_total;
+	bool ended, wrong;
+} seen_progress;
+
+static void note_progress(void *ctx, const char *path, uint64_t done, uint64_t total)
+{
+	seen_progress *s = ctx;
+	s->calls++;
+	if (strcmp(path, "out.bin") != 0 || s->ended || done < s->last || (total && total != done))
+		s->wrong = true;
+	s->last = done;
+	if (total) {
+		s->ended = true;
+		s->end_done = done;
+		s->end_total = total;
+	}
+}
+
+Test(registry, progress_stream_counts_and_passes_bytes_through)
+{
+	FILE *under = tmpfile();
+	cr_assert_not_null(under);
+	seen_progress s = { 0 };
+	plumb_write_progress wp = { note_progress, &s };
+	FILE *f = plumb_progress_stream(under, "out.bin", &wp);
+	cr_assert_not_null(f);
+	size_t n = 3u << 20;
+	for (size_t i = 0; i < n; i++)
+		fputc((int)(i * 7 % 251), f);
+	cr_assert_eq(fclose(f), 0);
+	cr_expect(!s.wrong, "reports out of order, after the end, or with a total before it");
+	cr_expect(s.ended, "no report at the end");
+	cr_expect_eq(s.end_done, n);
+	cr_expect_eq(s.end_total, n);
+	cr_expect_geq(s.calls, 3, "%llu reports for 3 MB", (unsigned long long)s.calls);
+	cr_assert_eq(fseek(under, 0, SEEK_END), 0);
+	cr_expect_eq((size_t)ftell(under), n);
+	rewind(under);
+	bool same = true;
+	for (size_t i = 0; i < n && same; i++)
+		same = fgetc(under) == (int)(i * 7 % 251);
+	cr_expect(same, "the bytes written differ");
+	fclose(under);
+}
