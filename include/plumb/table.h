@@ -31,7 +31,7 @@ typedef struct plumb_cell {
 		int64_t i;
 		double pct;
 		double num;
-		long double big;
+		const long double *big; /* in the table's arena: a cell stays 16 bytes */
 		const char *s;    /* owned by the table's arena */
 	};
 } plumb_cell;
@@ -274,7 +274,8 @@ static inline void plumb_cell_u64(plumb_cell *c, uint64_t v) { c->type = PLUMB_C
 static inline void plumb_cell_int(plumb_cell *c, int64_t v) { c->type = PLUMB_CELL_INT; c->i = v; }
 static inline void plumb_cell_pct(plumb_cell *c, double v) { c->type = PLUMB_CELL_PCT; c->pct = v; }
 static inline void plumb_cell_num(plumb_cell *c, double v) { c->type = PLUMB_CELL_NUM; c->num = v; }
-static inline void plumb_cell_big(plumb_cell *c, long double v) { c->type = PLUMB_CELL_BIG; c->big = v; }
+/* The value is kept in t's arena; -1 on ENOMEM (the cell stays as it was). */
+int plumb_cell_big(plumb_table *t, plumb_cell *c, long double v);
 /* s must already live in the table's arena (plumb_table_strdup) or be static. */
 static inline void plumb_cell_str(plumb_cell *c, const char *s)
 {

@@ -37,6 +37,17 @@ const char *plumb_table_strdup(plumb_table *t, const char *s)
 	return arena_keep(t, strdup(s));
 }
 
+int plumb_cell_big(plumb_table *t, plumb_cell *c, long double v)
+{
+	long double *kept = plumb_table_alloc(t, sizeof *kept);
+	if (!kept)
+		return -1;
+	*kept = v;
+	c->type = PLUMB_CELL_BIG;
+	c->big = kept;
+	return 0;
+}
+
 plumb_table *plumb_table_new(const char *view, const char *title)
 {
 	plumb_table *t = calloc(1, sizeof *t);

@@ -110,14 +110,14 @@ static int add_row(plumb_table *t, const plumb_profile *p, const points_group *g
 	set_u64(&c[C_MIN], h & PLUMB_PT_MIN_MAX, pt->min);
 	set_u64(&c[C_MAX], h & PLUMB_PT_MIN_MAX, pt->max);
 	plumb_cell_u64(&c[C_SUM], pt->sum);
-	if (h & PLUMB_PT_SQR)
-		plumb_cell_big(&c[C_SQR], pt->sqr_sum);
+	if ((h & PLUMB_PT_SQR) && plumb_cell_big(t, &c[C_SQR], pt->sqr_sum))
+		return -1;
 	set_u64(&c[C_REAL], h & PLUMB_PT_REAL, pt->real_sum);
 	set_u64(&c[C_SELF], h & PLUMB_PT_SELF, pt->self_sum);
 	set_u64(&c[C_SELF_MIN], h & PLUMB_PT_SELF_MIN_MAX, pt->self_min);
 	set_u64(&c[C_SELF_MAX], h & PLUMB_PT_SELF_MIN_MAX, pt->self_max);
-	if (h & PLUMB_PT_SELF_SQR)
-		plumb_cell_big(&c[C_SELF_SQR], pt->self_sqr_sum);
+	if ((h & PLUMB_PT_SELF_SQR) && plumb_cell_big(t, &c[C_SELF_SQR], pt->self_sqr_sum))
+		return -1;
 	bool st = h & PLUMB_PT_INPUT_STATS;
 	set_u64(&c[C_SYS_CUMUL], st, pt->syscall_cumul);
 	set_u64(&c[C_THR_CUMUL], st, pt->thread_cumul);

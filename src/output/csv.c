@@ -54,7 +54,7 @@ static bool csv_cell(FILE *out, const plumb_cell *cell)
 		fputs(num, out);
 		return true;
 	case PLUMB_CELL_BIG:
-		fputs(plumb_format_integer(cell->big, num, sizeof num), out);
+		fputs(plumb_format_integer(*cell->big, num, sizeof num), out);
 		return true;
 	case PLUMB_CELL_STR:
 		if (!cell->s)

@@ -61,7 +61,7 @@ void html_json_cell(FILE *out, const plumb_cell *c)
 		fputs(f ? f : "null", out);
 		return;
 	case PLUMB_CELL_BIG:
-		fprintf(out, "%.0Lf", c->big);
+		fprintf(out, "%.0Lf", *c->big);
 		return;
 	case PLUMB_CELL_STR:
 		html_json_str(out, c->s);
@@ -200,7 +200,7 @@ static void html_cell(FILE *out, const plumb_cell *c)
 		f = plumb_format_fixed(c->num, 3, buf, sizeof buf);
 		break;
 	case PLUMB_CELL_BIG:
-		snprintf(buf, sizeof buf, "%.0Lf", c->big);
+		snprintf(buf, sizeof buf, "%.0Lf", *c->big);
 		f = buf;
 		break;
 	case PLUMB_CELL_STR:

@@ -105,7 +105,7 @@ static void write_cell(FILE *out, const plumb_cell *cell)
 		return;
 	case PLUMB_CELL_BIG: {
 		char num[64];
-		fputs(plumb_format_integer(cell->big, num, sizeof num), out);
+		fputs(plumb_format_integer(*cell->big, num, sizeof num), out);
 		return;
 	}
 	case PLUMB_CELL_STR:

@@ -236,7 +236,7 @@ static const char *cell_text(writer *wr, const plumb_row *r, size_t c)
 			s = "-";
 		break;
 	case PLUMB_CELL_BIG:
-		s = wr->compact ? compact_big(cell->big, num) : plumb_format_big(cell->big, num, NUM_SIZE);
+		s = wr->compact ? compact_big(*cell->big, num) : plumb_format_big(*cell->big, num, NUM_SIZE);
 		break;
 	case PLUMB_CELL_STR:
 		if (cell->s)
