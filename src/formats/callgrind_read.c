@@ -212,6 +212,13 @@ static uint64_t pos_addr(const cg_reader *r, const uint64_t *pos)
 	return r->addr_col < 0 || r->lines_only ? 0 : pos[r->addr_col];
 }
 
+/* The file of a frame of the current function: the fi=/fe= one, or with
+ * functions_only the function's own (PLUMB_NONE says so). */
+static plumb_id frame_file(const cg_reader *r)
+{
+	return r->functions_only ? PLUMB_NONE : r->file;
+}
+
 /* The costs after the positions into r->costs (profile slots); *any says
  * whether one is non-zero. */
 static inline int parse_costs(cg_reader *r, const char *s, const char *e, bool *any)
@@ -278,7 +285,7 @@ static int add_self(cg_reader *r, uint32_t line, uint64_t addr)
 	assert(r->fn != PLUMB_NONE); /* cost_line refused a cost outside a function */
 	if (add_checked(r, r->sum, r->costs))
 		return -1;
-	if (r->self_valid && r->self_fn == r->fn && r->self_file == r->file &&
+	if (r->self_valid && r->self_fn == r->fn && r->self_file == frame_file(r) &&
 	    r->self_line == line && r->self_addr == addr) {
 		r->self_zeros |= r->zeros;
 		return add_checked(r, r->self_cost, r->costs);
@@ -287,7 +294,7 @@ static int add_self(cg_reader *r, uint32_t line, uint64_t addr)
 		return -1;
 	r->self_valid = true;
 	r->self_fn = r->fn;
-	r->self_file = r->file;
+	r->self_file = frame_file(r);
 	r->self_line = line;
 	r->self_addr = addr;
 	r->self_zeros = r->zeros;
@@ -325,7 +332,7 @@ static int note_entry(cg_reader *r, plumb_id callee, const uint64_t *target)
 	plumb_function *f = &r->p->functions.v[callee];
 	if (line && !f->line)
 		f->line = line;
-	if (plumb_frame_intern(r->p, callee, PLUMB_NONE, line, addr) == PLUMB_NONE)
+	if (!r->functions_only && plumb_frame_intern(r->p, callee, PLUMB_NONE, line, addr) == PLUMB_NONE)
 		return plumb_fail_nomem(r->err);
 	return 0;
 }
@@ -335,7 +342,7 @@ static int add_call(cg_reader *r, uint32_t line, uint64_t addr)
 {
 	assert(r->fn != PLUMB_NONE && r->callee != PLUMB_NONE); /* checked at fn=, calls= */
 	r->call_pending = false;
-	plumb_id site = plumb_frame_intern(r->p, r->fn, r->file, line, addr);
+	plumb_id site = plumb_frame_intern(r->p, r->fn, frame_file(r), line, addr);
 	if (site == PLUMB_NONE)
 		return plumb_fail_nomem(r->err);
 	int arc = plumb_arc_add(r->p, r->part, site, r->callee, r->call_count, r->costs, r->err);
@@ -373,11 +380,18 @@ static int add_jump(cg_reader *r, uint32_t line, uint64_t addr)
 {
 	assert(r->fn != PLUMB_NONE); /* checked by cost_line */
 	r->jump_pending = false;
-	plumb_id from = plumb_frame_intern(r->p, r->fn, r->file, line, addr);
 	plumb_id file = r->jfi != CG_UNDEF ? r->jfi : r->file;
-	plumb_id fn = jump_function(r, file);
+	plumb_id fn = jump_function(r, file); /* a jfn= may name a new function */
+	/* jumps are for annotate, which reads every position */
+	plumb_id from = r->functions_only ? 0 : plumb_frame_intern(r->p, r->fn, r->file, line, addr);
 	if (from == PLUMB_NONE || fn == PLUMB_NONE)
 		return plumb_fail_nomem(r->err);
+	if (r->functions_only) {
+		r->jfi = CG_UNDEF;
+		r->jfn_name = CG_UNDEF;
+		r->jfn_slot = CG_UNDEF;
+		return 0;
+	}
 	uint32_t tline = 0;
 	if (pos_line(r, r->jump_target, &tline))
 		return -1;
@@ -407,13 +421,16 @@ static int cost_line(cg_reader *r, const char *s, const char *e)
 		return -1;
 	if (r->fn == PLUMB_NONE && (any || r->zeros || r->call_pending || r->jump_pending))
 		return cg_bad(r, "expected fn= before the first cost line");
+	uint64_t addr = pos_addr(r, pos);
+	if (r->functions_only)
+		line = 0, addr = 0;
 	if (r->call_pending)
-		return add_call(r, line, pos_addr(r, pos));
-	if (r->jump_pending && add_jump(r, line, pos_addr(r, pos)))
+		return add_call(r, line, addr);
+	if (r->jump_pending && add_jump(r, line, addr))
 		return -1;
 	/* a line of written zeros is kept: callgrind_annotate shows them as 0;
 	 * costs on a jump's source line (callgrind writes none) are self cost */
-	return any || r->zeros ? add_self(r, line, pos_addr(r, pos)) : 0;
+	return any || r->zeros ? add_self(r, line, addr) : 0;
 }
 
 static int bind_callee(cg_reader *r);
@@ -882,7 +899,7 @@ static int reserve_for(cg_reader *r)
 	struct stat st;
 	if (r->src.comp != PLUMB_COMP_NONE || fstat(r->src.fd, &st) || !S_ISREG(st.st_mode))
 		return 0;
-	size_t n = (size_t)st.st_size / (r->lines_only ? 64 : 24);
+	size_t n = (size_t)st.st_size / (r->functions_only ? 512 : r->lines_only ? 64 : 24);
 	if (n < 4096)
 		return 0;
 	if (n > (1u << 26))
@@ -897,7 +914,8 @@ int plumb_callgrind_read(plumb_profile *p, const char *path, const plumb_read_op
 	plumb_error dummy;
 	cg_reader r = {
 		.p = p, .path = path, .opts = opts ? opts : &none, .err = err ? err : &dummy,
-		.lines_only = opts && opts->lines_only, .npos = 1, .addr_col = -1, .line_col = 0,
+		.lines_only = opts && (opts->lines_only || opts->functions_only),
+		.functions_only = opts && opts->functions_only, .npos = 1, .addr_col = -1, .line_col = 0,
 		.pid = -1, .tid = -1, .partno = -1, .part = PLUMB_NONE,
 	};
 	cg_reset_names(&r);

@@ -42,6 +42,9 @@ typedef struct cg_reader {
 	plumb_linesrc src;
 	uint64_t lineno;
 	bool lines_only;
+	/* plumb_read_opts.functions_only: one frame per function (line 0, the
+	 * function's file), no entry frames, no jumps: what function views need */
+	bool functions_only;
 
 	/* the cost line layout (persists across parts, as in KCachegrind) */
 	int npos, addr_col, line_col;

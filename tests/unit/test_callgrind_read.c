@@ -26,13 +26,19 @@ static void collect(void *ctx, const char *msg)
 	nwarnings++;
 }
 
+static plumb_profile *load_read_opts(const char *name, plumb_read_opts o);
+
 static plumb_profile *load_opts(const char *name, bool lines_only)
+{
+	return load_read_opts(name, (plumb_read_opts){ collect, NULL, lines_only });
+}
+
+static plumb_profile *load_read_opts(const char *name, plumb_read_opts o)
 {
 	char path[256];
 	snprintf(path, sizeof path, DATA "%s", name);
 	warnings[0] = '\0';
 	nwarnings = 0;
-	plumb_read_opts o = { collect, NULL, lines_only };
 	plumb_profile *p = plumb_profile_new();
 	cr_assert_not_null(p);
 	plumb_error err;
@@ -216,6 +222,58 @@ Test(callgrind_read, lines_only_merges_instructions_of_a_line)
 		rows += p->frames.v[p->cg_self.v[i].frame].function == f;
 	cr_assert_eq(rows, 3, "lines 10, 11, 50 of f");
 	plumb_profile_free(p);
+}
+
+/* functions_only: one frame per function (line 0, its own file), with the
+ * same self costs per function, arcs per pair of functions and function
+ * lines as the full read; no jumps. */
+Test(callgrind_read, functions_only_sums_positions_by_function)
+{
+	const char *files[] = { "inline.cg", "positions.cg", "jumps.cg", "calls0.cg", "lsprof.cg",
+				"parts.cg" };
+	for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+		plumb_profile *full = load(files[k]);
+		plumb_profile *p = load_read_opts(files[k], (plumb_read_opts){ collect, NULL, true, true });
+		cr_assert_eq(p->functions.n, full->functions.n, "%s", files[k]);
+		cr_assert_eq(p->jumps.n, 0, "%s: jumps read", files[k]);
+		for (size_t i = 0; i < p->frames.n; i++) {
+			const plumb_frame *fr = &p->frames.v[i];
+			cr_assert(fr->line == 0 && fr->address == 0 &&
+				  fr->file == p->functions.v[fr->function].file,
+				  "%s: frame %zu is not a whole function", files[k], i);
+		}
+		for (size_t f = 0; f < p->functions.n; f++) {
+			const char *name = plumb_function_name(p, (plumb_id)f);
+			const char *file = plumb_function_file(p, (plumb_id)f);
+			cr_assert_eq(p->functions.v[f].line, full->functions.v[f].line, "%s: %s", files[k], name);
+			for (size_t e = 0; e < p->events.n; e++)
+				cr_assert_eq(self_where(p, (plumb_id)f, -1, 0, NULL, e),
+					     self_where(full, (plumb_id)f, -1, 0, NULL, e),
+					     "%s: %s (%s) event %zu", files[k], name, file ? file : "?", e);
+		}
+		for (size_t e = 0; e < p->events.n; e++)
+			cr_assert_eq(total(p, e), total(full, e), "%s: total of event %zu", files[k], e);
+		for (size_t i = 0; i < full->arcs.n; i++) {
+			const plumb_arc *a = &full->arcs.v[i];
+			plumb_id caller = full->frames.v[a->caller].function;
+			uint64_t want = 0, got = 0;
+			for (size_t j = 0; j < full->arcs.n; j++)
+				if (full->frames.v[full->arcs.v[j].caller].function == caller &&
+				    full->arcs.v[j].callee == a->callee && full->arcs.v[j].part == a->part)
+					want += arc_incl(full, &full->arcs.v[j], 0);
+			size_t found = 0;
+			for (size_t j = 0; j < p->arcs.n; j++)
+				if (p->frames.v[p->arcs.v[j].caller].function == caller &&
+				    p->arcs.v[j].callee == a->callee && p->arcs.v[j].part == a->part) {
+					got += arc_incl(p, &p->arcs.v[j], 0);
+					found++;
+				}
+			cr_assert_eq(found, 1, "%s: arc %zu: %zu function-level arcs", files[k], i, found);
+			cr_assert_eq(got, want, "%s: arc %zu inclusive", files[k], i);
+		}
+		plumb_profile_free(p);
+		plumb_profile_free(full);
+	}
 }
 
 Test(callgrind_read, inlined_code_stays_in_its_function)
