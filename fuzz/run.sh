@@ -22,6 +22,7 @@ seeds() {
 	store) echo "$t/fuzz/store" ;;
 	aprof) echo "$t/data/aprof" ;;
 	pprof) echo "$t/data/pprof" ;;
+	readahead) echo "$t/fuzz/readahead" ;;
 	*) echo "fuzz/run.sh: no seeds known for target '$1'" >&2; return 1 ;;
 	esac
 }

@@ -123,3 +123,18 @@ else
 		fail fuzz_gmon_exe_corpus "exit $rc" "stdout: $out" "stderr: $err"
 	fi
 fi
+
+# the read-ahead thread and the line source (tests/fuzz/readahead: the first
+# six bytes of each file say how the rest is stored and read)
+fz="$bindir/fuzz-readahead"
+if [ ! -x "$fz" ]; then
+	skip fuzz_readahead_corpus "$fz not built (make $fz)"
+else
+	run "$fz" "$DATA/../fuzz/readahead"
+	n=$(find "$DATA/../fuzz/readahead" -type f | wc -l)
+	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
+		ok fuzz_readahead_corpus
+	else
+		fail fuzz_readahead_corpus "exit $rc" "stdout: $out" "stderr: $err"
+	fi
+fi
