@@ -117,7 +117,7 @@ $(BUILD)/test-unit: $(TEST_OBJ) $(INPUTS_CORE) $(BUILD)/libplumb.a
 
 # Fuzz targets run without libFuzzer (fuzz/replay.c feeds them files):
 # tests/e2e/t_fuzz.sh runs them over their corpora in both builds.
-FUZZ_NAMES := folded callgrind gmon gmon_exe store aprof pprof speedscope readahead
+FUZZ_NAMES := folded callgrind gmon gmon_exe store aprof pprof speedscope readahead signal_read
 FUZZ := $(FUZZ_NAMES:%=$(BUILD)/fuzz-%)
 
 $(BUILD)/fuzz-%: $(BUILD)/fuzz/%.o $(BUILD)/fuzz/replay.o $(BUILD)/fuzz/roundtrip.o $(BUILD)/libplumb.a

@@ -138,3 +138,18 @@ else
 		fail fuzz_readahead_corpus "exit $rc" "stdout: $out" "stderr: $err"
 	fi
 fi
+
+# the signal sampler's files (tests/fuzz/signal_read: files the sampler
+# wrote, lock waits with their WAITHELD records included, and cut ones)
+fz="$bindir/fuzz-signal_read"
+if [ ! -x "$fz" ]; then
+	skip fuzz_signal_read_corpus "$fz not built (make $fz)"
+else
+	run "$fz" "$DATA/../fuzz/signal_read"
+	n=$(find "$DATA/../fuzz/signal_read" -type f | wc -l)
+	if [ "$rc" -eq 0 ] && [ "$out" = "$n inputs run" ]; then
+		ok fuzz_signal_read_corpus
+	else
+		fail fuzz_signal_read_corpus "exit $rc" "stdout: $out" "stderr: $err"
+	fi
+fi
