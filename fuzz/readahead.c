@@ -30,12 +30,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
 #include "formats/linesrc.h"
 #include "formats/readahead.h"
+#include "roundtrip.h"
 
 #define SETTINGS 6
 
@@ -164,27 +164,6 @@ static void zstd_frame(bytes *out, const uint8_t *p, size_t n)
 	free(z);
 }
 
-static char path[] = "/tmp/plumb-fuzz-ra-XXXXXX";
-
-static void remove_file(void)
-{
-	unlink(path);
-}
-
-static void put(const uint8_t *p, size_t n)
-{
-	if (path[sizeof path - 2] == 'X') {
-		int fd = mkstemp(path);
-		if (fd < 0)
-			abort();
-		close(fd);
-		atexit(remove_file);
-	}
-	FILE *fp = fopen(path, "wb");
-	if (!fp || fwrite(p, 1, n, fp) != n || fclose(fp) != 0)
-		abort();
-}
-
 /* What the file's lines must be: text's (a prefix of them when the file
  * is cut, followed by an error), or anything both ways agree on. */
 typedef struct expect {
@@ -193,7 +172,7 @@ typedef struct expect {
 	bool cut;
 } expect;
 
-static void same_lines(const expect *x)
+static void same_lines(const char *path, const expect *x)
 {
 	plumb_linesrc a, b;
 	plumb_error ea, eb;
@@ -263,8 +242,7 @@ static void file(const uint8_t *set, const uint8_t *p, size_t len)
 	} else {
 		append(&f, p, len);
 	}
-	put(f.p ? f.p : (const uint8_t *)"", f.n);
-	same_lines(&x);
+	same_lines(fuzz_put_temp(f.p ? f.p : (const uint8_t *)"", f.n), &x);
 	free(f.p);
 }
 

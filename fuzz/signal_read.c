@@ -26,10 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "preload/format.h"
 #include "record/signal_read.h"
+#include "roundtrip.h"
 
 typedef struct result {
 	plumb_rec_data *d;
@@ -58,26 +58,10 @@ static void from_buffer(result *r, const uint8_t *p, size_t n, bool pc_only)
 	r->rc = plumb_sig_read_buffer("f", p, n, r->d, 0, pc_only, &r->info, count_warning, r, &r->err);
 }
 
-static char path[] = "/tmp/plumb-fuzz-sig-XXXXXX";
-
-static void remove_file(void)
-{
-	unlink(path);
-}
-
-/* Named "f" in messages like the buffers: the file is read from path. */
+/* Named "f" in messages like the buffers. */
 static void from_file(result *r, const uint8_t *p, size_t n)
 {
-	if (path[sizeof path - 2] == 'X') {
-		int fd = mkstemp(path);
-		if (fd < 0)
-			abort();
-		close(fd);
-		atexit(remove_file);
-	}
-	FILE *fp = fopen(path, "wb");
-	if (!fp || fwrite(p, 1, n, fp) != n || fclose(fp) != 0)
-		abort();
+	const char *path = fuzz_put_temp(p, n);
 	start(r);
 	r->rc = plumb_sig_read_file(path, r->d, 0, false, &r->info, count_warning, r, &r->err);
 	if (r->rc != 0) { /* the message names the path: name it "f" */
