@@ -15,7 +15,10 @@
  *   its samples are the first ones of the whole file, and if it fails, the
  *   whole file fails with the same message;
  * - a file that reads turns its waits into samples, or fails only where a
- *   time passes 64 bits (a damaged file's waits can).
+ *   time passes 64 bits (a damaged file's waits can);
+ * - the heap records of a file that reads (src/record/heap_read.c, which
+ *   relies on this reader's framing checks) give the same error, or the
+ *   same samples and metadata, from memory and from the mapped file.
  *
  * `make $(BUILD)/fuzz-signal_read` builds it with fuzz/replay.c (make check
  * runs it over tests/fuzz/signal_read); `make fuzz FUZZ_TARGETS=signal_read`
@@ -28,12 +31,14 @@
 #include <string.h>
 
 #include "preload/format.h"
+#include "record/heap.h"
 #include "record/signal_read.h"
 #include "roundtrip.h"
 
 typedef struct result {
 	plumb_rec_data *d;
 	plumb_sig_info info;
+	plumb_heap_info heap;
 	int rc;
 	plumb_error err;
 	unsigned warnings;
@@ -58,19 +63,41 @@ static void from_buffer(result *r, const uint8_t *p, size_t n, bool pc_only)
 	r->rc = plumb_sig_read_buffer("f", p, n, r->d, 0, pc_only, &r->info, count_warning, r, &r->err);
 }
 
-/* Named "f" in messages like the buffers. */
+/* A message that names the file named "f" like the buffers. */
+static void rename_file(result *r, const char *path)
+{
+	size_t l = strlen(path);
+	if (r->rc == 0)
+		return;
+	if (strncmp(r->err.message, path, l) != 0)
+		abort();
+	memmove(r->err.message + 1, r->err.message + l, strlen(r->err.message + l) + 1);
+	r->err.message[0] = 'f';
+}
+
 static void from_file(result *r, const uint8_t *p, size_t n)
 {
 	const char *path = fuzz_put_temp(p, n);
 	start(r);
 	r->rc = plumb_sig_read_file(path, r->d, 0, false, &r->info, count_warning, r, &r->err);
-	if (r->rc != 0) { /* the message names the path: name it "f" */
-		size_t l = strlen(path);
-		if (strncmp(r->err.message, path, l) != 0)
-			abort();
-		memmove(r->err.message + 1, r->err.message + l, strlen(r->err.message + l) + 1);
-		r->err.message[0] = 'f';
+	rename_file(r, path);
+}
+
+/* The heap records (plumb record --heap reads them once the signal reader
+ * took the file), from memory or from the file (mapped). */
+static void heap_from(result *r, const uint8_t *p, size_t n, bool file)
+{
+	start(r);
+	int first = plumb_heap_events_add(r->d, &r->err);
+	if (first < 0)
+		abort();
+	if (!file) {
+		r->rc = plumb_heap_read_buffer("f", p, n, r->d, (uint32_t)first, &r->heap, &r->err);
+		return;
 	}
+	const char *path = fuzz_put_temp(p, n);
+	r->rc = plumb_heap_read_file(path, r->d, (uint32_t)first, &r->heap, &r->err);
+	rename_file(r, path);
 }
 
 static void done(result *r)
@@ -99,7 +126,9 @@ static void check_same(const result *a, const result *b, bool first_only)
 		return;
 	}
 	const plumb_rec_data *x = a->d, *y = b->d;
-	if (memcmp(&a->info, &b->info, sizeof a->info) != 0 || x->samples.n != y->samples.n ||
+	if (memcmp(&a->info, &b->info, sizeof a->info) != 0 ||
+	    memcmp(&a->heap, &b->heap, sizeof a->heap) != 0 || x->samples.n != y->samples.n ||
+	    x->meta.n != y->meta.n ||
 	    x->maps.n != y->maps.n || x->threads.n != y->threads.n ||
 	    plumb_rec_waits_count(x) != plumb_rec_waits_count(y))
 		abort();
@@ -113,6 +142,9 @@ static void check_same(const result *a, const result *b, bool first_only)
 		    strcmp(m->path, k->path) != 0)
 			abort();
 	}
+	for (size_t i = 0; i < x->meta.n; i++)
+		if (strcmp(x->meta.v[i], y->meta.v[i]) != 0)
+			abort();
 	for (size_t i = 0; i < x->threads.n; i++) {
 		const plumb_rec_thread *t = &x->threads.v[i], *u = &y->threads.v[i];
 		if (t->pid != u->pid || t->tid != u->tid || strcmp(t->name, u->name) != 0 ||
@@ -186,6 +218,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	if (mem.rc == 0) {
+		result hm, hf;
+		heap_from(&hm, data, size, false);
+		heap_from(&hf, data, size, true);
+		check_same(&hm, &hf, false);
+		done(&hm);
+		done(&hf);
 		plumb_rec_waits_opts o = { true, true, 1000000 };
 		if (plumb_rec_waits_finish(mem.d, &o, &mem.err) != 0 && mem.err.code != PLUMB_ERR_OVERFLOW)
 			abort();

@@ -68,6 +68,7 @@ fi
 # six bytes of each file say how the rest is stored and read)
 corpus readahead "$fuzz/readahead"
 
-# the signal sampler's files (tests/fuzz/signal_read: files the sampler
-# wrote, lock waits with their WAITHELD records included, and cut ones)
+# the signal sampler's files and their heap records (tests/fuzz/signal_read:
+# files the sampler wrote: lock waits with WAITHELD records, heap tracing;
+# and cut ones)
 corpus signal_read "$fuzz/signal_read"
