@@ -22,8 +22,8 @@
  *   cut compressed file is an error.
  *
  * `make $(BUILD)/fuzz-readahead` builds it with fuzz/replay.c (make check
- * runs it over tests/fuzz/readahead); `make fuzz FUZZ_TARGETS=readahead`
- * fuzzes it.
+ * runs it over tests/fuzz/readahead, and make tsan under ThreadSanitizer);
+ * `make fuzz FUZZ_TARGETS=readahead` fuzzes it.
  */
 #include <stdbool.h>
 #include <stdint.h>
