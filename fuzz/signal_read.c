@@ -112,8 +112,8 @@ static bool same_sample(const result *a, const result *b, size_t i, bool first_o
 	uint32_t n = first_only && x->nips > 1 ? 1 : x->nips;
 	return x->pid == y->pid && x->tid == y->tid && x->time_ns == y->time_ns &&
 	       x->event == y->event && x->flags == y->flags && x->weight == y->weight &&
-	       n == y->nips &&
-	       memcmp(a->d->ips.v + x->ips, b->d->ips.v + y->ips, n * sizeof(uint64_t)) == 0;
+	       n == y->nips && /* no chain at all: ips.v may be NULL */
+	       (n == 0 || memcmp(a->d->ips.v + x->ips, b->d->ips.v + y->ips, n * sizeof(uint64_t)) == 0);
 }
 
 static void check_same(const result *a, const result *b, bool first_only)
