@@ -117,7 +117,7 @@ $(BUILD)/test-unit: $(TEST_OBJ) $(INPUTS_CORE) $(BUILD)/libplumb.a
 
 # Fuzz targets run without libFuzzer (fuzz/replay.c feeds them files):
 # tests/e2e/t_fuzz.sh runs them over their corpora in both builds.
-FUZZ_NAMES := folded callgrind gmon gmon_exe store aprof pprof speedscope
+FUZZ_NAMES := folded callgrind gmon gmon_exe store aprof pprof speedscope readahead signal_read
 FUZZ := $(FUZZ_NAMES:%=$(BUILD)/fuzz-%)
 
 $(BUILD)/fuzz-%: $(BUILD)/fuzz/%.o $(BUILD)/fuzz/replay.o $(BUILD)/fuzz/roundtrip.o $(BUILD)/libplumb.a
@@ -171,14 +171,15 @@ check:
 # own build: tests/tsan/readahead.c reads the Callgrind test files and a
 # generated one (plain, gzip, zstd) with and without the read-ahead (the
 # unit tests check the same outside TSan: Criterion's runner cannot run
-# under it). make check runs it last.
+# under it); and fuzz/readahead.c over its corpus (the ring with chunks of
+# 1 to 64 bytes, stopped at any point). make check runs them last.
 TSAN_VARS := BUILD=build-tsan CFLAGS='-O1 -g -fsanitize=thread' LDFLAGS=-fsanitize=thread
 
 $(BUILD)/tsan-readahead: tests/tsan/readahead.c $(BUILD)/libplumb.a
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libplumb.a $(LDLIBS)
 
 tsan:
-	@$(MAKE) --no-print-directory $(TSAN_VARS) build-tsan/tsan-readahead
+	@$(MAKE) --no-print-directory $(TSAN_VARS) build-tsan/tsan-readahead build-tsan/fuzz-readahead
 	@python3 bench/gen_callgrind.py build-tsan/gen.cg 3
 	@gzip -1 -c build-tsan/gen.cg > build-tsan/gen.cg.gz
 	@zstd -q -1 -f -o build-tsan/gen.cg.zst build-tsan/gen.cg
@@ -186,6 +187,7 @@ tsan:
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/tsan-readahead tests/data/callgrind/*.cg \
 		tests/data/callgrind/bad/*.cg build-tsan/gen.cg build-tsan/gen.cg.gz \
 		build-tsan/gen.cg.zst build-tsan/cut.cg.gz
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/fuzz-readahead tests/fuzz/readahead
 
 bench: all
 	@sh bench/run.sh

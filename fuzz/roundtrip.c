@@ -7,11 +7,13 @@
 
 static char in_path[] = "/tmp/plumb-fuzz-XXXXXX";
 static char out_path[sizeof in_path + 16];
+static bool made;
 
 static void remove_files(void)
 {
 	unlink(in_path);
-	unlink(out_path);
+	if (out_path[0])
+		unlink(out_path);
 }
 
 static void put(const char *path, const uint8_t *data, size_t size)
@@ -21,21 +23,29 @@ static void put(const char *path, const uint8_t *data, size_t size)
 		abort();
 }
 
-int fuzz_round_trip(const fuzz_format *f, const uint8_t *data, size_t size)
+const char *fuzz_put_temp(const uint8_t *data, size_t size)
 {
-	const plumb_format_ops *ops = plumb_format_get(f->fmt);
-	if (!ops || !ops->read || !ops->write)
-		abort();
-	if (!out_path[0]) {
+	if (!made) {
 		int fd = mkstemp(in_path);
 		if (fd < 0)
 			abort();
 		close(fd);
 		atexit(remove_files);
-		snprintf(out_path, sizeof out_path, "%s%s", in_path, f->ext);
+		made = true;
 	}
-	(void)ops->detect(data, size);
 	put(in_path, data, size);
+	return in_path;
+}
+
+int fuzz_round_trip(const fuzz_format *f, const uint8_t *data, size_t size)
+{
+	const plumb_format_ops *ops = plumb_format_get(f->fmt);
+	if (!ops || !ops->read || !ops->write)
+		abort();
+	fuzz_put_temp(data, size);
+	if (!out_path[0])
+		snprintf(out_path, sizeof out_path, "%s%s", in_path, f->ext);
+	(void)ops->detect(data, size);
 	plumb_profile *p = plumb_profile_new();
 	plumb_read_opts none = { 0 };
 	plumb_error err;

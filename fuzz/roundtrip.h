@@ -23,6 +23,10 @@ typedef struct fuzz_format {
 	void (*check_more)(const plumb_profile *p, const char *in, const char *out);
 } fuzz_format;
 
+/* The bytes written to this process's temporary file (removed at exit):
+ * its path, the same at every call. */
+const char *fuzz_put_temp(const uint8_t *data, size_t size);
+
 /* One input: never a crash, and whatever the reader accepts round-trips. */
 int fuzz_round_trip(const fuzz_format *f, const uint8_t *data, size_t size);
 

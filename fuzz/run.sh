@@ -22,6 +22,8 @@ seeds() {
 	store) echo "$t/fuzz/store" ;;
 	aprof) echo "$t/data/aprof" ;;
 	pprof) echo "$t/data/pprof" ;;
+	readahead) echo "$t/fuzz/readahead" ;;
+	signal_read) echo "$t/fuzz/signal_read" ;;
 	*) echo "fuzz/run.sh: no seeds known for target '$1'" >&2; return 1 ;;
 	esac
 }

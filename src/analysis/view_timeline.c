@@ -22,15 +22,33 @@ static uint64_t meta_ns(const plumb_profile *p, const char *key, uint64_t dflt)
 	return *end ? dflt : (uint64_t)n;
 }
 
+/* The time buckets: n of width ns each, the first starting at from. */
+typedef struct buckets {
+	uint64_t from, width;
+	size_t n;
+} buckets;
+
+/* Sample s's bucket into *b; false when it is not counted (its stack is not
+ * selected, or it is before the range). Later ones go to the last bucket. */
+static bool bucket_of(const plumb_sample *s, const uint8_t *pass, const buckets *bk, size_t *b)
+{
+	if (!pass[s->node] || s->time_ns < bk->from)
+		return false;
+	*b = (size_t)((s->time_ns - bk->from) / bk->width);
+	if (*b >= bk->n)
+		*b = bk->n - 1;
+	return true;
+}
+
 /* Each function's exclusive and inclusive cost per bucket, for the events of
  * ve: exclusive on the leaf's function, inclusive once per distinct
  * function of the stack (the metric rules), so that the buckets of a range
  * sum to what plumb report --time of that range shows. Functions with no
  * cost are left out. Kept in t. */
 static int function_buckets(const plumb_profile *p, const view_events *ve, const uint8_t *pass,
-			    uint64_t from, uint64_t width, size_t nb, plumb_table *t, plumb_timeline *tl)
+			    const buckets *bk, plumb_table *t, plumb_timeline *tl)
 {
-	size_t nf = p->functions.n, nev = p->events.n, cells = ve->n * nb;
+	size_t nf = p->functions.n, nev = p->events.n, nb = bk->n, cells = ve->n * nb;
 	if (!nf || !cells)
 		return 0;
 	uint64_t **ex = calloc(nf, sizeof *ex), **in = calloc(nf, sizeof *in);
@@ -40,11 +58,9 @@ static int function_buckets(const plumb_profile *p, const view_events *ve, const
 		goto out;
 	for (size_t i = 0; i < p->samples.n; i++) {
 		const plumb_sample *s = &p->samples.v[i];
-		if (!pass[s->node] || s->time_ns < from)
+		size_t b;
+		if (!bucket_of(s, pass, bk, &b))
 			continue;
-		size_t b = (size_t)((s->time_ns - from) / width);
-		if (b >= nb)
-			b = nb - 1;
 		const uint64_t *w = &p->sample_weights.v[i * nev];
 		bool any = false; /* a sample of no weight gives no function a row */
 		for (size_t e = 0; e < ve->n && !any; e++)
@@ -123,6 +139,7 @@ int view_timeline(const plumb_profile *p, const plumb_view_opts *o, plumb_table 
 	if (to <= from)
 		to = from + 1;
 	uint64_t width = (to - from + nb - 1) / nb;
+	buckets bk = { from, width, nb };
 	size_t nev = p->events.n, np = p->parts.n, nlanes = np * ve.n;
 	uint64_t *vals = calloc(nlanes * nb + 1, sizeof *vals);
 	uint64_t *total = calloc(ve.n, sizeof *total);
@@ -132,11 +149,9 @@ int view_timeline(const plumb_profile *p, const plumb_view_opts *o, plumb_table 
 		goto nomem;
 	for (size_t i = 0; i < p->samples.n; i++) {
 		const plumb_sample *s = &p->samples.v[i];
-		if (!pass[s->node] || s->time_ns < from)
+		size_t b;
+		if (!bucket_of(s, pass, &bk, &b))
 			continue;
-		size_t b = (size_t)((s->time_ns - from) / width);
-		if (b >= nb)
-			b = nb - 1;
 		for (size_t k = 0; k < ve.n; k++) {
 			uint64_t w = p->sample_weights.v[i * nev + (size_t)ve.ev[k]];
 			uint64_t *cell = &vals[(s->part * ve.n + k) * nb + b];
@@ -218,7 +233,7 @@ int view_timeline(const plumb_profile *p, const plumb_view_opts *o, plumb_table 
 	memcpy(kept, vals, (nlanes * nb + 1) * sizeof *kept);
 	for (size_t l = 0; l < nl; l++)
 		lanes[l].values = kept + (lanes[l].values - vals);
-	if (o->timeline_functions && function_buckets(p, &ve, pass, from, width, nb, t, tl))
+	if (o->timeline_functions && function_buckets(p, &ve, pass, &bk, t, tl))
 		goto nomem;
 	t->timeline = tl;
 	free(vals);

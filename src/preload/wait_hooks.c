@@ -31,33 +31,30 @@
 	(real_##name ? real_##name \
 		     : (real_##name = (__typeof__(real_##name))dlvsym(RTLD_NEXT, #name, ver)))
 
-/* The body of a wrapper: the call alone when not traced, else timed. */
-#define TIMED(kind, obj, name, call)                                                         \
+/* The end of every timed wrapper (c_ begun): note who held the lock as the
+ * wait began (0: no lock, or not known; read before the call: racy, and
+ * only a hint when the lock changes hands meanwhile), make the call into
+ * r, record it from the wrapper's own frame, and return its result. */
+#define TIMED_CALL(obj, who, name, r, call)                                                  \
 	do {                                                                                 \
-		struct wt_call c_;                                                           \
-		if (!wt_begin(&c_, kind))                                                    \
-			return call;                                                         \
-		__typeof__(call) r_ = call;                                                  \
+		c_.holder = (uint32_t)(who);                                                 \
+		r = call;                                                                    \
 		wt_end(&c_, (uint64_t)(obj), (const void *)real_##name,                      \
 		       __builtin_return_address(0),                                          \
 		       (uint64_t)(uintptr_t)__builtin_frame_address(0) + 16);                \
-		return r_;                                                                   \
+		return r;                                                                    \
 	} while (0)
 
-/* The same, noting who held the lock as the wait began (read before the
- * call: racy, and only a hint when the lock changes hands meanwhile). */
-#define TIMED_HELD(kind, obj, who, name, call)                                            \
+/* The body of a wrapper: the call alone when not traced, else timed. */
+#define TIMED_HELD(kind, obj, who, name, call)                                               \
 	do {                                                                                 \
 		struct wt_call c_;                                                           \
 		if (!wt_begin(&c_, kind))                                                    \
 			return call;                                                         \
-		c_.holder = (uint32_t)(who);                                              \
-		__typeof__(call) r_ = call;                                                  \
-		wt_end(&c_, (uint64_t)(obj), (const void *)real_##name,                      \
-		       __builtin_return_address(0),                                          \
-		       (uint64_t)(uintptr_t)__builtin_frame_address(0) + 16);                \
-		return r_;                                                                   \
+		__typeof__(call) r_;                                                         \
+		TIMED_CALL(obj, who, name, r_, call);                                        \
 	} while (0)
+#define TIMED(kind, obj, name, call) TIMED_HELD(kind, obj, 0, name, call)
 
 /* A lock: tried first, and timed only when busy, so that a lock taken at
  * once (most of them) is never a wait, however long a preemption inside
@@ -72,12 +69,7 @@
 			wt_cancel(&c_);                                                      \
 			return r_;                                                           \
 		}                                                                            \
-		c_.holder = (uint32_t)(who);                                                 \
-		r_ = call;                                                                   \
-		wt_end(&c_, (uint64_t)(obj), (const void *)real_##name,                      \
-		       __builtin_return_address(0),                                          \
-		       (uint64_t)(uintptr_t)__builtin_frame_address(0) + 16);                \
-		return r_;                                                                   \
+		TIMED_CALL(obj, who, name, r_, call);                                        \
 	} while (0)
 
 /* glibc records the owner's thread id in every mutex it locks, and the

@@ -180,6 +180,7 @@ static int charge(fin *f, int32_t pid, int32_t tid, uint64_t t, uint64_t ns, boo
 		plumb_rec_sample *prev = f->last[k] ? &f->d->samples.v[f->last[k] - 1] : NULL;
 		if (prev && prev->pid == pid && prev->tid == tid && prev->nips == n &&
 		    prev->flags == flags && t - prev->time_ns < COALESCE_NS &&
+		    prev->weight <= UINT64_MAX - ns && /* else a sample of its own */
 		    memcmp(f->d->ips.v + prev->ips, f->tmp.v, n * sizeof *chain) == 0) {
 			prev->weight += ns;
 			continue;
@@ -192,9 +193,17 @@ static int charge(fin *f, int32_t pid, int32_t tid, uint64_t t, uint64_t ns, boo
 	return 0;
 }
 
-static uint64_t scaled(uint64_t ns, uint64_t inv_p)
+/* ns of wait wt weighted by its 1/p (x65536) into *out; past 64 bits
+ * (only a damaged file's wait can be) is an error. */
+static int scaled(fin *f, const rec_wait *wt, uint64_t ns, uint64_t *out)
 {
-	return (uint64_t)((double)ns * (double)inv_p / 65536.0 + 0.5);
+	double v = (double)ns * (double)wt->inv_p / 65536.0 + 0.5;
+	if (!(v < 18446744073709551616.0))
+		return plumb_fail(f->err, PLUMB_ERR_OVERFLOW,
+				  "a wait of thread %d: %llu ns weighted by %llu/65536 passes 2^64 ns",
+				  (int)wt->tid, (unsigned long long)ns, (unsigned long long)wt->inv_p);
+	*out = (uint64_t)v;
+	return 0;
 }
 
 /* The thread's CPU sample nearest before t (else the first after). */
@@ -251,9 +260,10 @@ static int from_switches(fin *f, cpu_ref *cpu, size_t ncpu)
 					     ? &w->waits.v[wi]
 					     : NULL;
 			int rc = 0;
+			uint64_t ns = 0;
 			if (wt && wt->nips)
-				rc = charge(f, pid, tid, a, scaled(b - a, wt->inv_p), pre, w->ips.v + wt->ips,
-					    wt->nips, 0);
+				rc = scaled(f, wt, b - a, &ns) ||
+				     charge(f, pid, tid, a, ns, pre, w->ips.v + wt->ips, wt->nips, 0);
 			else if (!wt) {
 				const plumb_rec_sample *s = stand_in(f, cpu, ci, cj, a);
 				if (s)
@@ -276,8 +286,9 @@ static int from_waits(fin *f)
 	struct plumb_rec_waits *w = f->w;
 	for (size_t i = 0; i < w->waits.n; i++) {
 		const rec_wait *wt = &w->waits.v[i];
-		if (wt->nips && charge(f, wt->pid, wt->tid, wt->t0, scaled(wt->t1 - wt->t0, wt->inv_p),
-				       false, w->ips.v + wt->ips, wt->nips, 0))
+		uint64_t ns = 0;
+		if (wt->nips && (scaled(f, wt, wt->t1 - wt->t0, &ns) ||
+				 charge(f, wt->pid, wt->tid, wt->t0, ns, false, w->ips.v + wt->ips, wt->nips, 0)))
 			return -1;
 	}
 	return 0;
@@ -359,6 +370,11 @@ static int holders(fin *f)
 			}
 			h.v[h.n++] = (held){ wt->pid, wt->holder, wt->obj, 0, 0, wt->t0, wt->kind };
 		}
+		if (h.v[k].ns > UINT64_MAX - (wt->t1 - wt->t0)) {
+			rc = plumb_fail(f->err, PLUMB_ERR_OVERFLOW,
+					"the waits for a lock held by thread %d pass 2^64 ns", (int)wt->holder);
+			break;
+		}
 		h.v[k].ns += wt->t1 - wt->t0;
 		h.v[k].count++;
 	}
@@ -398,6 +414,7 @@ static int sync_waits(fin *f)
 		plumb_rec_sample *prev = last ? &f->d->samples.v[last - 2] : NULL;
 		if (prev && prev->pid == wt->pid && prev->tid == wt->tid && prev->nips == n &&
 		    prev->flags == flags && wt->t0 - prev->time_ns < COALESCE_NS &&
+		    prev[0].weight <= UINT64_MAX - (wt->t1 - wt->t0) &&
 		    memcmp(f->d->ips.v + prev->ips, f->tmp.v, n * sizeof *f->tmp.v) == 0) {
 			prev[0].weight += wt->t1 - wt->t0;   /* sync-wait, then sync-waits */
 			prev[1].weight++;

@@ -6,6 +6,18 @@ set -u
 counts=$1
 here=$(cd "$(dirname "$0")" && pwd)
 pass=0 fail=0 skipped=0
+
+# The skip lines, and each FAIL line with every line after it up to the next
+# ok/FAIL/skip line (its evidence, which may run over many lines: a
+# sanitizer report, a diff), indented and cut at E2E_EVIDENCE lines.
+evidence() {
+	awk -v max="${E2E_EVIDENCE:-60}" '
+	function cut() { if (more) printf "  ... %d more lines\n", more; in_fail = more = 0 }
+	/^(ok|skip) / { cut(); if (/^skip /) print; next }
+	/^FAIL / { cut(); print; in_fail = 1; n = 0; next }
+	in_fail { if (n++ < max) print (/^  / ? "" : "  ") $0; else more++ }
+	END { cut() }'
+}
 for t in "$here"/t_*.sh; do
 	name=$(basename "$t" .sh)
 	work=$(mktemp -d "${TMPDIR:-/tmp}/plumb-e2e.XXXXXX")
@@ -21,9 +33,10 @@ FAIL $name: still running after ${E2E_TIMEOUT:-900} s, stopped"
 	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		out="$out
-FAIL $name: script exited with status $rc"
+FAIL $name: script exited with status $rc; its last lines:
+$(printf '%s\n' "$out" | tail -n 20 | sed 's/^/  /')"
 	fi
-	printf '%s\n' "$out" | grep -E '^(FAIL|skip|  )' || true
+	printf '%s\n' "$out" | evidence
 	echo "$name: $p passed, $f failed${s:+, $s skipped}" | sed 's/, 0 skipped$//'
 	skipped=$((skipped + s))
 	pass=$((pass + p))

@@ -262,3 +262,68 @@ Test(waits, the_holder_of_a_lock_is_kept_per_object)
 	cr_expect_eq(found, 1);
 	plumb_rec_data_free(d);
 }
+
+/* A damaged file's wait can weigh more than 64 bits of ns: an overflow
+ * error, not a wrapped or undefined number. */
+Test(waits, a_weighted_wait_past_64_bits_is_an_overflow)
+{
+	plumb_error err;
+	plumb_rec_data *d = plumb_rec_data_new();
+	cr_assert_eq(plumb_rec_event_add(d, "cpu-clock", &err), 0);
+	cr_assert_eq(plumb_rec_wait_add(d, 1, 10, PSMP_WAIT_SLEEP, 0, 0, (uint64_t)1 << 40, 0,
+					(uint64_t)1 << 50, sleep_chain, 3, &err), 0);
+	plumb_rec_waits_opts o = { true, false, 0 };
+	cr_assert_eq(plumb_rec_waits_finish(d, &o, &err), -1);
+	cr_expect_eq(err.code, PLUMB_ERR_OVERFLOW);
+	cr_expect_str_eq(err.message, "a wait of thread 10: 1099511627776 ns weighted by "
+				      "1125899906842624/65536 passes 2^64 ns");
+	plumb_rec_data_free(d);
+}
+
+/* Two lock waits of thread 10 a nanosecond apart at one stack, each of
+ * BIG ns (together past 64 bits), the lock held by holder (0: unknown). */
+#define BIG (UINT64_MAX / 2 + 1)
+static plumb_rec_data *two_long_lock_waits(int32_t holder)
+{
+	plumb_error err;
+	plumb_rec_data *d = plumb_rec_data_new();
+	cr_assert_eq(plumb_rec_event_add(d, "cpu-clock", &err), 0);
+	for (uint64_t t0 = 0; t0 < 2; t0++) {
+		cr_assert_eq(plumb_rec_wait_add(d, 1, 10, PSMP_WAIT_MUTEX, PSMP_WAIT_IS_SYNC, t0, t0 + BIG,
+						0xabc0, 65536, lock_chain, 3, &err), 0);
+		if (holder)
+			plumb_rec_wait_held(d, 1, holder);
+	}
+	return d;
+}
+
+/* Close waits at one stack are one sample, unless their sum passes 64 bits:
+ * then each keeps its own, and the sums are exact. */
+Test(waits, close_waits_past_64_bits_are_not_coalesced)
+{
+	plumb_error err;
+	plumb_rec_data *d = two_long_lock_waits(0);
+	plumb_rec_waits_opts o = { false, true, 0 };
+	cr_assert_eq(plumb_rec_waits_finish(d, &o, &err), 0, "%s", err.message);
+	size_t n = 0;
+	for (size_t i = 0; i < d->samples.n; i++)
+		if (strcmp(d->events.v[d->samples.v[i].event], "sync-wait") == 0) {
+			cr_expect_eq(d->samples.v[i].weight, BIG);
+			n++;
+		}
+	cr_expect_eq(n, 2);
+	plumb_rec_data_free(d);
+}
+
+/* The time waited for a lock's holder is summed per lock: past 64 bits is
+ * an overflow. */
+Test(waits, a_holders_wait_time_past_64_bits_is_an_overflow)
+{
+	plumb_error err;
+	plumb_rec_data *d = two_long_lock_waits(11);
+	plumb_rec_waits_opts o = { false, true, 0 };
+	cr_assert_eq(plumb_rec_waits_finish(d, &o, &err), -1);
+	cr_expect_eq(err.code, PLUMB_ERR_OVERFLOW);
+	cr_expect_str_eq(err.message, "the waits for a lock held by thread 11 pass 2^64 ns");
+	plumb_rec_data_free(d);
+}
