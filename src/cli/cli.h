@@ -33,6 +33,9 @@ plumb_profile *cli_load(char *const *paths, int n, plumb_format *fmt_out, plumb_
  * instructions of a line: big Callgrind files load faster); or functions
  * only (the .plumb store may read its call graph summed by function). */
 typedef enum cli_detail { CLI_ADDRESSES, CLI_LINES, CLI_FUNCTIONS } cli_detail;
+/* Does a spec of l name a file or a line (which function-level detail
+ * cannot match)? */
+bool cli_names_position(const plumb_symspec_list *l);
 /* The same, reading only the detail asked for. An empty Callgrind base
  * file stands for its thread/dump siblings. */
 plumb_profile *cli_load_ex(char *const *paths, int n, cli_detail detail, plumb_format *fmt_out,

@@ -165,6 +165,14 @@ void cli_set_folded_event(const char *name, const char *unit)
 		folded_unit = unit;
 }
 
+bool cli_names_position(const plumb_symspec_list *l)
+{
+	for (size_t i = 0; l && i < l->n; i++)
+		if (l->v[i].file || l->v[i].line)
+			return true;
+	return false;
+}
+
 plumb_profile *cli_load_ex(char *const *paths, int n, cli_detail detail, plumb_format *fmt_out,
 			   plumb_error *err)
 {

@@ -218,9 +218,12 @@ int cmd_diff(int argc, char **argv)
 	}
 	a.d.focus = a.focus.n ? &a.focus : NULL;
 	plumb_error err;
-	plumb_profile *base = cli_load_ex(&argv[optind], 1, CLI_LINES, NULL, &err), *cur = NULL;
+	/* functions and flame graphs need no lines unless a spec names one */
+	cli_detail detail = a.d.level == PLUMB_LEVEL_LINE || cli_names_position(&a.focus)
+				    ? CLI_LINES : CLI_FUNCTIONS;
+	plumb_profile *base = cli_load_ex(&argv[optind], 1, detail, NULL, &err), *cur = NULL;
 	plumb_table *t = NULL;
-	if (!base || !(cur = cli_load_ex(&argv[optind + 1], 1, CLI_LINES, NULL, &err)))
+	if (!base || !(cur = cli_load_ex(&argv[optind + 1], 1, detail, NULL, &err)))
 		rc = cli_fail(&err);
 	else if ((rc = check_focus(&a.focus, base, cur, argv[optind])))
 		;

@@ -519,14 +519,6 @@ static void print_header(FILE *out, const plumb_profile *p, char *const *files, 
 	free(tot);
 }
 
-static bool names_position(const plumb_symspec_list *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].file || l->v[i].line)
-			return true;
-	return false;
-}
-
 /* What the report shows: fprof shows instruction addresses; these views,
  * without a spec naming a file or line, functions only; the rest lines. */
 static cli_detail report_detail(const report_args *a)
@@ -538,8 +530,8 @@ static cli_detail report_detail(const report_args *a)
 	case PLUMB_VIEW_BUTTERFLY: case PLUMB_VIEW_TREE: case PLUMB_VIEW_BOTTOM_UP:
 	case PLUMB_VIEW_MODULES: case PLUMB_VIEW_THREADS: case PLUMB_VIEW_FLAME:
 		if (a->writer->needs_report_views || a->no_inline || a->time ||
-		    names_position(&a->select) || names_position(&a->hide) ||
-		    names_position(&a->focus))
+		    cli_names_position(&a->select) || cli_names_position(&a->hide) ||
+		    cli_names_position(&a->focus))
 			return CLI_LINES;
 		return CLI_FUNCTIONS;
 	default:
