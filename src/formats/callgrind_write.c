@@ -624,25 +624,45 @@ static int cmp_frames(const void *a, const void *b, void *ctx)
 }
 
 /* Every frame's place in the writing order, sorted once: items then sort
- * by their frame's place alone. */
+ * by their frame's place alone. The order is cmp_frames'; as function
+ * ranks are 0..nfn-1, the frames are first put in their function's bucket
+ * (in id order), and a bucket is sorted only when its frames are not in
+ * order already: a reader makes a function's frames in the file's order,
+ * so most are (4.7 million frames: 1.3 s of sorting before). */
 static int rank_frames(cgw *w)
 {
 	size_t n = w->p->frames.n;
 	uint32_t *group = alloc_array(n, sizeof *group), *ids = alloc_array(n, sizeof *ids);
+	uint32_t *start = alloc_array((size_t)w->nfn + 1, sizeof *start);
 	w->frame_pos = alloc_array(n, sizeof *w->frame_pos);
-	int rc = group && ids && w->frame_pos ? 0 : -1;
-	for (uint32_t f = 0; rc == 0 && f < n; f++) {
-		group[f] = frame_group(w, f, frame_fn(w, f));
-		ids[f] = f;
-	}
+	int rc = group && ids && start && w->frame_pos ? 0 : -1;
 	if (rc == 0) {
+		memset(start, 0, ((size_t)w->nfn + 1) * sizeof *start);
+		for (uint32_t f = 0; f < n; f++) {
+			uint32_t fn = frame_fn(w, f);
+			group[f] = frame_group(w, f, fn);
+			start[w->rank[fn] + 1]++;
+		}
+		for (size_t r = 0; r < w->nfn; r++)
+			start[r + 1] += start[r];
+		for (uint32_t f = 0; f < n; f++)
+			ids[start[w->rank[frame_fn(w, f)]]++] = f;
+		/* start[r] is now where bucket r + 1 begins */
 		frame_order o = { w, group };
-		qsort_r(ids, n, sizeof *ids, cmp_frames, &o);
+		for (size_t r = 0, lo = 0; r < w->nfn; lo = start[r++]) {
+			size_t hi = start[r];
+			bool sorted = true;
+			for (size_t i = lo + 1; i < hi && sorted; i++)
+				sorted = cmp_frames(&ids[i - 1], &ids[i], &o) < 0;
+			if (!sorted)
+				qsort_r(ids + lo, hi - lo, sizeof *ids, cmp_frames, &o);
+		}
 		for (uint32_t r = 0; r < n; r++)
 			w->frame_pos[ids[r]] = r;
 	}
 	free(group);
 	free(ids);
+	free(start);
 	return rc;
 }
 
