@@ -200,6 +200,13 @@ static int read_wait(struct rd *r, size_t off, uint32_t size)
 		return bad(r, off, "WAIT record before any IMAGE record");
 	if (w.t1 < w.t0)
 		return bad(r, off, "WAIT record ends before it starts");
+	/* 1/p in 16.16 fixed point: 0 (a wait not taken), or p <= 1 */
+	if (w.inv_p && w.inv_p < 65536) {
+		char what[96];
+		snprintf(what, sizeof what, "WAIT record: weight %.4f, expected 1 or more (or 0)",
+			 (double)w.inv_p / 65536.0);
+		return bad(r, off, what);
+	}
 	uint64_t *chain = NULL;
 	if (w.nframes && !(chain = malloc((size_t)w.nframes * 8)))
 		return plumb_fail_nomem(r->err);

@@ -137,7 +137,8 @@ Test(waits, close_intervals_at_one_stack_make_one_sample)
 
 /* ---- the file's WAIT records --------------------------------------------------- */
 
-static size_t file_with_wait(unsigned char *b, uint16_t nframes, uint32_t size)
+static size_t file_with_wait_weighted(unsigned char *b, uint16_t nframes, uint32_t size,
+				     uint64_t inv_p)
 {
 	size_t n = 0;
 	struct psmp_file_header h = { PSMP_MAGIC, PSMP_VERSION, sizeof h };
@@ -150,7 +151,7 @@ static size_t file_with_wait(unsigned char *b, uint16_t nframes, uint32_t size)
 	memcpy(b + n, &c, sizeof c);
 	n += sizeof c;
 	struct psmp_wait w = { { PSMP_WAIT, size }, 8, nframes, PSMP_WAIT_COND, PSMP_WAIT_IS_SYNC,
-			       100, 900, 0x5550, 65536 };
+			       100, 900, 0x5550, inv_p };
 	memcpy(b + n, &w, sizeof w);
 	n += sizeof w;
 	for (uint16_t i = 0; i < nframes; i++) {
@@ -159,6 +160,11 @@ static size_t file_with_wait(unsigned char *b, uint16_t nframes, uint32_t size)
 		n += 8;
 	}
 	return n;
+}
+
+static size_t file_with_wait(unsigned char *b, uint16_t nframes, uint32_t size)
+{
+	return file_with_wait_weighted(b, nframes, size, 65536);
 }
 
 Test(waits, wait_records_are_read)
@@ -189,6 +195,25 @@ Test(waits, a_wait_record_of_the_wrong_size_is_an_error)
 	cr_assert_eq(plumb_sig_read_buffer("f", b, n, d, 0, false, NULL, NULL, NULL, &err), -1);
 	cr_expect(strstr(err.message, "f: byte offset 112: WAIT record: size does not match"),
 		  "%s", err.message);
+	plumb_rec_data_free(d);
+}
+
+/* The sampler weighs a taken wait by 1/p >= 1 (or 0: not taken); a damaged
+ * weight below 1 would scale off-CPU time down without a word. */
+Test(waits, a_wait_weighted_below_one_is_an_error)
+{
+	unsigned char b[512];
+	size_t n = file_with_wait_weighted(b, 2, sizeof(struct psmp_wait) + 16, 32768);
+	plumb_error err;
+	plumb_rec_data *d = plumb_rec_data_new();
+	cr_assert_eq(plumb_sig_read_buffer("f", b, n, d, 0, false, NULL, NULL, NULL, &err), -1);
+	cr_expect(strstr(err.message, "f: byte offset 112: WAIT record: weight 0.5000, expected 1 or more"),
+		  "%s", err.message);
+	plumb_rec_data_free(d);
+	n = file_with_wait_weighted(b, 2, sizeof(struct psmp_wait) + 16, 0);
+	d = plumb_rec_data_new();
+	cr_assert_eq(plumb_sig_read_buffer("f", b, n, d, 0, false, NULL, NULL, NULL, &err), 0, "%s",
+		     err.message);
 	plumb_rec_data_free(d);
 }
 
