@@ -234,6 +234,8 @@ static int read_waitheld(struct rd *r, size_t off, uint32_t size)
 	if (size < sizeof h)
 		return bad(r, off, "WAITHELD record shorter than its fixed part (16 bytes)");
 	memcpy(&h, r->b + off, sizeof h);
+	if (!r->have_image) /* it follows a WAIT, which follows an IMAGE */
+		return bad(r, off, "WAITHELD record before any IMAGE record");
 	if (h.holder > INT32_MAX)
 		return bad(r, off, "WAITHELD record: thread id out of range");
 	plumb_rec_wait_held(r->d, r->pid, (int32_t)h.holder);
