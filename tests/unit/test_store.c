@@ -5,6 +5,7 @@
  * into one profile add up. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -528,7 +529,7 @@ Test(store, older_version_is_refused_with_a_way_out)
 	write_built();
 	edit("PRAGMA user_version = 4");
 	read_fails(PLUMB_ERR_UNSUPPORTED, "schema version 4 was written by an older plumb; this "
-		   "plumb reads version 5: convert the original profile again");
+		   "plumb reads versions 5 to 6: convert the original profile again");
 }
 
 Test(store, merge_keeps_the_parts_arc_costs)
@@ -706,10 +707,14 @@ static void block_put(const char *kind, const uint64_t *v, size_t n, int64_t cou
 
 /* Set varint at of the first block of kind to value (count: +dcount), or
  * keep the first keep varints when keep is non-zero; the read must fail. */
-static void block_fails(const char *kind, size_t at, uint64_t value, size_t keep, int64_t dcount,
-			const char *want)
+static plumb_profile *with_points(void);
+
+static void block_fails_of(plumb_profile *(*make)(void), const char *kind, size_t at,
+			   uint64_t value, size_t keep, int64_t dcount, const char *want)
 {
-	write_built();
+	plumb_profile *p = make();
+	write_ok(p, path);
+	plumb_profile_free(p);
 	size_t n;
 	int64_t count;
 	uint64_t *v = block_get(kind, &n, &count);
@@ -718,6 +723,12 @@ static void block_fails(const char *kind, size_t at, uint64_t value, size_t keep
 	block_put(kind, v, keep ? keep : n, count + dcount);
 	free(v);
 	read_fails(PLUMB_ERR_FORMAT, want);
+}
+
+static void block_fails(const char *kind, size_t at, uint64_t value, size_t keep, int64_t dcount,
+			const char *want)
+{
+	block_fails_of(build, kind, at, value, keep, dcount, want);
 }
 
 /* Frames: function, file, line, address; 4 varints each. */
@@ -978,6 +989,81 @@ Test(store, points_round_trip_with_absent_fields_and_huge_squares)
 	cr_expect_eq(q->points_info.version, 6);
 	plumb_profile_free(p);
 	plumb_profile_free(q);
+}
+
+/* Sums of squares are kept exactly (a mantissa and a power of two): whole
+ * numbers past 2^64, fractions, 0; a negative or infinite one is refused. */
+Test(store, sums_of_squares_are_exact)
+{
+	static const long double sq[] = { 0, 1.5L, 0x1p64L, 0x1p64L + 2048, 1e59L, 0x1p-70L,
+					  0xffffffffffffffffp100L, 3 };
+	plumb_profile *p = with_points();
+	plumb_error err;
+	for (size_t i = 0; i < sizeof sq / sizeof *sq; i++) {
+		plumb_point t = { .part = 0, .function = 2, .context = PLUMB_NONE, .input = i,
+				  .has = PLUMB_PT_SQR | PLUMB_PT_SELF_SQR, .calls = 1,
+				  .sqr_sum = sq[i], .self_sqr_sum = sq[i] * 2 };
+		ok(plumb_point_add(p, &t, &err), &err);
+	}
+	write_ok(p, path);
+	plumb_profile *q = read_ok(path);
+	cr_assert_eq(q->points.n, p->points.n);
+	for (size_t i = 0; i < p->points.n; i++)
+		same_point(&p->points.v[i], &q->points.v[i], i);
+	plumb_profile_free(q);
+	static const long double bad[] = { -1, INFINITY, NAN };
+	for (size_t i = 0; i < 3; i++) {
+		p->points.v[2].self_sqr_sum = bad[i];
+		cr_assert_eq(plumb_store_write(p, path, &err), -1);
+		cr_assert_not_null(strstr(err.message, "point 2: a sum of squares that is negative"),
+				   "%s", err.message);
+	}
+	plumb_profile_free(p);
+}
+
+/* Version 6 keeps the points in blocks, and no points table. */
+Test(store, points_are_in_blocks)
+{
+	plumb_profile *p = with_points();
+	write_ok(p, path);
+	plumb_profile_free(p);
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT (SELECT sum(count) FROM bulk WHERE kind = 'points'),"
+					" (SELECT count(*) FROM sqlite_schema WHERE name = 'points'),"
+					" (SELECT count(*) FROM points_info)", -1, &st, NULL),
+		     SQLITE_OK, "%s", sqlite3_errmsg(db));
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_expect_eq(sqlite3_column_int(st, 0), 2);
+	cr_expect_eq(sqlite3_column_int(st, 1), 0);
+	cr_expect_eq(sqlite3_column_int(st, 2), 1);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* The points of with_points() in a block: point 0 has every field (21
+ * varints: part, function, context, input, fields, calls, sum, min, max,
+ * sqr_sum's exponent and mantissa, real, self, self min and max,
+ * self_sqr_sum's two, four drms counts), point 1 none (7: at 21 to 27). */
+Test(store, bad_point_entities_are_named)
+{
+	block_fails_of(with_points, "points", 22, zz(999, 0), 0, 0,
+		       "table bulk, points block at id 0: entity 1: function 999 out of range "
+		       "(table functions has 4 rows)");
+	block_fails_of(with_points, "points", 21, zz(9, 0), 0, 0,
+		       "entity 1: part 9 out of range (table parts has 2 rows)");
+	block_fails_of(with_points, "points", 23, zz(3, 0) + 1, 0, 0,
+		       "entity 1: context 3: a node of another part than the point's (part 1)");
+	block_fails_of(with_points, "points", 23, zz(100, 0) + 1, 0, 0,
+		       "entity 1: context 100 out of range (table cct_nodes has 8 rows)");
+	block_fails_of(with_points, "points", 4, 0x1ff, 0, 0,
+		       "entity 0: fields 0x1ff: expected a mask of 0 to 0xff");
+	block_fails_of(with_points, "points", 9, zz(20000, 0), 0, 0,
+		       "entity 0: sqr_sum: 1 x 2^20000 is not a finite number");
+	block_fails_of(with_points, "points", 0, 0, 27, 0, "points block at id 0: entity 1: cut short");
+	block_fails_of(with_points, "points", 0, 0, 0, -1,
+		       "points block at id 0: 11 bytes left after its 1 entities");
 }
 
 /* Version 5 kept a row per point: tests/data/store/v5_points.plumb is
