@@ -43,6 +43,10 @@ int store_sqr_split(long double v, uint64_t *zig_e, uint64_t *m)
 
 int store_sqr_join(uint64_t zig_e, uint64_t m, long double *v)
 {
+	if (zig_e == 0) { /* e = 0: a whole number below 2^64, as most are */
+		*v = (long double)m;
+		return 0;
+	}
 	int64_t e = store_u2i(plumb_unzigzag(zig_e, 0));
 	*v = 0;
 	if (e > SQR_EXP_MAX || e < -SQR_EXP_MAX)
