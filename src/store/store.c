@@ -12,7 +12,6 @@
 #include "store/store_bulk.h"
 #include "store/store_encode.h"
 #include "store/store_jumps.h"
-#include "store/store_points.h"
 #include "store/store_private.h"
 #include "store/store_summary.h"
 
@@ -219,12 +218,7 @@ static int check_costs(const plumb_profile *p, const char *path, plumb_error *er
 		CHECK_REF("point", i, "context", t->context, p->cct.n, true);
 		if (t->has & ~(uint32_t)PLUMB_PT_ALL)
 			return inconsistent(err, path, "point %zu: unknown fields %#x", i, t->has);
-		uint64_t e, m;
-		if (((t->has & PLUMB_PT_SQR) && store_sqr_split(t->sqr_sum, &e, &m)) ||
-		    ((t->has & PLUMB_PT_SELF_SQR) && store_sqr_split(t->self_sqr_sum, &e, &m)))
-			return inconsistent(err, path, "point %zu: a sum of squares that is negative, "
-					    "not finite or has more than 64 significant bits", i);
-	}
+	} /* sums of squares are checked as they are encoded (store_points.c) */
 	if (p->cct_self.n != p->cct.n * nev || p->cg_self_cost.n != p->cg_self.n * nev ||
 	    p->arc_incl.n != p->arcs.n * nev || p->sample_weights.n != p->samples.n * nev)
 		return inconsistent(err, path, "a cost array does not match its rows");
