@@ -1109,6 +1109,38 @@ Test(store, version_5_points_in_rows_are_read)
 	}
 }
 
+/* Points read into a profile that has some: the file's are in its new
+ * parts, with its contexts mapped, and a later add finds each. A version 5
+ * and a version 6 file merge alike. */
+Test(store, points_of_two_stores_merge)
+{
+	plumb_profile *p = with_points();
+	write_ok(p, path);
+	edit("UPDATE points_info SET total_cost = 1"); /* the sum must fit */
+	plumb_profile *q = read_ok(V5 "points.plumb");
+	plumb_error err;
+	plumb_error_clear(&err);
+	ok(plumb_store_read(q, path, NULL, &err), &err);
+	size_t n = p->points.n, np = p->parts.n, nn = p->cct.n;
+	cr_assert_eq(q->points.n, 2 * n);
+	cr_assert_eq(q->points_info.total_cost, UINT64_MAX);
+	for (size_t i = 0; i < n; i++) {
+		plumb_point want = p->points.v[i];
+		want.part += (plumb_id)np;
+		if (want.context != PLUMB_NONE)
+			want.context += (plumb_id)nn;
+		same_point(&want, &q->points.v[n + i], n + i);
+	}
+	/* adding the second file's second point again doubles its calls */
+	plumb_point again = q->points.v[n + 1];
+	ok(plumb_point_add(q, &again, &err), &err);
+	cr_assert_eq(q->points.n, 2 * n);
+	cr_assert_eq(q->points.v[n + 1].calls, 2 * p->points.v[1].calls);
+	cr_assert_eq(q->points.v[1].calls, p->points.v[1].calls);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+}
+
 /* A hand-edited version 5 file: its rows of points are checked. */
 static void points_edit_fails(const char *sql, const char *want)
 {
