@@ -2,7 +2,9 @@
  * schema version 6): each point a few varints, its part, routine, context
  * and input size as differences from the point before (a routine's points
  * follow each other), then a mask of the fields it has (PLUMB_PT_*) and
- * those fields; sums of squares exactly, as a mantissa and a power of two.
+ * those fields, sums as differences from the least they can be (calls x
+ * min; real_sum from sum, which it equals without recursion), sums of
+ * squares exactly, as a mantissa and a power of two.
  * The encoding is in docs/plumb-format.md. The reader appends each point
  * without looking it up: the file's parts are new parts of the profile,
  * and its points were unique in theirs when written. */
@@ -75,15 +77,22 @@ static uint8_t *put_sqr(store_bulk_out *o, size_t i, uint8_t *w, long double v)
 	return plumb_varint_put(w, m);
 }
 
+/* What a sum is written as a difference from: calls x min (mod 2^64), the
+ * least it can be, when the point has its minimum (bit), else 0. */
+static inline uint64_t least(uint64_t calls, uint64_t min, uint32_t has, uint32_t bit)
+{
+	return has & bit ? calls * min : 0;
+}
+
 /* The most varints a point takes: part, function, context, input, has,
- * calls, sum, min, max, 2 x 2 for the squares, real, self, self min and
- * max, the four drms counts. */
+ * calls, min, max, sum, 2 x 2 for the squares, real, self min and max,
+ * self, the four drms counts. */
 #define POINT_VARINTS 22
 
 /* Points are mostly distinct measurements, which zstd shrinks little:
- * on the 300,000 points of bench/gen_aprof.py, 13.5 MB of varints make
- * 11.7 MB at level 3 and 12.0 at level 1, and level 1 takes about half the
- * time to convert (and no longer to read). */
+ * the 300,000 points of bench/gen_aprof.py, 12.2 MB of varints, make
+ * 10.50 MB at level 3 and 10.53 at level 1, and the whole convert takes
+ * 0.15-0.20 s user at level 1 against 0.24-0.27 at level 3. */
 #define POINTS_ZSTD_LEVEL 1
 
 int store_enc_points(store_bulk_out *o, const plumb_profile *p)
@@ -109,21 +118,22 @@ int store_enc_points(store_bulk_out *o, const plumb_profile *p)
 		w = plumb_varint_put(w, plumb_zigzag(t->input, input));
 		w = plumb_varint_put(w, h);
 		w = plumb_varint_put(w, t->calls);
-		w = plumb_varint_put(w, t->sum);
 		if (h & PLUMB_PT_MIN_MAX) {
 			w = plumb_varint_put(w, t->min);
 			w = plumb_varint_put(w, plumb_zigzag(t->max, t->min));
 		}
+		w = plumb_varint_put(w, plumb_zigzag(t->sum, least(t->calls, t->min, h, PLUMB_PT_MIN_MAX)));
 		if ((h & PLUMB_PT_SQR) && !(w = put_sqr(o, i, w, t->sqr_sum)))
 			return -1;
 		if (h & PLUMB_PT_REAL)
-			w = plumb_varint_put(w, t->real_sum);
-		if (h & PLUMB_PT_SELF)
-			w = plumb_varint_put(w, t->self_sum);
+			w = plumb_varint_put(w, plumb_zigzag(t->real_sum, t->sum));
 		if (h & PLUMB_PT_SELF_MIN_MAX) {
 			w = plumb_varint_put(w, t->self_min);
 			w = plumb_varint_put(w, plumb_zigzag(t->self_max, t->self_min));
 		}
+		if (h & PLUMB_PT_SELF)
+			w = plumb_varint_put(w, plumb_zigzag(t->self_sum, least(t->calls, t->self_min, h,
+										PLUMB_PT_SELF_MIN_MAX)));
 		if ((h & PLUMB_PT_SELF_SQR) && !(w = put_sqr(o, i, w, t->self_sqr_sum)))
 			return -1;
 		if (h & PLUMB_PT_INPUT_STATS) {
@@ -173,17 +183,20 @@ static int point_entity(rd *r, store_bulk_in *b, uint64_t st[4])
 	st[0] = part, st[1] = fn, st[2] = ctx, st[3] = input;
 	plumb_point t = { .input = input, .has = (uint32_t)(has & PLUMB_PT_ALL) };
 	t.calls = plumb_varint_get(&b->in);
-	t.sum = plumb_varint_get(&b->in);
 	if (has & PLUMB_PT_MIN_MAX)
 		get_pair(b, &t.min, &t.max);
+	t.sum = plumb_unzigzag(plumb_varint_get(&b->in),
+			       least(t.calls, t.min, (uint32_t)has, PLUMB_PT_MIN_MAX));
 	if ((has & PLUMB_PT_SQR) && get_sqr(b, "sqr_sum", &t.sqr_sum))
 		return -1;
 	if (has & PLUMB_PT_REAL)
-		t.real_sum = plumb_varint_get(&b->in);
-	if (has & PLUMB_PT_SELF)
-		t.self_sum = plumb_varint_get(&b->in);
+		t.real_sum = plumb_unzigzag(plumb_varint_get(&b->in), t.sum);
 	if (has & PLUMB_PT_SELF_MIN_MAX)
 		get_pair(b, &t.self_min, &t.self_max);
+	if (has & PLUMB_PT_SELF)
+		t.self_sum = plumb_unzigzag(plumb_varint_get(&b->in),
+					    least(t.calls, t.self_min, (uint32_t)has,
+						  PLUMB_PT_SELF_MIN_MAX));
 	if ((has & PLUMB_PT_SELF_SQR) && get_sqr(b, "self_sqr_sum", &t.self_sqr_sum))
 		return -1;
 	if (has & PLUMB_PT_INPUT_STATS) {

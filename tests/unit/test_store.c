@@ -1043,8 +1043,8 @@ Test(store, points_are_in_blocks)
 }
 
 /* The points of with_points() in a block: point 0 has every field (21
- * varints: part, function, context, input, fields, calls, sum, min, max,
- * sqr_sum's exponent and mantissa, real, self, self min and max,
+ * varints: part, function, context, input, fields, calls, min, max, sum,
+ * sqr_sum's exponent and mantissa, real, self min and max, self,
  * self_sqr_sum's two, four drms counts), point 1 none (7: at 21 to 27). */
 Test(store, bad_point_entities_are_named)
 {
