@@ -165,8 +165,9 @@ static int get_sqr(store_bulk_in *b, const char *name, long double *v)
 	uint64_t e = plumb_varint_get(&b->in), m = plumb_varint_get(&b->in);
 	if (b->in.bad || !store_sqr_join(e, m, v))
 		return 0; /* a cut entity is named by store_bulk_end_entity */
-	return store_bulk_bad(b, "%s: %llu x 2^%lld is not a finite number", name,
-			      (unsigned long long)m, (long long)store_u2i(plumb_unzigzag(e, 0)));
+	return store_bulk_bad(b, "%s: %llu x 2^%lld out of range (expected a finite number, the "
+			      "exponent from -%d to %d)", name, (unsigned long long)m,
+			      (long long)store_u2i(plumb_unzigzag(e, 0)), SQR_EXP_MAX, SQR_EXP_MAX);
 }
 
 /* st: part, function, context, input of the point before. */

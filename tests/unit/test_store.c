@@ -1060,7 +1060,8 @@ Test(store, bad_point_entities_are_named)
 	block_fails_of(with_points, "points", 4, 0x1ff, 0, 0,
 		       "entity 0: fields 0x1ff: expected a mask of 0 to 0xff");
 	block_fails_of(with_points, "points", 9, zz(20000, 0), 0, 0,
-		       "entity 0: sqr_sum: 1 x 2^20000 is not a finite number");
+		       "entity 0: sqr_sum: 1 x 2^20000 out of range (expected a finite number, the "
+		       "exponent from -16500 to 16500)");
 	block_fails_of(with_points, "points", 0, 0, 27, 0, "points block at id 0: entity 1: cut short");
 	block_fails_of(with_points, "points", 0, 0, 0, -1,
 		       "points block at id 0: 11 bytes left after its 1 entities");
