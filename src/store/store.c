@@ -45,7 +45,7 @@ static const char schema_sql[] =
 	" file INTEGER REFERENCES files(id),"
 	" line INTEGER NOT NULL,"
 	/* for sqlite3 users (store_summary.c), never read by plumb */
-	" self TEXT, calls TEXT);\n"
+	" self TEXT, calls TEXT, points TEXT);\n"
 	"CREATE TABLE parts (id INTEGER PRIMARY KEY,"
 	" kind INTEGER NOT NULL,"
 	" name INTEGER REFERENCES strings(id),"
@@ -85,7 +85,11 @@ static const char schema_sql[] =
 	" j.value ->> 0 AS callee, b.text AS callee_name, j.value ->> 1 AS calls"
 	" FROM functions f JOIN strings a ON a.id = f.name, json_each(f.calls) j"
 	" JOIN functions g ON g.id = j.value ->> 0 JOIN strings b ON b.id = g.name"
-	" WHERE f.calls IS NOT NULL;\n";
+	" WHERE f.calls IS NOT NULL;\n"
+	"CREATE VIEW v_function_points AS SELECT f.id AS function, n.text AS name,"
+	" f.points ->> 0 AS points, f.points ->> 1 AS calls, f.points ->> 2 AS sum,"
+	" f.points ->> 3 AS min_input, f.points ->> 4 AS max_input"
+	" FROM functions f JOIN strings n ON n.id = f.name WHERE f.points IS NOT NULL;\n";
 
 /* ---- checking the profile before writing --------------------------------
  * The reader rejects a file whose ids do not hold together, so the writer
@@ -280,7 +284,7 @@ static const char *const insert_sql[S_COUNT] = {
 	[S_EVENT] = "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5)",
 	[S_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3)",
 	[S_FILE] = "INSERT INTO files VALUES (?1, ?2)",
-	[S_FUNCTION] = "INSERT INTO functions VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[S_FUNCTION] = "INSERT INTO functions VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[S_PART] = "INSERT INTO parts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[S_META] = "INSERT INTO meta VALUES (?1, ?2, ?3)",
 	[S_POINTS_INFO] = "INSERT INTO points_info VALUES (0, ?1, ?2, ?3, ?4, ?5)",
@@ -328,7 +332,8 @@ static int wr_entities(wr *w, sqlite3_stmt **st)
 		if (WR_ROW(w, st[S_FUNCTION], v_int((int64_t)i), v_id(f->name), v_id(f->mangled),
 			   v_id(f->module), v_id(f->file), v_int(f->line),
 			   v_text(store_summary_text(&sum, sum.self, i)),
-			   v_text(store_summary_text(&sum, sum.calls, i)))) {
+			   v_text(store_summary_text(&sum, sum.calls, i)),
+			   v_text(store_summary_text(&sum, sum.points, i)))) {
 			store_summary_free(&sum);
 			return -1;
 		}

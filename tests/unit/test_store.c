@@ -1021,7 +1021,8 @@ Test(store, sums_of_squares_are_exact)
 	plumb_profile_free(p);
 }
 
-/* Version 6 keeps the points in blocks, and no points table. */
+/* Version 6 keeps the points in blocks, and no points table; the
+ * functions table sums them up for SQL (functions.points). */
 Test(store, points_are_in_blocks)
 {
 	plumb_profile *p = with_points();
@@ -1038,6 +1039,17 @@ Test(store, points_are_in_blocks)
 	cr_expect_eq(sqlite3_column_int(st, 0), 2);
 	cr_expect_eq(sqlite3_column_int(st, 1), 0);
 	cr_expect_eq(sqlite3_column_int(st, 2), 1);
+	sqlite3_finalize(st);
+	/* SQL sees a summary per function: points, calls, sum (null past
+	 * 2^64 - 2), input range */
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT group_concat(function || ':' || name || ':' ||"
+					" points || ':' || calls || ':' || ifnull(sum, 'null') || ':' ||"
+					" min_input || ':' || max_input, ' ') FROM"
+					" (SELECT * FROM v_function_points ORDER BY function)", -1, &st,
+					NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_expect_str_eq((const char *)sqlite3_column_text(st, 0),
+			 "0:main:1:3:null:2147483648:2147483648 1:helper():1:2:10:0:0");
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 }
