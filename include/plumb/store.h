@@ -9,10 +9,12 @@
 struct plumb_read_opts;
 
 /* The schema version kept in PRAGMA user_version (5: frames, the CCT, the
- * call graph and samples in compressed blocks). A file of an older version
- * is refused with a message saying to convert it again
- * (docs/plumb-format.md). */
-#define PLUMB_STORE_VERSION 5
+ * call graph and samples in compressed blocks; 6: performance points too).
+ * Versions 5 and 6 are read; an older file is refused with a message saying
+ * to convert it again (docs/plumb-format.md). */
+#define PLUMB_STORE_VERSION 6
+/* The oldest version read. */
+#define PLUMB_STORE_VERSION_OLDEST 5
 /* PRAGMA application_id: 'PLMB'. */
 #define PLUMB_STORE_APPLICATION_ID 0x504c4d42
 

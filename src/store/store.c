@@ -45,7 +45,7 @@ static const char schema_sql[] =
 	" file INTEGER REFERENCES files(id),"
 	" line INTEGER NOT NULL,"
 	/* for sqlite3 users (store_summary.c), never read by plumb */
-	" self TEXT, calls TEXT);\n"
+	" self TEXT, calls TEXT, points TEXT);\n"
 	"CREATE TABLE parts (id INTEGER PRIMARY KEY,"
 	" kind INTEGER NOT NULL,"
 	" name INTEGER REFERENCES strings(id),"
@@ -57,22 +57,12 @@ static const char schema_sql[] =
 	"CREATE TABLE meta (id INTEGER PRIMARY KEY,"
 	" name INTEGER NOT NULL REFERENCES strings(id),"
 	" value INTEGER NOT NULL REFERENCES strings(id));\n"
-	/* Performance points (version 4): one row per part, routine, context
-	 * and input size; NULL where the source had no such field. */
+	/* What performance points were measured with (version 4); the points
+	 * are in the bulk table (version 6; version 5 had a points table). */
 	"CREATE TABLE points_info (id INTEGER PRIMARY KEY CHECK (id = 0),"
 	" input_metric INTEGER REFERENCES strings(id),"
 	" memres INTEGER NOT NULL, total_cost INTEGER NOT NULL,"
 	" exe_mtime INTEGER, version INTEGER);\n"
-	"CREATE TABLE points (id INTEGER PRIMARY KEY,"
-	" part INTEGER NOT NULL REFERENCES parts(id),"
-	" function INTEGER NOT NULL REFERENCES functions(id),"
-	" context INTEGER,"
-	" input INTEGER NOT NULL, calls INTEGER NOT NULL,"
-	" sum INTEGER NOT NULL, sum_exact INTEGER NOT NULL,"
-	" min INTEGER, max INTEGER, sqr_sum, real_sum INTEGER,"
-	" self_sum INTEGER, self_min INTEGER, self_max INTEGER, self_sqr_sum,"
-	" syscall_cumul INTEGER, thread_cumul INTEGER, syscall_self INTEGER,"
-	" thread_self INTEGER);\n"
 	/* Views with the strings resolved, for people querying with sqlite3. */
 	"CREATE VIEW v_events AS SELECT e.id AS id, n.text AS name, l.text AS long_name,"
 	" u.text AS unit, f.text AS formula FROM events e JOIN strings n ON n.id = e.name"
@@ -95,7 +85,11 @@ static const char schema_sql[] =
 	" j.value ->> 0 AS callee, b.text AS callee_name, j.value ->> 1 AS calls"
 	" FROM functions f JOIN strings a ON a.id = f.name, json_each(f.calls) j"
 	" JOIN functions g ON g.id = j.value ->> 0 JOIN strings b ON b.id = g.name"
-	" WHERE f.calls IS NOT NULL;\n";
+	" WHERE f.calls IS NOT NULL;\n"
+	"CREATE VIEW v_function_points AS SELECT f.id AS function, n.text AS name,"
+	" f.points ->> 0 AS points, f.points ->> 1 AS calls, f.points ->> 2 AS sum,"
+	" f.points ->> 3 AS min_input, f.points ->> 4 AS max_input"
+	" FROM functions f JOIN strings n ON n.id = f.name WHERE f.points IS NOT NULL;\n";
 
 /* ---- checking the profile before writing --------------------------------
  * The reader rejects a file whose ids do not hold together, so the writer
@@ -226,7 +220,9 @@ static int check_costs(const plumb_profile *p, const char *path, plumb_error *er
 		CHECK_REF("point", i, "part", t->part, p->parts.n, false);
 		CHECK_REF("point", i, "function", t->function, p->functions.n, false);
 		CHECK_REF("point", i, "context", t->context, p->cct.n, true);
-	}
+		if (t->has & ~(uint32_t)PLUMB_PT_ALL)
+			return inconsistent(err, path, "point %zu: unknown fields %#x", i, t->has);
+	} /* sums of squares are checked as they are encoded (store_points.c) */
 	if (p->cct_self.n != p->cct.n * nev || p->cg_self_cost.n != p->cg_self.n * nev ||
 	    p->arc_incl.n != p->arcs.n * nev || p->sample_weights.n != p->samples.n * nev)
 		return inconsistent(err, path, "a cost array does not match its rows");
@@ -262,12 +258,6 @@ static val v_int(int64_t i) { return (val){ i, false, NULL }; }
 static val v_u64(uint64_t u) { return (val){ store_u2i(u), false, NULL }; }
 static val v_id(plumb_id id) { return (val){ id, id == PLUMB_NONE, NULL }; }
 static val v_text(const char *t) { return (val){ 0, t == NULL, t }; }
-/* a field the point's source had (bit in has), else NULL */
-static val v_field(uint64_t u, uint32_t has, uint32_t bit)
-{
-	return (val){ store_u2i(u), !(has & bit), NULL };
-}
-
 /* Bind vals to st's parameters 1..n, insert the row, reset st. */
 static int wr_row(wr *w, sqlite3_stmt *st, const val *vals, int n)
 {
@@ -287,19 +277,17 @@ static int wr_row(wr *w, sqlite3_stmt *st, const val *vals, int n)
 	wr_row((w), (st), (const val[]){ __VA_ARGS__ }, \
 	       (int)(sizeof((const val[]){ __VA_ARGS__ }) / sizeof(val)))
 
-enum { S_STRING, S_EVENT, S_MODULE, S_FILE, S_FUNCTION, S_PART, S_META, S_POINTS_INFO, S_POINT, S_COUNT };
+enum { S_STRING, S_EVENT, S_MODULE, S_FILE, S_FUNCTION, S_PART, S_META, S_POINTS_INFO, S_COUNT };
 
 static const char *const insert_sql[S_COUNT] = {
 	[S_STRING] = "INSERT INTO strings VALUES (?1, ?2)",
 	[S_EVENT] = "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5)",
 	[S_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3)",
 	[S_FILE] = "INSERT INTO files VALUES (?1, ?2)",
-	[S_FUNCTION] = "INSERT INTO functions VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[S_FUNCTION] = "INSERT INTO functions VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[S_PART] = "INSERT INTO parts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[S_META] = "INSERT INTO meta VALUES (?1, ?2, ?3)",
 	[S_POINTS_INFO] = "INSERT INTO points_info VALUES (0, ?1, ?2, ?3, ?4, ?5)",
-	[S_POINT] = "INSERT INTO points VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-		    " ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
 };
 
 static int wr_strings(wr *w, sqlite3_stmt *st)
@@ -344,7 +332,8 @@ static int wr_entities(wr *w, sqlite3_stmt **st)
 		if (WR_ROW(w, st[S_FUNCTION], v_int((int64_t)i), v_id(f->name), v_id(f->mangled),
 			   v_id(f->module), v_id(f->file), v_int(f->line),
 			   v_text(store_summary_text(&sum, sum.self, i)),
-			   v_text(store_summary_text(&sum, sum.calls, i)))) {
+			   v_text(store_summary_text(&sum, sum.calls, i)),
+			   v_text(store_summary_text(&sum, sum.points, i)))) {
 			store_summary_free(&sum);
 			return -1;
 		}
@@ -364,19 +353,8 @@ static int wr_entities(wr *w, sqlite3_stmt **st)
 	return 0;
 }
 
-/* A sum of squares: an integer while it fits 64 bits (as every value aprof
- * writes does), else its exact decimal digits as text. buf >= 64. */
-static val v_sqr(long double v, uint32_t has, uint32_t bit, char *buf, size_t size)
-{
-	if (!(has & bit))
-		return (val){ 0, true, NULL };
-	if (v >= 0 && v <= (long double)UINT64_MAX && v == (long double)(uint64_t)v)
-		return v_u64((uint64_t)v);
-	snprintf(buf, size, "%.0Lf", v);
-	return (val){ 0, false, buf };
-}
-
-static int wr_points(wr *w, sqlite3_stmt **st)
+/* The one row of points_info; the points are in the bulk table. */
+static int wr_points_info(wr *w, sqlite3_stmt **st)
 {
 	const plumb_profile *p = w->p;
 	const plumb_points_info *in = &p->points_info;
@@ -385,25 +363,6 @@ static int wr_points(wr *w, sqlite3_stmt **st)
 		   v_u64(in->total_cost), in->exe_mtime < 0 ? v_id(PLUMB_NONE) : v_int(in->exe_mtime),
 		   in->version < 0 ? v_id(PLUMB_NONE) : v_int(in->version)))
 		return -1;
-	for (size_t i = 0; i < p->points.n; i++) {
-		const plumb_point *t = &p->points.v[i];
-		uint32_t h = t->has;
-		char sqr[64], self_sqr[64];
-		if (WR_ROW(w, st[S_POINT], v_int((int64_t)i), v_id(t->part), v_id(t->function),
-			   v_id(t->context), v_u64(t->input), v_u64(t->calls), v_u64(t->sum),
-			   v_int((h & PLUMB_PT_SUM) != 0), v_field(t->min, h, PLUMB_PT_MIN_MAX),
-			   v_field(t->max, h, PLUMB_PT_MIN_MAX),
-			   v_sqr(t->sqr_sum, h, PLUMB_PT_SQR, sqr, sizeof sqr),
-			   v_field(t->real_sum, h, PLUMB_PT_REAL), v_field(t->self_sum, h, PLUMB_PT_SELF),
-			   v_field(t->self_min, h, PLUMB_PT_SELF_MIN_MAX),
-			   v_field(t->self_max, h, PLUMB_PT_SELF_MIN_MAX),
-			   v_sqr(t->self_sqr_sum, h, PLUMB_PT_SELF_SQR, self_sqr, sizeof self_sqr),
-			   v_field(t->syscall_cumul, h, PLUMB_PT_INPUT_STATS),
-			   v_field(t->thread_cumul, h, PLUMB_PT_INPUT_STATS),
-			   v_field(t->syscall_self, h, PLUMB_PT_INPUT_STATS),
-			   v_field(t->thread_self, h, PLUMB_PT_INPUT_STATS)))
-			return -1;
-	}
 	return 0;
 }
 
@@ -442,7 +401,7 @@ static int wr_all(wr *w)
 		}
 	}
 	if (wr_strings(w, st[S_STRING]) || wr_entities(w, st) ||
-	    store_write_bulk(w->db, w->p, w->path, w->progress, w->err) || wr_points(w, st) ||
+	    store_write_bulk(w->db, w->p, w->path, w->progress, w->err) || wr_points_info(w, st) ||
 	    store_write_jumps(w->db, w->p, w->path, w->err))
 		goto out;
 	ret = 0;

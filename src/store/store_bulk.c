@@ -56,9 +56,15 @@ void store_bulk_out_close(store_bulk_out *o)
 
 int store_bulk_kind(store_bulk_out *o, const char *kind)
 {
+	return store_bulk_kind_level(o, kind, STORE_ZSTD_LEVEL);
+}
+
+int store_bulk_kind_level(store_bulk_out *o, const char *kind, int level)
+{
 	o->kind = kind;
 	o->first = o->count = 0;
 	o->len = 0;
+	ZSTD_CCtx_setParameter(o->zctx, ZSTD_c_compressionLevel, level);
 	return 0;
 }
 

@@ -1,13 +1,15 @@
 /* Writing the bulk of a profile into the .plumb store's bulk table: its
- * frames, calling context tree, call graph and samples, each entity as a
- * few varints, most of them differences from the entity before (the
- * encoding of each kind is in docs/plumb-format.md). Consecutive entities
+ * frames, calling context tree, call graph, samples and performance points
+ * (store_points.c), each entity as a few varints, most of them differences
+ * from the entity before (the encoding of each kind is in
+ * docs/plumb-format.md). Consecutive entities
  * are alike (the instructions of one function, the samples of one thread),
  * so most fields take one byte before zstd and less after. */
 #include "plumb/formats.h"
 #include "store/store_bulk.h"
 #include "store/store_encode.h"
 #include "store/store_fnlevel.h"
+#include "store/store_points.h"
 
 /* A cost vector: one varint per event. */
 static uint8_t *put_costs(uint8_t *o, const uint64_t *c, size_t nev)
@@ -202,7 +204,8 @@ int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path,
 			p->cg_self_zero.v, p->cg_self_zero.n, nev) == 0 &&
 	    enc_arcs(&o, "arcs", p->arcs.v, p->arcs.n, p->arc_incl.v, p->arc_zero.v,
 		     p->arc_zero.n, nev) == 0 &&
-	    enc_samples(&o, p) == 0 && enc_fnlevel(&o, p, err) == 0)
+	    enc_samples(&o, p) == 0 && store_enc_points(&o, p) == 0 &&
+	    enc_fnlevel(&o, p, err) == 0)
 		ret = 0;
 	store_bulk_out_close(&o);
 	return ret;

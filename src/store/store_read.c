@@ -15,6 +15,7 @@
 #include "plumb/store.h"
 #include "store/store_read.h"
 #include "store/store_jumps.h"
+#include "store/store_points.h"
 #include "store/store_private.h"
 
 /* The current row of a table, for messages and column checks. */
@@ -395,7 +396,8 @@ out:
 	return ret;
 }
 
-/* ---- performance points ------------------------------------------------------ */
+/* ---- performance points ------------------------------------------------------
+ * points_info is a row; version 5 kept a row per point too (point_row). */
 
 /* A field of a point: NULL when the source lacked it (its bit is cleared);
  * bit 0: a field every point has, never NULL. */
@@ -521,10 +523,13 @@ out:
 	return ret;
 }
 
+/* Version 6 keeps the points in blocks, version 5 a row each. */
 static int read_points(rd *r)
 {
 	if (read_points_info(r))
 		return -1;
+	if (r->version >= 6)
+		return store_read_point_blocks(r);
 	row w = { r, "points", NULL, 0 };
 	if (store_rd_prepare(r, "SELECT id, part, function, context, input, calls, sum, sum_exact, min, "
 			  "max, sqr_sum, real_sum, self_sum, self_min, self_max, self_sqr_sum, "
@@ -644,13 +649,16 @@ static int check_version(rd *r)
 				  "%s: damaged .plumb file (schema version %lld, expected %d)",
 				  r->path, (long long)version, PLUMB_STORE_VERSION);
 	/* Versions 1 to 4 kept a row per frame and per cost: plumb no longer
-	 * reads them (docs/plumb-format.md, "Versioning policy"). */
-	if (version < PLUMB_STORE_VERSION)
+	 * reads them (docs/plumb-format.md, "Versioning policy"). Version 5
+	 * differs from 6 in its points alone (read_points). */
+	if (version < PLUMB_STORE_VERSION_OLDEST)
 		return plumb_fail(r->err, PLUMB_ERR_UNSUPPORTED,
 				  "%s: .plumb schema version %lld was written by an older plumb; this "
-				  "plumb reads version %d: convert the original profile again "
+				  "plumb reads versions %d to %d: convert the original profile again "
 				  "(plumb convert INPUT -o %s) or record it again", r->path,
-				  (long long)version, PLUMB_STORE_VERSION, r->path);
+				  (long long)version, PLUMB_STORE_VERSION_OLDEST, PLUMB_STORE_VERSION,
+				  r->path);
+	r->version = (int)version;
 	return 0;
 }
 

@@ -34,6 +34,7 @@ typedef struct rd {
 	size_t nparts;
 	uint64_t *vec;         /* scratch cost vector, one slot per event */
 	uint64_t file_size;
+	int version;           /* the file's schema version */
 	store_read_progress progress;
 } rd;
 
@@ -41,6 +42,23 @@ int store_rd_fail(rd *r, int rc);
 int store_rd_prepare(rd *r, const char *sql, sqlite3_stmt **st);
 /* Append id to m; ENOMEM (or the model's PLUMB_NONE) fails. */
 int store_map_push(rd *r, idmap *m, plumb_id id);
+
+/* A file id below m's count, read from a block: the profile's id; else an
+ * error naming the entity. */
+int store_bulk_ref_fail(store_bulk_in *b, uint64_t v, const idmap *m, const char *name);
+static inline int store_bulk_ref(store_bulk_in *b, uint64_t v, const idmap *m, const char *name,
+				 plumb_id *out)
+{
+	if (v < m->n) {
+		*out = m->v ? m->v[v] : (plumb_id)v;
+		return 0;
+	}
+	*out = PLUMB_NONE;
+	return store_bulk_ref_fail(b, v, m, name);
+}
+/* A model call failed while adding the entity just read: its message,
+ * naming the entity (ENOMEM as it is). */
+int store_bulk_model_fail(rd *r, store_bulk_in *b);
 
 /* The blocks of each kind, in this order (store_read_bulk.c). */
 int store_check_bulk_size(rd *r);

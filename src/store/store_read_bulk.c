@@ -10,22 +10,10 @@
 #include "store/store_bulk.h"
 #include "store/store_read.h"
 
-static int bulk_ref_fail(store_bulk_in *b, uint64_t v, const idmap *m, const char *name)
+int store_bulk_ref_fail(store_bulk_in *b, uint64_t v, const idmap *m, const char *name)
 {
 	return store_bulk_bad(b, "%s %llu out of range (table %s has %zu rows)", name,
 			      (unsigned long long)v, m->table, m->n);
-}
-
-/* A file id below m's count, as a varint: the profile's id. */
-static inline int bulk_ref(store_bulk_in *b, uint64_t v, const idmap *m, const char *name,
-			   plumb_id *out)
-{
-	if (v < m->n) {
-		*out = m->v ? m->v[v] : (plumb_id)v;
-		return 0;
-	}
-	*out = PLUMB_NONE;
-	return bulk_ref_fail(b, v, m, name);
 }
 
 static void bulk_costs(rd *r, store_bulk_in *b, bool *any)
@@ -37,7 +25,7 @@ static void bulk_costs(rd *r, store_bulk_in *b, bool *any)
 	}
 }
 
-static int bulk_model_fail(rd *r, store_bulk_in *b)
+int store_bulk_model_fail(rd *r, store_bulk_in *b)
 {
 	char what[sizeof r->err->message];
 	if (!r->err)
@@ -60,8 +48,8 @@ static int frame_entity(rd *r, store_bulk_in *b, uint64_t st[3], plumb_frame *f)
 	st[0] = fn, st[1] = line, st[2] = addr;
 	if (b->in.bad)
 		return store_bulk_end_entity(b);
-	if (bulk_ref(b, fn, &r->fn, "function", &f->function) ||
-	    (file && bulk_ref(b, file - 1, &r->file, "file", &f->file)))
+	if (store_bulk_ref(b, fn, &r->fn, "function", &f->function) ||
+	    (file && store_bulk_ref(b, file - 1, &r->file, "file", &f->file)))
 		return -1;
 	if (!file)
 		f->file = r->p->functions.v[f->function].file;
@@ -105,7 +93,7 @@ static int frame_block(rd *r, store_bulk_in *b, bool append, uint64_t st[3])
 	if (!append)
 		return 0;
 	if (plumb_frames_added(r->p, n, r->err))
-		return bulk_model_fail(r, b);
+		return store_bulk_model_fail(r, b);
 	r->frame.n += n; /* the identity map */
 	return 0;
 }
@@ -246,7 +234,7 @@ static int cct_entity(rd *r, store_bulk_in *b, uint64_t *frame, chain *c)
 		if ((activations != PLUMB_COUNT_UNKNOWN &&
 		     plumb_cct_add_activations(r->p, node, activations, r->err)) ||
 		    (any && plumb_cct_add_self(r->p, node, r->vec, r->err)))
-			return bulk_model_fail(r, b);
+			return store_bulk_model_fail(r, b);
 		return store_bulk_end_entity(b);
 	}
 	*frame = plumb_unzigzag(plumb_varint_get(&b->in), *frame);
@@ -263,7 +251,7 @@ static int cct_entity(rd *r, store_bulk_in *b, uint64_t *frame, chain *c)
 		return store_bulk_bad(b, "parent %lld nodes back, before the first node",
 				      (long long)up);
 	plumb_id mframe;
-	if (bulk_ref(b, *frame, &r->frame, "frame", &mframe))
+	if (store_bulk_ref(b, *frame, &r->frame, "frame", &mframe))
 		return -1;
 	if (k == 0) {
 		if (chain_flush(r, c))
@@ -314,8 +302,8 @@ static int cg_entity(rd *r, store_bulk_in *b, uint64_t st[2], plumb_cg_self *k, 
 	st[0] = part, st[1] = frame + 1;
 	if (b->in.bad)
 		return store_bulk_end_entity(b);
-	if (bulk_ref(b, part, &r->part, "part", &k->part) ||
-	    bulk_ref(b, frame, &r->frame, "frame", &k->frame))
+	if (store_bulk_ref(b, part, &r->part, "part", &k->part) ||
+	    store_bulk_ref(b, frame, &r->frame, "frame", &k->frame))
 		return -1;
 	if (zeros && plumb_cg_self_zeros(r->p, r->p->cg_self.n + (size_t)(b->next - b->first), zeros,
 					 r->err))
@@ -335,7 +323,7 @@ static int cg_block(rd *r, store_bulk_in *b, uint64_t st[2])
 	for (size_t i = 0; i < n; i++)
 		if (cg_entity(r, b, st, keys + i, costs + i * nev))
 			return -1;
-	return plumb_cg_self_added(r->p, n, r->err) ? bulk_model_fail(r, b) : 0;
+	return plumb_cg_self_added(r->p, n, r->err) ? store_bulk_model_fail(r, b) : 0;
 }
 
 int store_read_cg_self(rd *r, const char *kind)
@@ -366,14 +354,14 @@ static int arc_entity(rd *r, store_bulk_in *b, uint64_t st[3])
 		return store_bulk_end_entity(b);
 	if (flags > 3)
 		return store_bulk_bad(b, "flags %llu: expected 0 to 3", (unsigned long long)flags);
-	if (bulk_ref(b, part, &r->part, "part", &mpart) ||
-	    bulk_ref(b, caller, &r->frame, "caller frame", &mcaller) ||
-	    bulk_ref(b, callee, &r->fn, "callee function", &mcallee))
+	if (store_bulk_ref(b, part, &r->part, "part", &mpart) ||
+	    store_bulk_ref(b, caller, &r->frame, "caller frame", &mcaller) ||
+	    store_bulk_ref(b, callee, &r->fn, "callee function", &mcallee))
 		return -1;
 	uint64_t *incl = plumb_arc_append(r->p, mpart, mcaller, mcallee, calls, flags & 1, zeros,
 					  r->err);
 	if (!incl)
-		return bulk_model_fail(r, b);
+		return store_bulk_model_fail(r, b);
 	for (size_t e = 0; flags & 1 && e < r->p->events.n; e++)
 		incl[e] = plumb_varint_get(&b->in);
 	return store_bulk_end_entity(b);
@@ -404,10 +392,11 @@ static int sample_entity(rd *r, store_bulk_in *b, uint64_t st[3])
 	plumb_id mpart, mnode;
 	if (b->in.bad)
 		return store_bulk_end_entity(b);
-	if (bulk_ref(b, part, &r->part, "part", &mpart) || bulk_ref(b, node, &r->node, "node", &mnode))
+	if (store_bulk_ref(b, part, &r->part, "part", &mpart) ||
+	    store_bulk_ref(b, node, &r->node, "node", &mnode))
 		return -1;
 	if (plumb_sample_add(r->p, time, mpart, mnode, r->vec, r->err))
-		return bulk_model_fail(r, b);
+		return store_bulk_model_fail(r, b);
 	return store_bulk_end_entity(b);
 }
 

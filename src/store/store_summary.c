@@ -2,7 +2,8 @@
  * sqlite3: the bulk (frames, call graph, CCT, samples) is in compressed
  * blocks that only plumb reads, so each functions row also says, as JSON
  * arrays, the function's self cost per event and the functions it calls
- * with their call counts. JSON keeps them in the row SQLite writes anyway
+ * with their call counts, and a summary of its performance points. JSON
+ * keeps them in the row SQLite writes anyway
  * (a row per function and event, or per call, cost a second per million
  * rows to write); the views v_function_costs and v_calls unnest them.
  * plumb never reads them back. Schema: docs/plumb-format.md. */
@@ -142,12 +143,53 @@ static int calls_texts(store_summary *s, const plumb_profile *p)
 	return ret;
 }
 
+/* Per function, over its performance points of every part and context:
+ * how many, their calls and cumulative sums, the least and greatest input
+ * size: [points, calls, sum, min_input, max_input]. */
+typedef struct point_sum {
+	uint64_t n, calls, sum, min_input, max_input;
+} point_sum;
+
+static int points_texts(store_summary *s, const plumb_profile *p)
+{
+	size_t nfn = p->functions.n;
+	point_sum *v = calloc(nfn + 1, sizeof *v);
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < p->points.n; i++) {
+		const plumb_point *t = &p->points.v[i];
+		point_sum *f = &v[t->function];
+		if (!f->n || t->input < f->min_input)
+			f->min_input = t->input;
+		if (!f->n || t->input > f->max_input)
+			f->max_input = t->input;
+		f->n++;
+		add_held(&f->calls, &t->calls, 1);
+		add_held(&f->sum, &t->sum, 1);
+	}
+	int ret = 0;
+	for (size_t fn = 0; fn < nfn && !ret; fn++) {
+		const point_sum *f = &v[fn];
+		s->points[fn] = f->n ? s->len : SIZE_MAX;
+		if (f->n)
+			ret = put(s, "[", false) || put_value(s, f->n, true) || put(s, ",", false) ||
+			      put_value(s, f->calls, f->calls != UINT64_MAX) || put(s, ",", false) ||
+			      put_value(s, f->sum, f->sum != UINT64_MAX) || put(s, ",", false) ||
+			      put_value(s, f->min_input, true) || put(s, ",", false) ||
+			      put_value(s, f->max_input, true) || put(s, "]", true);
+	}
+	free(v);
+	return ret;
+}
+
 int store_summary_build(const plumb_profile *p, store_summary *s, plumb_error *err)
 {
 	*s = (store_summary){ 0 };
 	s->self = malloc((p->functions.n + 1) * sizeof *s->self);
 	s->calls = malloc((p->functions.n + 1) * sizeof *s->calls);
-	if (!s->self || !s->calls || self_texts(s, p) || calls_texts(s, p)) {
+	s->points = malloc((p->functions.n + 1) * sizeof *s->points);
+	if (!s->self || !s->calls || !s->points || self_texts(s, p) || calls_texts(s, p) ||
+	    points_texts(s, p)) {
 		store_summary_free(s);
 		return plumb_fail_nomem(err);
 	}
@@ -164,5 +206,6 @@ void store_summary_free(store_summary *s)
 	free(s->text);
 	free(s->self);
 	free(s->calls);
+	free(s->points);
 	*s = (store_summary){ 0 };
 }

@@ -1,6 +1,6 @@
 /* Private to src/store: the summary columns of the functions table,
- * written for sqlite3 users (self, calls: JSON arrays); plumb never reads
- * them. */
+ * written for sqlite3 users (self, calls, points: JSON arrays); plumb
+ * never reads them. */
 #ifndef PLUMB_STORE_SUMMARY_H
 #define PLUMB_STORE_SUMMARY_H
 
@@ -9,11 +9,11 @@
 typedef struct store_summary {
 	char *text;            /* NUL-terminated JSON texts, back to back */
 	size_t len, cap;
-	size_t *self, *calls;  /* function id -> offset in text; SIZE_MAX: none */
+	size_t *self, *calls, *points; /* function id -> offset in text; SIZE_MAX: none */
 } store_summary;
 
 int store_summary_build(const plumb_profile *p, store_summary *s, plumb_error *err);
-/* The text at off[fn] (s->self or s->calls), or NULL. */
+/* The text at off[fn] (s->self, s->calls or s->points), or NULL. */
 const char *store_summary_text(const store_summary *s, const size_t *off, size_t fn);
 void store_summary_free(store_summary *s);
 

@@ -5,6 +5,7 @@
  * into one profile add up. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -528,7 +529,7 @@ Test(store, older_version_is_refused_with_a_way_out)
 	write_built();
 	edit("PRAGMA user_version = 4");
 	read_fails(PLUMB_ERR_UNSUPPORTED, "schema version 4 was written by an older plumb; this "
-		   "plumb reads version 5: convert the original profile again");
+		   "plumb reads versions 5 to 6: convert the original profile again");
 }
 
 Test(store, merge_keeps_the_parts_arc_costs)
@@ -706,10 +707,14 @@ static void block_put(const char *kind, const uint64_t *v, size_t n, int64_t cou
 
 /* Set varint at of the first block of kind to value (count: +dcount), or
  * keep the first keep varints when keep is non-zero; the read must fail. */
-static void block_fails(const char *kind, size_t at, uint64_t value, size_t keep, int64_t dcount,
-			const char *want)
+static plumb_profile *with_points(void);
+
+static void block_fails_of(plumb_profile *(*make)(void), const char *kind, size_t at,
+			   uint64_t value, size_t keep, int64_t dcount, const char *want)
 {
-	write_built();
+	plumb_profile *p = make();
+	write_ok(p, path);
+	plumb_profile_free(p);
 	size_t n;
 	int64_t count;
 	uint64_t *v = block_get(kind, &n, &count);
@@ -718,6 +723,12 @@ static void block_fails(const char *kind, size_t at, uint64_t value, size_t keep
 	block_put(kind, v, keep ? keep : n, count + dcount);
 	free(v);
 	read_fails(PLUMB_ERR_FORMAT, want);
+}
+
+static void block_fails(const char *kind, size_t at, uint64_t value, size_t keep, int64_t dcount,
+			const char *want)
+{
+	block_fails_of(build, kind, at, value, keep, dcount, want);
 }
 
 /* Frames: function, file, line, address; 4 varints each. */
@@ -980,11 +991,173 @@ Test(store, points_round_trip_with_absent_fields_and_huge_squares)
 	plumb_profile_free(q);
 }
 
-static void points_edit_fails(const char *sql, const char *want)
+/* Sums of squares are kept exactly (a mantissa and a power of two): whole
+ * numbers past 2^64, fractions, 0; a negative or infinite one is refused. */
+Test(store, sums_of_squares_are_exact)
+{
+	static const long double sq[] = { 0, 1.5L, 0x1p64L, 0x1p64L + 2048, 1e59L, 0x1p-70L,
+					  0xffffffffffffffffp100L, 3 };
+	plumb_profile *p = with_points();
+	plumb_error err;
+	for (size_t i = 0; i < sizeof sq / sizeof *sq; i++) {
+		plumb_point t = { .part = 0, .function = 2, .context = PLUMB_NONE, .input = i,
+				  .has = PLUMB_PT_SQR | PLUMB_PT_SELF_SQR, .calls = 1,
+				  .sqr_sum = sq[i], .self_sqr_sum = sq[i] * 2 };
+		ok(plumb_point_add(p, &t, &err), &err);
+	}
+	write_ok(p, path);
+	plumb_profile *q = read_ok(path);
+	cr_assert_eq(q->points.n, p->points.n);
+	for (size_t i = 0; i < p->points.n; i++)
+		same_point(&p->points.v[i], &q->points.v[i], i);
+	plumb_profile_free(q);
+	static const long double bad[] = { -1, INFINITY, NAN };
+	for (size_t i = 0; i < 3; i++) {
+		p->points.v[2].self_sqr_sum = bad[i];
+		cr_assert_eq(plumb_store_write(p, path, &err), -1);
+		cr_assert_not_null(strstr(err.message, "point 2: a sum of squares that is negative"),
+				   "%s", err.message);
+	}
+	plumb_profile_free(p);
+}
+
+/* Version 6 keeps the points in blocks, and no points table; the
+ * functions table sums them up for SQL (functions.points). */
+Test(store, points_are_in_blocks)
 {
 	plumb_profile *p = with_points();
 	write_ok(p, path);
 	plumb_profile_free(p);
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT (SELECT sum(count) FROM bulk WHERE kind = 'points'),"
+					" (SELECT count(*) FROM sqlite_schema WHERE name = 'points'),"
+					" (SELECT count(*) FROM points_info)", -1, &st, NULL),
+		     SQLITE_OK, "%s", sqlite3_errmsg(db));
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_expect_eq(sqlite3_column_int(st, 0), 2);
+	cr_expect_eq(sqlite3_column_int(st, 1), 0);
+	cr_expect_eq(sqlite3_column_int(st, 2), 1);
+	sqlite3_finalize(st);
+	/* SQL sees a summary per function: points, calls, sum (null past
+	 * 2^64 - 2), input range */
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT group_concat(function || ':' || name || ':' ||"
+					" points || ':' || calls || ':' || ifnull(sum, 'null') || ':' ||"
+					" min_input || ':' || max_input, ' ') FROM"
+					" (SELECT * FROM v_function_points ORDER BY function)", -1, &st,
+					NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_expect_str_eq((const char *)sqlite3_column_text(st, 0),
+			 "0:main:1:3:null:2147483648:2147483648 1:helper():1:2:10:0:0");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* The points of with_points() in a block: point 0 has every field (21
+ * varints: part, function, context, input, fields, calls, min, max, sum,
+ * sqr_sum's exponent and mantissa, real, self min and max, self,
+ * self_sqr_sum's two, four drms counts), point 1 none (7: at 21 to 27). */
+Test(store, bad_point_entities_are_named)
+{
+	block_fails_of(with_points, "points", 22, zz(999, 0), 0, 0,
+		       "table bulk, points block at id 0: entity 1: function 999 out of range "
+		       "(table functions has 4 rows)");
+	block_fails_of(with_points, "points", 21, zz(9, 0), 0, 0,
+		       "entity 1: part 9 out of range (table parts has 2 rows)");
+	block_fails_of(with_points, "points", 23, zz(3, 0) + 1, 0, 0,
+		       "entity 1: context 3: a node of another part than the point's (part 1)");
+	block_fails_of(with_points, "points", 23, zz(100, 0) + 1, 0, 0,
+		       "entity 1: context 100 out of range (table cct_nodes has 8 rows)");
+	block_fails_of(with_points, "points", 4, 0x1ff, 0, 0,
+		       "entity 0: fields 0x1ff: expected a mask of 0 to 0xff");
+	block_fails_of(with_points, "points", 9, zz(20000, 0), 0, 0,
+		       "entity 0: sqr_sum: 1 x 2^20000 out of range (expected a finite number, the "
+		       "exponent from -16500 to 16500)");
+	block_fails_of(with_points, "points", 0, 0, 27, 0, "points block at id 0: entity 1: cut short");
+	block_fails_of(with_points, "points", 0, 0, 0, -1,
+		       "points block at id 0: 11 bytes left after its 1 entities");
+}
+
+/* Version 5 kept a row per point: tests/data/store/v5_points.plumb is
+ * with_points() written by that plumb, v5_cct_77_0_4.plumb and
+ * v5_written_missing_fields.plumb the aprof files of tests/data/aprof
+ * converted by it (all VACUUMed to 512-byte pages). plumb still reads them. */
+#define V5 "tests/data/store/v5_"
+
+static void copy_file(const char *from, const char *to)
+{
+	size_t n;
+	unsigned char *b = slurp(from, &n);
+	put_bytes(to, b, n);
+	free(b);
+}
+
+Test(store, version_5_points_in_rows_are_read)
+{
+	plumb_profile *p = with_points();
+	plumb_profile *q = read_ok(V5 "points.plumb");
+	same_profile(p, q);
+	cr_assert_eq(q->points.n, p->points.n);
+	for (size_t i = 0; i < p->points.n; i++)
+		same_point(&p->points.v[i], &q->points.v[i], i);
+	cr_expect_eq(q->points_info.total_cost, UINT64_MAX - 1);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+	static const char *const names[] = { "cct_77_0_4", "written_missing_fields" };
+	for (size_t k = 0; k < 2; k++) {
+		char text[128], store[128];
+		snprintf(text, sizeof text, "tests/data/aprof/%s.aprof", names[k]);
+		snprintf(store, sizeof store, V5 "%s.plumb", names[k]);
+		plumb_error err;
+		p = plumb_profile_new();
+		cr_assert_eq(plumb_read_file(p, text, NULL, NULL, &err), 0, "%s", err.message);
+		q = read_ok(store);
+		cr_assert_eq(q->points.n, p->points.n, "%s", store);
+		cr_assert_gt(q->points.n, 6);
+		for (size_t i = 0; i < p->points.n; i++)
+			same_point(&p->points.v[i], &q->points.v[i], i);
+		plumb_profile_free(p);
+		plumb_profile_free(q);
+	}
+}
+
+/* Points read into a profile that has some: the file's are in its new
+ * parts, with its contexts mapped, and a later add finds each. A version 5
+ * and a version 6 file merge alike. */
+Test(store, points_of_two_stores_merge)
+{
+	plumb_profile *p = with_points();
+	write_ok(p, path);
+	edit("UPDATE points_info SET total_cost = 1"); /* the sum must fit */
+	plumb_profile *q = read_ok(V5 "points.plumb");
+	plumb_error err;
+	plumb_error_clear(&err);
+	ok(plumb_store_read(q, path, NULL, &err), &err);
+	size_t n = p->points.n, np = p->parts.n, nn = p->cct.n;
+	cr_assert_eq(q->points.n, 2 * n);
+	cr_assert_eq(q->points_info.total_cost, UINT64_MAX);
+	for (size_t i = 0; i < n; i++) {
+		plumb_point want = p->points.v[i];
+		want.part += (plumb_id)np;
+		if (want.context != PLUMB_NONE)
+			want.context += (plumb_id)nn;
+		same_point(&want, &q->points.v[n + i], n + i);
+	}
+	/* adding the second file's second point again doubles its calls */
+	plumb_point again = q->points.v[n + 1];
+	ok(plumb_point_add(q, &again, &err), &err);
+	cr_assert_eq(q->points.n, 2 * n);
+	cr_assert_eq(q->points.v[n + 1].calls, 2 * p->points.v[1].calls);
+	cr_assert_eq(q->points.v[1].calls, p->points.v[1].calls);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+}
+
+/* A hand-edited version 5 file: its rows of points are checked. */
+static void points_edit_fails(const char *sql, const char *want)
+{
+	copy_file(V5 "points.plumb", path);
 	edit(sql);
 	read_fails(PLUMB_ERR_FORMAT, want);
 }
