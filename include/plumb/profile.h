@@ -246,6 +246,7 @@ typedef struct plumb_profile {
 	/* private lookup tables */
 	plumb_index module_ix, file_ix, function_ix, frame_ix, cct_ix, cg_self_ix, arc_ix;
 	plumb_index point_ix;
+	size_t cct_indexed;    /* nodes below this id are in cct_ix (roots never are) */
 	/* the first part given call-graph costs (usually the only one) finds
 	 * its cg_self entries by frame id, without hashing: part + 1 (0 unset)
 	 * and frame -> cg_self id (PLUMB_NONE if none) */

@@ -272,9 +272,31 @@ static bool cct_eq(const void *ctx, uint32_t id, const void *key)
 	return a->parent == b->parent && a->frame == b->frame;
 }
 
+/* Nodes made by plumb_cct_new_path are indexed only when a lookup needs
+ * them: a reader that builds its tree without lookups (pprof, the store)
+ * never pays for the index. */
+static int cct_index_catch_up(plumb_profile *p)
+{
+	if (p->cct_indexed >= p->cct.n)
+		return 0;
+	if (plumb_index_reserve(&p->cct_ix, p->cct_ix.count + (p->cct.n - p->cct_indexed)))
+		return -1;
+	for (size_t i = p->cct_indexed; i < p->cct.n; i++) {
+		const plumb_cct_node *n = &p->cct.v[i];
+		if (n->parent != PLUMB_NONE &&
+		    plumb_index_insert(&p->cct_ix, (uint32_t)plumb_hash_mix(n->parent, n->frame),
+				       (uint32_t)i))
+			return -1;
+	}
+	p->cct_indexed = p->cct.n;
+	return 0;
+}
+
 plumb_id plumb_cct_child(plumb_profile *p, plumb_id parent, plumb_id frame)
 {
 	if (parent >= p->cct.n || frame >= p->frames.n)
+		return PLUMB_NONE;
+	if (cct_index_catch_up(p))
 		return PLUMB_NONE;
 	cct_key k = { parent, frame };
 	uint32_t h = (uint32_t)plumb_hash_mix(parent, frame);
@@ -284,6 +306,7 @@ plumb_id plumb_cct_child(plumb_profile *p, plumb_id parent, plumb_id frame)
 	id = cct_new_node(p, parent, frame, p->cct.v[parent].part);
 	if (id == PLUMB_NONE || plumb_index_insert(&p->cct_ix, h, id))
 		return PLUMB_NONE;
+	p->cct_indexed = p->cct.n;
 	return id;
 }
 
@@ -295,27 +318,14 @@ int plumb_cct_new_path(plumb_profile *p, plumb_id parent, const plumb_id *frames
 	for (size_t i = 0; i < n; i++)
 		if (frames[i] >= p->frames.n)
 			return -1;
-	if (plumb_vec_reserve(p->cct, p->cct.n + n) ||
-	    plumb_index_reserve(&p->cct_ix, p->cct_ix.count + n))
+	if (plumb_vec_reserve(p->cct, p->cct.n + n))
 		return -1;
-	/* no lookup, and the ids are known in advance (the next ones): the
-	 * index slots of a batch are fetched together, not one miss at a time */
-	enum { BATCH = 16 };
-	uint32_t h[BATCH];
-	for (size_t i = 0; i < n; i += BATCH) {
-		size_t m = n - i < BATCH ? n - i : BATCH;
-		for (size_t j = 0; j < m; j++) {
-			plumb_id up = i + j ? (plumb_id)(p->cct.n + j - 1) : parent;
-			h[j] = (uint32_t)plumb_hash_mix(up, frames[i + j]);
-			plumb_index_prefetch(&p->cct_ix, h[j]);
-		}
-		for (size_t j = 0; j < m; j++) {
-			plumb_id up = i + j ? nodes[i + j - 1] : parent;
-			plumb_id id = cct_new_node(p, up, frames[i + j], p->cct.v[parent].part);
-			if (id == PLUMB_NONE || plumb_index_insert(&p->cct_ix, h[j], id))
-				return -1;
-			nodes[i + j] = id;
-		}
+	/* no lookup and no index entry (cct_index_catch_up makes those) */
+	plumb_id part = p->cct.v[parent].part;
+	for (size_t i = 0; i < n; i++) {
+		nodes[i] = cct_new_node(p, i ? nodes[i - 1] : parent, frames[i], part);
+		if (nodes[i] == PLUMB_NONE)
+			return -1;
 	}
 	return 0;
 }
