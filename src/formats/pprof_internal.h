@@ -41,6 +41,31 @@ typedef struct pprof_walk_error {
 long pprof_walk(const uint8_t *buf, size_t len, bool strict, bool cut, pprof_offsets *offs,
 		uint32_t *seen, pprof_walk_error *e);
 
+/* The samples of a Profile, decoded here rather than by protobuf-c: they
+ * are most of a big file, and flat arrays cost one allocation each
+ * instead of three a sample. Sample i's location ids (leaf first) are
+ * loc[loc_off[i] .. loc_off[i + 1]), its values val[val_off[i] ..] and
+ * its labels lab[lab_off[i] ..]. */
+typedef struct pprof_label {
+	int64_t key, str, num, num_unit;
+} pprof_label;
+
+typedef struct pprof_samples {
+	size_t n, cap;
+	size_t *loc_off, *val_off, *lab_off;     /* n + 1 each */
+	uint64_t *loc;
+	uint64_t *val;        /* int64 values, as the wire has them */
+	pprof_label *lab;
+	size_t nloc, cap_loc, nval, cap_val, nlab, cap_lab;
+} pprof_samples;
+
+/* Split a Profile that pprof_walk accepted: its samples into *s, every
+ * other top-level field copied into *rest (malloc'd, for protobuf-c).
+ * 0, or -1 with *e filled (-2: out of memory). */
+int pprof_take_samples(const uint8_t *buf, size_t len, uint8_t **rest, size_t *rest_len,
+		       pprof_samples *s, pprof_walk_error *e);
+void pprof_samples_free(pprof_samples *s);
+
 /* gzip: does buf start with its magic; inflate all of it (concatenated
  * members too) into a malloc'd buffer; deflate with a gzip header. */
 bool pprof_is_gzip(const uint8_t *buf, size_t len);

@@ -20,6 +20,7 @@
  */
 #include "formats/pprof_internal.h"
 #include "formats/pprof_profile.pb-c.h"
+#include "model/index.h"
 #include "plumb/formats.h"
 
 #include <errno.h>
@@ -46,7 +47,8 @@ typedef struct reader {
 	const char *path;
 	const plumb_read_opts *opts;
 	plumb_error *err;
-	const pb_profile *pb;
+	const pb_profile *pb;     /* every field but the samples */
+	pprof_samples smp;        /* the samples */
 	pprof_offsets offs;
 	bool gz;
 	id_map maps, locs, funcs;
@@ -439,13 +441,14 @@ static int note_other_key(reader *r, const char *key)
 }
 
 /* The part of a sample: a thread part when it has thread labels. */
-static int sample_part(reader *r, const Perftools__Profiles__Sample *s, size_t at, plumb_id *out)
+static int sample_part(reader *r, size_t si, size_t at, plumb_id *out)
 {
 	int64_t tid = -1, pid = -1;
 	const char *name = NULL;
 	bool thread = false;
-	for (size_t i = 0; i < s->n_label; i++) {
-		const Perftools__Profiles__Label *l = s->label[i];
+	const pprof_samples *sm = &r->smp;
+	for (size_t i = sm->lab_off[si]; i < sm->lab_off[si + 1]; i++) {
+		const pprof_label *l = &sm->lab[i];
 		const char *key = str_at(r, l->key, at, "a label's key");
 		const char *sv = str_at(r, l->str, at, "a label's str");
 		if (!key || !sv || !str_at(r, l->num_unit, at, "a label's num_unit"))
@@ -508,192 +511,252 @@ static int sample_part(reader *r, const Perftools__Profiles__Sample *s, size_t a
 
 /* ---- samples -------------------------------------------------------------- */
 
-/* Samples in the order of their stacks read from the root (location ids
- * from the last): each then shares its longest prefix with the one
- * before, and only the rest of its path is expanded and looked up in the
- * CCT. The two root-most ids sit in the key: most comparisons end there,
- * without a trip to the sample's own array. */
-typedef struct sample_key {
-	uint64_t k0, k1;      /* the root-most ids, 0 past the stack's end */
-	const uint64_t *ids;
-	size_t n, i;
-} sample_key;
-
-static int cmp_samples(const void *a, const void *b)
-{
-	const sample_key *x = a, *y = b;
-	if (x->k0 != y->k0)
-		return x->k0 < y->k0 ? -1 : 1;
-	if (x->k1 != y->k1)
-		return x->k1 < y->k1 ? -1 : 1;
-	size_t i = x->n, j = y->n;
-	while (i > 0 && j > 0) {
-		uint64_t u = x->ids[--i], v = y->ids[--j];
-		if (u != v)
-			return u < v ? -1 : 1;
-	}
-	return i > 0 ? 1 : j > 0 ? -1 : x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* The path of the current sample: frames root first, nodes[k + 1] the
- * CCT node of frames[0..k] (nodes[0] the part's root), and cum[j] the
- * number of frames of its first j locations from the root. */
-typedef struct path_buf {
-	plumb_id *frames, *nodes;
+/* Each sample's frames, root first and cut by drop_frames, side by side:
+ * sample i's are fr[off[i] .. off[i + 1]), in part part[i]. */
+typedef struct stacks {
+	plumb_id *fr, *part;
+	size_t *off;
 	size_t n, cap;
-	size_t *cum;
-	size_t ncum_cap;
-} path_buf;
+} stacks;
 
-static int path_push(path_buf *b, plumb_id frame)
+/* The frames of sample i, root first, cut by drop_frames, appended to st. */
+static int sample_frames(reader *r, size_t i, size_t at, stacks *st)
 {
-	if (b->n + 1 >= b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		plumb_id *f = realloc(b->frames, cap * sizeof *f);
-		if (f)
-			b->frames = f;
-		plumb_id *nd = realloc(b->nodes, (cap + 1) * sizeof *nd);
-		if (nd)
-			b->nodes = nd;
-		if (!f || !nd)
-			return -1;
-		b->cap = cap;
-	}
-	b->frames[b->n++] = frame;
-	return 0;
-}
-
-/* The frames of sample s, root first, cut by drop_frames, into b: its
- * first `keep` locations are the previous sample's (b holds their frames
- * already); the rest are expanded. With drop_frames keep is 0 (where the
- * cut falls depends on the frames before). */
-static int sample_frames(reader *r, const Perftools__Profiles__Sample *s, size_t i, size_t at,
-			 size_t keep, path_buf *b)
-{
-	const pb_profile *pb = r->pb;
-	size_t nloc = s->n_location_id;
-	if (nloc + 1 > b->ncum_cap) {
-		size_t cap = (nloc + 1) * 2;
-		size_t *c = realloc(b->cum, cap * sizeof *c);
-		if (!c)
-			return plumb_fail_nomem(r->err);
-		b->cum = c;
-		b->ncum_cap = cap;
-	}
-	b->cum[0] = 0;
-	b->n = b->cum[keep];
+	const pprof_samples *sm = &r->smp;
+	const uint64_t *ids = sm->loc + sm->loc_off[i];
+	size_t nloc = sm->loc_off[i + 1] - sm->loc_off[i];
 	bool user = false, cut = false;
-	for (size_t j = keep; j < nloc; j++) {
-		uint64_t id = s->location_id[nloc - 1 - j];
-		size_t li = id_map_find(&r->locs, id);
+	for (size_t j = nloc; j-- > 0 && !cut;) {
+		size_t li = id_map_find(&r->locs, ids[j]);
 		if (li == SIZE_MAX)
 			return fail_at(r, at, PLUMB_ERR_FORMAT, "expected sample %zu's location_id to "
 				       "be one of the %zu locations' ids, got %" PRIu64, i,
-				       pb->n_location, id);
+				       r->pb->n_location, ids[j]);
 		size_t k0 = r->loc_off[li], k1 = r->loc_off[li + 1];
+		if (plumb_vec_reserve_((void **)&st->fr, &st->cap, st->n + (k1 - k0),
+				       sizeof *st->fr) < 0)
+			return plumb_fail_nomem(r->err);
+		if (!r->frame_drop) {
+			memcpy(st->fr + st->n, r->frames + k0, (k1 - k0) * sizeof *st->fr);
+			st->n += k1 - k0;
+			continue;
+		}
 		for (size_t k = k0; k < k1 && !cut; k++) {
 			/* pprof keeps the frames before the first that does not
 			 * match, and cuts at the first match after it */
-			if (!(r->frame_drop && r->frame_drop[k]))
+			if (!r->frame_drop[k])
 				user = true;
 			else if (user)
 				cut = true;
-			if (!cut && path_push(b, r->frames[k]) < 0)
-				return plumb_fail_nomem(r->err);
+			if (!cut)
+				st->fr[st->n++] = r->frames[k];
 		}
-		b->cum[j + 1] = b->n;
 	}
 	return 0;
 }
 
-/* How many locations from the root s shares with the sample before. */
-static size_t shared_locations(const Perftools__Profiles__Sample *s,
-			       const Perftools__Profiles__Sample *prev)
+/* The order samples are added in: by part, then by frames from the root
+ * (ties by file order). Each sample then shares its longest prefix of
+ * frames with the one before, and the rest of its path is new in the
+ * tree: no lookups. Sorted by a multikey quicksort, one frame a pass. */
+/* Symbol d of sample i: its part, then its frames + 1, then 0. */
+static inline uint32_t sym(const stacks *st, uint32_t i, size_t d)
 {
-	size_t i = s->n_location_id, j = prev->n_location_id, n = 0;
-	while (i > 0 && j > 0 && s->location_id[--i] == prev->location_id[--j])
-		n++;
-	return n;
+	if (d == 0)
+		return st->part[i];
+	size_t k = st->off[i] + d - 1;
+	return k < st->off[i + 1] ? st->fr[k] + 1 : 0;
+}
+
+static int cmp_from(const stacks *st, uint32_t a, uint32_t b, size_t d)
+{
+	for (;; d++) {
+		uint32_t x = sym(st, a, d), y = sym(st, b, d);
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (x == 0 && d > 0)
+			return a < b ? -1 : a > b;
+	}
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void sort_stacks(const stacks *st, uint32_t *a, size_t n, size_t d)
+{
+	while (n > 1) {
+		if (n < 12) {
+			for (size_t i = 1; i < n; i++)
+				for (size_t j = i; j > 0 && cmp_from(st, a[j - 1], a[j], d) > 0; j--) {
+					uint32_t t = a[j];
+					a[j] = a[j - 1];
+					a[j - 1] = t;
+				}
+			return;
+		}
+		uint32_t x = sym(st, a[0], d), y = sym(st, a[n / 2], d), z = sym(st, a[n - 1], d);
+		uint32_t piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+		/* three ways: [0, lt) below, [lt, gt) equal, [gt, n) above */
+		size_t lt = 0, i = 0, gt = n;
+		while (i < gt) {
+			uint32_t v = sym(st, a[i], d);
+			uint32_t t = a[i];
+			if (v < piv) {
+				a[i++] = a[lt];
+				a[lt++] = t;
+			} else if (v > piv) {
+				a[i] = a[--gt];
+				a[gt] = t;
+			} else {
+				i++;
+			}
+		}
+		size_t ne = gt - lt, ng = n - gt;
+		bool done = piv == 0 && d > 0; /* the equal ones end here: file order */
+		if (done)
+			qsort(a + lt, ne, sizeof *a, cmp_u32);
+		/* the two smaller parts recursively (each at most n / 2: the
+		 * depth stays under log2 n), the largest in this loop */
+		if (lt >= ne && lt >= ng) {
+			if (!done)
+				sort_stacks(st, a + lt, ne, d + 1);
+			sort_stacks(st, a + gt, ng, d);
+			n = lt;
+		} else if (ng >= ne) {
+			if (!done)
+				sort_stacks(st, a + lt, ne, d + 1);
+			sort_stacks(st, a, lt, d);
+			a += gt;
+			n = ng;
+		} else {
+			sort_stacks(st, a, lt, d);
+			sort_stacks(st, a + gt, ng, d);
+			if (done)
+				return;
+			a += lt;
+			n = ne;
+			d++;
+		}
+	}
+}
+
+/* Check every sample's values, in the file's order. */
+static int check_values(reader *r)
+{
+	const pprof_samples *sm = &r->smp;
+	size_t nev = r->pb->n_sample_type;
+	for (size_t i = 0; i < sm->n; i++) {
+		size_t nv = sm->val_off[i + 1] - sm->val_off[i];
+		if (nv != nev)
+			return fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i), PLUMB_ERR_FORMAT,
+				       "expected sample %zu to have %zu values, one per sample type, "
+				       "got %zu", i, nev, nv);
+		for (size_t k = 0; k < nev; k++) {
+			int64_t v = (int64_t)sm->val[sm->val_off[i] + k];
+			if (v < 0)
+				return fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i),
+					       PLUMB_ERR_UNSUPPORTED, "expected sample %zu's values to be "
+					       "0 or more, got %" PRId64 " (a difference of profiles is "
+					       "not supported)", i, v);
+		}
+	}
+	return 0;
+}
+
+/* Add sample i (frames f[0..n), part's tree root at nodes[0]) to the tree:
+ * nodes[1..d] are the nodes of f[0..d) already; fresh: f[d] is no child of
+ * nodes[d] yet (else looked up, down to the first node made). */
+static int add_path(reader *r, const plumb_id *f, size_t n, size_t d, bool fresh, plumb_id *nodes)
+{
+	for (; d < n && !fresh; d++) {
+		size_t had = r->p->cct.n;
+		if ((nodes[d + 1] = plumb_cct_child(r->p, nodes[d], f[d])) == PLUMB_NONE)
+			return plumb_fail_nomem(r->err);
+		fresh = r->p->cct.n > had;
+	}
+	if (d < n && plumb_cct_new_path(r->p, nodes[d], f + d, n - d, nodes + d + 1))
+		return plumb_fail_nomem(r->err);
+	return 0;
 }
 
 static int read_samples(reader *r)
 {
-	const pb_profile *pb = r->pb;
-	size_t nev = pb->n_sample_type, ns = pb->n_sample;
+	const pprof_samples *sm = &r->smp;
+	size_t nev = r->pb->n_sample_type, ns = sm->n, maxn = 0;
+	int rc = check_values(r);
+	if (rc)
+		return rc;
+	stacks st = { 0 };
+	st.part = malloc((ns ? ns : 1) * sizeof *st.part);
+	st.off = malloc((ns + 1) * sizeof *st.off);
+	uint32_t *order = malloc((ns ? ns : 1) * sizeof *order);
 	uint64_t *costs = malloc(nev * sizeof *costs);
-	sample_key *order = malloc((ns ? ns : 1) * sizeof *order);
-	path_buf cur = { 0 };
-	const Perftools__Profiles__Sample *prev = NULL;
-	plumb_id prev_part = PLUMB_NONE;
-	/* the buffer allocated up front, for stacks of no frames */
-	int rc = costs && order && path_push(&cur, 0) == 0 ? 0 : plumb_fail_nomem(r->err);
-	cur.n = 0;
+	plumb_id *nodes = NULL;
+	if (!st.part || !st.off || !order || !costs)
+		rc = plumb_fail_nomem(r->err);
+	else if (ns > UINT32_MAX)
+		rc = fail_at(r, 0, PLUMB_ERR_UNSUPPORTED, "expected at most %u samples, got %zu",
+			     UINT32_MAX, ns);
 	for (size_t i = 0; i < ns && rc == 0; i++) {
-		const Perftools__Profiles__Sample *s = pb->sample[i];
-		size_t n = s->n_location_id;
-		order[i] = (sample_key){ n ? s->location_id[n - 1] : 0, n > 1 ? s->location_id[n - 2] : 0,
-					 s->location_id, n, i };
-		if (s->n_value != nev)
-			rc = fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i), PLUMB_ERR_FORMAT,
-				     "expected sample %zu to have %zu values, one per sample type, "
-				     "got %zu", i, nev, s->n_value);
-		for (size_t k = 0; k < nev && rc == 0; k++)
-			if (s->value[k] < 0)
-				rc = fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i),
-					     PLUMB_ERR_UNSUPPORTED, "expected sample %zu's values to be 0 "
-					     "or more, got %" PRId64 " (a difference of profiles is not "
-					     "supported)", i, s->value[k]);
-	}
-	if (rc == 0)
-		qsort(order, ns, sizeof *order, cmp_samples);
-	for (size_t oi = 0; oi < ns && rc == 0; oi++) {
-		size_t i = order[oi].i;
-		const Perftools__Profiles__Sample *s = pb->sample[i];
 		size_t at = pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i);
+		st.off[i] = st.n;
+		rc = sample_part(r, i, at, &st.part[i]);
+		if (rc == 0)
+			rc = sample_frames(r, i, at, &st);
+		if (st.n - st.off[i] > maxn)
+			maxn = st.n - st.off[i];
+		order[i] = (uint32_t)i;
+	}
+	if (rc == 0) {
+		st.off[ns] = st.n;
+		sort_stacks(&st, order, ns, 0);
+		if (!(nodes = malloc((maxn + 1) * sizeof *nodes)))
+			rc = plumb_fail_nomem(r->err);
+	}
+	plumb_id part = PLUMB_NONE;
+	bool fresh = false;
+	const plumb_id *pf = NULL;
+	size_t pn = 0;
+	for (size_t oi = 0; oi < ns && rc == 0; oi++) {
+		uint32_t i = order[oi];
+		const plumb_id *f = st.fr + st.off[i];
+		size_t n = st.off[i + 1] - st.off[i], d = 0;
+		if (st.part[i] != part) {
+			/* a part new to the tree (no child yet) needs no lookups */
+			part = st.part[i];
+			nodes[0] = r->p->parts.v[part].root;
+			fresh = r->p->cct.v[nodes[0]].first_child == PLUMB_NONE;
+		} else {
+			while (d < n && d < pn && f[d] == pf[d])
+				d++;
+		}
+		/* a sample whose stack the one before ends with is its node */
+		if (d < n && (rc = add_path(r, f, n, d, fresh, nodes)) < 0)
+			break;
+		pf = f;
+		pn = n;
 		bool any = false;
 		for (size_t k = 0; k < nev; k++) {
-			costs[r->ev_of_type[k]] = (uint64_t)s->value[k];
-			any |= s->value[k] != 0;
+			uint64_t v = sm->val[sm->val_off[i] + k];
+			costs[r->ev_of_type[k]] = v;
+			any |= v != 0;
 		}
-		plumb_id part;
-		if ((rc = sample_part(r, s, at, &part)) < 0)
-			break;
-		/* the locations shared with the sample before keep their frames
-		 * and nodes (the same part, and no drop_frames) */
-		size_t keep = prev && part == prev_part && !r->frame_drop ? shared_locations(s, prev) : 0;
-		if ((rc = sample_frames(r, s, i, at, keep, &cur)) < 0)
-			break;
-		/* nodes has room for n + 1 (path_push keeps it so) */
-		size_t d = cur.cum[keep];
-		cur.nodes[0] = r->p->parts.v[part].root;
-		/* below a node created here, every node is new: no lookups */
-		for (; d < cur.n; d++) {
-			size_t had = r->p->cct.n;
-			if ((cur.nodes[d + 1] = plumb_cct_child(r->p, cur.nodes[d], cur.frames[d])) ==
-			    PLUMB_NONE) {
-				rc = plumb_fail_nomem(r->err);
-				break;
-			}
-			if (r->p->cct.n > had) {
-				if (plumb_cct_new_path(r->p, cur.nodes[d + 1], cur.frames + d + 1,
-						       cur.n - d - 1, cur.nodes + d + 2))
-					rc = plumb_fail_nomem(r->err);
-				break;
-			}
-		}
-		if (rc == 0 && any && plumb_cct_add_self(r->p, cur.nodes[cur.n], costs, r->err) < 0)
+		if (any && plumb_cct_add_self(r->p, nodes[n], costs, r->err) < 0)
 			rc = r->err && r->err->code == PLUMB_ERR_OVERFLOW
-				     ? fail_at(r, at, PLUMB_ERR_OVERFLOW, "expected the values of a "
-					       "stack to total at most %" PRIu64 ", got more", UINT64_MAX)
+				     ? fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i),
+					       PLUMB_ERR_OVERFLOW, "expected the values of a stack to "
+					       "total at most %" PRIu64 ", got more", UINT64_MAX)
 				     : -1;
-		prev = s;
-		prev_part = part;
 	}
-	free(cur.frames);
-	free(cur.nodes);
-	free(cur.cum);
-	free(costs);
+	free(st.fr);
+	free(st.part);
+	free(st.off);
 	free(order);
+	free(costs);
+	free(nodes);
 	return rc;
 }
 
@@ -822,6 +885,7 @@ static int read_all(const char *path, uint8_t **out, size_t *len, plumb_error *e
 static void reader_free(reader *r)
 {
 	pprof_offsets_free(&r->offs);
+	pprof_samples_free(&r->smp);
 	id_map_free(&r->maps);
 	id_map_free(&r->locs);
 	id_map_free(&r->funcs);
@@ -871,8 +935,17 @@ int plumb_pprof_read(plumb_profile *p, const char *path, const plumb_read_opts *
 		rc = fail_at(&r, 0, PLUMB_ERR_FORMAT, "expected a pprof Profile message, got no data");
 	else if (pprof_walk(data, len, false, false, &r.offs, NULL, &we) < 0)
 		rc = fail_at(&r, we.offset, PLUMB_ERR_FORMAT, "%s", we.what);
-	pb_profile *pb = rc ? NULL : perftools__profiles__profile__unpack(NULL, len, data);
+	uint8_t *rest = NULL;
+	size_t rest_len = 0;
+	if (rc == 0) {
+		int t = pprof_take_samples(data, len, &rest, &rest_len, &r.smp, &we);
+		if (t < 0)
+			rc = t == -2 ? plumb_fail_nomem(err)
+				     : fail_at(&r, we.offset, PLUMB_ERR_FORMAT, "%s", we.what);
+	}
 	free(data);
+	pb_profile *pb = rc ? NULL : perftools__profiles__profile__unpack(NULL, rest_len, rest);
+	free(rest);
 	if (rc == 0 && !pb) /* the walk found nothing wrong: protobuf-c ran out of memory */
 		rc = plumb_fail(err, PLUMB_ERR_NOMEM, "%s: cannot decode the pprof message (out of "
 				"memory?)", path);

@@ -6,6 +6,7 @@
  * detection accepts a file only when its head is that message all through. */
 #include "formats/pprof_internal.h"
 #include "model/index.h"
+#include "model/varint.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -237,6 +238,191 @@ void pprof_offsets_free(pprof_offsets *o)
 size_t pprof_offset(const pprof_offsets *o, int kind, size_t k)
 {
 	return o && k < o->n[kind] ? o->v[kind][k] : 0;
+}
+
+/* ---- samples ------------------------------------------------------------ */
+
+/* Past the value of a field of wire type wt whose key in->p is after;
+ * *body is where a length-delimited value's bytes start. false if cut. */
+static bool skip_value(plumb_varint_in *in, int wt, const uint8_t **body)
+{
+	uint64_t size = 0;
+	switch (wt) {
+	case 0:
+		(void)plumb_varint_get(in);
+		return !in->bad;
+	case 1:
+	case 5:
+		size = wt == 1 ? 8 : 4;
+		break;
+	case 2:
+		size = plumb_varint_get(in);
+		if (in->bad)
+			return false;
+		break;
+	default:
+		return false;
+	}
+	*body = in->p;
+	if (size > (uint64_t)(in->end - in->p))
+		return false;
+	in->p += size;
+	return true;
+}
+
+/* Append the varints of a repeated field (one, or packed) to *v. */
+static int take_varints(plumb_varint_in *in, int wt, uint64_t **v, size_t *n, size_t *cap)
+{
+	if (wt == 0) {
+		uint64_t x = plumb_varint_get(in);
+		if (in->bad || plumb_vec_reserve_((void **)v, cap, *n + 1, sizeof **v) < 0)
+			return in->bad ? -1 : -2;
+		(*v)[(*n)++] = x;
+		return 0;
+	}
+	const uint8_t *body;
+	if (wt != 2 || !skip_value(in, wt, &body))
+		return -1;
+	/* at most one value a byte: room made once */
+	size_t most = (size_t)(in->p - body);
+	if (plumb_vec_reserve_((void **)v, cap, *n + most, sizeof **v) < 0)
+		return -2;
+	plumb_varint_in q = { body, in->p, false };
+	uint64_t *out = *v + *n;
+	while (q.p < q.end)
+		*out++ = plumb_varint_get(&q);
+	if (q.bad)
+		return -1;
+	*n = (size_t)(out - *v);
+	return 0;
+}
+
+static int take_label(plumb_varint_in *in, int wt, pprof_samples *s)
+{
+	const uint8_t *body;
+	if (wt != 2 || !skip_value(in, wt, &body))
+		return -1;
+	if (plumb_vec_reserve_((void **)&s->lab, &s->cap_lab, s->nlab + 1, sizeof *s->lab) < 0)
+		return -2;
+	pprof_label l = { 0, 0, 0, 0 };
+	plumb_varint_in q = { body, in->p, false };
+	while (q.p < q.end && !q.bad) {
+		uint64_t key = plumb_varint_get(&q);
+		int fwt = (int)(key & 7);
+		uint64_t num = key >> 3;
+		const uint8_t *b;
+		if (num >= 1 && num <= 4 && fwt == 0) {
+			int64_t x = (int64_t)plumb_varint_get(&q);
+			int64_t *f[] = { &l.key, &l.str, &l.num, &l.num_unit };
+			*f[num - 1] = x; /* the last one wins, as in protobuf */
+		} else if (q.bad || !skip_value(&q, fwt, &b)) {
+			return -1;
+		}
+	}
+	if (q.bad)
+		return -1;
+	s->lab[s->nlab++] = l;
+	return 0;
+}
+
+static int take_sample(const uint8_t *p, const uint8_t *end, pprof_samples *s)
+{
+	size_t need = s->n + 2;
+	if (need > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		size_t *a = realloc(s->loc_off, cap * sizeof *a);
+		if (a)
+			s->loc_off = a;
+		size_t *b = realloc(s->val_off, cap * sizeof *b);
+		if (b)
+			s->val_off = b;
+		size_t *c = realloc(s->lab_off, cap * sizeof *c);
+		if (c)
+			s->lab_off = c;
+		if (!a || !b || !c)
+			return -2;
+		s->cap = cap;
+	}
+	if (s->n == 0)
+		s->loc_off[0] = s->val_off[0] = s->lab_off[0] = 0;
+	plumb_varint_in in = { p, end, false };
+	int rc = 0;
+	while (rc == 0 && in.p < in.end) {
+		uint64_t key = plumb_varint_get(&in);
+		int wt = (int)(key & 7);
+		const uint8_t *body;
+		if (in.bad)
+			rc = -1;
+		else if (key >> 3 == 1)
+			rc = take_varints(&in, wt, &s->loc, &s->nloc, &s->cap_loc);
+		else if (key >> 3 == 2)
+			rc = take_varints(&in, wt, &s->val, &s->nval, &s->cap_val);
+		else if (key >> 3 == 3)
+			rc = take_label(&in, wt, s);
+		else if (!skip_value(&in, wt, &body))
+			rc = -1;
+	}
+	s->n++;
+	s->loc_off[s->n] = s->nloc;
+	s->val_off[s->n] = s->nval;
+	s->lab_off[s->n] = s->nlab;
+	return rc;
+}
+
+int pprof_take_samples(const uint8_t *buf, size_t len, uint8_t **rest, size_t *rest_len,
+		       pprof_samples *s, pprof_walk_error *e)
+{
+	uint8_t *out = malloc(len ? len : 1);
+	size_t n = 0;
+	plumb_varint_in in = { buf, buf + len, false };
+	int rc = out ? 0 : -2;
+	while (rc == 0 && in.p < in.end) {
+		const uint8_t *start = in.p, *body = NULL;
+		uint64_t key = plumb_varint_get(&in);
+		int wt = (int)(key & 7);
+		if (in.bad || !skip_value(&in, wt, &body)) {
+			rc = -1;
+		} else if (key >> 3 == 2 && wt == 2) {
+			if ((rc = take_sample(body, in.p, s)) == -1)
+				start = body;
+		} else {
+			memcpy(out + n, start, (size_t)(in.p - start));
+			n += (size_t)(in.p - start);
+		}
+		if (rc) {
+			/* pprof_walk passed this data: only memory can run out */
+			e->offset = (size_t)(start - buf);
+			snprintf(e->what, sizeof e->what, rc == -2 ? "out of memory" :
+				 "expected a Profile message, got damaged data");
+		}
+	}
+	if (rc) {
+		free(out);
+		return rc;
+	}
+	if (s->n == 0) { /* offsets of no samples: loc_off[0] */
+		s->loc_off = calloc(1, sizeof *s->loc_off);
+		s->val_off = calloc(1, sizeof *s->val_off);
+		s->lab_off = calloc(1, sizeof *s->lab_off);
+		if (!s->loc_off || !s->val_off || !s->lab_off) {
+			free(out);
+			return -2;
+		}
+	}
+	*rest = out;
+	*rest_len = n;
+	return 0;
+}
+
+void pprof_samples_free(pprof_samples *s)
+{
+	free(s->loc_off);
+	free(s->val_off);
+	free(s->lab_off);
+	free(s->loc);
+	free(s->val);
+	free(s->lab);
+	memset(s, 0, sizeof *s);
 }
 
 /* ---- gzip ------------------------------------------------------------- */
