@@ -342,6 +342,8 @@ plumb_id plumb_cct_child(plumb_profile *p, plumb_id parent, plumb_id frame);
  * with no lookup per node. -1 on ENOMEM or a bad id. */
 int plumb_cct_new_path(plumb_profile *p, plumb_id parent, const plumb_id *frames, size_t n,
 		       plumb_id *nodes);
+/* Room for n more nodes (a hint: adding them makes no copy). -1 on ENOMEM. */
+int plumb_cct_reserve(plumb_profile *p, size_t n);
 /* Walk/create the path root -> frames[0] -> ... -> frames[n-1] (root first). */
 plumb_id plumb_cct_path(plumb_profile *p, plumb_id part, const plumb_id *frames, size_t n);
 /* Add costs (one per event) to a node's self cost; checked. */

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef Perftools__Profiles__Profile pb_profile;
 
@@ -519,26 +520,39 @@ typedef struct stacks {
 	size_t n, cap;
 } stacks;
 
-/* The frames of sample i, root first, cut by drop_frames, appended to st. */
-static int sample_frames(reader *r, size_t i, size_t at, stacks *st)
+/* Sample i's location ids become location indexes (in place), and the
+ * count of their frames is added to *nfr. */
+static int resolve_locations(reader *r, size_t i, size_t at, size_t *nfr)
 {
-	const pprof_samples *sm = &r->smp;
-	const uint64_t *ids = sm->loc + sm->loc_off[i];
-	size_t nloc = sm->loc_off[i + 1] - sm->loc_off[i];
-	bool user = false, cut = false;
-	for (size_t j = nloc; j-- > 0 && !cut;) {
-		size_t li = id_map_find(&r->locs, ids[j]);
+	pprof_samples *sm = &r->smp;
+	size_t n = 0;
+	for (size_t j = sm->loc_off[i]; j < sm->loc_off[i + 1]; j++) {
+		size_t li = id_map_find(&r->locs, sm->loc[j]);
 		if (li == SIZE_MAX)
 			return fail_at(r, at, PLUMB_ERR_FORMAT, "expected sample %zu's location_id to "
 				       "be one of the %zu locations' ids, got %" PRIu64, i,
-				       r->pb->n_location, ids[j]);
-		size_t k0 = r->loc_off[li], k1 = r->loc_off[li + 1];
-		if (plumb_vec_reserve_((void **)&st->fr, &st->cap, st->n + (k1 - k0),
-				       sizeof *st->fr) < 0)
-			return plumb_fail_nomem(r->err);
+				       r->pb->n_location, sm->loc[j]);
+		sm->loc[j] = li;
+		n += r->loc_off[li + 1] - r->loc_off[li];
+	}
+	*nfr += n;
+	return 0;
+}
+
+/* The frames of sample i (its locations resolved), root first, cut by
+ * drop_frames, appended to st (which has room for them). */
+static void sample_frames(reader *r, size_t i, stacks *st)
+{
+	const pprof_samples *sm = &r->smp;
+	const uint64_t *li = sm->loc + sm->loc_off[i];
+	size_t nloc = sm->loc_off[i + 1] - sm->loc_off[i];
+	plumb_id *out = st->fr + st->n;
+	bool user = false, cut = false;
+	for (size_t j = nloc; j-- > 0 && !cut;) {
+		size_t k0 = r->loc_off[li[j]], k1 = r->loc_off[li[j] + 1];
 		if (!r->frame_drop) {
-			memcpy(st->fr + st->n, r->frames + k0, (k1 - k0) * sizeof *st->fr);
-			st->n += k1 - k0;
+			for (size_t k = k0; k < k1; k++)
+				*out++ = r->frames[k];
 			continue;
 		}
 		for (size_t k = k0; k < k1 && !cut; k++) {
@@ -549,10 +563,10 @@ static int sample_frames(reader *r, size_t i, size_t at, stacks *st)
 			else if (user)
 				cut = true;
 			if (!cut)
-				st->fr[st->n++] = r->frames[k];
+				*out++ = r->frames[k];
 		}
 	}
-	return 0;
+	st->n = (size_t)(out - st->fr);
 }
 
 /* The order samples are added in: by part, then by frames from the root
@@ -700,12 +714,21 @@ static int read_samples(reader *r)
 	else if (ns > UINT32_MAX)
 		rc = fail_at(r, 0, PLUMB_ERR_UNSUPPORTED, "expected at most %u samples, got %zu",
 			     UINT32_MAX, ns);
+	size_t nfr = 0;
 	for (size_t i = 0; i < ns && rc == 0; i++) {
 		size_t at = pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i);
-		st.off[i] = st.n;
 		rc = sample_part(r, i, at, &st.part[i]);
 		if (rc == 0)
-			rc = sample_frames(r, i, at, &st);
+			rc = resolve_locations(r, i, at, &nfr);
+	}
+	/* every array at its size at once: growing them by copies cost more
+	 * in page faults than the work; the tree has at most nfr new nodes */
+	if (rc == 0 && (!(st.fr = malloc((nfr ? nfr : 1) * sizeof *st.fr)) ||
+			plumb_cct_reserve(r->p, nfr)))
+		rc = plumb_fail_nomem(r->err);
+	for (size_t i = 0; i < ns && rc == 0; i++) {
+		st.off[i] = st.n;
+		sample_frames(r, i, &st);
 		if (st.n - st.off[i] > maxn)
 			maxn = st.n - st.off[i];
 		order[i] = (uint32_t)i;
@@ -857,7 +880,12 @@ static int read_all(const char *path, uint8_t **out, size_t *len, plumb_error *e
 	FILE *fp = plumb_open_input(path, err);
 	if (!fp)
 		return -1;
+	/* a regular file's size known: one buffer, not a doubling one */
+	struct stat st;
 	size_t cap = 1 << 16, n = 0, got;
+	if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX / 2)
+		cap = (size_t)st.st_size + 1;
 	uint8_t *buf = malloc(cap);
 	int rc = buf ? 0 : plumb_fail_nomem(err);
 	while (rc == 0 && (got = fread(buf + n, 1, cap - n, fp)) > 0) {

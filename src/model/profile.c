@@ -71,9 +71,15 @@ int plumb_profile_totals(const plumb_profile *p, uint64_t *out, plumb_error *err
 {
 	size_t nev = p->events.n;
 	memset(out, 0, nev * sizeof *out);
-	for (size_t i = 0; i < p->cct.n; i++)
-		if (plumb_costs_add(out, p->cct_self.v + i * nev, nev, err))
-			return -1;
+	/* a flat loop (a big tree has millions of nodes, most with no cost);
+	 * plumb_costs_add says what overflowed */
+	const uint64_t *c = p->cct_self.v, *end = c + p->cct.n * nev;
+	for (; c < end; c += nev)
+		for (size_t k = 0; k < nev; k++) {
+			if (out[k] > UINT64_MAX - c[k])
+				return plumb_costs_add(out, c, nev, err);
+			out[k] += c[k];
+		}
 	for (size_t i = 0; i < p->cg_self.n; i++)
 		if (plumb_costs_add(out, p->cg_self_cost.v + i * nev, nev, err))
 			return -1;
@@ -318,16 +324,32 @@ int plumb_cct_new_path(plumb_profile *p, plumb_id parent, const plumb_id *frames
 	for (size_t i = 0; i < n; i++)
 		if (frames[i] >= p->frames.n)
 			return -1;
-	if (plumb_vec_reserve(p->cct, p->cct.n + n))
+	size_t nev = p->events.n;
+	if (plumb_cct_reserve(p, n))
 		return -1;
-	/* no lookup and no index entry (cct_index_catch_up makes those) */
-	plumb_id part = p->cct.v[parent].part;
+	/* no lookup and no index entry (cct_index_catch_up makes those); the
+	 * nodes and their zero costs written in one go */
+	if (nev) {
+		memset(p->cct_self.v + p->cct_self.n, 0, n * nev * sizeof *p->cct_self.v);
+		p->cct_self.n += n * nev;
+	}
+	plumb_id part = p->cct.v[parent].part, up = parent;
 	for (size_t i = 0; i < n; i++) {
-		nodes[i] = cct_new_node(p, i ? nodes[i - 1] : parent, frames[i], part);
-		if (nodes[i] == PLUMB_NONE)
-			return -1;
+		plumb_id id = (plumb_id)p->cct.n++;
+		p->cct.v[id] = (plumb_cct_node){ frames[i], up, part, PLUMB_NONE,
+						 p->cct.v[up].first_child, PLUMB_COUNT_UNKNOWN };
+		p->cct.v[up].first_child = id;
+		nodes[i] = up = id;
 	}
 	return 0;
+}
+
+int plumb_cct_reserve(plumb_profile *p, size_t n)
+{
+	if (n > PLUMB_NONE - 2 - p->cct.n)
+		return -1;
+	return plumb_vec_reserve(p->cct, p->cct.n + n) ||
+	       plumb_vec_reserve(p->cct_self, (p->cct.n + n) * p->events.n) ? -1 : 0;
 }
 
 plumb_id plumb_cct_path(plumb_profile *p, plumb_id part, const plumb_id *frames, size_t n)
