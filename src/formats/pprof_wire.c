@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 enum msg { M_PROFILE, M_VALUE_TYPE, M_SAMPLE, M_LABEL, M_MAPPING, M_LOCATION, M_LINE,
@@ -475,9 +476,54 @@ bool pprof_is_gzip(const uint8_t *buf, size_t len)
 #define PPROF_GZIP_FLOOR ((size_t)64 << 20)
 #define PPROF_GZIP_RATIO 100
 
+/* The whole-buffer way (libdeflate: two to three times zlib's speed), or
+ * false when it cannot say: then zlib's stream, which names the byte at
+ * fault, decides. Members follow one another as in zlib's loop below. */
+static bool gunzip_fast(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len)
+{
+	if (len < 18)
+		return false;
+	/* the last member's size (mod 2^32) is the last 4 bytes: the whole
+	 * of a single-member file, usually */
+	size_t isize = (size_t)in[len - 4] | (size_t)in[len - 3] << 8 |
+		       (size_t)in[len - 2] << 16 | (size_t)in[len - 1] << 24;
+	size_t most = len > PPROF_GZIP_FLOOR / PPROF_GZIP_RATIO ? len * PPROF_GZIP_RATIO
+								: PPROF_GZIP_FLOOR;
+	size_t cap = (isize > len ? isize : len) + 64;
+	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	uint8_t *buf = cap <= most ? malloc(cap) : NULL;
+	size_t at = 0, n = 0;
+	bool ok = d && buf;
+	while (ok && len - at >= 2 && pprof_is_gzip(in + at, len - at)) {
+		size_t used_in = 0, used_out = 0;
+		enum libdeflate_result r = libdeflate_gzip_decompress_ex(
+			d, in + at, len - at, buf + n, cap - n, &used_in, &used_out);
+		if (r == LIBDEFLATE_INSUFFICIENT_SPACE && cap <= most / 2) {
+			uint8_t *b = realloc(buf, cap * 2);
+			ok = b != NULL;
+			buf = ok ? b : buf;
+			cap *= 2;
+			continue; /* this member again, with room */
+		}
+		ok = r == LIBDEFLATE_SUCCESS;
+		at += used_in;
+		n += used_out;
+	}
+	libdeflate_free_decompressor(d);
+	if (!ok || at == 0) {
+		free(buf);
+		return false;
+	}
+	*out = buf;
+	*out_len = n;
+	return true;
+}
+
 int pprof_gunzip(const char *path, const uint8_t *in, size_t len, uint8_t **out, size_t *out_len,
 		 plumb_error *err)
 {
+	if (gunzip_fast(in, len, out, out_len))
+		return 0;
 	z_stream zs = { 0 };
 	if (inflateInit2(&zs, 15 + 16) != Z_OK)
 		return plumb_fail_nomem(err);
@@ -561,29 +607,18 @@ size_t pprof_gunzip_head(const uint8_t *in, size_t len, uint8_t *out, size_t cap
 }
 
 /* Fastest compression, as Go's runtime/pprof writes its profiles: the
- * files are written once and read rarely. */
+ * files are written once and read rarely. libdeflate's level 1 is three
+ * times zlib's speed, and as small. */
 int pprof_gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len, plumb_error *err)
 {
-	if (len > UINT32_MAX - 4096)
-		return plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "pprof output: %zu bytes are more than "
-				  "gzip is written for here (4 GiB)", len);
-	z_stream zs = { 0 };
-	if (deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(1);
+	if (!c)
 		return plumb_fail_nomem(err);
-	size_t cap = deflateBound(&zs, (uLong)len) + 64;
+	size_t cap = libdeflate_gzip_compress_bound(c, len);
 	uint8_t *buf = malloc(cap);
-	if (!buf) {
-		deflateEnd(&zs);
-		return plumb_fail_nomem(err);
-	}
-	zs.next_in = (Bytef *)in;
-	zs.avail_in = (uInt)len;
-	zs.next_out = buf;
-	zs.avail_out = (uInt)cap;
-	int z = deflate(&zs, Z_FINISH);
-	size_t n = cap - zs.avail_out;
-	deflateEnd(&zs);
-	if (z != Z_STREAM_END) {
+	size_t n = buf ? libdeflate_gzip_compress(c, in, len, buf, cap) : 0;
+	libdeflate_free_compressor(c);
+	if (!n) {
 		free(buf);
 		return plumb_fail(err, PLUMB_ERR_NOMEM, "gzip: cannot compress %zu bytes", len);
 	}
