@@ -77,22 +77,20 @@ static int fail(walker *w, const uint8_t *at, const char *fmt, ...)
 }
 
 /* 1 with *v and *p advanced, 0 when the data ends first, -1 when the
- * varint is longer than 10 bytes. */
+ * varint is longer than 64 bits (model/varint.h decodes it). */
 static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
-	uint64_t x = 0;
-	for (int i = 0; i < 10; i++) {
-		if (*p + i >= end)
-			return 0;
-		uint8_t b = (*p)[i];
-		x |= (uint64_t)(b & 0x7f) << (7 * i);
-		if (!(b & 0x80)) {
-			*p += i + 1;
-			*v = x;
-			return 1;
-		}
+	plumb_varint_in in = { *p, end, false };
+	*v = plumb_varint_get(&in);
+	if (!in.bad) {
+		*p = in.p;
+		return 1;
 	}
-	return -1;
+	/* cut short: every byte left has its continuation bit */
+	for (const uint8_t *q = *p; q < end && q - *p < PLUMB_VARINT_MAX; q++)
+		if (!(*q & 0x80))
+			return -1;
+	return end - *p < PLUMB_VARINT_MAX ? 0 : -1;
 }
 
 static const char *const wire_names[8] = { "a varint (wire type 0)", "64 bits (wire type 1)",
@@ -123,7 +121,7 @@ static long walk(walker *w, int m, const uint8_t *p, const uint8_t *end, bool to
 			if (r == 0 && top && w->cut)
 				return count;
 			return fail(w, start, "expected a field key of %s (a varint), got %s",
-				    msg_names[m], r == 0 ? "the end of the data" : "more than 10 bytes");
+				    msg_names[m], r == 0 ? "the end of the data" : "more than 64 bits");
 		}
 		uint64_t num = key >> 3;
 		int wt = (int)(key & 7);
@@ -156,7 +154,7 @@ static long walk(walker *w, int m, const uint8_t *p, const uint8_t *end, bool to
 			if (r <= 0)
 				return fail(w, body, "expected the varint value of field %llu of %s, got %s",
 					    (unsigned long long)num, msg_names[m],
-					    r == 0 ? "the end of the data" : "more than 10 bytes");
+					    r == 0 ? "the end of the data" : "more than 64 bits");
 			break;
 		case 1:
 		case 5:
@@ -177,7 +175,7 @@ static long walk(walker *w, int m, const uint8_t *p, const uint8_t *end, bool to
 			if (r <= 0)
 				return fail(w, body, "expected the length of field %llu of %s, got %s",
 					    (unsigned long long)num, msg_names[m],
-					    r == 0 ? "the end of the data" : "more than 10 bytes");
+					    r == 0 ? "the end of the data" : "more than 64 bits");
 			if (size > (uint64_t)(end - p)) {
 				if (top && w->cut)
 					return count;
