@@ -189,10 +189,11 @@ static long walk(walker *w, int m, const uint8_t *p, const uint8_t *end, bool to
 				if (sub < 0)
 					return sub;
 			} else if (f && f->kind == F_PACKED) {
-				const uint8_t *q = p, *qe = p + size;
-				while (q < qe) {
-					const uint8_t *at = q;
-					if (varint(&q, qe, &v) <= 0)
+				plumb_varint_in q = { p, p + size, false };
+				while (q.p < q.end) {
+					const uint8_t *at = q.p;
+					(void)plumb_varint_get(&q);
+					if (q.bad)
 						return fail(w, at, "expected a packed varint of field %llu "
 							    "(%s) of %s", (unsigned long long)num,
 							    f->name, msg_names[m]);
