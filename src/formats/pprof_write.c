@@ -361,13 +361,15 @@ static int cct_samples(writer *w, wsamples *ws)
 	const plumb_profile *p = w->p;
 	size_t nn = p->cct.n, nev = p->events.n;
 	plumb_id *run = malloc((nn ? nn : 1) * sizeof *run);
-	uint64_t *loc_of = calloc(nn ? nn : 1, sizeof *loc_of);
+	uint32_t *loc_of = calloc(nn ? nn : 1, sizeof *loc_of);
 	/* the location of a run of one frame, by frame: most runs, found
-	 * without hashing */
-	uint64_t *frame_loc = calloc(p->frames.n ? p->frames.n : 1, sizeof *frame_loc);
+	 * without hashing; and the last location of several frames met with
+	 * a frame innermost, checked before a lookup (usually the one) */
+	uint32_t *frame_loc = calloc(p->frames.n ? p->frames.n : 1, sizeof *frame_loc);
+	uint32_t *multi_loc = calloc(p->frames.n ? p->frames.n : 1, sizeof *multi_loc);
 	uint32_t *frames = NULL;
 	size_t fcap = 0;
-	int rc = run && loc_of && frame_loc ? 0 : plumb_fail_nomem(w->err);
+	int rc = run && loc_of && frame_loc && multi_loc ? 0 : plumb_fail_nomem(w->err);
 	for (size_t i = 0; i < nn && rc == 0; i++) {
 		const plumb_cct_node *nd = &p->cct.v[i];
 		plumb_id par = nd->parent;
@@ -392,7 +394,7 @@ static int cct_samples(writer *w, wsamples *ws)
 		for (plumb_id x = (plumb_id)i; x != PLUMB_NONE && p->cct.v[x].parent != PLUMB_NONE && rc == 0;) {
 			if (!loc_of[x] && run[x] == x) {
 				plumb_id f = p->cct.v[x].frame;
-				if (!frame_loc[f] && !(frame_loc[f] = location_of(w, &f, 1)))
+				if (!frame_loc[f] && !(frame_loc[f] = (uint32_t)location_of(w, &f, 1)))
 					rc = plumb_fail_nomem(w->err);
 				loc_of[x] = frame_loc[f];
 			} else if (!loc_of[x]) {
@@ -406,7 +408,12 @@ static int cct_samples(writer *w, wsamples *ws)
 					if (y == run[x])
 						break;
 				}
-				if (rc == 0 && !(loc_of[x] = location_of(w, frames, n)))
+				uint32_t *last = &multi_loc[frames[0]];
+				const wloc *l = *last ? &w->locs.v[*last - 1] : NULL;
+				if (rc == 0 && l && l->n == n &&
+				    memcmp(w->keys.v + l->off, frames, n * sizeof *frames) == 0)
+					loc_of[x] = *last;
+				else if (rc == 0 && !(loc_of[x] = *last = (uint32_t)location_of(w, frames, n)))
 					rc = plumb_fail_nomem(w->err);
 			}
 			if (rc == 0)
@@ -419,6 +426,7 @@ static int cct_samples(writer *w, wsamples *ws)
 	free(run);
 	free(loc_of);
 	free(frame_loc);
+	free(multi_loc);
 	free(frames);
 	return rc;
 }
