@@ -573,51 +573,56 @@ static void sample_frames(reader *r, size_t i, stacks *st)
  * (ties by file order). Each sample then shares its longest prefix of
  * frames with the one before, and the rest of its path is new in the
  * tree: no lookups. Sorted by a multikey quicksort, one frame a pass. */
-/* Symbol d of sample i: its part, then its frames + 1, then 0. */
-static inline uint32_t sym(const stacks *st, uint32_t i, size_t d)
+typedef struct sitem {
+	size_t off;           /* its frames: fr[off .. off + n) */
+	uint32_t i, n, part;  /* the sample, its frame count, its part */
+} sitem;
+
+/* Symbol d of a sample: its part, then its frames + 1, then 0 (the item
+ * holds what is needed, one cache miss a symbol). */
+static inline uint32_t sym(const plumb_id *fr, const sitem *e, size_t d)
 {
 	if (d == 0)
-		return st->part[i];
-	size_t k = st->off[i] + d - 1;
-	return k < st->off[i + 1] ? st->fr[k] + 1 : 0;
+		return e->part;
+	return d - 1 < e->n ? fr[e->off + d - 1] + 1 : 0;
 }
 
-static int cmp_from(const stacks *st, uint32_t a, uint32_t b, size_t d)
+static int cmp_from(const plumb_id *fr, const sitem *a, const sitem *b, size_t d)
 {
 	for (;; d++) {
-		uint32_t x = sym(st, a, d), y = sym(st, b, d);
+		uint32_t x = sym(fr, a, d), y = sym(fr, b, d);
 		if (x != y)
 			return x < y ? -1 : 1;
 		if (x == 0 && d > 0)
-			return a < b ? -1 : a > b;
+			return a->i < b->i ? -1 : a->i > b->i;
 	}
 }
 
-static int cmp_u32(const void *a, const void *b)
+static int cmp_item(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t x = ((const sitem *)a)->i, y = ((const sitem *)b)->i;
 	return x < y ? -1 : x > y;
 }
 
-static void sort_stacks(const stacks *st, uint32_t *a, size_t n, size_t d)
+static void sort_stacks(const plumb_id *fr, sitem *a, size_t n, size_t d)
 {
 	while (n > 1) {
 		if (n < 12) {
 			for (size_t i = 1; i < n; i++)
-				for (size_t j = i; j > 0 && cmp_from(st, a[j - 1], a[j], d) > 0; j--) {
-					uint32_t t = a[j];
+				for (size_t j = i; j > 0 && cmp_from(fr, &a[j - 1], &a[j], d) > 0; j--) {
+					sitem t = a[j];
 					a[j] = a[j - 1];
 					a[j - 1] = t;
 				}
 			return;
 		}
-		uint32_t x = sym(st, a[0], d), y = sym(st, a[n / 2], d), z = sym(st, a[n - 1], d);
+		uint32_t x = sym(fr, &a[0], d), y = sym(fr, &a[n / 2], d), z = sym(fr, &a[n - 1], d);
 		uint32_t piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
 		/* three ways: [0, lt) below, [lt, gt) equal, [gt, n) above */
 		size_t lt = 0, i = 0, gt = n;
 		while (i < gt) {
-			uint32_t v = sym(st, a[i], d);
-			uint32_t t = a[i];
+			uint32_t v = sym(fr, &a[i], d);
+			sitem t = a[i];
 			if (v < piv) {
 				a[i++] = a[lt];
 				a[lt++] = t;
@@ -631,23 +636,23 @@ static void sort_stacks(const stacks *st, uint32_t *a, size_t n, size_t d)
 		size_t ne = gt - lt, ng = n - gt;
 		bool done = piv == 0 && d > 0; /* the equal ones end here: file order */
 		if (done)
-			qsort(a + lt, ne, sizeof *a, cmp_u32);
+			qsort(a + lt, ne, sizeof *a, cmp_item);
 		/* the two smaller parts recursively (each at most n / 2: the
 		 * depth stays under log2 n), the largest in this loop */
 		if (lt >= ne && lt >= ng) {
 			if (!done)
-				sort_stacks(st, a + lt, ne, d + 1);
-			sort_stacks(st, a + gt, ng, d);
+				sort_stacks(fr, a + lt, ne, d + 1);
+			sort_stacks(fr, a + gt, ng, d);
 			n = lt;
 		} else if (ng >= ne) {
 			if (!done)
-				sort_stacks(st, a + lt, ne, d + 1);
-			sort_stacks(st, a, lt, d);
+				sort_stacks(fr, a + lt, ne, d + 1);
+			sort_stacks(fr, a, lt, d);
 			a += gt;
 			n = ng;
 		} else {
-			sort_stacks(st, a, lt, d);
-			sort_stacks(st, a + gt, ng, d);
+			sort_stacks(fr, a, lt, d);
+			sort_stacks(fr, a + gt, ng, d);
 			if (done)
 				return;
 			a += lt;
@@ -706,7 +711,7 @@ static int read_samples(reader *r)
 	stacks st = { 0 };
 	st.part = malloc((ns ? ns : 1) * sizeof *st.part);
 	st.off = malloc((ns + 1) * sizeof *st.off);
-	uint32_t *order = malloc((ns ? ns : 1) * sizeof *order);
+	sitem *order = malloc((ns ? ns : 1) * sizeof *order);
 	uint64_t *costs = malloc(nev * sizeof *costs);
 	plumb_id *nodes = NULL;
 	if (!st.part || !st.off || !order || !costs)
@@ -729,13 +734,17 @@ static int read_samples(reader *r)
 	for (size_t i = 0; i < ns && rc == 0; i++) {
 		st.off[i] = st.n;
 		sample_frames(r, i, &st);
-		if (st.n - st.off[i] > maxn)
-			maxn = st.n - st.off[i];
-		order[i] = (uint32_t)i;
+		size_t n = st.n - st.off[i];
+		if (n > UINT32_MAX)
+			rc = fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i),
+				     PLUMB_ERR_UNSUPPORTED, "expected a stack of at most %u frames, "
+				     "got %zu", UINT32_MAX, n);
+		maxn = n > maxn ? n : maxn;
+		order[i] = (sitem){ st.off[i], (uint32_t)i, (uint32_t)n, st.part[i] };
 	}
 	if (rc == 0) {
 		st.off[ns] = st.n;
-		sort_stacks(&st, order, ns, 0);
+		sort_stacks(st.fr, order, ns, 0);
 		if (!(nodes = malloc((maxn + 1) * sizeof *nodes)))
 			rc = plumb_fail_nomem(r->err);
 	}
@@ -744,12 +753,12 @@ static int read_samples(reader *r)
 	const plumb_id *pf = NULL;
 	size_t pn = 0;
 	for (size_t oi = 0; oi < ns && rc == 0; oi++) {
-		uint32_t i = order[oi];
-		const plumb_id *f = st.fr + st.off[i];
-		size_t n = st.off[i + 1] - st.off[i], d = 0;
-		if (st.part[i] != part) {
+		uint32_t i = order[oi].i;
+		const plumb_id *f = st.fr + order[oi].off;
+		size_t n = order[oi].n, d = 0;
+		if (order[oi].part != part) {
 			/* a part new to the tree (no child yet) needs no lookups */
-			part = st.part[i];
+			part = order[oi].part;
 			nodes[0] = r->p->parts.v[part].root;
 			fresh = r->p->cct.v[nodes[0]].first_child == PLUMB_NONE;
 		} else {
