@@ -59,12 +59,18 @@ typedef struct pprof_samples {
 	size_t nloc, cap_loc, nval, cap_val, nlab, cap_lab;
 } pprof_samples;
 
-/* Split a Profile that pprof_walk accepted: its samples into *s, every
- * other top-level field copied into *rest (malloc'd, for protobuf-c).
- * 0, or -1 with *e filled (-2: out of memory). */
+/* Split a Profile that pprof_walk_skim accepted: its samples into *s,
+ * every other top-level field copied into *rest (malloc'd, for
+ * protobuf-c). 0, or -1 when a sample is not one pprof_walk accepts (-2:
+ * out of memory), with *e filled. */
 int pprof_take_samples(const uint8_t *buf, size_t len, uint8_t **rest, size_t *rest_len,
 		       pprof_samples *s, pprof_walk_error *e);
 void pprof_samples_free(pprof_samples *s);
+
+/* pprof_walk (not strict, not cut) that leaves the samples' insides to
+ * pprof_take_samples: it checks them as the walk would, and when it finds
+ * them wrong, pprof_walk says where and what. */
+long pprof_walk_skim(const uint8_t *buf, size_t len, pprof_offsets *offs, pprof_walk_error *e);
 
 /* gzip: does buf start with its magic; inflate all of it (concatenated
  * members too) into a malloc'd buffer; deflate with a gzip header. */

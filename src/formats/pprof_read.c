@@ -526,7 +526,7 @@ static int resolve_locations(reader *r, size_t i, size_t at, size_t *nfr)
 {
 	pprof_samples *sm = &r->smp;
 	size_t n = 0;
-	for (size_t j = sm->loc_off[i]; j < sm->loc_off[i + 1]; j++) {
+	for (size_t j = sm->loc_off[i + 1]; j-- > sm->loc_off[i];) { /* root first */
 		size_t li = id_map_find(&r->locs, sm->loc[j]);
 		if (li == SIZE_MAX)
 			return fail_at(r, at, PLUMB_ERR_FORMAT, "expected sample %zu's location_id to "
@@ -970,12 +970,18 @@ int plumb_pprof_read(plumb_profile *p, const char *path, const plumb_read_opts *
 	int rc = 0;
 	if (len == 0)
 		rc = fail_at(&r, 0, PLUMB_ERR_FORMAT, "expected a pprof Profile message, got no data");
-	else if (pprof_walk(data, len, false, false, &r.offs, NULL, &we) < 0)
+	else if (pprof_walk_skim(data, len, &r.offs, &we) < 0) {
+		/* the first fault in the file's order, samples included */
+		(void)pprof_walk(data, len, false, false, NULL, NULL, &we);
 		rc = fail_at(&r, we.offset, PLUMB_ERR_FORMAT, "%s", we.what);
+	}
 	uint8_t *rest = NULL;
 	size_t rest_len = 0;
 	if (rc == 0) {
 		int t = pprof_take_samples(data, len, &rest, &rest_len, &r.smp, &we);
+		/* a sample is wrong: the whole walk names the byte and what */
+		if (t == -1)
+			(void)pprof_walk(data, len, false, false, NULL, NULL, &we);
 		if (t < 0)
 			rc = t == -2 ? plumb_fail_nomem(err)
 				     : fail_at(&r, we.offset, PLUMB_ERR_FORMAT, "%s", we.what);

@@ -59,6 +59,7 @@ static const field schema[M_COUNT][NFIELDS] = {
 typedef struct walker {
 	const uint8_t *base;
 	bool strict, cut;
+	bool skim;            /* the samples' insides are pprof_take_samples' to check */
 	pprof_offsets *offs;
 	uint32_t seen;        /* bit n: top-level field n met */
 	pprof_walk_error *e;
@@ -184,7 +185,7 @@ static long walk(walker *w, int m, const uint8_t *p, const uint8_t *end, bool to
 					    (unsigned long long)num, msg_names[m], (size_t)(end - p),
 					    (unsigned long long)size);
 			}
-			if (f && f->kind == F_MSG) {
+			if (f && f->kind == F_MSG && !(w->skim && f->sub == M_SAMPLE)) {
 				long sub = walk(w, f->sub, p, p + size, false);
 				if (sub < 0)
 					return sub;
@@ -214,19 +215,30 @@ static long walk(walker *w, int m, const uint8_t *p, const uint8_t *end, bool to
 	return count;
 }
 
+static long walk_all(walker *w, const uint8_t *buf, size_t len, uint32_t *seen)
+{
+	long n = walk(w, M_PROFILE, buf, buf + len, true);
+	if (n == -2) {
+		w->e->offset = 0;
+		snprintf(w->e->what, sizeof w->e->what, "out of memory");
+	}
+	if (seen)
+		*seen = w->seen;
+	return n;
+}
+
+long pprof_walk_skim(const uint8_t *buf, size_t len, pprof_offsets *offs, pprof_walk_error *e)
+{
+	walker w = { .base = buf, .skim = true, .offs = offs, .e = e };
+	return walk_all(&w, buf, len, NULL);
+}
+
 long pprof_walk(const uint8_t *buf, size_t len, bool strict, bool cut, pprof_offsets *offs,
 		uint32_t *seen, pprof_walk_error *e)
 {
 	pprof_walk_error spare;
 	walker w = { .base = buf, .strict = strict, .cut = cut, .offs = offs, .e = e ? e : &spare };
-	long n = walk(&w, M_PROFILE, buf, buf + len, true);
-	if (n == -2) {
-		w.e->offset = 0;
-		snprintf(w.e->what, sizeof w.e->what, "out of memory");
-	}
-	if (seen)
-		*seen = w.seen;
-	return n;
+	return walk_all(&w, buf, len, seen);
 }
 
 void pprof_offsets_free(pprof_offsets *o)
@@ -297,6 +309,12 @@ static int take_varints(plumb_varint_in *in, int wt, uint64_t **v, size_t *n, si
 	return 0;
 }
 
+/* What pprof_walk asks of a field number (1 to 2^29 - 1). */
+static bool field_number_ok(uint64_t num)
+{
+	return num >= 1 && num <= 536870911u;
+}
+
 static int take_label(plumb_varint_in *in, int wt, pprof_samples *s)
 {
 	const uint8_t *body;
@@ -311,7 +329,9 @@ static int take_label(plumb_varint_in *in, int wt, pprof_samples *s)
 		int fwt = (int)(key & 7);
 		uint64_t num = key >> 3;
 		const uint8_t *b;
-		if (num >= 1 && num <= 4 && fwt == 0) {
+		if (!field_number_ok(num) || (num <= 4 && fwt != 0))
+			return -1;
+		if (num <= 4) {
 			int64_t x = (int64_t)plumb_varint_get(&q);
 			int64_t *f[] = { &l.key, &l.str, &l.num, &l.num_unit };
 			*f[num - 1] = x; /* the last one wins, as in protobuf */
@@ -349,7 +369,7 @@ static int take_sample(const uint8_t *p, const uint8_t *end, pprof_samples *s)
 		uint64_t key = plumb_varint_get(&in);
 		int wt = (int)(key & 7);
 		const uint8_t *body;
-		if (in.bad)
+		if (in.bad || !field_number_ok(key >> 3))
 			rc = -1;
 		else if (key >> 3 == 1)
 			rc = take_varints(&in, wt, &s->loc, &s->nloc, &s->cap_loc);
