@@ -174,13 +174,14 @@ static int cct_edges(builder *b, const uint8_t *keep, plumb_error *err)
 		if (!keep[i] || c->parent == PLUMB_NONE)
 			continue;
 		uint32_t k = b->frame_key[c->frame];
-		bool known = c->activations != PLUMB_COUNT_UNKNOWN;
+		uint64_t act = plumb_cct_activations(p, (plumb_id)i);
+		bool known = act != PLUMB_COUNT_UNKNOWN;
 		if (!known)
 			b->calls_known.v[k] = 0;
-		else if (b->calls.v[k] > UINT64_MAX - 1 - c->activations)
+		else if (b->calls.v[k] > UINT64_MAX - 1 - act)
 			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
 		else
-			b->calls.v[k] += c->activations;
+			b->calls.v[k] += act;
 		const plumb_cct_node *parent = &p->cct.v[c->parent];
 		if (parent->parent == PLUMB_NONE || b->keys_only)
 			continue;
@@ -191,9 +192,9 @@ static int cct_edges(builder *b, const uint8_t *keep, plumb_error *err)
 		if (!known)
 			b->arcs.v[a].calls = PLUMB_COUNT_UNKNOWN;
 		else if (b->arcs.v[a].calls != PLUMB_COUNT_UNKNOWN) {
-			if (b->arcs.v[a].calls > UINT64_MAX - 1 - c->activations)
+			if (b->arcs.v[a].calls > UINT64_MAX - 1 - act)
 				return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
-			b->arcs.v[a].calls += c->activations;
+			b->arcs.v[a].calls += act;
 		}
 	}
 	return 0;

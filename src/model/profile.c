@@ -31,6 +31,7 @@ void plumb_profile_free(plumb_profile *p)
 	free(p->parts.v);
 	free(p->cct.v);
 	free(p->cct_self.v);
+	free(p->cct_act.v);
 	free(p->cg_self.v);
 	free(p->cg_self_cost.v);
 	free(p->cg_direct.v);
@@ -228,7 +229,7 @@ static plumb_id cct_new_node(plumb_profile *p, plumb_id parent, plumb_id frame, 
 {
 	if (p->cct.n >= PLUMB_NONE - 1)
 		return PLUMB_NONE;
-	plumb_cct_node n = { frame, parent, part, PLUMB_NONE, PLUMB_NONE, PLUMB_COUNT_UNKNOWN };
+	plumb_cct_node n = { frame, parent, part, PLUMB_NONE, PLUMB_NONE };
 	plumb_id id = (plumb_id)p->cct.n;
 	if (plumb_vec_reserve(p->cct, p->cct.n + 1) || COSTS_GROW(p, p->cct_self))
 		return PLUMB_NONE;
@@ -337,7 +338,7 @@ int plumb_cct_new_path(plumb_profile *p, plumb_id parent, const plumb_id *frames
 	for (size_t i = 0; i < n; i++) {
 		plumb_id id = (plumb_id)p->cct.n++;
 		p->cct.v[id] = (plumb_cct_node){ frames[i], up, part, PLUMB_NONE,
-						 p->cct.v[up].first_child, PLUMB_COUNT_UNKNOWN };
+						 p->cct.v[up].first_child };
 		p->cct.v[up].first_child = id;
 		nodes[i] = up = id;
 	}
@@ -374,7 +375,13 @@ int plumb_cct_add_activations(plumb_profile *p, plumb_id node, uint64_t n, plumb
 {
 	if (node >= p->cct.n)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "no calling context node %u", node);
-	uint64_t *a = &p->cct.v[node].activations;
+	if (p->cct_act.n <= node) { /* the counts so far, unknown up to node */
+		if (plumb_vec_reserve(p->cct_act, p->cct.n))
+			return plumb_fail_nomem(err);
+		while (p->cct_act.n < p->cct.n)
+			p->cct_act.v[p->cct_act.n++] = PLUMB_COUNT_UNKNOWN;
+	}
+	uint64_t *a = &p->cct_act.v[node];
 	uint64_t have = *a == PLUMB_COUNT_UNKNOWN ? 0 : *a;
 	if (n == PLUMB_COUNT_UNKNOWN || have > PLUMB_COUNT_UNKNOWN - 1 - n)
 		return plumb_fail(err, PLUMB_ERR_OVERFLOW, "activation count overflow at node %u", node);
