@@ -520,8 +520,11 @@ typedef struct stacks {
 	size_t n, cap;
 } stacks;
 
-/* Sample i's location ids become location indexes (in place), and the
- * count of their frames is added to *nfr. */
+/* Sample i's location ids become location indexes (in place), or with
+ * LOC_FRAME the frame of a location of one, and the count of their frames
+ * is added to *nfr. */
+#define LOC_FRAME ((uint64_t)1 << 63)
+
 static int resolve_locations(reader *r, size_t i, size_t at, size_t *nfr)
 {
 	pprof_samples *sm = &r->smp;
@@ -532,8 +535,10 @@ static int resolve_locations(reader *r, size_t i, size_t at, size_t *nfr)
 			return fail_at(r, at, PLUMB_ERR_FORMAT, "expected sample %zu's location_id to "
 				       "be one of the %zu locations' ids, got %" PRIu64, i,
 				       r->pb->n_location, sm->loc[j]);
-		sm->loc[j] = li;
-		n += r->loc_off[li + 1] - r->loc_off[li];
+		size_t k0 = r->loc_off[li], k1 = r->loc_off[li + 1];
+		/* a location of one frame (most) becomes that frame */
+		sm->loc[j] = k1 - k0 == 1 && !r->frame_drop ? LOC_FRAME | r->frames[k0] : li;
+		n += k1 - k0;
 	}
 	*nfr += n;
 	return 0;
@@ -549,6 +554,10 @@ static void sample_frames(reader *r, size_t i, stacks *st)
 	plumb_id *out = st->fr + st->n;
 	bool user = false, cut = false;
 	for (size_t j = nloc; j-- > 0 && !cut;) {
+		if (li[j] & LOC_FRAME) {
+			*out++ = (plumb_id)li[j];
+			continue;
+		}
 		size_t k0 = r->loc_off[li[j]], k1 = r->loc_off[li[j] + 1];
 		if (!r->frame_drop) {
 			for (size_t k = k0; k < k1; k++)
