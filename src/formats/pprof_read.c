@@ -585,18 +585,29 @@ static void sample_frames(reader *r, size_t i, stacks *st)
 typedef struct sitem {
 	size_t off;           /* its frames: fr[off .. off + n) */
 	uint32_t i, n, part;  /* the sample, its frame count, its part */
+	uint32_t base;        /* c holds frames base .. base + 3 */
+	uint32_t c[4];
 } sitem;
 
-/* Symbol d of a sample: its part, then its frames + 1, then 0 (the item
- * holds what is needed, one cache miss a symbol). */
-static inline uint32_t sym(const plumb_id *fr, const sitem *e, size_t d)
+/* Symbol d of a sample: its part, then its frames + 1, then 0. The item
+ * keeps the next frames beside it: one cache miss for four passes of the
+ * sort instead of one a pass. */
+static inline uint32_t sym(const plumb_id *fr, sitem *e, size_t d)
 {
 	if (d == 0)
 		return e->part;
-	return d - 1 < e->n ? fr[e->off + d - 1] + 1 : 0;
+	size_t j = d - 1;
+	if (j >= e->n)
+		return 0;
+	if (j - e->base >= 4) {
+		e->base = (uint32_t)j;
+		for (size_t k = 0; k < 4 && j + k < e->n; k++)
+			e->c[k] = fr[e->off + j + k] + 1;
+	}
+	return e->c[j - e->base];
 }
 
-static int cmp_from(const plumb_id *fr, const sitem *a, const sitem *b, size_t d)
+static int cmp_from(const plumb_id *fr, sitem *a, sitem *b, size_t d)
 {
 	for (;; d++) {
 		uint32_t x = sym(fr, a, d), y = sym(fr, b, d);
@@ -749,7 +760,9 @@ static int read_samples(reader *r)
 				     PLUMB_ERR_UNSUPPORTED, "expected a stack of at most %u frames, "
 				     "got %zu", UINT32_MAX, n);
 		maxn = n > maxn ? n : maxn;
-		order[i] = (sitem){ st.off[i], (uint32_t)i, (uint32_t)n, st.part[i] };
+		/* base past the end: the cache is filled when first read */
+		order[i] = (sitem){ st.off[i], (uint32_t)i, (uint32_t)n, st.part[i], UINT32_MAX - 4,
+				    { 0, 0, 0, 0 } };
 	}
 	if (rc == 0) {
 		st.off[ns] = st.n;
