@@ -97,10 +97,11 @@ uint32_t metrics_arc_get(builder *b, uint32_t caller, uint32_t callee)
 	return id;
 }
 
-int metrics_add(builder *b, uint64_t *vec, uint32_t idx, const uint64_t *m, plumb_error *err)
+/* The hottest loop of a stack walk, inlined there: added here,
+ * plumb_costs_add only to report an overflow. */
+static inline int add_costs(builder *b, uint64_t *vec, uint32_t idx, const uint64_t *m,
+			    plumb_error *err)
 {
-	/* the hottest loop of a stack walk: added here, plumb_costs_add only
-	 * to report an overflow */
 	uint64_t *d = vec + (size_t)idx * b->nev;
 	for (size_t i = 0; i < b->nev; i++)
 		if (d[i] > UINT64_MAX - m[i])
@@ -108,6 +109,11 @@ int metrics_add(builder *b, uint64_t *vec, uint32_t idx, const uint64_t *m, plum
 	for (size_t i = 0; i < b->nev; i++)
 		d[i] += m[i];
 	return 0;
+}
+
+int metrics_add(builder *b, uint64_t *vec, uint32_t idx, const uint64_t *m, plumb_error *err)
+{
+	return add_costs(b, vec, idx, m, err);
 }
 
 static bool all_zero(const uint64_t *m, size_t n)
@@ -207,7 +213,7 @@ static int cct_edges(builder *b, const uint8_t *keep, plumb_error *err)
 static int walk_stack(builder *b, plumb_id n, const uint64_t *m, uint32_t stamp, plumb_error *err)
 {
 	const plumb_profile *p = b->p;
-	if (metrics_add(b, b->excl.v, b->frame_key[p->cct.v[n].frame], m, err))
+	if (add_costs(b, b->excl.v, b->frame_key[p->cct.v[n].frame], m, err))
 		return -1;
 	uint32_t below_arc = PLUMB_NONE; /* arc x -> f(i+1) */
 	for (plumb_id x = n; p->cct.v[x].parent != PLUMB_NONE; x = p->cct.v[x].parent) {
@@ -215,16 +221,16 @@ static int walk_stack(builder *b, plumb_id n, const uint64_t *m, uint32_t stamp,
 		uint32_t up_arc = b->node_arc[x];
 		if (b->seen[k] != stamp) {
 			b->seen[k] = stamp;
-			if (metrics_add(b, b->incl.v, k, m, err))
+			if (add_costs(b, b->incl.v, k, m, err))
 				return -1;
 			if (b->keys_only)
 				continue;
-			if (below_arc != PLUMB_NONE && metrics_add(b, b->callee_attr.v, below_arc, m, err))
+			if (below_arc != PLUMB_NONE && add_costs(b, b->callee_attr.v, below_arc, m, err))
 				return -1;
 			if (up_arc == PLUMB_NONE) {
-				if (metrics_add(b, b->root.v, k, m, err))
+				if (add_costs(b, b->root.v, k, m, err))
 					return -1;
-			} else if (metrics_add(b, b->caller_attr.v, up_arc, m, err)) {
+			} else if (add_costs(b, b->caller_attr.v, up_arc, m, err)) {
 				return -1;
 			}
 		}
