@@ -43,6 +43,8 @@ typedef struct id_map {
 	bool dense;           /* ids[i] == i + 1 */
 } id_map;
 
+#define LOC_FRAME ((uint64_t)1 << 63)
+
 typedef struct reader {
 	plumb_profile *p;
 	const char *path;
@@ -57,6 +59,10 @@ typedef struct reader {
 	/* location index -> its frames, root first: frames[loc_off[i] ..] */
 	plumb_id *frames;
 	size_t *loc_off;
+	/* location index -> LOC_FRAME | its frame for a location of one frame
+	 * (most; none with drop_frames), else the index: one lookup a sample's
+	 * location instead of three */
+	uint64_t *loc_tag;
 	/* frames[k] is of a function drop_frames cuts at; NULL without
 	 * drop_frames (then nothing is cut) */
 	bool *frame_drop;
@@ -409,6 +415,11 @@ static int read_locations(reader *r)
 				return plumb_fail_nomem(r->err);
 		}
 	}
+	if (rc == 0 && !(r->loc_tag = malloc((n ? n : 1) * sizeof *r->loc_tag)))
+		rc = plumb_fail_nomem(r->err);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		r->loc_tag[i] = r->loc_off[i + 1] - r->loc_off[i] == 1 && !r->frame_drop
+					? LOC_FRAME | r->frames[r->loc_off[i]] : i;
 	return rc;
 }
 
@@ -520,11 +531,8 @@ typedef struct stacks {
 	size_t n, cap;
 } stacks;
 
-/* Sample i's location ids become location indexes (in place), or with
- * LOC_FRAME the frame of a location of one, and the count of their frames
- * is added to *nfr. */
-#define LOC_FRAME ((uint64_t)1 << 63)
-
+/* Sample i's location ids become their loc_tag (in place), and the count
+ * of their frames is added to *nfr. */
 static int resolve_locations(reader *r, size_t i, size_t at, size_t *nfr)
 {
 	pprof_samples *sm = &r->smp;
@@ -535,10 +543,8 @@ static int resolve_locations(reader *r, size_t i, size_t at, size_t *nfr)
 			return fail_at(r, at, PLUMB_ERR_FORMAT, "expected sample %zu's location_id to "
 				       "be one of the %zu locations' ids, got %" PRIu64, i,
 				       r->pb->n_location, sm->loc[j]);
-		size_t k0 = r->loc_off[li], k1 = r->loc_off[li + 1];
-		/* a location of one frame (most) becomes that frame */
-		sm->loc[j] = k1 - k0 == 1 && !r->frame_drop ? LOC_FRAME | r->frames[k0] : li;
-		n += k1 - k0;
+		sm->loc[j] = r->loc_tag[li];
+		n += r->loc_tag[li] & LOC_FRAME ? 1 : r->loc_off[li + 1] - r->loc_off[li];
 	}
 	*nfr += n;
 	return 0;
@@ -951,6 +957,7 @@ static void reader_free(reader *r)
 	free(r->mod_of_map);
 	free(r->frames);
 	free(r->loc_off);
+	free(r->loc_tag);
 	free(r->ev_of_type);
 	free(r->drop_fn);
 	free(r->frame_drop);
