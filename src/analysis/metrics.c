@@ -103,6 +103,19 @@ static inline int add_costs(builder *b, uint64_t *vec, uint32_t idx, const uint6
 			    plumb_error *err)
 {
 	uint64_t *d = vec + (size_t)idx * b->nev;
+	if (b->nev == 1) { /* most profiles: one or two events */
+		if (d[0] > UINT64_MAX - m[0])
+			return plumb_costs_add(d, m, 1, err);
+		d[0] += m[0];
+		return 0;
+	}
+	if (b->nev == 2) {
+		if (d[0] > UINT64_MAX - m[0] || d[1] > UINT64_MAX - m[1])
+			return plumb_costs_add(d, m, 2, err);
+		d[0] += m[0];
+		d[1] += m[1];
+		return 0;
+	}
 	for (size_t i = 0; i < b->nev; i++)
 		if (d[i] > UINT64_MAX - m[i])
 			return plumb_costs_add(d, m, b->nev, err);
