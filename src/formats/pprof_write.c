@@ -16,6 +16,7 @@
  *   duration, time, comments, drop/keep frames).
  */
 #include "formats/pprof_internal.h"
+#include "model/index.h"
 #include "model/varint.h"
 #include "formats/pprof_profile.pb-c.h"
 #include "plumb/formats.h"
@@ -61,27 +62,15 @@ typedef struct writer {
 	PLUMB_VEC(pb_line) lines;
 } writer;
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *nv = realloc(*v, c * elem);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = c;
-	return 0;
-}
-#define GROW(w, vec, need) grow((void **)&(vec).v, &(vec).cap, (need), sizeof *(vec).v)
+/* Room for need elements; the check inline (a push per stack frame). */
+#define GROW(w, vec, need) \
+	((need) <= (vec).cap ? 0 : plumb_vec_reserve_((void **)&(vec).v, &(vec).cap, (need), sizeof *(vec).v))
 
 /* ---- strings -------------------------------------------------------------- */
 
 static int64_t add_table(writer *w, char *s)
 {
-	if (grow((void **)&w->s.table, &w->s.cap, w->s.n + 1, sizeof *w->s.table) < 0)
+	if (plumb_vec_reserve_((void **)&w->s.table, &w->s.cap, w->s.n + 1, sizeof *w->s.table) < 0)
 		return -1;
 	w->s.table[w->s.n] = s;
 	return (int64_t)w->s.n++;
@@ -514,7 +503,7 @@ static int cct_samples(writer *w, wsamples *ws)
 			} else if (!loc_of[x]) {
 				size_t n = 0;
 				for (plumb_id y = x;; y = p->cct.v[y].parent) {
-					if (grow((void **)&frames, &fcap, n + 1, sizeof *frames) < 0) {
+					if (plumb_vec_reserve_((void **)&frames, &fcap, n + 1, sizeof *frames) < 0) {
 						rc = plumb_fail_nomem(w->err);
 						break;
 					}
