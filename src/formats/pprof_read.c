@@ -782,6 +782,12 @@ static int read_samples(reader *r)
 	size_t pn = 0;
 	for (size_t oi = 0; oi < ns && rc == 0; oi++) {
 		uint32_t i = order[oi].i;
+		/* the samples come in no order of the file's: their values and
+		 * frames are fetched a few ahead */
+		if (oi + 8 < ns) {
+			__builtin_prefetch(sm->val + (size_t)order[oi + 8].i * nev);
+			__builtin_prefetch(st.fr + order[oi + 8].off);
+		}
 		const plumb_id *f = st.fr + order[oi].off;
 		size_t n = order[oi].n, d = 0;
 		if (order[oi].part != part) {
@@ -800,7 +806,7 @@ static int read_samples(reader *r)
 		pn = n;
 		bool any = false;
 		for (size_t k = 0; k < nev; k++) {
-			uint64_t v = sm->val[sm->val_off[i] + k];
+			uint64_t v = sm->val[(size_t)i * nev + k]; /* nev each: check_values */
 			costs[r->ev_of_type[k]] = v;
 			any |= v != 0;
 		}
