@@ -70,6 +70,9 @@ typedef struct reader {
 	regex_t drop, keep;
 	bool has_drop, has_keep;
 	bool *drop_fn;            /* function index -> matches drop and not keep */
+	/* function index -> the plumb function last made of it, in module
+	 * fn_mod (PLUMB_NONE: none yet): one lookup a function, not a line */
+	plumb_id *fn_of, *fn_mod;
 	/* thread parts met so far */
 	struct tpart { int64_t tid, pid; const char *name; plumb_id part; } *tparts;
 	size_t ntparts, cap_tparts;
@@ -297,7 +300,11 @@ static int read_function_ids(reader *r)
 	size_t n = pb->n_function;
 	uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
 	r->drop_fn = calloc(n ? n : 1, sizeof *r->drop_fn);
-	if (!ids || !r->drop_fn) {
+	r->fn_of = malloc((n ? n : 1) * sizeof *r->fn_of);
+	r->fn_mod = malloc((n ? n : 1) * sizeof *r->fn_mod);
+	if (r->fn_of)
+		memset(r->fn_of, 0xff, n * sizeof *r->fn_of);
+	if (!ids || !r->drop_fn || !r->fn_of || !r->fn_mod) {
 		free(ids);
 		return plumb_fail_nomem(r->err);
 	}
@@ -339,6 +346,8 @@ static plumb_id line_frame(reader *r, size_t fi, plumb_id mod, int64_t line, uin
 		else
 			snprintf(name, sizeof name, "0x%" PRIx64, addr);
 		fn = plumb_function_intern(p, name, NULL, mod, PLUMB_NONE, 0);
+	} else if (r->fn_of[fi] != PLUMB_NONE && r->fn_mod[fi] == mod) {
+		fn = r->fn_of[fi]; /* this function in this module, met before */
 	} else {
 		const Perftools__Profiles__Function *f = r->pb->function[fi];
 		const char *name = r->pb->string_table[f->name];
@@ -351,6 +360,8 @@ static plumb_id line_frame(reader *r, size_t fi, plumb_id mod, int64_t line, uin
 					 ? (uint32_t)f->start_line : 0;
 		fn = plumb_function_intern(p, *name ? name : (*sys ? sys : "[unknown]"),
 					   *sys && strcmp(sys, name) != 0 ? sys : NULL, mod, fid, start);
+		r->fn_of[fi] = fn;
+		r->fn_mod[fi] = mod;
 	}
 	if (fn == PLUMB_NONE)
 		return PLUMB_NONE;
@@ -966,6 +977,8 @@ static void reader_free(reader *r)
 	free(r->loc_tag);
 	free(r->ev_of_type);
 	free(r->drop_fn);
+	free(r->fn_of);
+	free(r->fn_mod);
 	free(r->frame_drop);
 	free(r->tparts);
 	for (size_t i = 0; i < r->nother; i++)
