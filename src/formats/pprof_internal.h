@@ -59,12 +59,24 @@ typedef struct pprof_samples {
 	size_t nloc, cap_loc, nval, cap_val, nlab, cap_lab;
 } pprof_samples;
 
-/* Split a Profile that pprof_walk_skim accepted: its samples into *s,
- * every other top-level field copied into *rest (malloc'd, for
- * protobuf-c). 0, or -1 when a sample is not one pprof_walk accepts (-2:
- * out of memory), with *e filled. */
+/* The locations, decoded here too: location i's lines (innermost first)
+ * are fn[line_off[i] .. line_off[i + 1]) with line[] beside. */
+typedef struct pprof_locations {
+	size_t n, cap;
+	uint64_t *id, *mapping_id, *address;
+	size_t *line_off;     /* n + 1 */
+	uint64_t *fn;         /* Line.function_id */
+	int64_t *line;        /* Line.line */
+	size_t nline, cap_fn, cap_line;
+} pprof_locations;
+
+/* Split a Profile that pprof_walk_skim accepted: its samples into *s and
+ * locations into *l, every other top-level field copied into *rest
+ * (malloc'd, for protobuf-c). 0, or -1 when a sample is not one
+ * pprof_walk accepts (-2: out of memory), with *e filled. */
 int pprof_take_samples(const uint8_t *buf, size_t len, uint8_t **rest, size_t *rest_len,
-		       pprof_samples *s, pprof_walk_error *e);
+		       pprof_samples *s, pprof_locations *l, pprof_walk_error *e);
+void pprof_locations_free(pprof_locations *l);
 void pprof_samples_free(pprof_samples *s);
 
 /* pprof_walk (not strict, not cut) that leaves the samples' insides to

@@ -52,6 +52,7 @@ typedef struct reader {
 	plumb_error *err;
 	const pb_profile *pb;     /* every field but the samples */
 	pprof_samples smp;        /* the samples */
+	pprof_locations lc;       /* the locations */
 	pprof_offsets offs;
 	bool gz;
 	id_map maps, locs, funcs;
@@ -374,54 +375,53 @@ static plumb_id line_frame(reader *r, size_t fi, plumb_id mod, int64_t line, uin
 static int read_locations(reader *r)
 {
 	const pb_profile *pb = r->pb;
-	size_t n = pb->n_location, total = 0;
-	uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+	const pprof_locations *lc = &r->lc;
+	size_t n = lc->n, total = 0;
 	r->loc_off = malloc((n + 1) * sizeof *r->loc_off);
-	if (!ids || !r->loc_off) {
-		free(ids);
+	if (!r->loc_off)
 		return plumb_fail_nomem(r->err);
-	}
 	for (size_t i = 0; i < n; i++) {
-		ids[i] = pb->location[i]->id;
+		size_t nl = lc->line_off[i + 1] - lc->line_off[i];
 		r->loc_off[i] = total;
-		total += pb->location[i]->n_line ? pb->location[i]->n_line : 1;
+		total += nl ? nl : 1;
 	}
 	r->loc_off[n] = total;
 	r->frames = malloc((total ? total : 1) * sizeof *r->frames);
 	if (r->has_drop)
 		r->frame_drop = calloc(total ? total : 1, sizeof *r->frame_drop);
-	int rc = r->frames && (!r->has_drop || r->frame_drop) ? id_map_build(r, &r->locs, ids, n, PPROF_OFF_LOCATION, "location")
-			   : plumb_fail_nomem(r->err);
-	free(ids);
+	int rc = r->frames && (!r->has_drop || r->frame_drop)
+			 ? id_map_build(r, &r->locs, lc->id, n, PPROF_OFF_LOCATION, "location")
+			 : plumb_fail_nomem(r->err);
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		const Perftools__Profiles__Location *l = pb->location[i];
 		size_t at = pprof_offset(&r->offs, PPROF_OFF_LOCATION, i);
+		uint64_t id = lc->id[i], map = lc->mapping_id[i], addr = lc->address[i];
 		plumb_id mod = PLUMB_NONE;
-		if (l->mapping_id) {
-			size_t mi = id_map_find(&r->maps, l->mapping_id);
+		if (map) {
+			size_t mi = id_map_find(&r->maps, map);
 			if (mi == SIZE_MAX)
 				return fail_at(r, at, PLUMB_ERR_FORMAT, "expected location %" PRIu64
 					       "'s mapping_id to be one of the %zu mappings' ids, got %"
-					       PRIu64, l->id, pb->n_mapping, l->mapping_id);
+					       PRIu64, id, pb->n_mapping, map);
 			mod = r->mod_of_map[mi];
 		}
 		plumb_id *out = r->frames + r->loc_off[i];
-		if (l->n_line == 0) {
-			out[0] = line_frame(r, SIZE_MAX, mod, 0, l->address);
+		size_t l0 = lc->line_off[i], nl = lc->line_off[i + 1] - l0;
+		if (nl == 0) {
+			out[0] = line_frame(r, SIZE_MAX, mod, 0, addr);
 			if (out[0] == PLUMB_NONE)
 				return plumb_fail_nomem(r->err);
 			continue;
 		}
-		for (size_t k = 0; k < l->n_line; k++) {
-			const Perftools__Profiles__Line *ln = l->line[l->n_line - 1 - k];
-			size_t fi = id_map_find(&r->funcs, ln->function_id);
-			if (fi == SIZE_MAX && ln->function_id != 0)
+		for (size_t k = 0; k < nl; k++) {
+			size_t ln = l0 + nl - 1 - k; /* innermost first in the file */
+			size_t fi = id_map_find(&r->funcs, lc->fn[ln]);
+			if (fi == SIZE_MAX && lc->fn[ln] != 0)
 				return fail_at(r, at, PLUMB_ERR_FORMAT, "expected location %" PRIu64
 					       "'s function_id to be one of the %zu functions' ids, got %"
-					       PRIu64, l->id, pb->n_function, ln->function_id);
+					       PRIu64, id, pb->n_function, lc->fn[ln]);
 			if (r->frame_drop)
 				r->frame_drop[r->loc_off[i] + k] = fi != SIZE_MAX && r->drop_fn[fi];
-			out[k] = line_frame(r, fi, mod, ln->line, l->address);
+			out[k] = line_frame(r, fi, mod, lc->line[ln], addr);
 			if (out[k] == PLUMB_NONE)
 				return plumb_fail_nomem(r->err);
 		}
@@ -553,7 +553,7 @@ static int resolve_locations(reader *r, size_t i, size_t at, size_t *nfr)
 		if (li == SIZE_MAX)
 			return fail_at(r, at, PLUMB_ERR_FORMAT, "expected sample %zu's location_id to "
 				       "be one of the %zu locations' ids, got %" PRIu64, i,
-				       r->pb->n_location, sm->loc[j]);
+				       r->lc.n, sm->loc[j]);
 		sm->loc[j] = r->loc_tag[li];
 		n += r->loc_tag[li] & LOC_FRAME ? 1 : r->loc_off[li + 1] - r->loc_off[li];
 	}
@@ -968,6 +968,7 @@ static void reader_free(reader *r)
 {
 	pprof_offsets_free(&r->offs);
 	pprof_samples_free(&r->smp);
+	pprof_locations_free(&r->lc);
 	id_map_free(&r->maps);
 	id_map_free(&r->locs);
 	id_map_free(&r->funcs);
@@ -1026,7 +1027,7 @@ int plumb_pprof_read(plumb_profile *p, const char *path, const plumb_read_opts *
 	uint8_t *rest = NULL;
 	size_t rest_len = 0;
 	if (rc == 0) {
-		int t = pprof_take_samples(data, len, &rest, &rest_len, &r.smp, &we);
+		int t = pprof_take_samples(data, len, &rest, &rest_len, &r.smp, &r.lc, &we);
 		/* a sample is wrong: the whole walk names the byte and what */
 		if (t == -1)
 			(void)pprof_walk(data, len, false, false, NULL, NULL, &we);

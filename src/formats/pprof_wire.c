@@ -387,6 +387,76 @@ static int take_sample(const uint8_t *p, const uint8_t *end, pprof_samples *s)
 	return rc;
 }
 
+/* One Location message [p, end): walked already (pprof_walk_skim), so
+ * its known fields have their wire types; the last value of a field wins,
+ * as in protobuf. */
+static int take_location(const uint8_t *p, const uint8_t *end, pprof_locations *l)
+{
+	/* four arrays of one capacity: each grown from the same old one */
+	size_t old = l->cap, c1 = old, c2 = old, c3 = old;
+	if (plumb_vec_reserve_((void **)&l->mapping_id, &c1, l->n + 2, sizeof *l->mapping_id) < 0 ||
+	    plumb_vec_reserve_((void **)&l->address, &c2, l->n + 2, sizeof *l->address) < 0 ||
+	    plumb_vec_reserve_((void **)&l->line_off, &c3, l->n + 2, sizeof *l->line_off) < 0 ||
+	    plumb_vec_reserve_((void **)&l->id, &l->cap, l->n + 2, sizeof *l->id) < 0)
+		return -2;
+	uint64_t v[4] = { 0, 0, 0, 0 };
+	plumb_varint_in in = { p, end, false };
+	l->line_off[l->n] = l->nline;
+	while (in.p < in.end) {
+		uint64_t key = plumb_varint_get(&in);
+		int wt = (int)(key & 7);
+		const uint8_t *body = NULL;
+		if (in.bad)
+			return -1;
+		if (key >> 3 >= 1 && key >> 3 <= 3 && wt == 0) {
+			v[key >> 3] = plumb_varint_get(&in);
+			continue;
+		}
+		if (!skip_value(&in, wt, &body))
+			return -1;
+		if (key != (4 << 3 | 2))
+			continue;
+		if (plumb_vec_reserve_((void **)&l->fn, &l->cap_fn, l->nline + 1, sizeof *l->fn) < 0 ||
+		    plumb_vec_reserve_((void **)&l->line, &l->cap_line, l->nline + 1,
+				       sizeof *l->line) < 0)
+			return -2;
+		uint64_t f[3] = { 0, 0, 0 };
+		plumb_varint_in q = { body, in.p, false };
+		while (q.p < q.end) {
+			uint64_t k = plumb_varint_get(&q);
+			const uint8_t *b = NULL;
+			if (q.bad)
+				return -1;
+			if (k >> 3 >= 1 && k >> 3 <= 2 && (k & 7) == 0)
+				f[k >> 3] = plumb_varint_get(&q);
+			else if (!skip_value(&q, (int)(k & 7), &b))
+				return -1;
+		}
+		if (q.bad)
+			return -1;
+		l->fn[l->nline] = f[1];
+		l->line[l->nline++] = (int64_t)f[2];
+	}
+	if (in.bad)
+		return -1;
+	l->id[l->n] = v[1];
+	l->mapping_id[l->n] = v[2];
+	l->address[l->n] = v[3];
+	l->line_off[++l->n] = l->nline;
+	return 0;
+}
+
+void pprof_locations_free(pprof_locations *l)
+{
+	free(l->id);
+	free(l->mapping_id);
+	free(l->address);
+	free(l->line_off);
+	free(l->fn);
+	free(l->line);
+	memset(l, 0, sizeof *l);
+}
+
 /* Room for the samples in buf, made once: growing arrays of this size by
  * copying took more time in page faults than the decoding. Packed values
  * take a byte at least, so a field's length bounds its count. */
@@ -432,7 +502,7 @@ static int make_room(const uint8_t *buf, size_t len, pprof_samples *s)
 }
 
 int pprof_take_samples(const uint8_t *buf, size_t len, uint8_t **rest, size_t *rest_len,
-		       pprof_samples *s, pprof_walk_error *e)
+		       pprof_samples *s, pprof_locations *l, pprof_walk_error *e)
 {
 	uint8_t *out = malloc(len ? len : 1);
 	size_t n = 0;
@@ -450,6 +520,9 @@ int pprof_take_samples(const uint8_t *buf, size_t len, uint8_t **rest, size_t *r
 			rc = -1;
 		} else if (key >> 3 == 2 && wt == 2) {
 			if ((rc = take_sample(body, in.p, s)) == -1)
+				start = body;
+		} else if (key >> 3 == 4 && wt == 2) {
+			if ((rc = take_location(body, in.p, l)) == -1)
 				start = body;
 		} else {
 			memcpy(out + n, start, (size_t)(in.p - start));
