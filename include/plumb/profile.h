@@ -341,7 +341,8 @@ plumb_id plumb_cct_child(plumb_profile *p, plumb_id parent, plumb_id frame);
  * frames[n-1], their ids into nodes[0..n). For a parent known to have no
  * child for frames[0] yet (it was created since its children were last
  * looked up): readers use it below a node plumb_cct_child just created,
- * with no lookup per node. -1 on ENOMEM or a bad id. */
+ * with no lookup per node, and the lookup index takes the new nodes only
+ * when plumb_cct_child is next called. -1 on ENOMEM or a bad id. */
 int plumb_cct_new_path(plumb_profile *p, plumb_id parent, const plumb_id *frames, size_t n,
 		       plumb_id *nodes);
 /* Room for n more nodes (a hint: adding them makes no copy). -1 on ENOMEM. */

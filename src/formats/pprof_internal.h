@@ -1,7 +1,7 @@
 /* Private to the pprof reader and writer (src/formats/pprof_*.c): the wire
  * walker that checks a profile.proto message field by field (detection, and
- * the byte offset of what is wrong when protobuf-c refuses a file), and the
- * gzip wrapper. */
+ * the byte offset of what is wrong), the decoder of its samples and
+ * locations, and the gzip wrapper. */
 #ifndef PLUMB_FORMATS_PPROF_INTERNAL_H
 #define PLUMB_FORMATS_PPROF_INTERNAL_H
 
