@@ -155,7 +155,12 @@ int plumb_cct_select(const plumb_profile *p, plumb_id part, const plumb_symspec_
 		for (size_t f = 0; f < p->frames.n; f++)
 			fmatch[f] = plumb_symspec_list_match_frame(focus, p, (plumb_id)f);
 	}
-	for (size_t i = 0; i < n; i++) {
+	if (!fmatch && part == PLUMB_NONE) {
+		/* every node of every part: no walk over millions of nodes */
+		memset(pass, 1, n);
+		memset(keep, 1, n);
+	}
+	for (size_t i = 0; i < n && (fmatch || part != PLUMB_NONE); i++) {
 		const plumb_cct_node *c = &p->cct.v[i];
 		bool in_part = part == PLUMB_NONE || c->part == part;
 		if (c->parent == PLUMB_NONE)
@@ -164,7 +169,7 @@ int plumb_cct_select(const plumb_profile *p, plumb_id part, const plumb_symspec_
 			pass[i] = in_part && (pass[c->parent] || (fmatch && fmatch[c->frame]));
 		keep[i] = pass[i];
 	}
-	for (size_t i = n; i-- > 0;)
+	for (size_t i = n; i-- > 0 && (fmatch || part != PLUMB_NONE);)
 		if (keep[i] && p->cct.v[i].parent != PLUMB_NONE)
 			keep[p->cct.v[i].parent] = 1;
 	free(fmatch);
