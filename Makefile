@@ -8,7 +8,7 @@ SANITIZE  ?=
 CC        ?= cc
 .DEFAULT_GOAL := all
 
-PKGS      := sqlite3 zlib libzstd capstone libelf libdw libprotobuf-c
+PKGS      := sqlite3 zlib libdeflate libzstd capstone libelf libdw libprotobuf-c
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # capstone is opened with dlopen when first needed (src/symbols/capstone_lib.c)

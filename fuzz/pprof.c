@@ -8,7 +8,7 @@
  *   clang -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc \
  *     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
  *     fuzz/pprof.c fuzz/roundtrip.c src/formats/pprof_*.c src/formats/fileio.c src/model/?*.c \
- *     -lprotobuf-c -lz -lm -o build/fuzz-pprof-lf
+ *     -lprotobuf-c -ldeflate -lz -lm -o build/fuzz-pprof-lf
  *   mkdir -p build/fuzz-corpus-pprof
  *   ./build/fuzz-pprof-lf build/fuzz-corpus-pprof tests/data/pprof
  *

@@ -4,7 +4,7 @@
 # `deps.sh test` (make check) adds what only the tests use: Chromium, which
 # renders the HTML report and speedscope's app, and speedscope from npm.
 set -eu
-PKGS="build-essential gcc-12-plugin-dev pkg-config libsqlite3-dev libcriterion-dev sqlite3 hyperfine python3 time zlib1g-dev libzstd-dev libcapstone-dev libelf-dev libdw-dev libiberty-dev valgrind binutils gzip zstd libgoogle-perftools-dev python3-jsonschema librsvg2-bin protobuf-c-compiler libprotobuf-c-dev golang-go clang"
+PKGS="build-essential gcc-12-plugin-dev pkg-config libsqlite3-dev libcriterion-dev sqlite3 hyperfine python3 time zlib1g-dev libdeflate-dev libzstd-dev libcapstone-dev libelf-dev libdw-dev libiberty-dev valgrind binutils gzip zstd libgoogle-perftools-dev python3-jsonschema librsvg2-bin protobuf-c-compiler libprotobuf-c-dev golang-go clang"
 [ "${1:-}" = test ] && PKGS="$PKGS chromium"
 missing=""
 for p in $PKGS; do

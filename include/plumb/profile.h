@@ -128,8 +128,7 @@ typedef struct plumb_cct_node {
 	plumb_id part;
 	plumb_id first_child;  /* children as a singly linked list */
 	plumb_id next_sibling;
-	uint64_t activations;  /* PLUMB_COUNT_UNKNOWN if not known */
-} plumb_cct_node;
+} plumb_cct_node;         /* its activation count: plumb_cct_activations */
 
 /* Call graph: self cost at a frame, per part. */
 typedef struct plumb_cg_self {
@@ -221,6 +220,9 @@ typedef struct plumb_profile {
 
 	PLUMB_VEC(plumb_cct_node) cct;
 	PLUMB_VEC(uint64_t) cct_self;     /* cct.n * n_events */
+	/* activation counts of the first cct_act.n nodes (the others' are
+	 * unknown): most profiles have none, and a node is 20 bytes without */
+	PLUMB_VEC(uint64_t) cct_act;
 
 	PLUMB_VEC(plumb_cg_self) cg_self;
 	PLUMB_VEC(uint64_t) cg_self_cost; /* cg_self.n * n_events */
@@ -246,6 +248,7 @@ typedef struct plumb_profile {
 	/* private lookup tables */
 	plumb_index module_ix, file_ix, function_ix, frame_ix, cct_ix, cg_self_ix, arc_ix;
 	plumb_index point_ix;
+	size_t cct_indexed;    /* nodes below this id are in cct_ix (roots never are) */
 	/* the first part given call-graph costs (usually the only one) finds
 	 * its cg_self entries by frame id, without hashing: part + 1 (0 unset)
 	 * and frame -> cg_self id (PLUMB_NONE if none) */
@@ -338,9 +341,12 @@ plumb_id plumb_cct_child(plumb_profile *p, plumb_id parent, plumb_id frame);
  * frames[n-1], their ids into nodes[0..n). For a parent known to have no
  * child for frames[0] yet (it was created since its children were last
  * looked up): readers use it below a node plumb_cct_child just created,
- * with no lookup per node. -1 on ENOMEM or a bad id. */
+ * with no lookup per node, and the lookup index takes the new nodes only
+ * when plumb_cct_child is next called. -1 on ENOMEM or a bad id. */
 int plumb_cct_new_path(plumb_profile *p, plumb_id parent, const plumb_id *frames, size_t n,
 		       plumb_id *nodes);
+/* Room for n more nodes (a hint: adding them makes no copy). -1 on ENOMEM. */
+int plumb_cct_reserve(plumb_profile *p, size_t n);
 /* Walk/create the path root -> frames[0] -> ... -> frames[n-1] (root first). */
 plumb_id plumb_cct_path(plumb_profile *p, plumb_id part, const plumb_id *frames, size_t n);
 /* Add costs (one per event) to a node's self cost; checked. */
@@ -350,6 +356,11 @@ int plumb_cct_add_activations(plumb_profile *p, plumb_id node, uint64_t n, plumb
 static inline const uint64_t *plumb_cct_self(const plumb_profile *p, plumb_id node)
 {
 	return p->cct_self.v + (size_t)node * p->events.n;
+}
+/* A node's activation count, PLUMB_COUNT_UNKNOWN if not known. */
+static inline uint64_t plumb_cct_activations(const plumb_profile *p, plumb_id node)
+{
+	return node < p->cct_act.n ? p->cct_act.v[node] : PLUMB_COUNT_UNKNOWN;
 }
 
 /* ---- call graph -------------------------------------------------------- */

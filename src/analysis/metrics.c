@@ -97,17 +97,36 @@ uint32_t metrics_arc_get(builder *b, uint32_t caller, uint32_t callee)
 	return id;
 }
 
-int metrics_add(builder *b, uint64_t *vec, uint32_t idx, const uint64_t *m, plumb_error *err)
+/* The hottest loop of a stack walk, inlined there: added here,
+ * plumb_costs_add only to report an overflow. */
+static inline int add_costs(builder *b, uint64_t *vec, uint32_t idx, const uint64_t *m,
+			    plumb_error *err)
 {
-	/* the hottest loop of a stack walk: added here, plumb_costs_add only
-	 * to report an overflow */
 	uint64_t *d = vec + (size_t)idx * b->nev;
+	if (b->nev == 1) { /* most profiles: one or two events */
+		if (d[0] > UINT64_MAX - m[0])
+			return plumb_costs_add(d, m, 1, err);
+		d[0] += m[0];
+		return 0;
+	}
+	if (b->nev == 2) {
+		if (d[0] > UINT64_MAX - m[0] || d[1] > UINT64_MAX - m[1])
+			return plumb_costs_add(d, m, 2, err);
+		d[0] += m[0];
+		d[1] += m[1];
+		return 0;
+	}
 	for (size_t i = 0; i < b->nev; i++)
 		if (d[i] > UINT64_MAX - m[i])
 			return plumb_costs_add(d, m, b->nev, err);
 	for (size_t i = 0; i < b->nev; i++)
 		d[i] += m[i];
 	return 0;
+}
+
+int metrics_add(builder *b, uint64_t *vec, uint32_t idx, const uint64_t *m, plumb_error *err)
+{
+	return add_costs(b, vec, idx, m, err);
 }
 
 static bool all_zero(const uint64_t *m, size_t n)
@@ -136,7 +155,12 @@ int plumb_cct_select(const plumb_profile *p, plumb_id part, const plumb_symspec_
 		for (size_t f = 0; f < p->frames.n; f++)
 			fmatch[f] = plumb_symspec_list_match_frame(focus, p, (plumb_id)f);
 	}
-	for (size_t i = 0; i < n; i++) {
+	if (!fmatch && part == PLUMB_NONE) {
+		/* every node of every part: no walk over millions of nodes */
+		memset(pass, 1, n);
+		memset(keep, 1, n);
+	}
+	for (size_t i = 0; i < n && (fmatch || part != PLUMB_NONE); i++) {
 		const plumb_cct_node *c = &p->cct.v[i];
 		bool in_part = part == PLUMB_NONE || c->part == part;
 		if (c->parent == PLUMB_NONE)
@@ -145,7 +169,7 @@ int plumb_cct_select(const plumb_profile *p, plumb_id part, const plumb_symspec_
 			pass[i] = in_part && (pass[c->parent] || (fmatch && fmatch[c->frame]));
 		keep[i] = pass[i];
 	}
-	for (size_t i = n; i-- > 0;)
+	for (size_t i = n; i-- > 0 && (fmatch || part != PLUMB_NONE);)
 		if (keep[i] && p->cct.v[i].parent != PLUMB_NONE)
 			keep[p->cct.v[i].parent] = 1;
 	free(fmatch);
@@ -174,13 +198,14 @@ static int cct_edges(builder *b, const uint8_t *keep, plumb_error *err)
 		if (!keep[i] || c->parent == PLUMB_NONE)
 			continue;
 		uint32_t k = b->frame_key[c->frame];
-		bool known = c->activations != PLUMB_COUNT_UNKNOWN;
+		uint64_t act = plumb_cct_activations(p, (plumb_id)i);
+		bool known = act != PLUMB_COUNT_UNKNOWN;
 		if (!known)
 			b->calls_known.v[k] = 0;
-		else if (b->calls.v[k] > UINT64_MAX - 1 - c->activations)
+		else if (b->calls.v[k] > UINT64_MAX - 1 - act)
 			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
 		else
-			b->calls.v[k] += c->activations;
+			b->calls.v[k] += act;
 		const plumb_cct_node *parent = &p->cct.v[c->parent];
 		if (parent->parent == PLUMB_NONE || b->keys_only)
 			continue;
@@ -191,9 +216,9 @@ static int cct_edges(builder *b, const uint8_t *keep, plumb_error *err)
 		if (!known)
 			b->arcs.v[a].calls = PLUMB_COUNT_UNKNOWN;
 		else if (b->arcs.v[a].calls != PLUMB_COUNT_UNKNOWN) {
-			if (b->arcs.v[a].calls > UINT64_MAX - 1 - c->activations)
+			if (b->arcs.v[a].calls > UINT64_MAX - 1 - act)
 				return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
-			b->arcs.v[a].calls += c->activations;
+			b->arcs.v[a].calls += act;
 		}
 	}
 	return 0;
@@ -206,7 +231,7 @@ static int cct_edges(builder *b, const uint8_t *keep, plumb_error *err)
 static int walk_stack(builder *b, plumb_id n, const uint64_t *m, uint32_t stamp, plumb_error *err)
 {
 	const plumb_profile *p = b->p;
-	if (metrics_add(b, b->excl.v, b->frame_key[p->cct.v[n].frame], m, err))
+	if (add_costs(b, b->excl.v, b->frame_key[p->cct.v[n].frame], m, err))
 		return -1;
 	uint32_t below_arc = PLUMB_NONE; /* arc x -> f(i+1) */
 	for (plumb_id x = n; p->cct.v[x].parent != PLUMB_NONE; x = p->cct.v[x].parent) {
@@ -214,16 +239,16 @@ static int walk_stack(builder *b, plumb_id n, const uint64_t *m, uint32_t stamp,
 		uint32_t up_arc = b->node_arc[x];
 		if (b->seen[k] != stamp) {
 			b->seen[k] = stamp;
-			if (metrics_add(b, b->incl.v, k, m, err))
+			if (add_costs(b, b->incl.v, k, m, err))
 				return -1;
 			if (b->keys_only)
 				continue;
-			if (below_arc != PLUMB_NONE && metrics_add(b, b->callee_attr.v, below_arc, m, err))
+			if (below_arc != PLUMB_NONE && add_costs(b, b->callee_attr.v, below_arc, m, err))
 				return -1;
 			if (up_arc == PLUMB_NONE) {
-				if (metrics_add(b, b->root.v, k, m, err))
+				if (add_costs(b, b->root.v, k, m, err))
 					return -1;
-			} else if (metrics_add(b, b->caller_attr.v, up_arc, m, err)) {
+			} else if (add_costs(b, b->caller_attr.v, up_arc, m, err)) {
 				return -1;
 			}
 		}

@@ -97,11 +97,11 @@ static int build_top_down(tree *t, const uint8_t *pass, const uint8_t *keep, plu
 		}
 		map[i] = n;
 		uint64_t *calls = &t->nodes.v[n].calls;
-		if (c->activations == PLUMB_COUNT_UNKNOWN)
+		uint64_t act = plumb_cct_activations(p, (plumb_id)i);
+		if (act == PLUMB_COUNT_UNKNOWN)
 			*calls = PLUMB_COUNT_UNKNOWN;
 		else if (*calls != PLUMB_COUNT_UNKNOWN)
-			*calls = *calls > UINT64_MAX - 1 - c->activations ? PLUMB_COUNT_UNKNOWN
-									   : *calls + c->activations;
+			*calls = *calls > UINT64_MAX - 1 - act ? PLUMB_COUNT_UNKNOWN : *calls + act;
 		if (pass[i])
 			rc = plumb_costs_add(t->self.v + (size_t)n * t->nev, plumb_cct_self(p, (plumb_id)i),
 					     t->nev, err);

@@ -570,7 +570,7 @@ static void cct_items(cgw *w)
 		plumb_id up = n->parent;
 		if (up != PLUMB_NONE && p->cct.v[up].frame != PLUMB_NONE)
 			call_at(w, n->part, p->cct.v[up].frame, p->frames.v[n->frame].function,
-				n->activations, w->cct_incl + i * w->nev, 0);
+				plumb_cct_activations(p, (plumb_id)i), w->cct_incl + i * w->nev, 0);
 	}
 }
 

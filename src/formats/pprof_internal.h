@@ -1,7 +1,7 @@
 /* Private to the pprof reader and writer (src/formats/pprof_*.c): the wire
  * walker that checks a profile.proto message field by field (detection, and
- * the byte offset of what is wrong when protobuf-c refuses a file), and the
- * gzip wrapper. */
+ * the byte offset of what is wrong), the decoder of its samples and
+ * locations, and the gzip wrapper. */
 #ifndef PLUMB_FORMATS_PPROF_INTERNAL_H
 #define PLUMB_FORMATS_PPROF_INTERNAL_H
 
@@ -40,6 +40,49 @@ typedef struct pprof_walk_error {
  * (-2: out of memory). */
 long pprof_walk(const uint8_t *buf, size_t len, bool strict, bool cut, pprof_offsets *offs,
 		uint32_t *seen, pprof_walk_error *e);
+
+/* The samples of a Profile, decoded here rather than by protobuf-c: they
+ * are most of a big file, and flat arrays cost one allocation each
+ * instead of three a sample. Sample i's location ids (leaf first) are
+ * loc[loc_off[i] .. loc_off[i + 1]), its values val[val_off[i] ..] and
+ * its labels lab[lab_off[i] ..]. */
+typedef struct pprof_label {
+	int64_t key, str, num, num_unit;
+} pprof_label;
+
+typedef struct pprof_samples {
+	size_t n, cap;
+	size_t *loc_off, *val_off, *lab_off;     /* n + 1 each */
+	uint64_t *loc;
+	uint64_t *val;        /* int64 values, as the wire has them */
+	pprof_label *lab;
+	size_t nloc, cap_loc, nval, cap_val, nlab, cap_lab;
+} pprof_samples;
+
+/* The locations, decoded here too: location i's lines (innermost first)
+ * are fn[line_off[i] .. line_off[i + 1]) with line[] beside. */
+typedef struct pprof_locations {
+	size_t n, cap;
+	uint64_t *id, *mapping_id, *address;
+	size_t *line_off;     /* n + 1 */
+	uint64_t *fn;         /* Line.function_id */
+	int64_t *line;        /* Line.line */
+	size_t nline, cap_fn, cap_line;
+} pprof_locations;
+
+/* Split a Profile that pprof_walk_skim accepted: its samples into *s and
+ * locations into *l, every other top-level field copied into *rest
+ * (malloc'd, for protobuf-c). 0, or -1 when a sample is not one
+ * pprof_walk accepts (-2: out of memory), with *e filled. */
+int pprof_take_samples(const uint8_t *buf, size_t len, uint8_t **rest, size_t *rest_len,
+		       pprof_samples *s, pprof_locations *l, pprof_walk_error *e);
+void pprof_locations_free(pprof_locations *l);
+void pprof_samples_free(pprof_samples *s);
+
+/* pprof_walk (not strict, not cut) that leaves the samples' insides to
+ * pprof_take_samples: it checks them as the walk would, and when it finds
+ * them wrong, pprof_walk says where and what. */
+long pprof_walk_skim(const uint8_t *buf, size_t len, pprof_offsets *offs, pprof_walk_error *e);
 
 /* gzip: does buf start with its magic; inflate all of it (concatenated
  * members too) into a malloc'd buffer; deflate with a gzip header. */

@@ -20,6 +20,7 @@
  */
 #include "formats/pprof_internal.h"
 #include "formats/pprof_profile.pb-c.h"
+#include "model/index.h"
 #include "plumb/formats.h"
 
 #include <errno.h>
@@ -29,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef Perftools__Profiles__Profile pb_profile;
 
@@ -41,12 +43,16 @@ typedef struct id_map {
 	bool dense;           /* ids[i] == i + 1 */
 } id_map;
 
+#define LOC_FRAME ((uint64_t)1 << 63)
+
 typedef struct reader {
 	plumb_profile *p;
 	const char *path;
 	const plumb_read_opts *opts;
 	plumb_error *err;
-	const pb_profile *pb;
+	const pb_profile *pb;     /* every field but the samples */
+	pprof_samples smp;        /* the samples */
+	pprof_locations lc;       /* the locations */
 	pprof_offsets offs;
 	bool gz;
 	id_map maps, locs, funcs;
@@ -54,6 +60,10 @@ typedef struct reader {
 	/* location index -> its frames, root first: frames[loc_off[i] ..] */
 	plumb_id *frames;
 	size_t *loc_off;
+	/* location index -> LOC_FRAME | its frame for a location of one frame
+	 * (most; none with drop_frames), else the index: one lookup a sample's
+	 * location instead of three */
+	uint64_t *loc_tag;
 	/* frames[k] is of a function drop_frames cuts at; NULL without
 	 * drop_frames (then nothing is cut) */
 	bool *frame_drop;
@@ -61,6 +71,9 @@ typedef struct reader {
 	regex_t drop, keep;
 	bool has_drop, has_keep;
 	bool *drop_fn;            /* function index -> matches drop and not keep */
+	/* function index -> the plumb function last made of it, in module
+	 * fn_mod (PLUMB_NONE: none yet): one lookup a function, not a line */
+	plumb_id *fn_of, *fn_mod;
 	/* thread parts met so far */
 	struct tpart { int64_t tid, pid; const char *name; plumb_id part; } *tparts;
 	size_t ntparts, cap_tparts;
@@ -288,7 +301,11 @@ static int read_function_ids(reader *r)
 	size_t n = pb->n_function;
 	uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
 	r->drop_fn = calloc(n ? n : 1, sizeof *r->drop_fn);
-	if (!ids || !r->drop_fn) {
+	r->fn_of = malloc((n ? n : 1) * sizeof *r->fn_of);
+	r->fn_mod = malloc((n ? n : 1) * sizeof *r->fn_mod);
+	if (r->fn_of)
+		memset(r->fn_of, 0xff, n * sizeof *r->fn_of);
+	if (!ids || !r->drop_fn || !r->fn_of || !r->fn_mod) {
 		free(ids);
 		return plumb_fail_nomem(r->err);
 	}
@@ -330,6 +347,8 @@ static plumb_id line_frame(reader *r, size_t fi, plumb_id mod, int64_t line, uin
 		else
 			snprintf(name, sizeof name, "0x%" PRIx64, addr);
 		fn = plumb_function_intern(p, name, NULL, mod, PLUMB_NONE, 0);
+	} else if (r->fn_of[fi] != PLUMB_NONE && r->fn_mod[fi] == mod) {
+		fn = r->fn_of[fi]; /* this function in this module, met before */
 	} else {
 		const Perftools__Profiles__Function *f = r->pb->function[fi];
 		const char *name = r->pb->string_table[f->name];
@@ -342,6 +361,8 @@ static plumb_id line_frame(reader *r, size_t fi, plumb_id mod, int64_t line, uin
 					 ? (uint32_t)f->start_line : 0;
 		fn = plumb_function_intern(p, *name ? name : (*sys ? sys : "[unknown]"),
 					   *sys && strcmp(sys, name) != 0 ? sys : NULL, mod, fid, start);
+		r->fn_of[fi] = fn;
+		r->fn_mod[fi] = mod;
 	}
 	if (fn == PLUMB_NONE)
 		return PLUMB_NONE;
@@ -354,58 +375,62 @@ static plumb_id line_frame(reader *r, size_t fi, plumb_id mod, int64_t line, uin
 static int read_locations(reader *r)
 {
 	const pb_profile *pb = r->pb;
-	size_t n = pb->n_location, total = 0;
-	uint64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+	const pprof_locations *lc = &r->lc;
+	size_t n = lc->n, total = 0;
 	r->loc_off = malloc((n + 1) * sizeof *r->loc_off);
-	if (!ids || !r->loc_off) {
-		free(ids);
+	if (!r->loc_off)
 		return plumb_fail_nomem(r->err);
-	}
 	for (size_t i = 0; i < n; i++) {
-		ids[i] = pb->location[i]->id;
+		size_t nl = lc->line_off[i + 1] - lc->line_off[i];
 		r->loc_off[i] = total;
-		total += pb->location[i]->n_line ? pb->location[i]->n_line : 1;
+		total += nl ? nl : 1;
 	}
 	r->loc_off[n] = total;
 	r->frames = malloc((total ? total : 1) * sizeof *r->frames);
 	if (r->has_drop)
 		r->frame_drop = calloc(total ? total : 1, sizeof *r->frame_drop);
-	int rc = r->frames && (!r->has_drop || r->frame_drop) ? id_map_build(r, &r->locs, ids, n, PPROF_OFF_LOCATION, "location")
-			   : plumb_fail_nomem(r->err);
-	free(ids);
+	int rc = r->frames && (!r->has_drop || r->frame_drop)
+			 ? id_map_build(r, &r->locs, lc->id, n, PPROF_OFF_LOCATION, "location")
+			 : plumb_fail_nomem(r->err);
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		const Perftools__Profiles__Location *l = pb->location[i];
 		size_t at = pprof_offset(&r->offs, PPROF_OFF_LOCATION, i);
+		uint64_t id = lc->id[i], map = lc->mapping_id[i], addr = lc->address[i];
 		plumb_id mod = PLUMB_NONE;
-		if (l->mapping_id) {
-			size_t mi = id_map_find(&r->maps, l->mapping_id);
+		if (map) {
+			size_t mi = id_map_find(&r->maps, map);
 			if (mi == SIZE_MAX)
 				return fail_at(r, at, PLUMB_ERR_FORMAT, "expected location %" PRIu64
 					       "'s mapping_id to be one of the %zu mappings' ids, got %"
-					       PRIu64, l->id, pb->n_mapping, l->mapping_id);
+					       PRIu64, id, pb->n_mapping, map);
 			mod = r->mod_of_map[mi];
 		}
 		plumb_id *out = r->frames + r->loc_off[i];
-		if (l->n_line == 0) {
-			out[0] = line_frame(r, SIZE_MAX, mod, 0, l->address);
+		size_t l0 = lc->line_off[i], nl = lc->line_off[i + 1] - l0;
+		if (nl == 0) {
+			out[0] = line_frame(r, SIZE_MAX, mod, 0, addr);
 			if (out[0] == PLUMB_NONE)
 				return plumb_fail_nomem(r->err);
 			continue;
 		}
-		for (size_t k = 0; k < l->n_line; k++) {
-			const Perftools__Profiles__Line *ln = l->line[l->n_line - 1 - k];
-			size_t fi = id_map_find(&r->funcs, ln->function_id);
-			if (fi == SIZE_MAX && ln->function_id != 0)
+		for (size_t k = 0; k < nl; k++) {
+			size_t ln = l0 + nl - 1 - k; /* innermost first in the file */
+			size_t fi = id_map_find(&r->funcs, lc->fn[ln]);
+			if (fi == SIZE_MAX && lc->fn[ln] != 0)
 				return fail_at(r, at, PLUMB_ERR_FORMAT, "expected location %" PRIu64
 					       "'s function_id to be one of the %zu functions' ids, got %"
-					       PRIu64, l->id, pb->n_function, ln->function_id);
+					       PRIu64, id, pb->n_function, lc->fn[ln]);
 			if (r->frame_drop)
 				r->frame_drop[r->loc_off[i] + k] = fi != SIZE_MAX && r->drop_fn[fi];
-			out[k] = line_frame(r, fi, mod, ln->line, l->address);
+			out[k] = line_frame(r, fi, mod, lc->line[ln], addr);
 			if (out[k] == PLUMB_NONE)
 				return plumb_fail_nomem(r->err);
 		}
 	}
+	if (rc == 0 && !(r->loc_tag = malloc((n ? n : 1) * sizeof *r->loc_tag)))
+		rc = plumb_fail_nomem(r->err);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		r->loc_tag[i] = r->loc_off[i + 1] - r->loc_off[i] == 1 && !r->frame_drop
+					? LOC_FRAME | r->frames[r->loc_off[i]] : i;
 	return rc;
 }
 
@@ -439,13 +464,14 @@ static int note_other_key(reader *r, const char *key)
 }
 
 /* The part of a sample: a thread part when it has thread labels. */
-static int sample_part(reader *r, const Perftools__Profiles__Sample *s, size_t at, plumb_id *out)
+static int sample_part(reader *r, size_t si, size_t at, plumb_id *out)
 {
 	int64_t tid = -1, pid = -1;
 	const char *name = NULL;
 	bool thread = false;
-	for (size_t i = 0; i < s->n_label; i++) {
-		const Perftools__Profiles__Label *l = s->label[i];
+	const pprof_samples *sm = &r->smp;
+	for (size_t i = sm->lab_off[si]; i < sm->lab_off[si + 1]; i++) {
+		const pprof_label *l = &sm->lab[i];
 		const char *key = str_at(r, l->key, at, "a label's key");
 		const char *sv = str_at(r, l->str, at, "a label's str");
 		if (!key || !sv || !str_at(r, l->num_unit, at, "a label's num_unit"))
@@ -508,192 +534,306 @@ static int sample_part(reader *r, const Perftools__Profiles__Sample *s, size_t a
 
 /* ---- samples -------------------------------------------------------------- */
 
-/* Samples in the order of their stacks read from the root (location ids
- * from the last): each then shares its longest prefix with the one
- * before, and only the rest of its path is expanded and looked up in the
- * CCT. The two root-most ids sit in the key: most comparisons end there,
- * without a trip to the sample's own array. */
-typedef struct sample_key {
-	uint64_t k0, k1;      /* the root-most ids, 0 past the stack's end */
-	const uint64_t *ids;
-	size_t n, i;
-} sample_key;
-
-static int cmp_samples(const void *a, const void *b)
-{
-	const sample_key *x = a, *y = b;
-	if (x->k0 != y->k0)
-		return x->k0 < y->k0 ? -1 : 1;
-	if (x->k1 != y->k1)
-		return x->k1 < y->k1 ? -1 : 1;
-	size_t i = x->n, j = y->n;
-	while (i > 0 && j > 0) {
-		uint64_t u = x->ids[--i], v = y->ids[--j];
-		if (u != v)
-			return u < v ? -1 : 1;
-	}
-	return i > 0 ? 1 : j > 0 ? -1 : x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* The path of the current sample: frames root first, nodes[k + 1] the
- * CCT node of frames[0..k] (nodes[0] the part's root), and cum[j] the
- * number of frames of its first j locations from the root. */
-typedef struct path_buf {
-	plumb_id *frames, *nodes;
+/* Each sample's frames, root first and cut by drop_frames, side by side:
+ * sample i's are fr[off[i] .. off[i + 1]), in part part[i]. */
+typedef struct stacks {
+	plumb_id *fr, *part;
+	size_t *off;
 	size_t n, cap;
-	size_t *cum;
-	size_t ncum_cap;
-} path_buf;
+} stacks;
 
-static int path_push(path_buf *b, plumb_id frame)
+/* Sample i's location ids become their loc_tag (in place), and the count
+ * of their frames is added to *nfr. */
+static int resolve_locations(reader *r, size_t i, size_t at, size_t *nfr)
 {
-	if (b->n + 1 >= b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		plumb_id *f = realloc(b->frames, cap * sizeof *f);
-		if (f)
-			b->frames = f;
-		plumb_id *nd = realloc(b->nodes, (cap + 1) * sizeof *nd);
-		if (nd)
-			b->nodes = nd;
-		if (!f || !nd)
-			return -1;
-		b->cap = cap;
-	}
-	b->frames[b->n++] = frame;
-	return 0;
-}
-
-/* The frames of sample s, root first, cut by drop_frames, into b: its
- * first `keep` locations are the previous sample's (b holds their frames
- * already); the rest are expanded. With drop_frames keep is 0 (where the
- * cut falls depends on the frames before). */
-static int sample_frames(reader *r, const Perftools__Profiles__Sample *s, size_t i, size_t at,
-			 size_t keep, path_buf *b)
-{
-	const pb_profile *pb = r->pb;
-	size_t nloc = s->n_location_id;
-	if (nloc + 1 > b->ncum_cap) {
-		size_t cap = (nloc + 1) * 2;
-		size_t *c = realloc(b->cum, cap * sizeof *c);
-		if (!c)
-			return plumb_fail_nomem(r->err);
-		b->cum = c;
-		b->ncum_cap = cap;
-	}
-	b->cum[0] = 0;
-	b->n = b->cum[keep];
-	bool user = false, cut = false;
-	for (size_t j = keep; j < nloc; j++) {
-		uint64_t id = s->location_id[nloc - 1 - j];
-		size_t li = id_map_find(&r->locs, id);
+	pprof_samples *sm = &r->smp;
+	size_t n = 0;
+	for (size_t j = sm->loc_off[i + 1]; j-- > sm->loc_off[i];) { /* root first */
+		size_t li = id_map_find(&r->locs, sm->loc[j]);
 		if (li == SIZE_MAX)
 			return fail_at(r, at, PLUMB_ERR_FORMAT, "expected sample %zu's location_id to "
 				       "be one of the %zu locations' ids, got %" PRIu64, i,
-				       pb->n_location, id);
-		size_t k0 = r->loc_off[li], k1 = r->loc_off[li + 1];
+				       r->lc.n, sm->loc[j]);
+		sm->loc[j] = r->loc_tag[li];
+		n += r->loc_tag[li] & LOC_FRAME ? 1 : r->loc_off[li + 1] - r->loc_off[li];
+	}
+	*nfr += n;
+	return 0;
+}
+
+/* The frames of sample i (its locations resolved), root first, cut by
+ * drop_frames, appended to st (which has room for them). */
+static void sample_frames(reader *r, size_t i, stacks *st)
+{
+	const pprof_samples *sm = &r->smp;
+	const uint64_t *li = sm->loc + sm->loc_off[i];
+	size_t nloc = sm->loc_off[i + 1] - sm->loc_off[i];
+	plumb_id *out = st->fr + st->n;
+	bool user = false, cut = false;
+	for (size_t j = nloc; j-- > 0 && !cut;) {
+		if (li[j] & LOC_FRAME) {
+			*out++ = (plumb_id)li[j];
+			continue;
+		}
+		size_t k0 = r->loc_off[li[j]], k1 = r->loc_off[li[j] + 1];
+		if (!r->frame_drop) {
+			for (size_t k = k0; k < k1; k++)
+				*out++ = r->frames[k];
+			continue;
+		}
 		for (size_t k = k0; k < k1 && !cut; k++) {
 			/* pprof keeps the frames before the first that does not
 			 * match, and cuts at the first match after it */
-			if (!(r->frame_drop && r->frame_drop[k]))
+			if (!r->frame_drop[k])
 				user = true;
 			else if (user)
 				cut = true;
-			if (!cut && path_push(b, r->frames[k]) < 0)
-				return plumb_fail_nomem(r->err);
+			if (!cut)
+				*out++ = r->frames[k];
 		}
-		b->cum[j + 1] = b->n;
+	}
+	st->n = (size_t)(out - st->fr);
+}
+
+/* The order samples are added in: by part, then by frames from the root
+ * (ties by file order). Each sample then shares its longest prefix of
+ * frames with the one before, and the rest of its path is new in the
+ * tree: no lookups. Sorted by a multikey quicksort, one frame a pass. */
+typedef struct sitem {
+	size_t off;           /* its frames: fr[off .. off + n) */
+	uint32_t i, n, part;  /* the sample, its frame count, its part */
+	uint32_t base;        /* c holds frames base .. base + 3 */
+	uint32_t c[4];
+} sitem;
+
+/* Symbol d of a sample: its part, then its frames + 1, then 0. The item
+ * keeps the next frames beside it: one cache miss for four passes of the
+ * sort instead of one a pass. */
+static inline uint32_t sym(const plumb_id *fr, sitem *e, size_t d)
+{
+	if (d == 0)
+		return e->part;
+	size_t j = d - 1;
+	if (j >= e->n)
+		return 0;
+	if (j - e->base >= 4) {
+		e->base = (uint32_t)j;
+		for (size_t k = 0; k < 4 && j + k < e->n; k++)
+			e->c[k] = fr[e->off + j + k] + 1;
+	}
+	return e->c[j - e->base];
+}
+
+static int cmp_from(const plumb_id *fr, sitem *a, sitem *b, size_t d)
+{
+	for (;; d++) {
+		uint32_t x = sym(fr, a, d), y = sym(fr, b, d);
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (x == 0 && d > 0)
+			return a->i < b->i ? -1 : a->i > b->i;
+	}
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	uint32_t x = ((const sitem *)a)->i, y = ((const sitem *)b)->i;
+	return x < y ? -1 : x > y;
+}
+
+static void sort_stacks(const plumb_id *fr, sitem *a, size_t n, size_t d)
+{
+	while (n > 1) {
+		if (n < 12) {
+			for (size_t i = 1; i < n; i++)
+				for (size_t j = i; j > 0 && cmp_from(fr, &a[j - 1], &a[j], d) > 0; j--) {
+					sitem t = a[j];
+					a[j] = a[j - 1];
+					a[j - 1] = t;
+				}
+			return;
+		}
+		uint32_t x = sym(fr, &a[0], d), y = sym(fr, &a[n / 2], d), z = sym(fr, &a[n - 1], d);
+		uint32_t piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+		/* three ways: [0, lt) below, [lt, gt) equal, [gt, n) above */
+		size_t lt = 0, i = 0, gt = n;
+		while (i < gt) {
+			uint32_t v = sym(fr, &a[i], d);
+			sitem t = a[i];
+			if (v < piv) {
+				a[i++] = a[lt];
+				a[lt++] = t;
+			} else if (v > piv) {
+				a[i] = a[--gt];
+				a[gt] = t;
+			} else {
+				i++;
+			}
+		}
+		size_t ne = gt - lt, ng = n - gt;
+		bool done = piv == 0 && d > 0; /* the equal ones end here: file order */
+		if (done)
+			qsort(a + lt, ne, sizeof *a, cmp_item);
+		/* the two smaller parts recursively (each at most n / 2: the
+		 * depth stays under log2 n), the largest in this loop */
+		if (lt >= ne && lt >= ng) {
+			if (!done)
+				sort_stacks(fr, a + lt, ne, d + 1);
+			sort_stacks(fr, a + gt, ng, d);
+			n = lt;
+		} else if (ng >= ne) {
+			if (!done)
+				sort_stacks(fr, a + lt, ne, d + 1);
+			sort_stacks(fr, a, lt, d);
+			a += gt;
+			n = ng;
+		} else {
+			sort_stacks(fr, a, lt, d);
+			sort_stacks(fr, a + gt, ng, d);
+			if (done)
+				return;
+			a += lt;
+			n = ne;
+			d++;
+		}
+	}
+}
+
+/* Check every sample's values, in the file's order. */
+static int check_values(reader *r)
+{
+	const pprof_samples *sm = &r->smp;
+	size_t nev = r->pb->n_sample_type;
+	for (size_t i = 0; i < sm->n; i++) {
+		size_t nv = sm->val_off[i + 1] - sm->val_off[i];
+		if (nv != nev)
+			return fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i), PLUMB_ERR_FORMAT,
+				       "expected sample %zu to have %zu values, one per sample type, "
+				       "got %zu", i, nev, nv);
+		for (size_t k = 0; k < nev; k++) {
+			int64_t v = (int64_t)sm->val[sm->val_off[i] + k];
+			if (v < 0)
+				return fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i),
+					       PLUMB_ERR_UNSUPPORTED, "expected sample %zu's values to be "
+					       "0 or more, got %" PRId64 " (a difference of profiles is "
+					       "not supported)", i, v);
+		}
 	}
 	return 0;
 }
 
-/* How many locations from the root s shares with the sample before. */
-static size_t shared_locations(const Perftools__Profiles__Sample *s,
-			       const Perftools__Profiles__Sample *prev)
+/* Add sample i (frames f[0..n), part's tree root at nodes[0]) to the tree:
+ * nodes[1..d] are the nodes of f[0..d) already; fresh: f[d] is no child of
+ * nodes[d] yet (else looked up, down to the first node made). */
+static int add_path(reader *r, const plumb_id *f, size_t n, size_t d, bool fresh, plumb_id *nodes)
 {
-	size_t i = s->n_location_id, j = prev->n_location_id, n = 0;
-	while (i > 0 && j > 0 && s->location_id[--i] == prev->location_id[--j])
-		n++;
-	return n;
+	for (; d < n && !fresh; d++) {
+		size_t had = r->p->cct.n;
+		if ((nodes[d + 1] = plumb_cct_child(r->p, nodes[d], f[d])) == PLUMB_NONE)
+			return plumb_fail_nomem(r->err);
+		fresh = r->p->cct.n > had;
+	}
+	if (d < n && plumb_cct_new_path(r->p, nodes[d], f + d, n - d, nodes + d + 1))
+		return plumb_fail_nomem(r->err);
+	return 0;
 }
 
 static int read_samples(reader *r)
 {
-	const pb_profile *pb = r->pb;
-	size_t nev = pb->n_sample_type, ns = pb->n_sample;
+	const pprof_samples *sm = &r->smp;
+	size_t nev = r->pb->n_sample_type, ns = sm->n, maxn = 0;
+	int rc = check_values(r);
+	if (rc)
+		return rc;
+	stacks st = { 0 };
+	st.part = malloc((ns ? ns : 1) * sizeof *st.part);
+	st.off = malloc((ns + 1) * sizeof *st.off);
+	sitem *order = malloc((ns ? ns : 1) * sizeof *order);
 	uint64_t *costs = malloc(nev * sizeof *costs);
-	sample_key *order = malloc((ns ? ns : 1) * sizeof *order);
-	path_buf cur = { 0 };
-	const Perftools__Profiles__Sample *prev = NULL;
-	plumb_id prev_part = PLUMB_NONE;
-	/* the buffer allocated up front, for stacks of no frames */
-	int rc = costs && order && path_push(&cur, 0) == 0 ? 0 : plumb_fail_nomem(r->err);
-	cur.n = 0;
+	plumb_id *nodes = NULL;
+	if (!st.part || !st.off || !order || !costs)
+		rc = plumb_fail_nomem(r->err);
+	else if (ns > UINT32_MAX)
+		rc = fail_at(r, 0, PLUMB_ERR_UNSUPPORTED, "expected at most %u samples, got %zu",
+			     UINT32_MAX, ns);
+	size_t nfr = 0;
 	for (size_t i = 0; i < ns && rc == 0; i++) {
-		const Perftools__Profiles__Sample *s = pb->sample[i];
-		size_t n = s->n_location_id;
-		order[i] = (sample_key){ n ? s->location_id[n - 1] : 0, n > 1 ? s->location_id[n - 2] : 0,
-					 s->location_id, n, i };
-		if (s->n_value != nev)
-			rc = fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i), PLUMB_ERR_FORMAT,
-				     "expected sample %zu to have %zu values, one per sample type, "
-				     "got %zu", i, nev, s->n_value);
-		for (size_t k = 0; k < nev && rc == 0; k++)
-			if (s->value[k] < 0)
-				rc = fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i),
-					     PLUMB_ERR_UNSUPPORTED, "expected sample %zu's values to be 0 "
-					     "or more, got %" PRId64 " (a difference of profiles is not "
-					     "supported)", i, s->value[k]);
-	}
-	if (rc == 0)
-		qsort(order, ns, sizeof *order, cmp_samples);
-	for (size_t oi = 0; oi < ns && rc == 0; oi++) {
-		size_t i = order[oi].i;
-		const Perftools__Profiles__Sample *s = pb->sample[i];
 		size_t at = pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i);
+		rc = sample_part(r, i, at, &st.part[i]);
+		if (rc == 0)
+			rc = resolve_locations(r, i, at, &nfr);
+	}
+	/* every array at its size at once: growing them by copies cost more
+	 * in page faults than the work; the tree has at most nfr new nodes */
+	if (rc == 0 && (!(st.fr = malloc((nfr ? nfr : 1) * sizeof *st.fr)) ||
+			plumb_cct_reserve(r->p, nfr)))
+		rc = plumb_fail_nomem(r->err);
+	for (size_t i = 0; i < ns && rc == 0; i++) {
+		st.off[i] = st.n;
+		sample_frames(r, i, &st);
+		size_t n = st.n - st.off[i];
+		if (n > UINT32_MAX)
+			rc = fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i),
+				     PLUMB_ERR_UNSUPPORTED, "expected a stack of at most %u frames, "
+				     "got %zu", UINT32_MAX, n);
+		maxn = n > maxn ? n : maxn;
+		/* base past the end: the cache is filled when first read */
+		order[i] = (sitem){ st.off[i], (uint32_t)i, (uint32_t)n, st.part[i], UINT32_MAX - 4,
+				    { 0, 0, 0, 0 } };
+	}
+	if (rc == 0) {
+		st.off[ns] = st.n;
+		sort_stacks(st.fr, order, ns, 0);
+		if (!(nodes = malloc((maxn + 1) * sizeof *nodes)))
+			rc = plumb_fail_nomem(r->err);
+	}
+	plumb_id part = PLUMB_NONE;
+	bool fresh = false;
+	const plumb_id *pf = NULL;
+	size_t pn = 0;
+	for (size_t oi = 0; oi < ns && rc == 0; oi++) {
+		uint32_t i = order[oi].i;
+		/* the samples come in no order of the file's: their values and
+		 * frames are fetched a few ahead */
+		if (oi + 8 < ns) {
+			__builtin_prefetch(sm->val + (size_t)order[oi + 8].i * nev);
+			__builtin_prefetch(st.fr + order[oi + 8].off);
+		}
+		const plumb_id *f = st.fr + order[oi].off;
+		size_t n = order[oi].n, d = 0;
+		if (order[oi].part != part) {
+			/* a part new to the tree (no child yet) needs no lookups */
+			part = order[oi].part;
+			nodes[0] = r->p->parts.v[part].root;
+			fresh = r->p->cct.v[nodes[0]].first_child == PLUMB_NONE;
+		} else {
+			while (d < n && d < pn && f[d] == pf[d])
+				d++;
+		}
+		/* a sample whose stack the one before ends with is its node */
+		if (d < n && (rc = add_path(r, f, n, d, fresh, nodes)) < 0)
+			break;
+		pf = f;
+		pn = n;
 		bool any = false;
 		for (size_t k = 0; k < nev; k++) {
-			costs[r->ev_of_type[k]] = (uint64_t)s->value[k];
-			any |= s->value[k] != 0;
+			uint64_t v = sm->val[(size_t)i * nev + k]; /* nev each: check_values */
+			costs[r->ev_of_type[k]] = v;
+			any |= v != 0;
 		}
-		plumb_id part;
-		if ((rc = sample_part(r, s, at, &part)) < 0)
-			break;
-		/* the locations shared with the sample before keep their frames
-		 * and nodes (the same part, and no drop_frames) */
-		size_t keep = prev && part == prev_part && !r->frame_drop ? shared_locations(s, prev) : 0;
-		if ((rc = sample_frames(r, s, i, at, keep, &cur)) < 0)
-			break;
-		/* nodes has room for n + 1 (path_push keeps it so) */
-		size_t d = cur.cum[keep];
-		cur.nodes[0] = r->p->parts.v[part].root;
-		/* below a node created here, every node is new: no lookups */
-		for (; d < cur.n; d++) {
-			size_t had = r->p->cct.n;
-			if ((cur.nodes[d + 1] = plumb_cct_child(r->p, cur.nodes[d], cur.frames[d])) ==
-			    PLUMB_NONE) {
-				rc = plumb_fail_nomem(r->err);
-				break;
-			}
-			if (r->p->cct.n > had) {
-				if (plumb_cct_new_path(r->p, cur.nodes[d + 1], cur.frames + d + 1,
-						       cur.n - d - 1, cur.nodes + d + 2))
-					rc = plumb_fail_nomem(r->err);
-				break;
-			}
-		}
-		if (rc == 0 && any && plumb_cct_add_self(r->p, cur.nodes[cur.n], costs, r->err) < 0)
+		if (any && plumb_cct_add_self(r->p, nodes[n], costs, r->err) < 0)
 			rc = r->err && r->err->code == PLUMB_ERR_OVERFLOW
-				     ? fail_at(r, at, PLUMB_ERR_OVERFLOW, "expected the values of a "
-					       "stack to total at most %" PRIu64 ", got more", UINT64_MAX)
+				     ? fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i),
+					       PLUMB_ERR_OVERFLOW, "expected the values of a stack to "
+					       "total at most %" PRIu64 ", got more", UINT64_MAX)
 				     : -1;
-		prev = s;
-		prev_part = part;
 	}
-	free(cur.frames);
-	free(cur.nodes);
-	free(cur.cum);
-	free(costs);
+	free(st.fr);
+	free(st.part);
+	free(st.off);
 	free(order);
+	free(costs);
+	free(nodes);
 	return rc;
 }
 
@@ -794,7 +934,12 @@ static int read_all(const char *path, uint8_t **out, size_t *len, plumb_error *e
 	FILE *fp = plumb_open_input(path, err);
 	if (!fp)
 		return -1;
+	/* a regular file's size known: one buffer, not a doubling one */
+	struct stat st;
 	size_t cap = 1 << 16, n = 0, got;
+	if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX / 2)
+		cap = (size_t)st.st_size + 1;
 	uint8_t *buf = malloc(cap);
 	int rc = buf ? 0 : plumb_fail_nomem(err);
 	while (rc == 0 && (got = fread(buf + n, 1, cap - n, fp)) > 0) {
@@ -822,14 +967,19 @@ static int read_all(const char *path, uint8_t **out, size_t *len, plumb_error *e
 static void reader_free(reader *r)
 {
 	pprof_offsets_free(&r->offs);
+	pprof_samples_free(&r->smp);
+	pprof_locations_free(&r->lc);
 	id_map_free(&r->maps);
 	id_map_free(&r->locs);
 	id_map_free(&r->funcs);
 	free(r->mod_of_map);
 	free(r->frames);
 	free(r->loc_off);
+	free(r->loc_tag);
 	free(r->ev_of_type);
 	free(r->drop_fn);
+	free(r->fn_of);
+	free(r->fn_mod);
 	free(r->frame_drop);
 	free(r->tparts);
 	for (size_t i = 0; i < r->nother; i++)
@@ -869,10 +1019,25 @@ int plumb_pprof_read(plumb_profile *p, const char *path, const plumb_read_opts *
 	int rc = 0;
 	if (len == 0)
 		rc = fail_at(&r, 0, PLUMB_ERR_FORMAT, "expected a pprof Profile message, got no data");
-	else if (pprof_walk(data, len, false, false, &r.offs, NULL, &we) < 0)
+	else if (pprof_walk_skim(data, len, &r.offs, &we) < 0) {
+		/* the first fault in the file's order, samples included */
+		(void)pprof_walk(data, len, false, false, NULL, NULL, &we);
 		rc = fail_at(&r, we.offset, PLUMB_ERR_FORMAT, "%s", we.what);
-	pb_profile *pb = rc ? NULL : perftools__profiles__profile__unpack(NULL, len, data);
+	}
+	uint8_t *rest = NULL;
+	size_t rest_len = 0;
+	if (rc == 0) {
+		int t = pprof_take_samples(data, len, &rest, &rest_len, &r.smp, &r.lc, &we);
+		/* a sample is wrong: the whole walk names the byte and what */
+		if (t == -1)
+			(void)pprof_walk(data, len, false, false, NULL, NULL, &we);
+		if (t < 0)
+			rc = t == -2 ? plumb_fail_nomem(err)
+				     : fail_at(&r, we.offset, PLUMB_ERR_FORMAT, "%s", we.what);
+	}
 	free(data);
+	pb_profile *pb = rc ? NULL : perftools__profiles__profile__unpack(NULL, rest_len, rest);
+	free(rest);
 	if (rc == 0 && !pb) /* the walk found nothing wrong: protobuf-c ran out of memory */
 		rc = plumb_fail(err, PLUMB_ERR_NOMEM, "%s: cannot decode the pprof message (out of "
 				"memory?)", path);

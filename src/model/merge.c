@@ -145,8 +145,9 @@ int plumb_profile_merge_folding(plumb_profile *dst, const plumb_profile *src, co
 		if (plumb_cct_add_self(dst, node[i], src->cct_self.v + i * nev, err))
 			goto out;
 		/* a folded node's entries are its parent's own */
-		if (!folded && n->activations != PLUMB_COUNT_UNKNOWN &&
-		    plumb_cct_add_activations(dst, node[i], n->activations, err))
+		uint64_t act = plumb_cct_activations(src, (plumb_id)i);
+		if (!folded && act != PLUMB_COUNT_UNKNOWN &&
+		    plumb_cct_add_activations(dst, node[i], act, err))
 			goto out;
 	}
 	for (size_t i = 0; i < src->cg_self.n; i++)

@@ -31,6 +31,7 @@ void plumb_profile_free(plumb_profile *p)
 	free(p->parts.v);
 	free(p->cct.v);
 	free(p->cct_self.v);
+	free(p->cct_act.v);
 	free(p->cg_self.v);
 	free(p->cg_self_cost.v);
 	free(p->cg_direct.v);
@@ -71,9 +72,15 @@ int plumb_profile_totals(const plumb_profile *p, uint64_t *out, plumb_error *err
 {
 	size_t nev = p->events.n;
 	memset(out, 0, nev * sizeof *out);
-	for (size_t i = 0; i < p->cct.n; i++)
-		if (plumb_costs_add(out, p->cct_self.v + i * nev, nev, err))
-			return -1;
+	/* a flat loop (a big tree has millions of nodes, most with no cost);
+	 * plumb_costs_add says what overflowed */
+	const uint64_t *c = p->cct_self.v, *end = c + p->cct.n * nev;
+	for (; c < end; c += nev)
+		for (size_t k = 0; k < nev; k++) {
+			if (out[k] > UINT64_MAX - c[k])
+				return plumb_costs_add(out, c, nev, err);
+			out[k] += c[k];
+		}
 	for (size_t i = 0; i < p->cg_self.n; i++)
 		if (plumb_costs_add(out, p->cg_self_cost.v + i * nev, nev, err))
 			return -1;
@@ -222,7 +229,7 @@ static plumb_id cct_new_node(plumb_profile *p, plumb_id parent, plumb_id frame, 
 {
 	if (p->cct.n >= PLUMB_NONE - 1)
 		return PLUMB_NONE;
-	plumb_cct_node n = { frame, parent, part, PLUMB_NONE, PLUMB_NONE, PLUMB_COUNT_UNKNOWN };
+	plumb_cct_node n = { frame, parent, part, PLUMB_NONE, PLUMB_NONE };
 	plumb_id id = (plumb_id)p->cct.n;
 	if (plumb_vec_reserve(p->cct, p->cct.n + 1) || COSTS_GROW(p, p->cct_self))
 		return PLUMB_NONE;
@@ -272,9 +279,31 @@ static bool cct_eq(const void *ctx, uint32_t id, const void *key)
 	return a->parent == b->parent && a->frame == b->frame;
 }
 
+/* Nodes made by plumb_cct_new_path are indexed only when a lookup needs
+ * them: a reader that builds its tree without lookups (pprof, the store)
+ * never pays for the index. */
+static int cct_index_catch_up(plumb_profile *p)
+{
+	if (p->cct_indexed >= p->cct.n)
+		return 0;
+	if (plumb_index_reserve(&p->cct_ix, p->cct_ix.count + (p->cct.n - p->cct_indexed)))
+		return -1;
+	for (size_t i = p->cct_indexed; i < p->cct.n; i++) {
+		const plumb_cct_node *n = &p->cct.v[i];
+		if (n->parent != PLUMB_NONE &&
+		    plumb_index_insert(&p->cct_ix, (uint32_t)plumb_hash_mix(n->parent, n->frame),
+				       (uint32_t)i))
+			return -1;
+	}
+	p->cct_indexed = p->cct.n;
+	return 0;
+}
+
 plumb_id plumb_cct_child(plumb_profile *p, plumb_id parent, plumb_id frame)
 {
 	if (parent >= p->cct.n || frame >= p->frames.n)
+		return PLUMB_NONE;
+	if (cct_index_catch_up(p))
 		return PLUMB_NONE;
 	cct_key k = { parent, frame };
 	uint32_t h = (uint32_t)plumb_hash_mix(parent, frame);
@@ -284,6 +313,7 @@ plumb_id plumb_cct_child(plumb_profile *p, plumb_id parent, plumb_id frame)
 	id = cct_new_node(p, parent, frame, p->cct.v[parent].part);
 	if (id == PLUMB_NONE || plumb_index_insert(&p->cct_ix, h, id))
 		return PLUMB_NONE;
+	p->cct_indexed = p->cct.n;
 	return id;
 }
 
@@ -295,29 +325,32 @@ int plumb_cct_new_path(plumb_profile *p, plumb_id parent, const plumb_id *frames
 	for (size_t i = 0; i < n; i++)
 		if (frames[i] >= p->frames.n)
 			return -1;
-	if (plumb_vec_reserve(p->cct, p->cct.n + n) ||
-	    plumb_index_reserve(&p->cct_ix, p->cct_ix.count + n))
+	size_t nev = p->events.n;
+	if (plumb_cct_reserve(p, n))
 		return -1;
-	/* no lookup, and the ids are known in advance (the next ones): the
-	 * index slots of a batch are fetched together, not one miss at a time */
-	enum { BATCH = 16 };
-	uint32_t h[BATCH];
-	for (size_t i = 0; i < n; i += BATCH) {
-		size_t m = n - i < BATCH ? n - i : BATCH;
-		for (size_t j = 0; j < m; j++) {
-			plumb_id up = i + j ? (plumb_id)(p->cct.n + j - 1) : parent;
-			h[j] = (uint32_t)plumb_hash_mix(up, frames[i + j]);
-			plumb_index_prefetch(&p->cct_ix, h[j]);
-		}
-		for (size_t j = 0; j < m; j++) {
-			plumb_id up = i + j ? nodes[i + j - 1] : parent;
-			plumb_id id = cct_new_node(p, up, frames[i + j], p->cct.v[parent].part);
-			if (id == PLUMB_NONE || plumb_index_insert(&p->cct_ix, h[j], id))
-				return -1;
-			nodes[i + j] = id;
-		}
+	/* no lookup and no index entry (cct_index_catch_up makes those); the
+	 * nodes and their zero costs written in one go */
+	if (nev) {
+		memset(p->cct_self.v + p->cct_self.n, 0, n * nev * sizeof *p->cct_self.v);
+		p->cct_self.n += n * nev;
+	}
+	plumb_id part = p->cct.v[parent].part, up = parent;
+	for (size_t i = 0; i < n; i++) {
+		plumb_id id = (plumb_id)p->cct.n++;
+		p->cct.v[id] = (plumb_cct_node){ frames[i], up, part, PLUMB_NONE,
+						 p->cct.v[up].first_child };
+		p->cct.v[up].first_child = id;
+		nodes[i] = up = id;
 	}
 	return 0;
+}
+
+int plumb_cct_reserve(plumb_profile *p, size_t n)
+{
+	if (n > PLUMB_NONE - 2 - p->cct.n)
+		return -1;
+	return plumb_vec_reserve(p->cct, p->cct.n + n) ||
+	       plumb_vec_reserve(p->cct_self, (p->cct.n + n) * p->events.n) ? -1 : 0;
 }
 
 plumb_id plumb_cct_path(plumb_profile *p, plumb_id part, const plumb_id *frames, size_t n)
@@ -342,7 +375,13 @@ int plumb_cct_add_activations(plumb_profile *p, plumb_id node, uint64_t n, plumb
 {
 	if (node >= p->cct.n)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "no calling context node %u", node);
-	uint64_t *a = &p->cct.v[node].activations;
+	if (p->cct_act.n <= node) { /* the counts so far, unknown up to node */
+		if (plumb_vec_reserve(p->cct_act, p->cct.n))
+			return plumb_fail_nomem(err);
+		while (p->cct_act.n < p->cct.n)
+			p->cct_act.v[p->cct_act.n++] = PLUMB_COUNT_UNKNOWN;
+	}
+	uint64_t *a = &p->cct_act.v[node];
 	uint64_t have = *a == PLUMB_COUNT_UNKNOWN ? 0 : *a;
 	if (n == PLUMB_COUNT_UNKNOWN || have > PLUMB_COUNT_UNKNOWN - 1 - n)
 		return plumb_fail(err, PLUMB_ERR_OVERFLOW, "activation count overflow at node %u", node);

@@ -41,7 +41,7 @@ typedef struct plumb_varint_in {
 
 uint64_t plumb_varint_get_long(plumb_varint_in *in);
 
-/* Most varints of a block are one or two bytes: those take the short way. */
+/* Most varints of a block are one or two bytes: those take the short way, */
 static inline uint64_t plumb_varint_get(plumb_varint_in *in)
 {
 	const uint8_t *p = in->p;
@@ -52,6 +52,11 @@ static inline uint64_t plumb_varint_get(plumb_varint_in *in)
 	if (in->end - p >= 2 && p[1] < 0x80) {
 		in->p = p + 2;
 		return (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+	}
+	/* and ids below 2^21 (a pprof file's location ids) three */
+	if (in->end - p >= 3 && p[2] < 0x80) {
+		in->p = p + 3;
+		return (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
 	}
 	return plumb_varint_get_long(in);
 }

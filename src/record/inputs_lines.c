@@ -111,7 +111,7 @@ static int add_block(lines_reader *lr, plumb_symbolizer *sym, plumb_id node, uin
 	plumb_id beside = plumb_cct_child(p, parent, frame);
 	if (beside == PLUMB_NONE)
 		return plumb_fail_nomem(err);
-	if (p->cct.v[beside].activations == PLUMB_COUNT_UNKNOWN &&
+	if (plumb_cct_activations(p, beside) == PLUMB_COUNT_UNKNOWN &&
 	    plumb_cct_add_activations(p, beside, 0, err))
 		return -1;
 	uint64_t cost[1] = { runs };

@@ -74,7 +74,7 @@ static int enc_cct(store_bulk_out *o, const plumb_profile *p)
 			w = plumb_varint_put(w, plumb_zigzag(n->frame, frame));
 			frame = n->frame;
 		}
-		w = plumb_varint_put(w, n->activations + 1);
+		w = plumb_varint_put(w, plumb_cct_activations(p, (plumb_id)i) + 1);
 		w = put_costs(w, p->cct_self.v + i * nev, nev);
 		if (store_bulk_done(o, w))
 			return -1;

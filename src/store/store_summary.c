@@ -110,7 +110,7 @@ static int calls_texts(store_summary *s, const plumb_profile *p)
 		if (c->parent == PLUMB_NONE || p->cct.v[c->parent].frame == PLUMB_NONE)
 			continue;
 		v[n++] = (call){ p->frames.v[p->cct.v[c->parent].frame].function,
-				 p->frames.v[c->frame].function, c->activations };
+				 p->frames.v[c->frame].function, plumb_cct_activations(p, (plumb_id)i) };
 	}
 	qsort(v, n, sizeof *v, call_cmp);
 	for (size_t f = 0; f < p->functions.n; f++)

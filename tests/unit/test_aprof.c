@@ -274,7 +274,7 @@ Test(aprof, contexts_defined_after_their_points_become_cct_paths)
 	}
 	cr_assert_neq(found, PLUMB_NONE);
 	cr_expect_eq(plumb_cct_self(p, found)[0], 170);
-	cr_expect_eq(p->cct.v[found].activations, 3);
+	cr_expect_eq(plumb_cct_activations(p, found), 3);
 	plumb_profile_free(p);
 }
 

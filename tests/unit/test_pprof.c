@@ -447,6 +447,104 @@ Test(pprof, truncated_and_bad_wire_types)
 	free(b);
 }
 
+/* ---- wire layouts protobuf-c does not write ------------------------------------ */
+
+typedef struct wbuf {
+	uint8_t b[512];
+	size_t n;
+} wbuf;
+
+static void wv(wbuf *w, uint64_t v)
+{
+	for (; v >= 0x80; v >>= 7)
+		w->b[w->n++] = (uint8_t)(v | 0x80);
+	w->b[w->n++] = (uint8_t)v;
+}
+
+static void wfield(wbuf *w, unsigned num, uint64_t v)
+{
+	wv(w, num << 3);
+	wv(w, v);
+}
+
+static void wbytes(wbuf *w, unsigned num, const void *b, size_t n)
+{
+	wv(w, num << 3 | 2);
+	wv(w, n);
+	memcpy(w->b + w->n, b, n);
+	w->n += n;
+}
+
+/* Samples and locations are decoded by plumb's own walk of the wire:
+ * repeated ids unpacked or packed in several pieces, fields out of order,
+ * a field given twice (the last wins) and unknown fields read as
+ * protobuf-c reads them. */
+Test(pprof, any_wire_layout_of_samples_and_locations)
+{
+	wbuf pf = { .n = 0 }, m, sub;
+	const char *strings[] = { "", "samples", "count", "f", "g" };
+	/* sample A: f -> g unpacked (leaf first), value 5, an unknown varint */
+	m.n = 0;
+	wfield(&m, 1, 2);
+	wfield(&m, 1, 1);
+	wfield(&m, 2, 5);
+	wfield(&m, 9, 1);
+	wbytes(&pf, 2, m.b, m.n);
+	/* sample B: the same stack packed in two pieces, value 3 packed */
+	m.n = 0;
+	wbytes(&m, 1, (uint8_t[]){ 2 }, 1);
+	wbytes(&m, 1, (uint8_t[]){ 1 }, 1);
+	wbytes(&m, 2, (uint8_t[]){ 3 }, 1);
+	wbytes(&pf, 2, m.b, m.n);
+	/* sample C: f alone, value 4 */
+	m.n = 0;
+	wbytes(&m, 1, (uint8_t[]){ 1 }, 1);
+	wfield(&m, 2, 4);
+	wbytes(&pf, 2, m.b, m.n);
+	/* location 1: its line first, an unknown fixed32, then its id */
+	m.n = 0;
+	sub.n = 0;
+	wfield(&sub, 2, 7);
+	wfield(&sub, 1, 1);
+	wbytes(&m, 4, sub.b, sub.n);
+	wv(&m, 9 << 3 | 5);
+	memcpy(m.b + m.n, "\1\2\3\4", 4);
+	m.n += 4;
+	wfield(&m, 1, 1);
+	wbytes(&pf, 4, m.b, m.n);
+	/* location 2: id given twice (9, then 2) */
+	m.n = 0;
+	wfield(&m, 1, 9);
+	sub.n = 0;
+	wfield(&sub, 1, 2);
+	wbytes(&m, 4, sub.b, sub.n);
+	wfield(&m, 1, 2);
+	wbytes(&pf, 4, m.b, m.n);
+	for (uint64_t id = 1; id <= 2; id++) {
+		m.n = 0;
+		wfield(&m, 1, id);
+		wfield(&m, 2, id + 2);
+		wbytes(&pf, 5, m.b, m.n);
+	}
+	m.n = 0;
+	wfield(&m, 1, 1);
+	wfield(&m, 2, 2);
+	wbytes(&pf, 1, m.b, m.n);
+	for (size_t i = 0; i < 5; i++)
+		wbytes(&pf, 6, strings[i], strlen(strings[i]));
+	put_bytes(path, pf.b, pf.n);
+	plumb_profile *p = read_ok(path);
+	static const char *const fg[] = { "f", "g" };
+	plumb_id n = node_of(p, 0, fg, 2);
+	cr_assert_neq(n, PLUMB_NONE);
+	cr_assert_eq(plumb_cct_self(p, n)[0], 8);
+	n = node_of(p, 0, fg, 1);
+	cr_assert_eq(plumb_cct_self(p, n)[0], 4);
+	cr_assert_eq(p->frames.v[p->cct.v[n].frame].line, 7);
+	cr_assert_eq(p->cct.n, 3, "one node each for the root, f and g");
+	plumb_profile_free(p);
+}
+
 /* ---- detection ---------------------------------------------------------------- */
 
 Test(pprof, detection)

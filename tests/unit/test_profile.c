@@ -124,3 +124,25 @@ Test(profile, new_path_is_the_chain_child_lookups_find)
 	cr_assert_eq(plumb_cct_new_path(p, (plumb_id)p->cct.n, frames, 1, nodes), -1);
 	plumb_profile_free(p);
 }
+
+Test(profile, activations_are_unknown_until_counted)
+{
+	plumb_id fr[3], fn[3];
+	plumb_profile *p = small_call_graph(fr, fn);
+	plumb_error err;
+	plumb_id root = p->parts.v[0].root;
+	plumb_id a = plumb_cct_child(p, root, fr[0]), b = plumb_cct_child(p, a, fr[1]);
+	cr_assert_eq(plumb_cct_activations(p, a), PLUMB_COUNT_UNKNOWN);
+	cr_assert_eq(plumb_cct_add_activations(p, b, 3, &err), 0);
+	cr_assert_eq(plumb_cct_add_activations(p, b, 4, &err), 0);
+	cr_assert_eq(plumb_cct_activations(p, b), 7);
+	cr_assert_eq(plumb_cct_activations(p, a), PLUMB_COUNT_UNKNOWN);
+	/* a node made after the counts: unknown too, until counted */
+	plumb_id c = plumb_cct_child(p, b, fr[2]);
+	cr_assert_eq(plumb_cct_activations(p, c), PLUMB_COUNT_UNKNOWN);
+	cr_assert_eq(plumb_cct_add_activations(p, c, 0, &err), 0);
+	cr_assert_eq(plumb_cct_activations(p, c), 0);
+	cr_assert_eq(plumb_cct_activations(p, b), 7);
+	cr_assert_eq(plumb_cct_add_activations(p, c, PLUMB_COUNT_UNKNOWN, &err), -1);
+	plumb_profile_free(p);
+}
