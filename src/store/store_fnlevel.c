@@ -35,8 +35,9 @@ static int add_costs(uint64_t *dst, const uint64_t *src, size_t nev)
 	return 0;
 }
 
-/* The ids 0..n-1 ordered by part (stable): a counting sort, as parts are few. */
-static uint32_t *by_part(const plumb_profile *p, size_t n, bool arcs)
+/* The call-graph entries 0..n-1 ordered by part (stable): a counting sort,
+ * as parts are few. */
+static uint32_t *by_part(const plumb_profile *p, size_t n)
 {
 	size_t np = p->parts.n;
 	size_t *start = calloc(np + 1, sizeof *start);
@@ -47,11 +48,11 @@ static uint32_t *by_part(const plumb_profile *p, size_t n, bool arcs)
 		return NULL;
 	}
 	for (size_t i = 0; i < n; i++)
-		start[(arcs ? p->arcs.v[i].part : p->cg_self.v[i].part) + 1]++;
+		start[p->cg_self.v[i].part + 1]++;
 	for (size_t k = 0; k < np; k++)
 		start[k + 1] += start[k];
 	for (size_t i = 0; i < n; i++)
-		order[start[arcs ? p->arcs.v[i].part : p->cg_self.v[i].part]++] = (uint32_t)i;
+		order[start[p->cg_self.v[i].part]++] = (uint32_t)i;
 	free(start);
 	return order;
 }
@@ -108,7 +109,7 @@ static int sum_self(const plumb_profile *p, store_fnlevel *s)
 	size_t n = p->cg_self.n, nf = p->functions.n;
 	if (!n)
 		return 0;
-	uint32_t *order = by_part(p, n, false);
+	uint32_t *order = by_part(p, n);
 	plumb_id *slot = malloc(nf * sizeof *slot), *touched = malloc(nf * sizeof *touched);
 	int rc = order && slot && touched ? 0 : -1;
 	if (slot)
@@ -124,20 +125,24 @@ static int sum_self(const plumb_profile *p, store_fnlevel *s)
 	return rc;
 }
 
-/* Arcs by part, then caller function, then callee. */
-static int cmp_arc(const void *a, const void *b, void *ctx)
+/* An arc's place in the summary's order: by part, caller function, callee,
+ * then file order (so that sums come out the same each time). The keys are
+ * sorted themselves: no frame is looked up while sorting. */
+typedef struct arc_key {
+	plumb_id part, caller, callee;
+	uint32_t id;
+} arc_key;
+
+static int cmp_arc_key(const void *a, const void *b)
 {
-	const plumb_profile *p = ctx;
-	const plumb_arc *x = &p->arcs.v[*(const uint32_t *)a], *y = &p->arcs.v[*(const uint32_t *)b];
-	plumb_id fx = p->frames.v[x->caller].function, fy = p->frames.v[y->caller].function;
+	const arc_key *x = a, *y = b;
 	if (x->part != y->part)
 		return x->part < y->part ? -1 : 1;
-	if (fx != fy)
-		return fx < fy ? -1 : 1;
+	if (x->caller != y->caller)
+		return x->caller < y->caller ? -1 : 1;
 	if (x->callee != y->callee)
 		return x->callee < y->callee ? -1 : 1;
-	/* the same arc: file order, so that sums come out the same each time */
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
 }
 
 static int sum_arcs(const plumb_profile *p, store_fnlevel *s)
@@ -145,14 +150,18 @@ static int sum_arcs(const plumb_profile *p, store_fnlevel *s)
 	size_t n = p->arcs.n, nev = p->events.n;
 	if (!n)
 		return 0;
-	uint32_t *order = by_part(p, n, true);
+	arc_key *order = malloc(n * sizeof *order);
 	if (!order)
 		return -1;
-	qsort_r(order, n, sizeof *order, cmp_arc, (void *)p);
+	for (size_t i = 0; i < n; i++) {
+		const plumb_arc *a = &p->arcs.v[i];
+		order[i] = (arc_key){ a->part, p->frames.v[a->caller].function, a->callee, (uint32_t)i };
+	}
+	qsort(order, n, sizeof *order, cmp_arc_key);
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		const plumb_arc *a = &p->arcs.v[order[i]];
-		plumb_id caller = p->frames.v[a->caller].function;
+		const plumb_arc *a = &p->arcs.v[order[i].id];
+		plumb_id caller = order[i].caller;
 		plumb_arc *last = s->arcs.n ? &s->arcs.v[s->arcs.n - 1] : NULL;
 		if (!last || last->part != a->part || last->caller != caller ||
 		    last->callee != a->callee) {
@@ -172,10 +181,10 @@ static int sum_arcs(const plumb_profile *p, store_fnlevel *s)
 			last->calls = have + a->calls;
 		}
 		last->has_inclusive |= a->has_inclusive;
-		s->arc_zero.v[s->arcs.n - 1] |= mask_of(p->arc_zero.v, p->arc_zero.n, order[i]);
+		s->arc_zero.v[s->arcs.n - 1] |= mask_of(p->arc_zero.v, p->arc_zero.n, order[i].id);
 		if (rc == 0 && a->has_inclusive)
 			rc = add_costs(s->arc_incl.v + (s->arcs.n - 1) * nev,
-				       p->arc_incl.v + (size_t)order[i] * nev, nev);
+				       p->arc_incl.v + (size_t)order[i].id * nev, nev);
 	}
 	free(order);
 	return rc;
