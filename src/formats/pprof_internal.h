@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "plumb/error.h"
+#include "plumb/profile.h"
 
 /* Where each Profile field of a repeated message starts (sample 2,
  * mapping 3, location 4, function 5), so that errors found after decoding
@@ -92,5 +93,21 @@ int pprof_gunzip(const char *path, const uint8_t *in, size_t len, uint8_t **out,
 /* The first bytes of a gzip stream, as many as inflate to at most cap. */
 size_t pprof_gunzip_head(const uint8_t *in, size_t len, uint8_t *out, size_t cap);
 int pprof_gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len, plumb_error *err);
+
+/* The order samples are added in: by part, then by frames from the root
+ * (ties by file order). Each sample then shares its longest prefix of
+ * frames with the one before, and the rest of its path is new in the
+ * tree: no lookups. Sorted by a multikey quicksort, one frame a pass. */
+typedef struct sitem {
+	size_t off;           /* its frames: fr[off .. off + n) */
+	uint32_t i, n, part;  /* the sample, its frame count, its part */
+	uint32_t base;        /* c holds frames base .. base + 3 */
+	uint32_t c[4];
+} sitem;
+
+/* Sort a[0..n) from symbol d on (0: the part; d > 0: frame d - 1 + 1, 0
+ * past the end), ties by sample (pprof_sort.c). fr holds every sample's
+ * frames. */
+void pprof_sort_stacks(const plumb_id *fr, sitem *a, size_t n, size_t d);
 
 #endif
