@@ -640,8 +640,18 @@ static int run(report_args *a, char *const *files, int nfiles)
 		free(hb);
 	}
 	rc = a->writer->write(t, out, &to, &err);
-	if (rc == 0 && a->writer->for_terminal && plumb_meta_get(p, "record.sampler"))
-		print_left_out(out, p, &a->view, &left_out);
+	if (rc == 0 && a->writer->for_terminal && plumb_meta_get(p, "record.sampler")) {
+		/* wrapped to the table's width too */
+		char *nb = NULL;
+		size_t nn = 0;
+		FILE *nf = open_memstream(&nb, &nn);
+		if (nf) {
+			print_left_out(nf, p, &a->view, &left_out);
+			fclose(nf);
+			plumb_text_write_wrapped(out, nb, to.width, 2);
+		}
+		free(nb);
+	}
 	if (a->output) {
 		if (rc) {
 			/* the writer's message does not know the file's name */
