@@ -421,9 +421,9 @@ static int cost_line(cg_reader *r, const char *s, const char *e)
 		return -1;
 	if (r->fn == PLUMB_NONE && (any || r->zeros || r->call_pending || r->jump_pending))
 		return cg_bad(r, "expected fn= before the first cost line");
-	uint64_t addr = pos_addr(r, pos);
+	uint64_t addr = pos_addr(r, pos); /* 0 with lines_only, which functions_only implies */
 	if (r->functions_only)
-		line = 0, addr = 0;
+		line = 0;
 	if (r->call_pending)
 		return add_call(r, line, addr);
 	if (r->jump_pending && add_jump(r, line, addr))

@@ -10,6 +10,7 @@
 #include "store/store_encode.h"
 #include "store/store_fnlevel.h"
 #include "store/store_points.h"
+#include "store/store_private.h"
 
 /* A cost vector: one varint per event. */
 static uint8_t *put_costs(uint8_t *o, const uint64_t *c, size_t nev)
@@ -82,11 +83,6 @@ static int enc_cct(store_bulk_out *o, const plumb_profile *p)
 	return store_bulk_flush(o);
 }
 
-static uint64_t zeros_of(const uint64_t *v, size_t n, size_t i)
-{
-	return i < n ? v[i] : 0;
-}
-
 /* Entries: part and frame as differences (the frame from the one after
  * the previous entry's), the mask of events written as 0, costs. The
  * fn_self blocks are the same with function ids for frames. */
@@ -104,7 +100,7 @@ static int enc_cg_self(store_bulk_out *o, const char *kind, const plumb_cg_self 
 			part = next_frame = 0;
 		w = plumb_varint_put(w, plumb_zigzag(c->part, part));
 		w = plumb_varint_put(w, plumb_zigzag(c->frame, next_frame));
-		w = plumb_varint_put(w, zeros_of(zero, nzero, i));
+		w = plumb_varint_put(w, store_zero_mask(zero, nzero, i));
 		w = put_costs(w, cost + i * nev, nev);
 		part = c->part;
 		next_frame = (uint64_t)c->frame + 1;
@@ -130,7 +126,7 @@ static int enc_arcs(store_bulk_out *o, const char *kind, const plumb_arc *v, siz
 			return -1;
 		if (o->count == 0)
 			part = caller = callee = 0;
-		uint64_t zeros = zeros_of(zero, nzero, i);
+		uint64_t zeros = store_zero_mask(zero, nzero, i);
 		w = plumb_varint_put(w, plumb_zigzag(a->part, part));
 		w = plumb_varint_put(w, plumb_zigzag(a->caller, caller));
 		w = plumb_varint_put(w, plumb_zigzag(a->callee, callee));

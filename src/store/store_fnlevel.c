@@ -7,6 +7,7 @@
 
 #include "model/index.h"
 #include "store/store_fnlevel.h"
+#include "store/store_private.h"
 
 void store_fnlevel_free(store_fnlevel *s)
 {
@@ -19,20 +20,10 @@ void store_fnlevel_free(store_fnlevel *s)
 	memset(s, 0, sizeof *s);
 }
 
-static uint64_t mask_of(const uint64_t *v, size_t n, size_t i)
-{
-	return i < n ? v[i] : 0;
-}
-
 /* dst += src: 0, or 1 when a sum does not fit (no summary then). */
 static int add_costs(uint64_t *dst, const uint64_t *src, size_t nev)
 {
-	for (size_t e = 0; e < nev; e++) {
-		if (dst[e] > UINT64_MAX - src[e])
-			return 1;
-		dst[e] += src[e];
-	}
-	return 0;
+	return plumb_costs_add(dst, src, nev, NULL) ? 1 : 0;
 }
 
 /* The call-graph entries 0..n-1 ordered by part (stable): a counting sort,
@@ -95,7 +86,7 @@ static int self_part(const plumb_profile *p, store_fnlevel *s, const uint32_t *o
 	for (size_t i = lo; i < hi && rc == 0; i++) {
 		uint32_t id = order[i];
 		plumb_id e = slot[p->frames.v[p->cg_self.v[id].frame].function];
-		s->self_zero.v[e] |= mask_of(p->cg_self_zero.v, p->cg_self_zero.n, id);
+		s->self_zero.v[e] |= store_zero_mask(p->cg_self_zero.v, p->cg_self_zero.n, id);
 		rc = add_costs(s->self_cost.v + (size_t)e * nev, p->cg_self_cost.v + (size_t)id * nev,
 			       nev);
 	}
@@ -181,7 +172,7 @@ static int sum_arcs(const plumb_profile *p, store_fnlevel *s)
 			last->calls = have + a->calls;
 		}
 		last->has_inclusive |= a->has_inclusive;
-		s->arc_zero.v[s->arcs.n - 1] |= mask_of(p->arc_zero.v, p->arc_zero.n, order[i].id);
+		s->arc_zero.v[s->arcs.n - 1] |= store_zero_mask(p->arc_zero.v, p->arc_zero.n, order[i].id);
 		if (rc == 0 && a->has_inclusive)
 			rc = add_costs(s->arc_incl.v + (s->arcs.n - 1) * nev,
 				       p->arc_incl.v + (size_t)order[i].id * nev, nev);

@@ -27,4 +27,11 @@ static inline uint64_t store_i2u(int64_t i)
 	return v;
 }
 
+/* Entry i's mask of events written as 0 (cg_self_zero, arc_zero): those
+ * vectors stop at the last entry that has one. */
+static inline uint64_t store_zero_mask(const uint64_t *v, size_t n, size_t i)
+{
+	return i < n ? v[i] : 0;
+}
+
 #endif
