@@ -8,14 +8,19 @@ export PLUMB_PROGRESS_AFTER=0
 # stream itself is read (a pager would wait for keys)
 export PLUMB_PAGER=
 unset CI
+# on_terminal ARGS PATTERN NAME: plumb ARGS run on a terminal shows a
+# progress line matching PATTERN.
+on_terminal() {
+	script -qec "$PLUMB $1 >/dev/null" /dev/null < /dev/null > tty.txt 2>&1
+	if grep -q "$2" tty.txt; then
+		ok "progress line on a terminal: $3"
+	else
+		fail "progress line on a terminal: $3" "expected '$2', terminal got: $(head -c 300 tty.txt)"
+	fi
+}
 if command -v script >/dev/null 2>&1; then
 	for cmd in "info big.out" "report big.out" "annotate big.out" "convert -o big2.folded big.out"; do
-		script -qec "$PLUMB $cmd >/dev/null" /dev/null < /dev/null > tty.txt 2>&1
-		if grep -q "reading big.out: .* MB" tty.txt; then
-			ok "progress line on a terminal: plumb $cmd"
-		else
-			fail "progress line on a terminal: plumb $cmd" "terminal got: $(head -c 300 tty.txt)"
-		fi
+		on_terminal "$cmd" "reading big.out: .* MB" "plumb $cmd"
 	done
 	# writes: the store by its blocks, text through a counting stream;
 	# reads of a store by its blocks; the files written are the same as
@@ -23,12 +28,7 @@ if command -v script >/dev/null 2>&1; then
 	"$PLUMB" convert -o quiet.plumb big.out 2> /dev/null
 	"$PLUMB" convert -o quiet.cg big.out 2> /dev/null
 	for w in big.plumb big.cg; do
-		script -qec "$PLUMB convert -o $w big.out" /dev/null < /dev/null > tty.txt 2>&1
-		if grep -q "writing $w: .* MB" tty.txt; then
-			ok "progress line on a terminal: writing $w"
-		else
-			fail "progress line on a terminal: writing $w" "terminal got: $(head -c 300 tty.txt)"
-		fi
+		on_terminal "convert -o $w big.out" "writing $w: .* MB" "writing $w"
 	done
 	if cmp -s big.cg quiet.cg && "$PLUMB" report big.plumb > a.txt 2>&1 &&
 		"$PLUMB" report quiet.plumb > b.txt 2>&1 && [ "$(tail -n +2 a.txt)" = "$(tail -n +2 b.txt)" ]; then
@@ -36,12 +36,7 @@ if command -v script >/dev/null 2>&1; then
 	else
 		fail "files written with a progress line differ" "$(cmp big.cg quiet.cg)"
 	fi
-	script -qec "$PLUMB info big.plumb >/dev/null" /dev/null < /dev/null > tty.txt 2>&1
-	if grep -q "reading big.plumb: .* MB" tty.txt; then
-		ok "progress line on a terminal: reading a .plumb"
-	else
-		fail "progress line on a terminal: reading a .plumb" "terminal got: $(head -c 300 tty.txt)"
-	fi
+	on_terminal "info big.plumb" "reading big.plumb: .* MB" "reading a .plumb"
 	script -qec "$PLUMB convert -q -o big3.plumb big.out" /dev/null < /dev/null > tty.txt 2>&1
 	same "convert --quiet: no progress line" "$(cat tty.txt)" ""
 	script -qec "$PLUMB info -q big.out >/dev/null" /dev/null < /dev/null > tty.txt 2>&1
