@@ -238,6 +238,15 @@ static bool ranks_pay(const plumb_profile *p, const plumb_metrics *m, size_t tie
 	return tied >= 4096 && tied >= (p->functions.n + m->ncycles + p->files.n) / 4;
 }
 
+/* The end of the run of equal costs that starts at i. */
+static size_t run_end(const cost_sorted *v, size_t n, size_t i)
+{
+	size_t j = i + 1;
+	while (j < n && v[j].first == v[i].first && v[j].second == v[i].second)
+		j++;
+	return j;
+}
+
 int view_sort_keys(uint32_t *keys, size_t n, const plumb_profile *p, const plumb_metrics *m,
 		   plumb_sort_key by, int ev)
 {
@@ -258,16 +267,14 @@ int view_sort_keys(uint32_t *keys, size_t n, const plumb_profile *p, const plumb
 	qsort(v, n, sizeof *v, costs_cmp);
 	size_t tied = 0;
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && v[j].first == v[i].first && v[j].second == v[i].second;)
-			j++;
+		j = run_end(v, n, i);
 		tied += j - i > 1 ? j - i : 0;
 	}
 	ranks rk;
 	if (ranks_pay(p, m, tied) && ranks_make(&rk, p, m) == 0)
 		c.rk = &rk;
 	for (size_t i = 0, j; tied && i < n; i = j) {
-		for (j = i + 1; j < n && v[j].first == v[i].first && v[j].second == v[i].second;)
-			j++;
+		j = run_end(v, n, i);
 		if (j - i > 1)
 			qsort_r(v + i, j - i, sizeof *v, tie_cmp, &c);
 	}
