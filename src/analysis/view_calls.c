@@ -71,9 +71,17 @@ static int add_row(calls_ctx *c, plumb_row_kind kind, uint32_t k, const uint64_t
 	return nomem ? -1 : 0;
 }
 
+typedef struct arc_sort {
+	const plumb_profile *p;
+	const plumb_metrics *m;
+	const uint64_t *attr;
+	bool callers;
+	int ev;
+} arc_sort;
+
 static int arc_cmp(const void *va, const void *vb, void *ctx)
 {
-	const view_arc_sort *s = ctx;
+	const arc_sort *s = ctx;
 	uint32_t a = *(const uint32_t *)va, b = *(const uint32_t *)vb;
 	/* Recursive calls, whose costs nest, after the others. */
 	if (s->m->arc_in_scc[a] != s->m->arc_in_scc[b])
@@ -82,18 +90,22 @@ static int arc_cmp(const void *va, const void *vb, void *ctx)
 	uint64_t y = s->attr[(size_t)b * s->m->nevents + s->ev];
 	if (x != y)
 		return x < y ? 1 : -1;
-	return a < b ? -1 : a > b;
+	/* Not by index: the arcs' order depends on how the profile was read. */
+	const plumb_metric_arc *ra = &s->m->arcs[a], *rb = &s->m->arcs[b];
+	int r = s->callers ? view_cmp_key_names(s->p, s->m, ra->caller, rb->caller)
+			   : view_cmp_key_names(s->p, s->m, ra->callee, rb->callee);
+	return r ? r : (a > b) - (a < b);
 }
 
-uint32_t *view_sorted_arcs(const plumb_metrics *m, const uint32_t *arcs, size_t n, bool callers,
-			   int ev)
+uint32_t *view_sorted_arcs(const plumb_profile *p, const plumb_metrics *m, const uint32_t *arcs,
+			   size_t n, bool callers, int ev)
 {
 	uint32_t *v = malloc((n ? n : 1) * sizeof *v);
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		v[i] = arcs[i];
-	view_arc_sort s = { m, callers ? m->caller_attr : m->callee_attr, ev };
+	arc_sort s = { p, m, callers ? m->caller_attr : m->callee_attr, callers, ev };
 	qsort_r(v, n, sizeof *v, arc_cmp, &s);
 	return v;
 }
@@ -101,7 +113,7 @@ uint32_t *view_sorted_arcs(const plumb_metrics *m, const uint32_t *arcs, size_t 
 /* The arcs of one side, heaviest first. */
 static int side_rows(calls_ctx *c, const uint32_t *arcs, size_t n, bool callers)
 {
-	uint32_t *v = view_sorted_arcs(c->m, arcs, n, callers, c->ve->primary);
+	uint32_t *v = view_sorted_arcs(c->p, c->m, arcs, n, callers, c->ve->primary);
 	if (!v)
 		return -1;
 	const uint64_t *attr = callers ? c->m->caller_attr : c->m->callee_attr;

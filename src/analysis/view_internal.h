@@ -61,16 +61,15 @@ int view_cmp_str(const char *a, const char *b);
 int view_cmp_desc(uint64_t a, uint64_t b);
 int view_cmp_calls(uint64_t a, uint64_t b);
 
+/* Rows a and b (keys or cycles) by name, file, line, module, then id: the
+ * order of rows whose costs tie, the same however the profile was read. */
+int view_cmp_key_names(const plumb_profile *p, const plumb_metrics *m, uint32_t a, uint32_t b);
+
 /* A copy of arcs[0..n) sorted heaviest first by the attributed cost of
  * event ev (caller attribution when callers, callee attribution otherwise);
- * ties by arc index. NULL on ENOMEM. */
-typedef struct view_arc_sort {
-	const plumb_metrics *m;
-	const uint64_t *attr;
-	int ev;
-} view_arc_sort;
-uint32_t *view_sorted_arcs(const plumb_metrics *m, const uint32_t *arcs, size_t n, bool callers,
-			   int ev);
+ * ties by the other end's name (view_cmp_key_names). NULL on ENOMEM. */
+uint32_t *view_sorted_arcs(const plumb_profile *p, const plumb_metrics *m, const uint32_t *arcs,
+			   size_t n, bool callers, int ev);
 
 /* Display strings for a key: function name (or a fallback), file, module. */
 const char *view_key_name(const plumb_profile *p, const plumb_key *k);

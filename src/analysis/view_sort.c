@@ -62,7 +62,6 @@ static int key_cmp(const void *va, const void *vb, void *ctx)
 	const plumb_key *kb = view_is_cycle(c->m, b) ? &no_key : &c->m->keys[b];
 	uint64_t xa = view_row_excl(c->m, a)[c->ev], xb = view_row_excl(c->m, b)[c->ev];
 	uint64_t ia = view_row_incl(c->m, a)[c->ev], ib = view_row_incl(c->m, b)[c->ev];
-	char bufa[32], bufb[32];
 	int r = 0;
 	switch (c->by) {
 	case PLUMB_SORT_DEFAULT:
@@ -89,14 +88,22 @@ static int key_cmp(const void *va, const void *vb, void *ctx)
 		r = view_cmp_str(view_key_module(c->p, ka), view_key_module(c->p, kb));
 		break;
 	}
+	return r ? r : view_cmp_key_names(c->p, c->m, a, b);
+}
+
+int view_cmp_key_names(const plumb_profile *p, const plumb_metrics *m, uint32_t a, uint32_t b)
+{
+	sort_ctx c = { p, m, PLUMB_SORT_NAME, 0, NULL };
+	const plumb_key *ka = view_is_cycle(m, a) ? &no_key : &m->keys[a];
+	const plumb_key *kb = view_is_cycle(m, b) ? &no_key : &m->keys[b];
+	char bufa[32], bufb[32];
+	int r = view_cmp_str(sort_name(&c, a, bufa, sizeof bufa), sort_name(&c, b, bufb, sizeof bufb));
 	if (!r)
-		r = view_cmp_str(sort_name(c, a, bufa, sizeof bufa), sort_name(c, b, bufb, sizeof bufb));
-	if (!r)
-		r = view_cmp_str(view_key_file(c->p, ka), view_key_file(c->p, kb));
+		r = view_cmp_str(view_key_file(p, ka), view_key_file(p, kb));
 	if (!r)
 		r = ka->line < kb->line ? -1 : ka->line > kb->line;
 	if (!r)
-		r = view_cmp_str(view_key_module(c->p, ka), view_key_module(c->p, kb));
+		r = view_cmp_str(view_key_module(p, ka), view_key_module(p, kb));
 	if (!r)
 		r = a < b ? -1 : a > b;
 	return r;

@@ -61,7 +61,7 @@ static int make_arcs(summary_ctx *c, const uint32_t *unsorted, size_t n, bool ca
 {
 	const plumb_metrics *m = c->m;
 	plumb_table_arc *v = plumb_table_alloc(c->t, n * sizeof *v);
-	uint32_t *arcs = view_sorted_arcs(m, unsorted, n, callers, c->ve->primary);
+	uint32_t *arcs = view_sorted_arcs(c->p, m, unsorted, n, callers, c->ve->primary);
 	int rc = v && arcs ? 0 : -1;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const plumb_metric_arc *a = &m->arcs[arcs[i]];

@@ -195,3 +195,16 @@ same "report /dev/stdin from a pipe" "$rc:$(printf '%s\n' "$out" | grep -c ',E,'
 run sh -c "'$PLUMB' convert - -o piped.plumb < '$fig'"
 same "convert - from a redirected file" "$rc" 0
 expect_err "garbage on standard input names it" 1 "standard input: unknown format" sh -c "printf 'a;b x\n' | '$PLUMB' report -"
+
+# Callers and callees whose costs tie are listed by name, whatever order the
+# input gave them in (a profile and its .plumb list them the same way).
+printf 'main;b 5\nmain;a 5\nb;x 2\na;x 2\n' > tie1.folded
+printf 'a;x 2\nmain;a 5\nmain;b 5\nb;x 2\n' > tie2.folded
+for v in callees callers butterfly; do
+	run "$PLUMB" report --view "$v" --format csv tie1.folded
+	one=$out
+	run "$PLUMB" report --view "$v" --format csv tie2.folded
+	same "tied $v rows in name order, whatever the input order" "$out" "$one"
+done
+run "$PLUMB" report --view callees --focus main --format csv tie2.folded
+same "tied callees: a before b" "$(printf '%s\n' "$out" | grep ',callee,' | cut -d, -f7 | tr '\n' ' ')" "a b "
