@@ -26,6 +26,17 @@
 
 typedef uint32_t plumb_id;
 
+/* Merging counts: a known count n adds to *sum, where an unknown sum
+ * counts as 0. False on overflow (*sum unchanged). n must be known. */
+static inline bool plumb_count_add(uint64_t *sum, uint64_t n)
+{
+	uint64_t have = *sum == PLUMB_COUNT_UNKNOWN ? 0 : *sum;
+	if (n == PLUMB_COUNT_UNKNOWN || have > PLUMB_COUNT_UNKNOWN - 1 - n)
+		return false;
+	*sum = have + n;
+	return true;
+}
+
 /* A growable array of T, used throughout the model. */
 #define PLUMB_VEC(T) struct { T *v; size_t n, cap; }
 

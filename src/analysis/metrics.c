@@ -213,13 +213,8 @@ static int cct_edges(builder *b, const uint8_t *keep, plumb_error *err)
 		if (a == PLUMB_NONE)
 			return plumb_fail_nomem(err);
 		b->node_arc[i] = a;
-		if (!known)
-			b->arcs.v[a].calls = PLUMB_COUNT_UNKNOWN;
-		else if (b->arcs.v[a].calls != PLUMB_COUNT_UNKNOWN) {
-			if (b->arcs.v[a].calls > UINT64_MAX - 1 - act)
-				return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
-			b->arcs.v[a].calls += act;
-		}
+		if (!metrics_count_add(&b->arcs.v[a].calls, act))
+			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
 	}
 	return 0;
 }

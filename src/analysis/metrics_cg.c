@@ -52,19 +52,14 @@ static int gather_call_graph(builder *b, const plumb_metrics_opts *o, const uint
 		if (a == PLUMB_NONE)
 			return plumb_fail_nomem(err);
 		b->arc_cg.v[a] = 1;
-		uint64_t *calls = &b->arcs.v[a].calls;
-		if (pa->calls == PLUMB_COUNT_UNKNOWN) {
-			*calls = PLUMB_COUNT_UNKNOWN;
-			if (from != to)
-				b->calls_known.v[to] = 0;
-		} else {
-			if ((*calls != PLUMB_COUNT_UNKNOWN && *calls > UINT64_MAX - 1 - pa->calls) ||
-			    b->calls.v[to] > UINT64_MAX - 1 - pa->calls)
+		if (!metrics_count_add(&b->arcs.v[a].calls, pa->calls))
+			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
+		if (from != to && pa->calls == PLUMB_COUNT_UNKNOWN) {
+			b->calls_known.v[to] = 0;
+		} else if (from != to) {
+			if (b->calls.v[to] > UINT64_MAX - 1 - pa->calls)
 				return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
-			if (*calls != PLUMB_COUNT_UNKNOWN)
-				*calls += pa->calls;
-			if (from != to)
-				b->calls.v[to] += pa->calls;
+			b->calls.v[to] += pa->calls;
 		}
 		if (!pa->has_inclusive)
 			b->m->inclusive_estimated = true;
@@ -176,14 +171,8 @@ static int cycle_costs(builder *b, const uint32_t *comp, const uint32_t *cand, u
 		    plumb_costs_add(cincl + (size_t)cand[from] * b->nev, b->cg_cost.v + a * b->nev, b->nev, err))
 			return -1;
 		uint64_t *calls = cand[to] != PLUMB_NONE ? &ccalls[cand[to]] : NULL;
-		if (!calls || *calls == PLUMB_COUNT_UNKNOWN)
-			continue;
-		if (ma->calls == PLUMB_COUNT_UNKNOWN)
-			*calls = PLUMB_COUNT_UNKNOWN;
-		else if (*calls > UINT64_MAX - 1 - ma->calls)
+		if (calls && !metrics_count_add(calls, ma->calls))
 			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
-		else
-			*calls += ma->calls;
 	}
 	return 0;
 }

@@ -46,6 +46,23 @@ int metrics_scc_stage(builder *b, const plumb_metrics_opts *o, plumb_error *err)
 /* Performance points (metrics_points.c): inclusive costs from the routines'
  * real sums, calls from the points where nothing else counted them. */
 int metrics_from_points(builder *b, const plumb_metrics_opts *o, plumb_error *err);
+/* A call count into an arc's sum. The metrics' rule, unlike the model's
+ * plumb_count_add: one unknown count makes the sum unknown, since a total
+ * that leaves out some calls would be a wrong number. False on overflow. */
+static inline bool metrics_count_add(uint64_t *sum, uint64_t n)
+{
+	if (*sum == PLUMB_COUNT_UNKNOWN)
+		return true;
+	if (n == PLUMB_COUNT_UNKNOWN) {
+		*sum = PLUMB_COUNT_UNKNOWN;
+		return true;
+	}
+	if (*sum > PLUMB_COUNT_UNKNOWN - 1 - n)
+		return false;
+	*sum += n;
+	return true;
+}
+
 /* Before the SCC stage sizes its arrays: a key for every routine with
  * points, frame or not. */
 int metrics_points_keys(builder *b, const plumb_metrics_opts *o, plumb_error *err);

@@ -381,11 +381,8 @@ int plumb_cct_add_activations(plumb_profile *p, plumb_id node, uint64_t n, plumb
 		while (p->cct_act.n < p->cct.n)
 			p->cct_act.v[p->cct_act.n++] = PLUMB_COUNT_UNKNOWN;
 	}
-	uint64_t *a = &p->cct_act.v[node];
-	uint64_t have = *a == PLUMB_COUNT_UNKNOWN ? 0 : *a;
-	if (n == PLUMB_COUNT_UNKNOWN || have > PLUMB_COUNT_UNKNOWN - 1 - n)
+	if (!plumb_count_add(&p->cct_act.v[node], n))
 		return plumb_fail(err, PLUMB_ERR_OVERFLOW, "activation count overflow at node %u", node);
-	*a = have + n;
 	return 0;
 }
 
@@ -517,12 +514,8 @@ int plumb_arc_add(plumb_profile *p, plumb_id part, plumb_id caller, plumb_id cal
 		p->arcs.v[p->arcs.n++] = k;
 	}
 	plumb_arc *a = &p->arcs.v[id];
-	if (calls != PLUMB_COUNT_UNKNOWN) {
-		uint64_t have = a->calls == PLUMB_COUNT_UNKNOWN ? 0 : a->calls;
-		if (have > PLUMB_COUNT_UNKNOWN - 1 - calls)
-			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
-		a->calls = have + calls;
-	}
+	if (calls != PLUMB_COUNT_UNKNOWN && !plumb_count_add(&a->calls, calls))
+		return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
 	if (incl) {
 		p->costs_started = true;
 		if (plumb_costs_add(p->arc_incl.v + (size_t)id * p->events.n, incl, p->events.n, err))

@@ -165,12 +165,8 @@ static int sum_arcs(const plumb_profile *p, store_fnlevel *s)
 			last = &s->arcs.v[s->arcs.n - 1];
 		}
 		/* as plumb_arc_add merges: a known count adds to the known ones */
-		if (a->calls != PLUMB_COUNT_UNKNOWN) {
-			uint64_t have = last->calls == PLUMB_COUNT_UNKNOWN ? 0 : last->calls;
-			if (have > PLUMB_COUNT_UNKNOWN - 1 - a->calls)
-				rc = 1;
-			last->calls = have + a->calls;
-		}
+		if (a->calls != PLUMB_COUNT_UNKNOWN && !plumb_count_add(&last->calls, a->calls))
+			rc = 1;
 		last->has_inclusive |= a->has_inclusive;
 		s->arc_zero.v[s->arcs.n - 1] |= store_zero_mask(p->arc_zero.v, p->arc_zero.n, order[i].id);
 		if (rc == 0 && a->has_inclusive)
