@@ -69,6 +69,10 @@ static void sb_str(strbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
 static void sb_spaces(strbuf *b, size_t n)
 {
 	static const char spaces[] = "                                ";
+	if (n <= sizeof spaces - 1) { /* padding is short: one copy */
+		sb_add(b, spaces, n);
+		return;
+	}
 	while (n > 0) {
 		size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
 		sb_add(b, spaces, k);
@@ -121,6 +125,27 @@ static size_t text_width(const char *s)
 	return w;
 }
 
+/* Is s all printable ASCII (then its width is its length, *len)? Most
+ * names and paths are: checked eight bytes at a time, since a big table
+ * has millions of them. A byte outside 0x20..0x7E sets a high bit of
+ * (x - 0x20..) | x | (x + 0x01..); carries only spread from such a byte. */
+static bool printable_ascii(const char *s, size_t *len)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	size_t n = strlen(s), i = 0;
+	*len = n;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x;
+		memcpy(&x, s + i, 8);
+		if (((x - 0x20 * ones) | x | (x + ones)) & highs)
+			break;
+	}
+	for (; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7F)
+			return false;
+	return true;
+}
+
 /* Skip n code points of safe text. */
 static const char *skip_cps(const char *s, size_t n)
 {
@@ -135,10 +160,10 @@ static const char *skip_cps(const char *s, size_t n)
 
 /* Append safe text s of width sw in at most budget columns, eliding its
  * middle with "..." since both ends of a symbol or path carry meaning. */
-static void sb_add_elided(strbuf *b, const char *s, size_t sw, size_t budget)
+static void sb_add_elided(strbuf *b, const char *s, size_t len, size_t sw, size_t budget)
 {
 	if (sw <= budget) {
-		sb_str(b, s);
+		sb_add(b, s, len);
 		return;
 	}
 	if (budget <= 3) {
@@ -221,10 +246,19 @@ static const char *cell_text(writer *wr, const plumb_row *r, size_t c)
 		s = wr->compact ? plumb_format_compact(cell->u, num, NUM_SIZE)
 				: plumb_format_u64(cell->u, num, NUM_SIZE);
 		break;
-	case PLUMB_CELL_INT:
-		snprintf(num, NUM_SIZE, "%" PRId64, cell->i);
-		s = num;
+	case PLUMB_CELL_INT: { /* by hand: snprintf showed in profiles of big tables */
+		uint64_t m = cell->i < 0 ? 0 - (uint64_t)cell->i : (uint64_t)cell->i;
+		char *q = num + NUM_SIZE - 1;
+		*q = '\0';
+		do {
+			*--q = (char)('0' + m % 10);
+			m /= 10;
+		} while (m);
+		if (cell->i < 0)
+			*--q = '-';
+		s = q;
 		break;
+	}
 	case PLUMB_CELL_PCT:
 		s = plumb_format_fixed(cell->pct, 1, num, NUM_SIZE);
 		if (!s)
@@ -262,24 +296,24 @@ static const char *cell_text(writer *wr, const plumb_row *r, size_t c)
 	return s;
 }
 
-/* The same with its display width in *sw; a string of printable ASCII (most
- * names) is returned as it is, without a copy. */
-static const char *cell_text_width(writer *wr, const plumb_row *r, size_t c, size_t *sw)
+/* The same with its display width in *sw and its length in bytes in *len;
+ * a string of printable ASCII (most names) is returned as it is, without a
+ * copy. */
+static const char *cell_text_width(writer *wr, const plumb_row *r, size_t c, size_t *sw,
+				   size_t *len)
 {
 	const plumb_cell *cell = &r->cells[c];
 	if (cell->type == PLUMB_CELL_STR && cell->s &&
 	    !(r->kind == PLUMB_ROW_FOCUS && wr->t->cols[c].name_column)) {
 		const char *str = shown_string(wr, cell, c);
-		const unsigned char *q = (const unsigned char *)str;
-		while (*q >= 0x20 && *q < 0x7F)
-			q++;
-		if (!*q) {
-			*sw = (size_t)(q - (const unsigned char *)str);
+		if (printable_ascii(str, len)) {
+			*sw = *len;
 			return str;
 		}
 	}
 	const char *s = cell_text(wr, r, c);
-	*sw = text_width(s);
+	*len = strlen(s);
+	*sw = is_numeric(cell->type) ? *len : text_width(s); /* numbers are ASCII */
 	return s;
 }
 
@@ -343,8 +377,8 @@ static size_t cell_width(writer *wr, const plumb_row *r, size_t c)
 			digits++;
 		return digits + (digits - 1) / 3; /* and a comma every three */
 	}
-	size_t sw;
-	cell_text_width(wr, r, c, &sw);
+	size_t sw, len;
+	cell_text_width(wr, r, c, &sw, &len);
 	return sw;
 }
 
@@ -520,7 +554,7 @@ static const char *pct_colour(const plumb_cell *cell)
 /* Append one padded column; indent is the wanted indentation. A row too
  * deep for the column keeps some of its name and says its depth instead
  * (↳ 37) at the deepest indentation that leaves room. */
-static void put_column(writer *wr, size_t c, const char *s, size_t sw, size_t indent,
+static void put_column(writer *wr, size_t c, const char *s, size_t len, size_t sw, size_t indent,
 		       uint32_t depth, const char *colour)
 {
 	if (wr->hidden[c])
@@ -545,10 +579,11 @@ static void put_column(writer *wr, size_t c, const char *s, size_t sw, size_t in
 	if (c > wr->first)
 		sb_spaces(&wr->line, GAP);
 	sb_spaces(&wr->line, right ? avail - shown : indent);
-	sb_str(&wr->line, mark);
+	if (mw)
+		sb_str(&wr->line, mark);
 	if (colour)
 		sb_str(&wr->line, colour);
-	sb_add_elided(&wr->line, s, sw, budget);
+	sb_add_elided(&wr->line, s, len, sw, budget);
 	if (colour)
 		sb_str(&wr->line, SGR_FG_RESET);
 	if (!right)
@@ -607,7 +642,7 @@ static void write_header(writer *wr, FILE *out)
 		sb_clear(&wr->line);
 		for (size_t c = 0; c < wr->t->ncols; c++) {
 			const char *title = title_text(wr, c, part);
-			put_column(wr, c, title, text_width(title), 0, 0, NULL);
+			put_column(wr, c, title, strlen(title), text_width(title), 0, 0, NULL);
 		}
 		emit_line(wr, out, wr->o->color ? SGR_BOLD : NULL);
 	}
@@ -620,10 +655,10 @@ static void write_row(writer *wr, FILE *out, const plumb_row *r)
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (wr->hidden[c])
 			continue;
-		size_t sw;
-		const char *s = cell_text_width(wr, r, c, &sw);
+		size_t sw, len;
+		const char *s = cell_text_width(wr, r, c, &sw, &len);
 		const char *colour = wr->o->color ? pct_colour(&r->cells[c]) : NULL;
-		put_column(wr, c, s, sw, cell_indent(t, r, c), r->depth, colour);
+		put_column(wr, c, s, len, sw, cell_indent(t, r, c), r->depth, colour);
 	}
 	bool bold = wr->o->color && r->kind == PLUMB_ROW_FOCUS;
 	emit_line(wr, out, bold ? SGR_BOLD : NULL);
