@@ -474,6 +474,21 @@ static void print_total(FILE *out, const plumb_profile *p, int e, uint64_t v)
 			fprintf(out, " (%.3g s)", (double)v / times[i].per_s);
 }
 
+/* Every total 0: the table below will be empty, so say why rather than
+ * print an empty answer without a word. */
+static void print_nothing_measured(FILE *out, const plumb_profile *p, const uint64_t *tot)
+{
+	for (size_t e = 0; e < p->events.n; e++)
+		if (tot[e])
+			return;
+	fputs("\nNothing was measured: every total is 0.", out);
+	const char *samples = plumb_meta_get(p, "record.samples");
+	if (samples && strcmp(samples, "0") == 0)
+		fputs(" The recording took no samples:\nthe program ran for less than one sampling"
+		      " period (-F, -c), or with -p\nthe process did not run while it was recorded.",
+		      out);
+}
+
 /* A line above the table: what was read and the totals. */
 static void print_header(FILE *out, const plumb_profile *p, char *const *files, int nfiles, plumb_format fmt,
 			 const plumb_view_opts *o)
@@ -513,6 +528,7 @@ static void print_header(FILE *out, const plumb_profile *p, char *const *files, 
 	}
 	if (focused)
 		fputs("\nPercentages are of the stacks through --focus.", out);
+	print_nothing_measured(out, p, tot);
 	print_stack_completeness(out, p);
 	fputs("\n\n", out);
 	free(focused);

@@ -12,7 +12,8 @@ static void drop(plumb_profile *p)
 
 plumb_frame *plumb_frames_room(plumb_profile *p, size_t n)
 {
-	if (n > PLUMB_NONE - 1 - p->frames.n || plumb_vec_reserve(p->frames, p->frames.n + n))
+	/* + 1: room for none is still a pointer (a profile may have no frames) */
+	if (n > PLUMB_NONE - 1 - p->frames.n || plumb_vec_reserve(p->frames, p->frames.n + n + 1))
 		return NULL;
 	return p->frames.v + p->frames.n;
 }
@@ -52,7 +53,7 @@ static int set_zeros(uint64_t **v, size_t *len, size_t id, uint64_t mask)
 uint64_t *plumb_cg_self_room(plumb_profile *p, size_t n, plumb_cg_self **keys)
 {
 	size_t nev = p->events.n;
-	if (n > PLUMB_NONE - 1 - p->cg_self.n || plumb_vec_reserve(p->cg_self, p->cg_self.n + n) ||
+	if (n > PLUMB_NONE - 1 - p->cg_self.n || plumb_vec_reserve(p->cg_self, p->cg_self.n + n + 1) ||
 	    plumb_vec_reserve(p->cg_self_cost, (p->cg_self.n + n) * nev + 1))
 		return NULL;
 	*keys = p->cg_self.v + p->cg_self.n;

@@ -69,6 +69,18 @@ if [ "$rc" -eq 1 ] && printf '%s' "$err" | grep -q "no profile.plumb here" &&
 else
 	fail "report without a profile says how to make one" "exit $rc" "$err"
 fi
+# A profile whose totals are all 0 says so above its empty table.
+printf 'main;work 0\nmain 0\n' > zero.folded
+run "$PLUMB" report zero.folded
+expect_out "all-zero totals are said, not an empty table alone" "Nothing was measured: every total is 0."
+if "$PLUMB" record -q -c 1000000000 -o nosamples.plumb true 2> /dev/null; then
+	run "$PLUMB" report nosamples.plumb
+	expect_out "a recording without samples says why" "The recording took no samples"
+	run "$PLUMB" report --view tree nosamples.plumb
+	same "... and every view of it reads (no out-of-memory on no frames)" "$rc" 0
+else
+	skip "a recording without samples" "plumb record cannot sample here"
+fi
 
 # ---- 5. folded stacks for flamegraph.pl ------------------------------------
 if [ -f profile.plumb ]; then
