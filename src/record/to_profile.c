@@ -33,6 +33,17 @@ typedef struct module_count {
 	uint64_t rooted, total;
 } module_count;
 
+/* A chain already placed in a part's tree: samples share their chains
+ * (plumb_rec_data stores equal chains of a process once), and a heap
+ * site's events or a hot stack's samples then cost one lookup, not a
+ * symbol and a tree lookup per frame. */
+typedef struct placed {
+	size_t ips;
+	uint32_t nips, flags;
+	plumb_id part, node, leaf_module;
+	bool rooted;
+} placed;
+
 typedef struct conv {
 	const plumb_rec_data *d;
 	plumb_profile *p;
@@ -45,6 +56,8 @@ typedef struct conv {
 	PLUMB_VEC(part_key) parts;
 	PLUMB_VEC(module_count) mods;
 	PLUMB_VEC(plumb_id) path;      /* one sample's frames, root first */
+	PLUMB_VEC(placed) placed;
+	plumb_index placed_ix;
 	uint64_t rooted, total, nostack;
 } conv;
 
@@ -289,17 +302,27 @@ static plumb_id start_function(const conv *c, const plumb_id *path, size_t n)
 	return main_fn != PLUMB_NONE ? main_fn : after_libc;
 }
 
-static int add_sample(conv *c, const plumb_rec_sample *s, uint64_t *costs, bool keep,
-		      plumb_error *err)
+static bool placed_eq(const void *ctx, uint32_t id, const void *key)
 {
+	const placed *a = &((const conv *)ctx)->placed.v[id], *b = key;
+	return a->ips == b->ips && a->nips == b->nips && a->flags == b->flags && a->part == b->part;
+}
+
+static uint32_t placed_hash(const placed *k)
+{
+	uint64_t h = plumb_hash_mix((uint64_t)k->ips, (uint64_t)k->nips << 32 | k->flags);
+	return (uint32_t)plumb_hash_mix(h, k->part);
+}
+
+/* The tree node of sample s's chain in part pk: placed once per chain. */
+static const placed *place(conv *c, const plumb_rec_sample *s, part_key *pk, plumb_error *err)
+{
+	placed k = { s->ips, s->nips, s->flags, pk->part, PLUMB_NONE, PLUMB_NONE, false };
+	uint32_t h = placed_hash(&k);
+	uint32_t id = plumb_index_find(&c->placed_ix, h, placed_eq, c, &k);
+	if (id != PLUMB_NONE)
+		return &c->placed.v[id];
 	const uint64_t *chain = c->d->ips.v + s->ips;
-	if (s->nips == 0) {
-		c->nostack++;
-		return 0;
-	}
-	part_key *pk = part_of(c, s->pid, s->tid, err);
-	if (!pk)
-		return -1;
 	c->path.n = 0;
 	bool rooted = false;
 	plumb_id leaf_module = PLUMB_NONE;
@@ -310,10 +333,13 @@ static int add_sample(conv *c, const plumb_rec_sample *s, uint64_t *costs, bool 
 		bool ret = i >= first_ret && a > 0;
 		addr_entry *e = i == 0 && first_ret == 2 ? lookup_lock(c, s, a, err)
 							 : lookup(c, s, ret ? a - 1 : a, ret, err);
-		if (!e || plumb_vec_reserve(c->path, c->path.n + e->n))
-			return e ? plumb_fail_nomem(err) : -1;
-		for (uint32_t k = 0; k < e->n; k++) {
-			plumb_id fr = c->frames.v[e->first + k];
+		if (!e || plumb_vec_reserve(c->path, c->path.n + e->n)) {
+			if (e)
+				plumb_fail_nomem(err);
+			return NULL;
+		}
+		for (uint32_t j = 0; j < e->n; j++) {
+			plumb_id fr = c->frames.v[e->first + j];
 			rooted |= (c->fn_flags.v[c->p->frames.v[fr].function] & FN_ROOT) != 0;
 			c->path.v[c->path.n++] = fr;
 		}
@@ -327,9 +353,32 @@ static int add_sample(conv *c, const plumb_rec_sample *s, uint64_t *costs, bool 
 			pk->start_known = true;
 		}
 	}
-	plumb_id node = plumb_cct_path(c->p, pk->part, c->path.v, c->path.n);
-	if (node == PLUMB_NONE)
-		return plumb_fail_nomem(err);
+	k.node = plumb_cct_path(c->p, pk->part, c->path.v, c->path.n);
+	k.leaf_module = leaf_module;
+	k.rooted = rooted;
+	if (k.node == PLUMB_NONE || plumb_vec_push(c->placed, k) ||
+	    plumb_index_insert(&c->placed_ix, h, (uint32_t)(c->placed.n - 1))) {
+		plumb_fail_nomem(err);
+		return NULL;
+	}
+	return &c->placed.v[c->placed.n - 1];
+}
+
+static int add_sample(conv *c, const plumb_rec_sample *s, uint64_t *costs, bool keep,
+		      plumb_error *err)
+{
+	if (s->nips == 0) {
+		c->nostack++;
+		return 0;
+	}
+	part_key *pk = part_of(c, s->pid, s->tid, err);
+	if (!pk)
+		return -1;
+	const placed *pl = place(c, s, pk, err);
+	if (!pl)
+		return -1;
+	plumb_id node = pl->node, leaf_module = pl->leaf_module;
+	bool rooted = pl->rooted;
 	costs[s->event] = s->weight;
 	int rc = plumb_cct_add_self(c->p, node, costs, err);
 	if (rc == 0 && keep)
@@ -453,5 +502,7 @@ int plumb_rec_to_profile(const plumb_rec_data *d, const plumb_rec_profile_opts *
 	free(c.parts.v);
 	free(c.mods.v);
 	free(c.path.v);
+	free(c.placed.v);
+	plumb_index_free(&c.placed_ix);
 	return rc;
 }
