@@ -4,6 +4,7 @@
  * same order and frees each when it has copied all of it. */
 #include "formats/readahead.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,7 @@ int plumb_readahead_start(plumb_readahead *ra, plumb_fill_fn fill, void *ctx, si
 ssize_t plumb_readahead_read(plumb_readahead *ra, char *dst, size_t n, uint64_t *mark,
 			     plumb_error *err)
 {
+	assert(n > 0); /* else a count of 0 would read as the end */
 	unsigned i = ra->head;
 	pthread_mutex_lock(&ra->mu);
 	while (ra->slot[i].state == FREE)

@@ -45,8 +45,8 @@ typedef struct plumb_readahead {
  * reads without it. */
 int plumb_readahead_start(plumb_readahead *ra, plumb_fill_fn fill, void *ctx, size_t chunk,
 			  plumb_error *err);
-/* The next up to n bytes, as the fill gave them: the count, 0 at the end,
- * -1 with the fill's error. *mark gets the mark of the chunk they are from. */
+/* The next up to n bytes (n > 0: 0 means the end), as the fill gave them:
+ * the count, 0 at the end, -1 with the fill's error. *mark gets the mark of the chunk they are from. */
 ssize_t plumb_readahead_read(plumb_readahead *ra, char *dst, size_t n, uint64_t *mark,
 			     plumb_error *err);
 /* Stop the thread and free the chunks (at any point, even mid-file). */
