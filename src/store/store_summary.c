@@ -23,16 +23,16 @@ static void add_held(uint64_t *dst, const uint64_t *src, size_t n)
 		dst[i] = dst[i] > UINT64_MAX - src[i] ? UINT64_MAX : dst[i] + src[i];
 }
 
-typedef struct call {
-	plumb_id caller, callee;
-	uint64_t calls; /* PLUMB_COUNT_UNKNOWN if not known */
-} call;
+/* One caller's calls to one callee, summed. */
+typedef struct callee_sum {
+	plumb_id callee;
+	bool known;
+	uint64_t calls; /* of the known counts */
+} callee_sum;
 
-static int call_cmp(const void *a, const void *b)
+static int callee_cmp(const void *a, const void *b)
 {
-	const call *x = a, *y = b;
-	if (x->caller != y->caller)
-		return x->caller < y->caller ? -1 : 1;
+	const callee_sum *x = a, *y = b;
 	return x->callee < y->callee ? -1 : x->callee > y->callee;
 }
 
@@ -94,52 +94,92 @@ static int self_texts(store_summary *s, const plumb_profile *p)
 	return ret;
 }
 
-/* Calls from the call graph's arcs and the CCT's edges (activations). */
-static int calls_texts(store_summary *s, const plumb_profile *p)
+/* Each edge of the call graph or the CCT: caller function, callee and
+ * count (PLUMB_COUNT_UNKNOWN if not known). visit(ctx, ...) for each. */
+static void each_call(const plumb_profile *p, void (*visit)(void *, plumb_id, plumb_id, uint64_t),
+		      void *ctx)
 {
-	size_t n = 0;
-	call *v = malloc((p->arcs.n + p->cct.n + 1) * sizeof *v);
-	if (!v)
-		return -1;
 	for (size_t i = 0; i < p->arcs.n; i++) {
 		const plumb_arc *a = &p->arcs.v[i];
-		v[n++] = (call){ p->frames.v[a->caller].function, a->callee, a->calls };
+		visit(ctx, p->frames.v[a->caller].function, a->callee, a->calls);
 	}
 	for (size_t i = 0; i < p->cct.n; i++) {
 		const plumb_cct_node *c = &p->cct.v[i];
 		if (c->parent == PLUMB_NONE || p->cct.v[c->parent].frame == PLUMB_NONE)
 			continue;
-		v[n++] = (call){ p->frames.v[p->cct.v[c->parent].frame].function,
-				 p->frames.v[c->frame].function, plumb_cct_activations(p, (plumb_id)i) };
+		visit(ctx, p->frames.v[p->cct.v[c->parent].frame].function,
+		      p->frames.v[c->frame].function, plumb_cct_activations(p, (plumb_id)i));
 	}
-	qsort(v, n, sizeof *v, call_cmp);
-	for (size_t f = 0; f < p->functions.n; f++)
+}
+
+typedef struct bucketing {
+	size_t *at;          /* per caller: its next slot (counting: its count) */
+	callee_sum *v;       /* by caller: callee and count */
+	bool counting;
+} bucketing;
+
+static void bucket_call(void *ctx, plumb_id caller, plumb_id callee, uint64_t calls)
+{
+	bucketing *b = ctx;
+	if (b->counting)
+		b->at[caller + 1]++;
+	else
+		b->v[b->at[caller]++] = (callee_sum){ callee, calls != PLUMB_COUNT_UNKNOWN, calls };
+}
+
+/* Calls from the call graph's arcs and the CCT's edges (activations): the
+ * edges bucketed by caller (a counting sort: a CCT has millions of edges),
+ * then each caller's summed by callee through a per-callee slot. */
+static int calls_texts(store_summary *s, const plumb_profile *p)
+{
+	size_t nfn = p->functions.n;
+	bucketing b = { calloc(nfn + 2, sizeof *b.at), malloc((p->arcs.n + p->cct.n + 1) * sizeof *b.v),
+			true };
+	uint32_t *slot = malloc((nfn + 1) * sizeof *slot);
+	callee_sum *sum = malloc((nfn + 1) * sizeof *sum);
+	int ret = b.at && b.v && slot && sum ? 0 : -1;
+	if (ret == 0) {
+		each_call(p, bucket_call, &b);
+		for (size_t f = 0; f < nfn; f++)
+			b.at[f + 1] += b.at[f];
+		b.counting = false;
+		each_call(p, bucket_call, &b); /* at[f] ends where f + 1's began */
+		for (size_t f = 0; f < nfn; f++)
+			slot[f] = UINT32_MAX;
+	}
+	for (size_t f = 0, from = 0; f < nfn && ret == 0; from = b.at[f], f++) {
 		s->calls[f] = SIZE_MAX;
-	int ret = 0;
-	for (size_t i = 0; i < n && !ret;) {
-		uint64_t total = 0;
-		bool known = false;
-		size_t j = i;
-		for (; j < n && v[j].caller == v[i].caller && v[j].callee == v[i].callee; j++)
-			if (v[j].calls != PLUMB_COUNT_UNKNOWN) {
-				add_held(&total, &v[j].calls, 1);
-				known = true;
+		size_t k = 0;
+		for (size_t i = from; i < b.at[f]; i++) {
+			const callee_sum *c = &b.v[i];
+			if (slot[c->callee] == UINT32_MAX) {
+				slot[c->callee] = (uint32_t)k;
+				sum[k++] = (callee_sum){ c->callee, false, 0 };
 			}
-		bool first = s->calls[v[i].caller] == SIZE_MAX;
-		if (first) {
-			if (i) /* close the previous caller's array */
-				ret = put(s, "]", true);
-			s->calls[v[i].caller] = s->len;
+			callee_sum *t = &sum[slot[c->callee]];
+			if (c->known) {
+				add_held(&t->calls, &c->calls, 1);
+				t->known = true;
+			}
 		}
-		char callee[16];
-		snprintf(callee, sizeof callee, "%u,", (unsigned)v[i].callee);
-		ret = ret || put(s, first ? "[[" : ",[", false) || put(s, callee, false) ||
-		      put_value(s, total, known && total != UINT64_MAX) || put(s, "]", false);
-		i = j;
+		if (!k)
+			continue;
+		qsort(sum, k, sizeof *sum, callee_cmp);
+		s->calls[f] = s->len;
+		for (size_t j = 0; j < k && ret == 0; j++) {
+			char callee[16];
+			snprintf(callee, sizeof callee, "%u,", (unsigned)sum[j].callee);
+			slot[sum[j].callee] = UINT32_MAX;
+			ret = put(s, j ? ",[" : "[[", false) || put(s, callee, false) ||
+			      put_value(s, sum[j].calls, sum[j].known && sum[j].calls != UINT64_MAX) ||
+			      put(s, "]", false);
+		}
+		ret = ret || put(s, "]", true);
 	}
-	if (n && !ret)
-		ret = put(s, "]", true);
-	free(v);
+	free(b.at);
+	free(b.v);
+	free(slot);
+	free(sum);
 	return ret;
 }
 
