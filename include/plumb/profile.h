@@ -322,6 +322,10 @@ plumb_id plumb_file_intern(plumb_profile *p, const char *path);
  * (a later non-zero line fills a zero one). */
 plumb_id plumb_function_intern(plumb_profile *p, const char *name, const char *mangled,
 			       plumb_id module, plumb_id file, uint32_t line);
+/* The same with the names as string ids of p (plumb_intern's; mangled may
+ * be PLUMB_NONE): for a reader that interned them already. */
+plumb_id plumb_function_intern_ids(plumb_profile *p, plumb_id name, plumb_id mangled,
+				   plumb_id module, plumb_id file, uint32_t line);
 /* file PLUMB_NONE means "the function's file". */
 plumb_id plumb_frame_intern(plumb_profile *p, plumb_id function, plumb_id file,
 			    uint32_t line, uint64_t address);

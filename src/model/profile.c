@@ -140,21 +140,28 @@ static bool function_eq(const void *ctx, uint32_t id, const void *key)
 plumb_id plumb_function_intern(plumb_profile *p, const char *name, const char *mangled,
 			       plumb_id module, plumb_id file, uint32_t line)
 {
-	plumb_function f = { plumb_intern(p, name), PLUMB_NONE, module, file, line };
-	if (f.name == PLUMB_NONE)
+	plumb_id n = plumb_intern(p, name), m = mangled ? plumb_intern(p, mangled) : PLUMB_NONE;
+	if (n == PLUMB_NONE || (mangled && m == PLUMB_NONE))
 		return PLUMB_NONE;
+	return plumb_function_intern_ids(p, n, m, module, file, line);
+}
+
+plumb_id plumb_function_intern_ids(plumb_profile *p, plumb_id name, plumb_id mangled,
+				   plumb_id module, plumb_id file, uint32_t line)
+{
+	if (name >= p->strings.off.n || (mangled != PLUMB_NONE && mangled >= p->strings.off.n))
+		return PLUMB_NONE;
+	plumb_function f = { name, mangled, module, file, line };
 	uint32_t h = (uint32_t)plumb_hash_mix(plumb_hash_mix(f.name, module), file);
 	plumb_id id = plumb_index_find(&p->function_ix, h, function_eq, p, &f);
 	if (id != PLUMB_NONE) {
 		plumb_function *old = &p->functions.v[id];
 		if (!old->line)
 			old->line = line;
-		if (old->mangled == PLUMB_NONE && mangled)
-			old->mangled = plumb_intern(p, mangled);
+		if (old->mangled == PLUMB_NONE)
+			old->mangled = mangled;
 		return id;
 	}
-	if (mangled && (f.mangled = plumb_intern(p, mangled)) == PLUMB_NONE)
-		return PLUMB_NONE;
 	id = (plumb_id)p->functions.n;
 	if (plumb_vec_push(p->functions, f) || plumb_index_insert(&p->function_ix, h, id))
 		return PLUMB_NONE;

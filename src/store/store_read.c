@@ -339,8 +339,8 @@ static int read_functions(rd *r)
 		if (col_sid(&w, 1, "name", false, &name) || col_sid(&w, 2, "mangled", true, &mangled) ||
 		    col_ref(&w, 3, "module", &r->mod, true, &module) ||
 		    col_ref(&w, 4, "file", &r->file, true, &file) || col_u32(&w, 5, "line", &line) ||
-		    store_map_push(r, &r->fn, plumb_function_intern(r->p, S(r, name), S(r, mangled), module,
-							      file, line)))
+		    store_map_push(r, &r->fn, plumb_function_intern_ids(r->p, name, mangled, module,
+								  file, line)))
 			goto out;
 	}
 	ret = more;
