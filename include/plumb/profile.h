@@ -450,5 +450,10 @@ int plumb_profile_merge(plumb_profile *dst, const plumb_profile *src, plumb_erro
  * parent's node): how inlined frames are folded (plumb_profile_fold_inlined). */
 int plumb_profile_merge_folding(plumb_profile *dst, const plumb_profile *src, const uint8_t *fold,
 				plumb_error *err);
+/* The same for a piece of one file read on another thread (a parallel
+ * reader): src read the file from its start, so its first dst->parts.n
+ * parts are dst's own, and the written zeros (cg_self_zero, arc_zero) come
+ * along. Metadata src has and dst lacks is added, as by the others. */
+int plumb_profile_merge_piece(plumb_profile *dst, const plumb_profile *src, plumb_error *err);
 
 #endif
