@@ -79,6 +79,20 @@ static int merge_points(plumb_profile *dst, const plumb_profile *src, const plum
 static int merge(plumb_profile *dst, const plumb_profile *src, const uint8_t *fold, bool piece,
 		 plumb_error *err);
 
+/* Is dst's function i the one src's f (in dst's module m and file fl) is?
+ * A piece's profile names the functions of the file's start in the order
+ * dst does, so most are, and a compare is cheaper than a lookup. (Keys are
+ * unique: the same key is the id plumb_function_intern would find.) */
+static bool same_function(const plumb_profile *dst, size_t i, const plumb_profile *src,
+			  const plumb_function *f, plumb_id m, plumb_id fl)
+{
+	if (i >= dst->functions.n || f->mangled != PLUMB_NONE)
+		return false;
+	const plumb_function *d = &dst->functions.v[i];
+	return d->module == m && d->file == fl &&
+	       strcmp(plumb_str(dst, d->name), plumb_str(src, f->name)) == 0;
+}
+
 int plumb_profile_merge(plumb_profile *dst, const plumb_profile *src, plumb_error *err)
 {
 	return merge(dst, src, NULL, false, err);
@@ -126,9 +140,17 @@ static int merge(plumb_profile *dst, const plumb_profile *src, const uint8_t *fo
 			goto nomem;
 	for (size_t i = 0; i < src->functions.n; i++) {
 		const plumb_function *f = &src->functions.v[i];
+		plumb_id m = f->module == PLUMB_NONE ? PLUMB_NONE : mod[f->module];
+		plumb_id fl = f->file == PLUMB_NONE ? PLUMB_NONE : file[f->file];
+		if (piece && same_function(dst, i, src, f, m, fl)) {
+			plumb_function *d = &dst->functions.v[i];
+			if (!d->line) /* as plumb_function_intern fills it */
+				d->line = f->line;
+			fn[i] = (plumb_id)i;
+			continue;
+		}
 		fn[i] = plumb_function_intern(dst, plumb_str(src, f->name), plumb_str(src, f->mangled),
-					      f->module == PLUMB_NONE ? PLUMB_NONE : mod[f->module],
-					      f->file == PLUMB_NONE ? PLUMB_NONE : file[f->file], f->line);
+					      m, fl, f->line);
 		if (fn[i] == PLUMB_NONE)
 			goto nomem;
 	}
