@@ -3,7 +3,7 @@
  * with compressed names used across the split (tests/gen_cg_parts.py),
  * split at many points (PLUMB_CG_SPLIT), must give the same warnings, the
  * same error, and the same profile (written back as Callgrind, which holds
- * every part, position, arc, written zero and metadata). Run from the top
+ * every part, position, arc and written zero; and the metadata). Run from the top
  * of the tree (python3 writes the generated files). */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -45,6 +45,8 @@ static char *snapshot(const char *path, int pct, bool *split)
 		if (rc == 1)
 			rc = cg_read_serial(p, path, &o, &err);
 	}
+	for (size_t i = 0; !rc && i < p->meta.n; i++)
+		fprintf(f, "meta %s=%s\n", plumb_str(p, p->meta.v[i].key), plumb_str(p, p->meta.v[i].value));
 	if (rc)
 		fprintf(f, "error: %s\n", err.message);
 	else if (plumb_write_stream(p, f, "memory", PLUMB_FMT_CALLGRIND, &err))
