@@ -748,28 +748,57 @@ static int cg_unfinished(cg_reader *r, const char *got)
 }
 
 /* key=value lines: names and associations. */
+typedef enum spec_key { KEY_UNKNOWN, KEY_CALLS, KEY_JUMP, KEY_FILE, KEY_OBJ, KEY_FN } spec_key;
+
+/* What a key names, by its length and letters (a line in four is one). */
+static spec_key key_of(const char *k, size_t n)
+{
+	switch (n) {
+	case 2: /* fl fi fe ob fn */
+		if (k[0] == 'f')
+			return k[1] == 'l' || k[1] == 'i' || k[1] == 'e' ? KEY_FILE
+			       : k[1] == 'n'				 ? KEY_FN
+									 : KEY_UNKNOWN;
+		return k[0] == 'o' && k[1] == 'b' ? KEY_OBJ : KEY_UNKNOWN;
+	case 3: /* cfi cfl jfi cob cfn jfn */
+		if ((k[0] == 'c' || k[0] == 'j') && k[1] == 'f')
+			return k[2] == 'n' ? KEY_FN
+			       : k[2] == 'i' || (k[2] == 'l' && k[0] == 'c') ? KEY_FILE
+									 : KEY_UNKNOWN;
+		return memcmp(k, "cob", 3) == 0 ? KEY_OBJ : KEY_UNKNOWN;
+	case 4:
+		return memcmp(k, "jump", 4) == 0 || memcmp(k, "jcnd", 4) == 0 ? KEY_JUMP : KEY_UNKNOWN;
+	case 5:
+		return memcmp(k, "calls", 5) == 0 ? KEY_CALLS : KEY_UNKNOWN;
+	case 6:
+		return memcmp(k, "rcalls", 6) == 0 ? KEY_CALLS : KEY_UNKNOWN;
+	default:
+		return KEY_UNKNOWN;
+	}
+}
+
 static int spec_line(cg_reader *r, const char *key, size_t klen, const char *v, const char *e)
 {
 	char k[8];
 	memcpy(k, key, klen);
 	k[klen] = '\0';
-	if (strcmp(k, "calls") == 0 || strcmp(k, "rcalls") == 0) {
+	spec_key kind = key_of(k, klen);
+	if (kind == KEY_CALLS) {
 		if (r->call_pending || r->jump_pending)
 			goto unfinished;
 		return calls_line(r, v, e);
 	}
-	if (strcmp(k, "jump") == 0 || strcmp(k, "jcnd") == 0) {
+	if (kind == KEY_JUMP) {
 		if (r->call_pending || r->jump_pending)
 			goto unfinished;
 		return jump_line(r, k[1] == 'c', v, e);
 	}
 	ns space;
-	if (!strcmp(k, "fl") || !strcmp(k, "fi") || !strcmp(k, "fe") || !strcmp(k, "cfi") ||
-	    !strcmp(k, "cfl") || !strcmp(k, "jfi"))
+	if (kind == KEY_FILE)
 		space = NS_FILE;
-	else if (!strcmp(k, "ob") || !strcmp(k, "cob"))
+	else if (kind == KEY_OBJ)
 		space = NS_OBJ;
-	else if (!strcmp(k, "fn") || !strcmp(k, "cfn") || !strcmp(k, "jfn"))
+	else if (kind == KEY_FN)
 		space = NS_FN;
 	else {
 		cg_unknown(r, "line", key, (size_t)(e - key));
