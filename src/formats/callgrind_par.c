@@ -8,8 +8,10 @@
  *    fn=), then a cost line whose every column is absolute ("0x40 12 3",
  *    no "+2", "-1" or "*"), so the base of relative positions is moot.
  * Files without such a line near the middle, compressed files, files under
- * PAR_MIN bytes, reads that are not functions_only and profiles that are
- * not empty are read serially: the serial reader stays the reference.
+ * PAR_MIN bytes, reads that are not functions_only, profiles that are not
+ * empty, and a machine with no CPU free (plumb_task_cpu_free: the skim
+ * costs CPU, which only pays on an idle core) are read serially: the
+ * serial reader stays the reference.
  *
  * The pieces. The first piece is read on the caller's thread into p, up to
  * the split (cg_reader.stop_at). The second is read on a plumb_task into
@@ -329,7 +331,8 @@ int cg_read_parallel(plumb_profile *p, const char *path, const plumb_read_opts *
 	struct stat st;
 	unsigned char head[4];
 	off_t split = 0;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (forced >= 0 || st.st_size >= PAR_MIN) &&
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (forced >= 0 || (st.st_size >= PAR_MIN && plumb_task_cpu_free())) &&
 	    pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
 	    plumb_compression_of(head, sizeof head) == PLUMB_COMP_NONE)
 		split = find_split(fd, st.st_size, forced >= 0 ? forced : PAR_AT);

@@ -1,6 +1,9 @@
 /* A function on a second thread: see task.h. */
 #include "formats/task.h"
 
+#include <sched.h>
+#include <stdio.h>
+
 static void *trampoline(void *arg)
 {
 	plumb_task *t = arg;
@@ -23,4 +26,20 @@ void plumb_task_join(plumb_task *t)
 	else
 		t->fn(t->arg);
 	t->started = false;
+}
+
+bool plumb_task_cpu_free(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2)
+		return false;
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (!f)
+		return true; /* cannot tell: the CPUs are there */
+	double l1, l5, l15;
+	int running = 0, total = 0;
+	int n = fscanf(f, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &running, &total);
+	fclose(f);
+	/* running counts this thread too */
+	return n != 5 || running < CPU_COUNT(&set);
 }

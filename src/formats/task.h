@@ -23,6 +23,11 @@ typedef struct plumb_task {
 } plumb_task;
 
 void plumb_task_start(plumb_task *t, void (*fn)(void *arg), void *arg);
+/* Is a CPU free for a second thread right now (this process may run on
+ * two or more, and fewer threads are runnable than there are CPUs)? For
+ * work split in two that costs more CPU in all: on a busy machine it is
+ * only slower. A guess from one look at /proc/loadavg. */
+bool plumb_task_cpu_free(void);
 /* Wait for fn(arg) to return (or run it now). Called exactly once. */
 void plumb_task_join(plumb_task *t);
 
