@@ -368,6 +368,9 @@ int cg_read_parallel(plumb_profile *p, const char *path, const plumb_read_opts *
 		rc = -1;
 	} else {
 		rc = combine(a, b, p, opts, err);
+		if (rc == 0 && opts->progress) /* the second piece's bytes are read too */
+			opts->progress(opts->progress_ctx, path, (uint64_t)st.st_size,
+				       (uint64_t)st.st_size);
 	}
 	piece_free(a);
 	piece_free(b);
