@@ -273,6 +273,12 @@ typedef struct plumb_profile {
 
 plumb_profile *plumb_profile_new(void);
 void plumb_profile_free(plumb_profile *p);
+/* Nothing read into p yet: no events, parts, frames, functions or metadata. */
+bool plumb_profile_is_empty(const plumb_profile *p);
+/* p as plumb_profile_new made it, everything in it freed (a reader that
+ * read part of a file into an empty profile and reads it again another
+ * way). 0, or -1 on ENOMEM (p is left as it was). */
+int plumb_profile_reset(plumb_profile *p, plumb_error *err);
 
 static inline size_t plumb_profile_nevents(const plumb_profile *p) { return p->events.n; }
 

@@ -248,25 +248,6 @@ static void give_warnings(const warnbuf *w, const plumb_read_opts *opts, cg_read
 	}
 }
 
-static bool profile_empty(const plumb_profile *p)
-{
-	return p->events.n == 0 && p->parts.n == 0 && p->frames.n == 0 && p->functions.n == 0 &&
-	       p->meta.n == 0 && !p->costs_started;
-}
-
-/* p back to a new profile, for the serial reader. */
-static int empty_profile(plumb_profile *p, plumb_error *err)
-{
-	plumb_profile *fresh = plumb_profile_new();
-	if (!fresh)
-		return plumb_fail_nomem(err);
-	plumb_profile old = *p;
-	*p = *fresh;
-	*fresh = old;
-	plumb_profile_free(fresh);
-	return 0;
-}
-
 /* The split section's sums: the first piece's added to the second's. */
 static bool add_sums(cg_totals *t, const uint64_t *first, size_t nev)
 {
@@ -322,7 +303,7 @@ static int split_pct(void)
 int cg_read_parallel(plumb_profile *p, const char *path, const plumb_read_opts *opts,
 		     plumb_error *err)
 {
-	if (!opts->functions_only || !profile_empty(p))
+	if (!opts->functions_only || !plumb_profile_is_empty(p))
 		return 1;
 	int forced = split_pct();
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -377,7 +358,7 @@ int cg_read_parallel(plumb_profile *p, const char *path, const plumb_read_opts *
 	plumb_profile_free(p2);
 	free(a);
 	free(b);
-	if (rc == 1 && empty_profile(p, err))
+	if (rc == 1 && plumb_profile_reset(p, err))
 		return -1;
 	return rc;
 }

@@ -1049,23 +1049,10 @@ fail:
 	return -1;
 }
 
-/* p back to a new profile, for the serial reader. */
-static int empty_profile(plumb_profile *p, plumb_error *err)
-{
-	plumb_profile *fresh = plumb_profile_new();
-	if (!fresh)
-		return plumb_fail_nomem(err);
-	plumb_profile old = *p;
-	*p = *fresh;
-	*fresh = old;
-	plumb_profile_free(fresh);
-	return 0;
-}
-
 /* Where to split path: a line start, or 0 (read it serially). */
 static uint64_t folded_split(const char *path, plumb_profile *p)
 {
-	if (p->events.n || p->frames.n || p->parts.n || p->meta.n || p->costs_started)
+	if (!plumb_profile_is_empty(p))
 		return 0;
 	const char *v = getenv("PLUMB_FOLDED_SPLIT");
 	char *end = NULL;
@@ -1138,7 +1125,7 @@ static int read_parallel(plumb_profile *p, const char *path, const plumb_read_op
 	reader_free(&b->r);
 	free(b);
 	plumb_profile_free(q);
-	if (rc == 1 && empty_profile(p, err))
+	if (rc == 1 && plumb_profile_reset(p, err))
 		return -1;
 	return rc;
 }
