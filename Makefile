@@ -173,13 +173,19 @@ check:
 # unit tests check the same outside TSan: Criterion's runner cannot run
 # under it); and fuzz/readahead.c over its corpus (the ring with chunks of
 # 1 to 64 bytes, stopped at any point). make check runs them last.
+# The Callgrind reader in two pieces (formats/callgrind_par.c, formats/task.c)
+# runs there too: fuzz/callgrind.c splits every input it reads and compares
+# with the serial reader, over the test files, a generated file and
+# generated files of several parts (tests/gen_cg_parts.py); so do folded
+# stacks (fuzz/folded.c, formats/folded.c).
 TSAN_VARS := BUILD=build-tsan CFLAGS='-O1 -g -fsanitize=thread' LDFLAGS=-fsanitize=thread
 
 $(BUILD)/tsan-readahead: tests/tsan/readahead.c $(BUILD)/libplumb.a
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libplumb.a $(LDLIBS)
 
 tsan:
-	@$(MAKE) --no-print-directory $(TSAN_VARS) build-tsan/tsan-readahead build-tsan/fuzz-readahead
+	@$(MAKE) --no-print-directory $(TSAN_VARS) build-tsan/tsan-readahead build-tsan/fuzz-readahead \
+		build-tsan/fuzz-callgrind build-tsan/fuzz-folded
 	@python3 bench/gen_callgrind.py build-tsan/gen.cg 3
 	@gzip -1 -c build-tsan/gen.cg > build-tsan/gen.cg.gz
 	@zstd -q -1 -f -o build-tsan/gen.cg.zst build-tsan/gen.cg
@@ -188,6 +194,14 @@ tsan:
 		tests/data/callgrind/bad/*.cg build-tsan/gen.cg build-tsan/gen.cg.gz \
 		build-tsan/gen.cg.zst build-tsan/cut.cg.gz
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/fuzz-readahead tests/fuzz/readahead
+	@python3 tests/gen_cg_parts.py build-tsan/parts.cg 4 300 1
+	@python3 tests/gen_cg_parts.py build-tsan/parts-bad.cg 3 300 2 0.7
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/fuzz-callgrind tests/data/callgrind \
+		tests/data/callgrind/bad tests/fuzz/callgrind build-tsan/gen.cg build-tsan/parts.cg \
+		build-tsan/parts-bad.cg
+	@python3 bench/gen_folded.py build-tsan/gen.folded 20000 4000 3
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/fuzz-folded tests/data/folded \
+		tests/fuzz/folded build-tsan/gen.folded
 
 bench: all
 	@sh bench/run.sh

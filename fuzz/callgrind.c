@@ -11,7 +11,10 @@
  * reader accepts, the writer writes (unless the parts' costs overflow
  * together), and reading that back gives the same
  * events (in the writer's order, names as one token), the same total per
- * event and the same number of parts.
+ * event and the same number of parts. And the reader in two pieces
+ * (formats/callgrind_par.c, split where PLUMB_CG_SPLIT says) gives what
+ * the serial reader gives: the same warnings, error, or profile written
+ * as Callgrind.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "formats/callgrind_read.h"
 #include "plumb/formats.h"
 #include "roundtrip.h"
 
@@ -91,7 +95,57 @@ static const fuzz_format format = {
 	.read_io_errors = false,
 };
 
+static void note(void *ctx, const char *msg)
+{
+	fprintf(ctx, "%s\n", msg);
+}
+
+/* Warnings, then the error or the profile as Callgrind (functions_only:
+ * the reads that may be split); pct < 0: serially. */
+static char *read_as(const char *path, int pct, size_t *n)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, n);
+	if (!f)
+		abort();
+	plumb_read_opts o = { .warn = note, .warn_ctx = f, .functions_only = true };
+	plumb_profile *p = plumb_profile_new();
+	plumb_error err;
+	int rc = 1;
+	if (pct >= 0) {
+		char v[16];
+		snprintf(v, sizeof v, "%d", pct);
+		setenv("PLUMB_CG_SPLIT", v, 1);
+		rc = cg_read_parallel(p, path, &o, &err);
+		unsetenv("PLUMB_CG_SPLIT");
+	}
+	if (rc == 1)
+		rc = cg_read_serial(p, path, &o, &err);
+	if (rc)
+		fprintf(f, "error %s\n", err.message);
+	else if (plumb_write_stream(p, f, "memory", PLUMB_FMT_CALLGRIND, &err))
+		fprintf(f, "write error %s\n", err.message);
+	plumb_profile_free(p);
+	fclose(f);
+	return buf;
+}
+
+static void check_split(const char *path)
+{
+	size_t n, m;
+	char *want = read_as(path, -1, &n);
+	for (int pct = 10; pct < 100; pct += 30) {
+		char *got = read_as(path, pct, &m);
+		if (m != n || memcmp(got, want, n) != 0)
+			abort();
+		free(got);
+	}
+	free(want);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	return fuzz_round_trip(&format, data, size);
+	fuzz_round_trip(&format, data, size);
+	check_split(fuzz_put_temp(data, size));
+	return 0;
 }

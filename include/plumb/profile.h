@@ -273,6 +273,12 @@ typedef struct plumb_profile {
 
 plumb_profile *plumb_profile_new(void);
 void plumb_profile_free(plumb_profile *p);
+/* Nothing read into p yet: no events, parts, frames, functions or metadata. */
+bool plumb_profile_is_empty(const plumb_profile *p);
+/* p as plumb_profile_new made it, everything in it freed (a reader that
+ * read part of a file into an empty profile and reads it again another
+ * way). 0, or -1 on ENOMEM (p is left as it was). */
+int plumb_profile_reset(plumb_profile *p, plumb_error *err);
 
 static inline size_t plumb_profile_nevents(const plumb_profile *p) { return p->events.n; }
 
@@ -454,5 +460,10 @@ int plumb_profile_merge(plumb_profile *dst, const plumb_profile *src, plumb_erro
  * parent's node): how inlined frames are folded (plumb_profile_fold_inlined). */
 int plumb_profile_merge_folding(plumb_profile *dst, const plumb_profile *src, const uint8_t *fold,
 				plumb_error *err);
+/* The same for a piece of one file read on another thread (a parallel
+ * reader): src read the file from its start, so its first dst->parts.n
+ * parts are dst's own, and the written zeros (cg_self_zero, arc_zero) come
+ * along. Metadata src has and dst lacks is added, as by the others. */
+int plumb_profile_merge_piece(plumb_profile *dst, const plumb_profile *src, plumb_error *err);
 
 #endif

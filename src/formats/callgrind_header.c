@@ -77,6 +77,7 @@ void cg_header_free(cg_reader *r)
 	free(r->totals);
 	free(r->desc);
 	free(r->evmap);
+	cg_totals_free(r->deferred);
 }
 
 /* ---- single keys ------------------------------------------------------- */
@@ -436,38 +437,87 @@ int cg_begin_body(cg_reader *r)
 	return 0;
 }
 
-/* Compare the totals: line with the sums of the section's cost lines. */
-static void check_totals(cg_reader *r)
+/* Compare a totals: line with the sums of its section's cost lines. */
+void cg_check_totals(cg_reader *r, const cg_totals *t)
 {
-	const char *s = r->totals, *e = s + strlen(s);
+	const char *s = t->totals, *e = s + strlen(s);
 	uint64_t at = r->lineno;
-	r->lineno = r->totals_line;
+	r->lineno = t->line;
 	for (size_t i = 0;; i++) {
 		s = skip_ws(s, e);
 		if (s == e)
 			break;
-		const char *t = s;
+		const char *u = s;
 		uint64_t v = 0;
 		bool ok = true;
-		for (; t < e && !cg_is_space(*t); t++) {
-			if (*t < '0' || *t > '9' || v > (UINT64_MAX - 9) / 10)
+		for (; u < e && !cg_is_space(*u); u++) {
+			if (*u < '0' || *u > '9' || v > (UINT64_MAX - 9) / 10)
 				ok = false;
 			else
-				v = v * 10 + (uint64_t)(*t - '0');
+				v = v * 10 + (uint64_t)(*u - '0');
 		}
 		char q[128];
-		if (!ok || i >= r->nevents) {
+		if (!ok || i >= t->nevents) {
 			cg_warn(r, "totals: %s is not a number of one of the %zu events; not checked",
-				plumb_quote_input(q, sizeof q, s, (size_t)(t - s)), r->nevents);
+				plumb_quote_input(q, sizeof q, s, (size_t)(u - s)), t->nevents);
 			break;
 		}
-		uint64_t have = r->sum[r->evmap[i]];
+		uint64_t have = t->sum[t->evmap[i]];
 		if (have != v)
 			cg_warn(r, "totals: says %" PRIu64 " %s, the cost lines of this part add up to %"
-				PRIu64, v, r->events[i], have);
-		s = t;
+				PRIu64, v, t->events[i], have);
+		s = u;
 	}
 	r->lineno = at;
+}
+
+void cg_totals_free(cg_totals *t)
+{
+	if (!t)
+		return;
+	free(t->totals);
+	for (size_t i = 0; t->events && i < t->nevents; i++)
+		free(t->events[i]);
+	free(t->events);
+	free(t->evmap);
+	free(t->sum);
+	free(t);
+}
+
+/* A later piece's first section: its sums so far and its totals: line (if
+ * any), for the check once the earlier piece's sums are added. The NULL
+ * warning marks where that check's warnings go among the piece's. */
+static int defer_totals(cg_reader *r)
+{
+	cg_totals *t = calloc(1, sizeof *t);
+	size_t nev = r->p->events.n;
+	if (!t || !(t->events = calloc(r->nevents ? r->nevents : 1, sizeof *t->events)) ||
+	    !(t->evmap = malloc((r->nevents ? r->nevents : 1) * sizeof *t->evmap)) ||
+	    !(t->sum = malloc((nev ? nev : 1) * sizeof *t->sum))) {
+		cg_totals_free(t);
+		return plumb_fail_nomem(r->err);
+	}
+	t->nevents = r->nevents;
+	for (size_t i = 0; i < r->nevents; i++)
+		if (!(t->events[i] = strdup(r->events[i]))) {
+			cg_totals_free(t);
+			return plumb_fail_nomem(r->err);
+		}
+	memcpy(t->evmap, r->evmap, r->nevents * sizeof *t->evmap);
+	memcpy(t->sum, r->sum, nev * sizeof *t->sum);
+	t->totals = r->totals; /* the check owns it now */
+	t->line = r->totals_line;
+	r->totals = NULL;
+	r->deferred = t;
+	if (r->opts->warn)
+		r->opts->warn(r->opts->warn_ctx, NULL);
+	return 0;
+}
+
+static void check_totals(cg_reader *r)
+{
+	cg_totals t = { r->totals, r->totals_line, r->nevents, r->events, r->evmap, r->sum };
+	cg_check_totals(r, &t);
 	free(r->totals);
 	r->totals = NULL;
 }
@@ -478,6 +528,8 @@ int cg_end_section(cg_reader *r)
 		return -1; /* a header without a body is still a part */
 	if (cg_flush_self(r))
 		return -1;
+	if (r->start_at && !r->skim && r->in_body && r->nsection == r->piece_section && !r->deferred)
+		return defer_totals(r);
 	if (r->totals && r->in_body)
 		check_totals(r);
 	return 0;

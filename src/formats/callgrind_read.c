@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "formats/callgrind_read.h"
@@ -409,8 +411,31 @@ static int add_jump(cg_reader *r, uint32_t line, uint64_t addr)
 
 /* ---- cost lines ------------------------------------------------------------------ */
 
+/* A cost line while skimming: only what it does to the names (the call or
+ * jump it ends forgets its cob=/cfi=, jfi=/jfn=; a new jfn= name binds). */
+static int skim_cost(cg_reader *r)
+{
+	if (r->call_pending) {
+		r->call_pending = false;
+		r->cob = r->cfi = CG_UNDEF;
+		r->cfn_fresh = false;
+	}
+	if (r->jump_pending) {
+		r->jump_pending = false;
+		if (r->fn != PLUMB_NONE &&
+		    jump_function(r, r->jfi != CG_UNDEF ? r->jfi : r->file) == PLUMB_NONE)
+			return plumb_fail_nomem(r->err);
+		r->jfi = CG_UNDEF;
+		r->jfn_name = CG_UNDEF;
+		r->jfn_slot = CG_UNDEF;
+	}
+	return 0;
+}
+
 static int cost_line(cg_reader *r, const char *s, const char *e)
 {
+	if (r->skim)
+		return skim_cost(r);
 	uint64_t pos[CG_MAX_POS];
 	bool any = false;
 	if (parse_positions(r, &s, e, pos) || parse_costs(r, s, e, &any))
@@ -442,6 +467,10 @@ static int calls_line(cg_reader *r, const char *s, const char *e)
 		return -1;
 	if (r->callee == PLUMB_NONE)
 		return cg_bad(r, "expected cfn= before calls=");
+	if (r->skim) {
+		r->call_pending = true; /* skim_cost ends it */
+		return 0;
+	}
 	num_status st = parse_u64(&s, e, &r->call_count);
 	if (st != NUM_OK)
 		return bad_number(r, st, "a call count after \"calls=\"", s, e);
@@ -462,6 +491,10 @@ static int calls_line(cg_reader *r, const char *s, const char *e)
  * jump's source. */
 static int jump_line(cg_reader *r, bool cond, const char *s, const char *e)
 {
+	if (r->skim) {
+		r->jump_pending = true; /* skim_cost ends it */
+		return 0;
+	}
 	uint64_t a, b = 0;
 	const char *what = cond ? "a jump count after \"jcnd=\"" : "a jump count after \"jump=\"";
 	const char *t = s;
@@ -715,28 +748,57 @@ static int cg_unfinished(cg_reader *r, const char *got)
 }
 
 /* key=value lines: names and associations. */
+typedef enum spec_key { KEY_UNKNOWN, KEY_CALLS, KEY_JUMP, KEY_FILE, KEY_OBJ, KEY_FN } spec_key;
+
+/* What a key names, by its length and letters (a line in four is one). */
+static spec_key key_of(const char *k, size_t n)
+{
+	switch (n) {
+	case 2: /* fl fi fe ob fn */
+		if (k[0] == 'f')
+			return k[1] == 'l' || k[1] == 'i' || k[1] == 'e' ? KEY_FILE
+			       : k[1] == 'n'				 ? KEY_FN
+									 : KEY_UNKNOWN;
+		return k[0] == 'o' && k[1] == 'b' ? KEY_OBJ : KEY_UNKNOWN;
+	case 3: /* cfi cfl jfi cob cfn jfn */
+		if ((k[0] == 'c' || k[0] == 'j') && k[1] == 'f')
+			return k[2] == 'n' ? KEY_FN
+			       : k[2] == 'i' || (k[2] == 'l' && k[0] == 'c') ? KEY_FILE
+									 : KEY_UNKNOWN;
+		return memcmp(k, "cob", 3) == 0 ? KEY_OBJ : KEY_UNKNOWN;
+	case 4:
+		return memcmp(k, "jump", 4) == 0 || memcmp(k, "jcnd", 4) == 0 ? KEY_JUMP : KEY_UNKNOWN;
+	case 5:
+		return memcmp(k, "calls", 5) == 0 ? KEY_CALLS : KEY_UNKNOWN;
+	case 6:
+		return memcmp(k, "rcalls", 6) == 0 ? KEY_CALLS : KEY_UNKNOWN;
+	default:
+		return KEY_UNKNOWN;
+	}
+}
+
 static int spec_line(cg_reader *r, const char *key, size_t klen, const char *v, const char *e)
 {
 	char k[8];
 	memcpy(k, key, klen);
 	k[klen] = '\0';
-	if (strcmp(k, "calls") == 0 || strcmp(k, "rcalls") == 0) {
+	spec_key kind = key_of(k, klen);
+	if (kind == KEY_CALLS) {
 		if (r->call_pending || r->jump_pending)
 			goto unfinished;
 		return calls_line(r, v, e);
 	}
-	if (strcmp(k, "jump") == 0 || strcmp(k, "jcnd") == 0) {
+	if (kind == KEY_JUMP) {
 		if (r->call_pending || r->jump_pending)
 			goto unfinished;
 		return jump_line(r, k[1] == 'c', v, e);
 	}
 	ns space;
-	if (!strcmp(k, "fl") || !strcmp(k, "fi") || !strcmp(k, "fe") || !strcmp(k, "cfi") ||
-	    !strcmp(k, "cfl") || !strcmp(k, "jfi"))
+	if (kind == KEY_FILE)
 		space = NS_FILE;
-	else if (!strcmp(k, "ob") || !strcmp(k, "cob"))
+	else if (kind == KEY_OBJ)
 		space = NS_OBJ;
-	else if (!strcmp(k, "fn") || !strcmp(k, "cfn") || !strcmp(k, "jfn"))
+	else if (kind == KEY_FN)
 		space = NS_FN;
 	else {
 		cg_unknown(r, "line", key, (size_t)(e - key));
@@ -847,27 +909,35 @@ static int one_line(cg_reader *r, char *s, char *e, char *raw_end)
 	return body_line(r, s, e);
 }
 
+/* One line as it came (without its '\n'): counted, trimmed, read. */
+static inline int raw_line(cg_reader *r, char *line, size_t len)
+{
+	r->lineno++;
+	char *e = line + len;
+	if (e > line && e[-1] == '\r')
+		e--;
+	char *raw_end = e;
+	char *s = line;
+	if (r->lineno == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+		s += 3; /* a byte order mark */
+	while (s < e && cg_is_space(*s))
+		s++;
+	while (e > s && cg_is_space(e[-1]))
+		e--;
+	if (s == e || *s == '#')
+		return 0;
+	return one_line(r, s, e, raw_end);
+}
+
 static int read_lines(cg_reader *r)
 {
 	char *line;
 	size_t len;
 	int got;
 	while ((got = plumb_linesrc_next(&r->src, &line, &len, r->err)) == 1) {
-		r->lineno++;
-		char *e = line + len;
-		if (e > line && e[-1] == '\r')
-			e--;
-		char *raw_end = e;
-		char *s = line;
-		if (r->lineno == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
-			s += 3; /* a byte order mark */
-		while (s < e && cg_is_space(*s))
-			s++;
-		while (e > s && cg_is_space(e[-1]))
-			e--;
-		if (s == e || *s == '#')
-			continue;
-		if (one_line(r, s, e, raw_end))
+		if (r->stop_at && r->src.line_off >= r->stop_at)
+			return 0; /* the rest is the next piece's */
+		if (raw_line(r, line, len))
 			return -1;
 	}
 	if (got < 0)
@@ -877,7 +947,54 @@ static int read_lines(cg_reader *r)
 	return 0;
 }
 
-static void reader_free(cg_reader *r)
+/* A later piece: the lines before start_at (mapped: s[0..n), ending in
+ * '\n'), for their headers and names only. A cost line that ends no call
+ * or jump and begins no body is only counted. Errors here are the first
+ * piece's too, which reports them. */
+static int skim_lines(cg_reader *r, char *s, size_t n)
+{
+	char *end = s + n;
+	while (s < end) {
+		char *nl = memchr(s, '\n', (size_t)(end - s));
+		if (!nl)
+			nl = end;
+		char c = *s;
+		if (((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*') && r->in_body &&
+		    !r->call_pending && !r->jump_pending && r->lineno) {
+			r->lineno++;
+		} else if (raw_line(r, s, (size_t)(nl - s))) {
+			return -1;
+		}
+		s = nl + 1;
+	}
+	return 0;
+}
+
+/* A later piece begins: from here its lines count (the skim counted the
+ * lines before, so line numbers are the file's). The first cost line is
+ * absolute in every column (callgrind_par.c chose the line so), so the
+ * position base of the lines before does not matter. Costs are taken to
+ * have started (callgrind_par.c checks that they had, if it mattered). */
+static int skim_to_start(cg_reader *r)
+{
+	void *m = mmap(NULL, (size_t)r->start_at, PROT_READ | PROT_WRITE, MAP_PRIVATE, r->src.fd, 0);
+	if (m == MAP_FAILED)
+		return plumb_fail(r->err, PLUMB_ERR_IO, "%s: cannot map the file: %s", r->path,
+				  strerror(errno));
+	r->skim = true;
+	int rc = skim_lines(r, m, (size_t)r->start_at);
+	munmap(m, (size_t)r->start_at);
+	if (rc)
+		return -1;
+	r->skim = false;
+	r->opts = r->piece_opts;
+	r->piece_section = r->nsection;
+	r->p->costs_started = true;
+	memset(r->last, 0, sizeof r->last);
+	return plumb_linesrc_seek(&r->src, r->start_at, r->err);
+}
+
+void cg_reader_free(cg_reader *r)
 {
 	plumb_linesrc_close(&r->src);
 	cg_header_free(r);
@@ -907,36 +1024,65 @@ static int reserve_for(cg_reader *r)
 	return plumb_profile_reserve(r->p, r->p->frames.n + n, r->p->cg_self.n + n, r->err);
 }
 
+void cg_reader_init(cg_reader *r, plumb_profile *p, const char *path, const plumb_read_opts *opts,
+		    plumb_error *err)
+{
+	*r = (cg_reader){
+		.p = p, .path = path, .opts = opts, .err = err,
+		.lines_only = opts->lines_only || opts->functions_only,
+		.functions_only = opts->functions_only, .npos = 1, .addr_col = -1, .line_col = 0,
+		.pid = -1, .tid = -1, .partno = -1, .part = PLUMB_NONE,
+	};
+	cg_reset_names(r);
+}
+
+/* Open the file and read its lines: all of them, or up to stop_at. */
+int cg_read_piece(cg_reader *r)
+{
+	if (plumb_linesrc_open(&r->src, r->path, r->err))
+		return -1;
+	if (r->stop_at || r->start_at)
+		r->src.no_readahead = true; /* the pieces keep both cores busy */
+	if (!r->start_at) { /* a later piece's progress would come from another thread */
+		r->src.progress = r->opts->progress;
+		r->src.progress_ctx = r->opts->progress_ctx;
+	}
+	return reserve_for(r) || (r->start_at && skim_to_start(r)) || read_lines(r) ? -1 : 0;
+}
+
+/* The end of the file: the last section, the metadata, derived events. */
+int cg_read_finish(cg_reader *r)
+{
+	if (cg_end_section(r))
+		return -1;
+	if (r->nevents == 0 && r->p->events.n == 0)
+		return plumb_fail(r->err, PLUMB_ERR_FORMAT, "%s: expected an events: line, found none",
+				  r->path);
+	r->lineno = 0;
+	return cg_finish_meta(r) || plumb_profile_compute_derived(r->p, r->err) ? -1 : 0;
+}
+
+int cg_read_serial(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+		   plumb_error *err)
+{
+	cg_reader r;
+	cg_reader_init(&r, p, path, opts, err);
+	int rc = cg_read_piece(&r) || cg_read_finish(&r) ? -1 : 0;
+	cg_reader_free(&r);
+	return rc;
+}
+
 int plumb_callgrind_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
 			 plumb_error *err)
 {
 	static const plumb_read_opts none = { 0 };
 	plumb_error dummy;
-	cg_reader r = {
-		.p = p, .path = path, .opts = opts ? opts : &none, .err = err ? err : &dummy,
-		.lines_only = opts && (opts->lines_only || opts->functions_only),
-		.functions_only = opts && opts->functions_only, .npos = 1, .addr_col = -1, .line_col = 0,
-		.pid = -1, .tid = -1, .partno = -1, .part = PLUMB_NONE,
-	};
-	cg_reset_names(&r);
-	int rc = plumb_linesrc_open(&r.src, path, r.err);
-	r.src.progress = r.opts->progress;
-	r.src.progress_ctx = r.opts->progress_ctx;
-	if (rc == 0)
-		rc = reserve_for(&r);
-	if (rc == 0)
-		rc = read_lines(&r);
-	if (rc == 0)
-		rc = cg_end_section(&r);
-	if (rc == 0 && r.nevents == 0 && p->events.n == 0)
-		rc = plumb_fail(r.err, PLUMB_ERR_FORMAT, "%s: expected an events: line, found none", path);
-	r.lineno = 0;
-	if (rc == 0)
-		rc = cg_finish_meta(&r);
-	if (rc == 0)
-		rc = plumb_profile_compute_derived(p, r.err);
-	reader_free(&r);
-	return rc;
+	if (!opts)
+		opts = &none;
+	if (!err)
+		err = &dummy;
+	int rc = cg_read_parallel(p, path, opts, err);
+	return rc == 1 ? cg_read_serial(p, path, opts, err) : rc;
 }
 
 /* ---- detection ------------------------------------------------------------------- */

@@ -34,6 +34,16 @@ typedef struct cg_eventdef {
 	uint64_t lineno;
 } cg_eventdef;
 
+/* A totals: check put off: the line, and what it is checked against. */
+typedef struct cg_totals {
+	char *totals;
+	uint64_t line;
+	size_t nevents;
+	char **events;
+	uint32_t *evmap;
+	uint64_t *sum;              /* profile events */
+} cg_totals;
+
 typedef struct cg_reader {
 	plumb_profile *p;
 	const char *path;
@@ -100,6 +110,15 @@ typedef struct cg_reader {
 	uint8_t *entry_known;       /* function id -> its entry frame was added */
 	size_t entry_cap;
 
+	/* reading in pieces (callgrind_par.c); all zero for a serial read */
+	uint64_t stop_at;           /* first piece: stop before the line at this byte */
+	uint64_t start_at;          /* a later piece: lines before this byte are skimmed */
+	bool skim;                  /* before start_at: headers and names only (no costs) */
+	size_t piece_section;       /* the section the piece starts in */
+	cg_totals *deferred;        /* that section's totals: check, without the
+				     * earlier pieces' sums (they add them) */
+	const plumb_read_opts *piece_opts; /* the opts from start_at on */
+
 	/* metadata and warnings */
 	char *desc;
 	size_t desc_len;
@@ -134,5 +153,24 @@ void cg_header_free(cg_reader *r);
 int cg_flush_self(cg_reader *r);
 /* Forget the compressed names and positions of the last section. */
 void cg_reset_names(cg_reader *r);
+/* Warn where t's sums differ from its totals: line (at that line). */
+void cg_check_totals(cg_reader *r, const cg_totals *t);
+void cg_totals_free(cg_totals *t);
+
+/* callgrind_read.c: one reader over [0, stop_at) or all of the file with
+ * [0, start_at) skimmed (see callgrind_par.c). Without cg_read_finish it
+ * leaves the section open; cg_reader_free frees it either way. */
+int cg_read_piece(cg_reader *r);
+int cg_read_finish(cg_reader *r);
+void cg_reader_init(cg_reader *r, plumb_profile *p, const char *path, const plumb_read_opts *opts,
+		    plumb_error *err);
+void cg_reader_free(cg_reader *r);
+/* The serial reader. */
+int cg_read_serial(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+		   plumb_error *err);
+/* callgrind_par.c: the file in two pieces on two threads, or 1 (nothing
+ * read, p untouched) when it offers no safe split: then read it serially. */
+int cg_read_parallel(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+		     plumb_error *err);
 
 #endif

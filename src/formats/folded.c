@@ -27,8 +27,12 @@
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "formats/task.h"
 
 
 /* The only spaces: the line ending is cut off first, and other control
@@ -766,6 +770,7 @@ typedef struct line_reader {
 	const plumb_read_opts *opts; /* its progress callback, told at each read */
 	const char *path;
 	uint64_t done, size;
+	uint64_t left;               /* bytes it may still read (a piece's end) */
 } line_reader;
 
 enum { LINE_BUF = 1 << 20 };
@@ -796,7 +801,11 @@ static int next_line(line_reader *lr, char **line, size_t *len, bool *moved)
 			errno = ENOMEM;
 			return -1;
 		}
-		size_t n = fread(lr->buf + lr->end, 1, lr->cap - lr->end, lr->fp);
+		size_t want = lr->cap - lr->end;
+		if (want > lr->left)
+			want = (size_t)lr->left;
+		size_t n = want ? fread(lr->buf + lr->end, 1, want, lr->fp) : 0;
+		lr->left -= n;
 		lr->end += n;
 		lr->done += n;
 		if (lr->opts->progress)
@@ -809,11 +818,13 @@ static int next_line(line_reader *lr, char **line, size_t *len, bool *moved)
 	}
 }
 
-static int read_stream(folded_reader *r, FILE *fp, const plumb_read_opts *opts, plumb_error *err)
+/* The lines of fp, up to limit bytes. */
+static int read_stream(folded_reader *r, FILE *fp, const plumb_read_opts *opts, uint64_t limit,
+		       plumb_error *err)
 {
 	static const plumb_read_opts none = { 0 };
 	line_reader lr = { .fp = fp, .buf = malloc(LINE_BUF), .cap = LINE_BUF,
-			   .opts = opts ? opts : &none, .path = r->path };
+			   .opts = opts ? opts : &none, .path = r->path, .left = limit };
 	struct stat sb;
 	if (fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode))
 		lr.size = (uint64_t)sb.st_size;
@@ -933,9 +944,201 @@ static int setup_event(plumb_profile *p, const char *path, const plumb_read_opts
 	return 0;
 }
 
+/* ---- two cores ------------------------------------------------------------
+ * A big file is read in two pieces at once: the first on the caller's
+ * thread into p, the second (from the line start after the middle) on a
+ * plumb_task (formats/task.h) into a profile of its own, its lines
+ * numbered after the first piece's. Then the second piece's frames are
+ * interned into p in the order it made them, which is the order a serial
+ * read makes the new ones (a frame new to the file is new to the piece at
+ * the same line), its stacks are added to the first piece's with their
+ * frame ids mapped, and the tree is built once from all of them, sorted,
+ * as the serial reader builds it. An error in the first piece is the
+ * file's first; an error in the second, or a stack whose count overflows
+ * only once the pieces add up, reads the file again serially, so the
+ * messages are always the serial reader's. PLUMB_FOLDED_SPLIT=N (0-100,
+ * for tests only) splits any file at its first line start from N% on. */
+
+#define PAR_MIN ((off_t)16 << 20) /* smaller files: a thread is not worth it */
+
+typedef struct folded_piece {
+	folded_reader r;
+	uint64_t from;        /* its first byte: a line start */
+	plumb_error err;
+	int rc;
+} folded_piece;
+
+/* The lines before byte n: the second piece's first line number. */
+static int count_lines(int fd, uint64_t n, unsigned long *lines)
+{
+	enum { CHUNK = 1 << 20 };
+	char *b = malloc(CHUNK);
+	if (!b)
+		return -1;
+	unsigned long k = 0;
+	for (uint64_t at = 0; at < n;) {
+		ssize_t got = pread(fd, b, n - at < CHUNK ? (size_t)(n - at) : CHUNK, (off_t)at);
+		if (got <= 0) {
+			free(b);
+			return -1;
+		}
+		for (const char *s = b, *e = b + got; (s = memchr(s, '\n', (size_t)(e - s))); s++)
+			k++;
+		at += (uint64_t)got;
+	}
+	free(b);
+	*lines = k;
+	return 0;
+}
+
+/* The second piece, on its own thread: from r.from to the end. It owns
+ * its reader and profile until the join. */
+static void read_second_piece(void *arg)
+{
+	folded_piece *pc = arg;
+	pc->rc = -1;
+	FILE *fp = fopen(pc->r.path, "rb");
+	if (!fp)
+		return;
+	__fsetlocking(fp, FSETLOCKING_BYCALLER);
+	if (fseeko(fp, (off_t)pc->from, SEEK_SET) == 0 &&
+	    count_lines(fileno(fp), pc->from, &pc->r.lineno) == 0)
+		pc->rc = read_stream(&pc->r, fp, NULL, UINT64_MAX, &pc->err);
+	fclose(fp);
+}
+
+/* The records of b (frame ids of q) after a's, with ids of p. */
+static int add_piece_stacks(folded_reader *a, const folded_reader *b, plumb_profile *p,
+			    const plumb_profile *q)
+{
+	plumb_id *map = malloc((q->frames.n + 1) * sizeof *map);
+	if (!map)
+		return -1;
+	/* as intern_frame interns them: module, function, frame */
+	for (size_t i = 0; i < q->frames.n; i++) {
+		const plumb_function *f = &q->functions.v[q->frames.v[i].function];
+		plumb_id mod = PLUMB_NONE, fn;
+		if (f->module != PLUMB_NONE &&
+		    (mod = plumb_module_intern(p, plumb_str(q, q->modules.v[f->module].path), NULL)) ==
+			    PLUMB_NONE)
+			goto fail;
+		if ((fn = plumb_function_intern(p, plumb_str(q, f->name), NULL, mod, PLUMB_NONE, 0)) ==
+			    PLUMB_NONE ||
+		    (map[i] = plumb_frame_intern(p, fn, PLUMB_NONE, 0, 0)) == PLUMB_NONE)
+			goto fail;
+	}
+	const stack_table *t = &b->stacks;
+	stack_table *d = &a->stacks;
+	if (plumb_vec_reserve_((void **)&d->w, &d->cap, d->n + t->n, sizeof *d->w) < 0)
+		goto fail;
+	/* appended without a slot: only build_cct reads them, and it sorts
+	 * equal stacks next to each other, which add up in the tree */
+	for (size_t off = 0; off < t->n; off += REC_HEAD + t->w[off + REC_DEPTH]) {
+		const uint32_t *rec = t->w + off;
+		uint32_t *out = d->w + d->n;
+		memcpy(out, rec, REC_HEAD * sizeof *rec);
+		for (size_t k = 0; k < rec[REC_DEPTH]; k++)
+			out[REC_HEAD + k] = map[rec[REC_HEAD + k]];
+		d->n += REC_HEAD + rec[REC_DEPTH];
+		d->count++;
+	}
+	free(map);
+	return 0;
+fail:
+	free(map);
+	return -1;
+}
+
+/* Where to split path: a line start, or 0 (read it serially). */
+static uint64_t folded_split(const char *path, plumb_profile *p)
+{
+	if (!plumb_profile_is_empty(p))
+		return 0;
+	const char *v = getenv("PLUMB_FOLDED_SPLIT");
+	char *end = NULL;
+	long pct = v && *v ? strtol(v, &end, 10) : -1;
+	if (end && (*end || pct < 0 || pct > 100))
+		pct = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	uint64_t split = 0;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (pct >= 0 || st.st_size >= PAR_MIN)) {
+		uint64_t size = (uint64_t)st.st_size;
+		uint64_t at = size / 100 * (uint64_t)(pct >= 0 ? pct : 50) +
+			      size % 100 * (uint64_t)(pct >= 0 ? pct : 50) / 100;
+		char b[4096];
+		ssize_t got = at > 0 ? pread(fd, b, sizeof b, (off_t)(at - 1)) : 0;
+		const char *nl = got > 0 ? memchr(b, '\n', (size_t)got) : NULL;
+		if (nl && at - 1 + (uint64_t)(nl - b) + 1 < size)
+			split = at - 1 + (uint64_t)(nl - b) + 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return split;
+}
+
+/* 0 or -1 as the serial reader, or 1: read it serially (p as it was). */
+static int read_parallel(plumb_profile *p, const char *path, const plumb_read_opts *opts,
+			 plumb_error *err)
+{
+	uint64_t split = folded_split(path, p);
+	if (!split)
+		return 1;
+	plumb_profile *q = plumb_profile_new();
+	folded_piece *b = calloc(1, sizeof *b);
+	if (!q || !b) {
+		plumb_profile_free(q);
+		free(b);
+		return 1;
+	}
+	b->r = (folded_reader){ .p = q, .path = path };
+	b->from = split;
+	plumb_task t;
+	plumb_task_start(&t, read_second_piece, b);
+
+	folded_reader a = { .p = p, .path = path };
+	FILE *fp = plumb_open_input(path, err);
+	int rc = fp ? 0 : -1;
+	if (fp)
+		__fsetlocking(fp, FSETLOCKING_BYCALLER);
+	if (rc == 0)
+		rc = setup_event(p, path, opts, err);
+	if (rc == 0)
+		rc = read_stream(&a, fp, opts, split, err);
+	plumb_task_join(&t);
+	if (fp)
+		fclose(fp);
+	if (rc == 0 && b->rc)
+		rc = 1; /* the serial reader says what is wrong there */
+	if (rc == 0 && add_piece_stacks(&a, &b->r, p, q))
+		rc = plumb_fail_nomem(err);
+	if (rc == 0 && build_cct(&a, err))
+		rc = err->code == PLUMB_ERR_OVERFLOW ? 1 : -1;
+	if (rc == 0 && opts && opts->progress) { /* the second piece's bytes are read too */
+		struct stat st;
+		if (stat(path, &st) == 0)
+			opts->progress(opts->progress_ctx, path, (uint64_t)st.st_size,
+				       (uint64_t)st.st_size);
+	}
+	reader_free(&a);
+	reader_free(&b->r);
+	free(b);
+	plumb_profile_free(q);
+	if (rc == 1 && plumb_profile_reset(p, err))
+		return -1;
+	return rc;
+}
+
 int plumb_folded_read(plumb_profile *p, const char *path, const plumb_read_opts *opts,
 		      plumb_error *err)
 {
+	plumb_error dummy;
+	if (!err)
+		err = &dummy;
+	int par = read_parallel(p, path, opts, err);
+	if (par != 1)
+		return par;
 	FILE *fp = plumb_open_input(path, err);
 	if (!fp)
 		return -1;
@@ -943,7 +1146,7 @@ int plumb_folded_read(plumb_profile *p, const char *path, const plumb_read_opts 
 	folded_reader r = { .p = p, .path = path };
 	int rc = setup_event(p, path, opts, err);
 	if (rc == 0)
-		rc = read_stream(&r, fp, opts, err);
+		rc = read_stream(&r, fp, opts, UINT64_MAX, err);
 	if (rc == 0)
 		rc = build_cct(&r, err);
 	reader_free(&r);

@@ -172,7 +172,8 @@ static ssize_t fill_text(void *ctx, char *dst, size_t n, uint64_t *mark, plumb_e
  * at its first refill (not at open: plumb_read_head reads directly). */
 static ssize_t next_text(plumb_linesrc *s, char *dst, size_t n, plumb_error *err)
 {
-	if (!s->ra && s->file_size >= plumb_linesrc_readahead_min && s->mark == 0) {
+	if (!s->ra && !s->no_readahead && s->file_size >= plumb_linesrc_readahead_min &&
+	    s->mark == 0) {
 		plumb_readahead *ra = malloc(sizeof *ra);
 		plumb_error ignored;
 		if (ra && plumb_readahead_start(ra, fill_text, s, TEXT_CHUNK, &ignored) == 0)
@@ -233,6 +234,17 @@ int plumb_linesrc_open(plumb_linesrc *s, const char *path, plumb_error *err)
 		plumb_linesrc_close(s);
 		return -1;
 	}
+	return 0;
+}
+
+int plumb_linesrc_seek(plumb_linesrc *s, uint64_t off, plumb_error *err)
+{
+	if (s->comp != PLUMB_COMP_NONE || s->end || s->ra || off > (uint64_t)INT64_MAX)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "%s: cannot start reading at byte %llu",
+				  s->path, (unsigned long long)off);
+	if (lseek(s->fd, (off_t)off, SEEK_SET) < 0)
+		return io_fail(s, err);
+	s->offset = s->file_done = s->mark = off;
 	return 0;
 }
 
@@ -304,6 +316,7 @@ int plumb_linesrc_next(plumb_linesrc *s, char **line, size_t *len, plumb_error *
 					  "which no text profile holds", s->path,
 					  (unsigned long long)(s->offset + (size_t)(nul - s->buf)));
 		if (nl) {
+			s->line_off = s->offset + s->pos;
 			*line = s->buf + s->pos;
 			*len = (size_t)(nl - *line);
 			s->pos = s->scanned = (size_t)(nl - s->buf) + 1;
@@ -313,6 +326,7 @@ int plumb_linesrc_next(plumb_linesrc *s, char **line, size_t *len, plumb_error *
 		if (s->eof) {
 			if (s->pos == s->end)
 				return 0;
+			s->line_off = s->offset + s->pos;
 			*line = s->buf + s->pos; /* a last line without '\n' */
 			*len = s->end - s->pos;
 			s->pos = s->scanned = s->end;

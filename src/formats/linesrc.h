@@ -37,6 +37,9 @@ typedef struct plumb_linesrc {
 	struct plumb_readahead *ra; /* reading and decompressing on a second
 				  * thread (big files), or NULL */
 	uint64_t file_size;      /* 0: not a regular file */
+	uint64_t line_off;       /* byte offset of the last line given */
+	bool no_readahead;       /* set after open: read on this thread only
+				  * (a parallel reader's pieces are threads already) */
 	void (*progress)(void *ctx, const char *path, uint64_t done, uint64_t total);
 	void *progress_ctx;      /* told at each refill (plumb_read_opts.progress) */
 } plumb_linesrc;
@@ -54,6 +57,9 @@ extern uint64_t plumb_linesrc_readahead_min;
  * the text, decompressed when the file is), or a failed read. */
 int plumb_linesrc_next(plumb_linesrc *s, char **line, size_t *len, plumb_error *err);
 void plumb_linesrc_close(plumb_linesrc *s);
+/* Before the first line of an uncompressed file: start at byte off (a
+ * line's start), as if the lines before had been read. -1 otherwise. */
+int plumb_linesrc_seek(plumb_linesrc *s, uint64_t off, plumb_error *err);
 
 /* The first cap bytes of the file's text (decompressed if it is
  * compressed) for format detection; *comp says how it was stored. */

@@ -1,4 +1,5 @@
-/* Private to the readers: the one place libplumb starts a thread. A
+/* Private to the readers: one of the two places libplumb starts a thread
+ * (the other: formats/task.h, a reader's second piece). A
  * read-ahead fills chunks of bytes on a second thread (read(2) and gzip or
  * zstd decompression) while the reader parses the chunk before: the bytes
  * come out exactly as the fill function gives them, in order, so a reader

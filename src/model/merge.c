@@ -76,14 +76,44 @@ static int merge_points(plumb_profile *dst, const plumb_profile *src, const plum
 	return 0;
 }
 
+static int merge(plumb_profile *dst, const plumb_profile *src, const uint8_t *fold, bool piece,
+		 plumb_error *err);
+
+/* Is dst's function i the one src's f (in dst's module m and file fl) is?
+ * A piece's profile names the functions of the file's start in the order
+ * dst does, so most are, and a compare is cheaper than a lookup. (Keys are
+ * unique: the same key is the id plumb_function_intern would find.) */
+static bool same_function(const plumb_profile *dst, size_t i, const plumb_profile *src,
+			  const plumb_function *f, plumb_id m, plumb_id fl)
+{
+	if (i >= dst->functions.n || f->mangled != PLUMB_NONE)
+		return false;
+	const plumb_function *d = &dst->functions.v[i];
+	return d->module == m && d->file == fl &&
+	       strcmp(plumb_str(dst, d->name), plumb_str(src, f->name)) == 0;
+}
+
 int plumb_profile_merge(plumb_profile *dst, const plumb_profile *src, plumb_error *err)
 {
-	return plumb_profile_merge_folding(dst, src, NULL, err);
+	return merge(dst, src, NULL, false, err);
 }
 
 int plumb_profile_merge_folding(plumb_profile *dst, const plumb_profile *src, const uint8_t *fold,
 				 plumb_error *err)
 {
+	return merge(dst, src, fold, false, err);
+}
+
+int plumb_profile_merge_piece(plumb_profile *dst, const plumb_profile *src, plumb_error *err)
+{
+	return merge(dst, src, NULL, true, err);
+}
+
+/* piece: src's first parts are dst's (see plumb_profile_merge_piece). */
+static int merge(plumb_profile *dst, const plumb_profile *src, const uint8_t *fold, bool piece,
+		 plumb_error *err)
+{
+	size_t shared = piece ? dst->parts.n : 0;
 	if (dst->events.n == 0 && !dst->costs_started) {
 		if (copy_events(dst, src, err))
 			return -1;
@@ -110,9 +140,17 @@ int plumb_profile_merge_folding(plumb_profile *dst, const plumb_profile *src, co
 			goto nomem;
 	for (size_t i = 0; i < src->functions.n; i++) {
 		const plumb_function *f = &src->functions.v[i];
+		plumb_id m = f->module == PLUMB_NONE ? PLUMB_NONE : mod[f->module];
+		plumb_id fl = f->file == PLUMB_NONE ? PLUMB_NONE : file[f->file];
+		if (piece && same_function(dst, i, src, f, m, fl)) {
+			plumb_function *d = &dst->functions.v[i];
+			if (!d->line) /* as plumb_function_intern fills it */
+				d->line = f->line;
+			fn[i] = (plumb_id)i;
+			continue;
+		}
 		fn[i] = plumb_function_intern(dst, plumb_str(src, f->name), plumb_str(src, f->mangled),
-					      f->module == PLUMB_NONE ? PLUMB_NONE : mod[f->module],
-					      f->file == PLUMB_NONE ? PLUMB_NONE : file[f->file], f->line);
+					      m, fl, f->line);
 		if (fn[i] == PLUMB_NONE)
 			goto nomem;
 	}
@@ -126,6 +164,10 @@ int plumb_profile_merge_folding(plumb_profile *dst, const plumb_profile *src, co
 	}
 	for (size_t i = 0; i < src->parts.n; i++) {
 		const plumb_part *sp = &src->parts.v[i];
+		if (i < shared) {
+			part[i] = (plumb_id)i;
+			continue;
+		}
 		part[i] = plumb_part_add(dst, sp->kind, plumb_str(src, sp->name), sp->pid, sp->tid);
 		if (part[i] == PLUMB_NONE)
 			goto nomem;
@@ -150,14 +192,19 @@ int plumb_profile_merge_folding(plumb_profile *dst, const plumb_profile *src, co
 		    plumb_cct_add_activations(dst, node[i], act, err))
 			goto out;
 	}
-	for (size_t i = 0; i < src->cg_self.n; i++)
-		if (plumb_cg_add_self(dst, part[src->cg_self.v[i].part], frame[src->cg_self.v[i].frame],
-				      src->cg_self_cost.v + i * nev, err))
+	for (size_t i = 0; i < src->cg_self.n; i++) {
+		plumb_id sp = part[src->cg_self.v[i].part], sf = frame[src->cg_self.v[i].frame];
+		uint64_t zeros = piece && i < src->cg_self_zero.n ? src->cg_self_zero.v[i] : 0;
+		if (plumb_cg_add_self(dst, sp, sf, src->cg_self_cost.v + i * nev, err) ||
+		    (zeros && plumb_cg_note_zeros(dst, sp, sf, zeros, err)))
 			goto out;
+	}
 	for (size_t i = 0; i < src->arcs.n; i++) {
 		const plumb_arc *a = &src->arcs.v[i];
-		if (plumb_arc_add(dst, part[a->part], frame[a->caller], fn[a->callee], a->calls,
-				  a->has_inclusive ? src->arc_incl.v + i * nev : NULL, err) < 0)
+		int id = plumb_arc_add(dst, part[a->part], frame[a->caller], fn[a->callee], a->calls,
+				       a->has_inclusive ? src->arc_incl.v + i * nev : NULL, err);
+		uint64_t zeros = piece && i < src->arc_zero.n ? src->arc_zero.v[i] : 0;
+		if (id < 0 || (zeros && plumb_arc_note_zeros(dst, (plumb_id)id, zeros, err)))
 			goto out;
 	}
 	for (size_t i = 0; i < src->jumps.n; i++) {

@@ -52,6 +52,25 @@ void plumb_profile_free(plumb_profile *p)
 	free(p);
 }
 
+bool plumb_profile_is_empty(const plumb_profile *p)
+{
+	return p->events.n == 0 && p->parts.n == 0 && p->frames.n == 0 && p->functions.n == 0 &&
+	       p->meta.n == 0 && !p->costs_started;
+}
+
+int plumb_profile_reset(plumb_profile *p, plumb_error *err)
+{
+	plumb_profile *fresh = plumb_profile_new();
+	if (!fresh)
+		return plumb_fail_nomem(err);
+	/* the struct holds no pointer into itself: swapped whole, then freed */
+	plumb_profile old = *p;
+	*p = *fresh;
+	*fresh = old;
+	plumb_profile_free(fresh);
+	return 0;
+}
+
 /* ---- costs ------------------------------------------------------------- */
 
 int plumb_costs_add(uint64_t *dst, const uint64_t *src, size_t n, plumb_error *err)
