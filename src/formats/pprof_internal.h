@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "plumb/error.h"
 #include "plumb/profile.h"
@@ -86,13 +87,29 @@ void pprof_samples_free(pprof_samples *s);
 long pprof_walk_skim(const uint8_t *buf, size_t len, pprof_offsets *offs, pprof_walk_error *e);
 
 /* gzip: does buf start with its magic; inflate all of it (concatenated
- * members too) into a malloc'd buffer; deflate with a gzip header. */
+ * members too) into a malloc'd buffer; deflate with a gzip header (as
+ * members of pprof_gzip_member bytes, pprof_gz below). */
 bool pprof_is_gzip(const uint8_t *buf, size_t len);
 int pprof_gunzip(const char *path, const uint8_t *in, size_t len, uint8_t **out, size_t *out_len,
 		 plumb_error *err);
 /* The first bytes of a gzip stream, as many as inflate to at most cap. */
 size_t pprof_gunzip_head(const uint8_t *in, size_t len, uint8_t *out, size_t cap);
 int pprof_gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len, plumb_error *err);
+
+/* The writer's gzip (pprof_gzip.c): pieces of the message handed over as
+ * they are made, each compressed into a gzip member of its own on a second
+ * thread while the writer goes on; written in order at the end. */
+typedef struct pprof_gz pprof_gz;
+extern size_t pprof_gzip_member;   /* bytes a member (1 MiB; tests make it small) */
+pprof_gz *pprof_gz_start(plumb_error *err);
+/* buf (malloc'd, len bytes) as one member; freed once compressed (or now,
+ * on failure). */
+int pprof_gz_add(pprof_gz *z, uint8_t *buf, size_t len, plumb_error *err);
+/* buf (malloc'd) as members of pprof_gzip_member bytes; freed at the end. */
+int pprof_gz_add_split(pprof_gz *z, uint8_t *buf, size_t len, plumb_error *err);
+/* Wait for the members, write them to out in order (out NULL: drop them)
+ * and free z. */
+int pprof_gz_finish(pprof_gz *z, FILE *out, plumb_error *err);
 
 /* The order samples are added in: by part, then by frames from the root
  * (ties by file order). Each sample then shares its longest prefix of

@@ -1,5 +1,5 @@
 /* The pprof wire walker, the samples' and locations' decoder, and the gzip
- * wrapper (see pprof_internal.h).
+ * reader (see pprof_internal.h; the writer's gzip is pprof_gzip.c).
  *
  * protobuf-c says only "cannot unpack" of a damaged file; this walk says
  * where and what was expected. It knows profile.proto's field numbers and
@@ -700,25 +700,4 @@ size_t pprof_gunzip_head(const uint8_t *in, size_t len, uint8_t *out, size_t cap
 	size_t n = before - zs.avail_out;
 	inflateEnd(&zs);
 	return n;
-}
-
-/* Fastest compression, as Go's runtime/pprof writes its profiles: the
- * files are written once and read rarely. libdeflate's level 1 is three
- * times zlib's speed, and as small. */
-int pprof_gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len, plumb_error *err)
-{
-	struct libdeflate_compressor *c = libdeflate_alloc_compressor(1);
-	if (!c)
-		return plumb_fail_nomem(err);
-	size_t cap = libdeflate_gzip_compress_bound(c, len);
-	uint8_t *buf = malloc(cap);
-	size_t n = buf ? libdeflate_gzip_compress(c, in, len, buf, cap) : 0;
-	libdeflate_free_compressor(c);
-	if (!n) {
-		free(buf);
-		return plumb_fail(err, PLUMB_ERR_NOMEM, "gzip: cannot compress %zu bytes", len);
-	}
-	*out = buf;
-	*out_len = n;
-	return 0;
 }

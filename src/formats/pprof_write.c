@@ -304,12 +304,34 @@ static int label_part(writer *w, const plumb_part *pt, part_labels *pl)
  * arrays of every sample's locations and values to encode afterwards) ---- */
 
 /* The message as it is made: the sample types' bytes, the samples', then
- * (encode) the other fields'. */
+ * (encode) the other fields', handed to the compressor a piece at a time. */
 typedef struct wout {
-	PLUMB_VEC(uint8_t) buf;
+	uint8_t *buf;              /* the piece being filled: n of cap bytes */
+	size_t n, cap;
+	pprof_gz *gz;
 	const part_labels *labels;
 	const size_t *label_len;   /* per part: its labels' bytes */
 } wout;
+
+/* Room for need more bytes in the piece: a full one goes to the
+ * compressor and another begins. */
+static int out_room(writer *w, wout *o, size_t need)
+{
+	if (o->n + need <= o->cap)
+		return 0;
+	int rc = 0;
+	if (o->n)
+		rc = pprof_gz_add(o->gz, o->buf, o->n, w->err);
+	else
+		free(o->buf);
+	o->n = 0;
+	o->cap = need > pprof_gzip_member ? need : pprof_gzip_member;
+	o->buf = rc ? NULL : malloc(o->cap);
+	if (o->buf)
+		return 0;
+	o->cap = 0;
+	return rc ? -1 : plumb_fail_nomem(w->err);
+}
 
 /* The bytes of varint v. */
 static size_t vlen(uint64_t v)
@@ -366,9 +388,9 @@ static int put_sample(writer *w, wout *o, const uint32_t *loc, size_t nl, const 
 	size_t body = (nl ? 1 + vlen(lb) + lb : 0) + (nev ? 1 + vlen(vb) + vb : 0) +
 		      o->label_len[part];
 	size_t need = 1 + vlen(body) + body;
-	if (GROW(w, o->buf, o->buf.n + need) < 0)
-		return plumb_fail_nomem(w->err);
-	uint8_t *out = o->buf.v + o->buf.n;
+	if (out_room(w, o, need) < 0)
+		return -1;
+	uint8_t *out = o->buf + o->n;
 	*out++ = 2 << 3 | 2;
 	out = plumb_varint_put(out, body);
 	if (nl) {
@@ -384,7 +406,7 @@ static int put_sample(writer *w, wout *o, const uint32_t *loc, size_t nl, const 
 			out = plumb_varint_put(out, costs[k]);
 	}
 	put_labels(&o->labels[part], out);
-	o->buf.n += need;
+	o->n += need;
 	return 0;
 }
 
@@ -578,11 +600,11 @@ static const char *go_heap_name(const char *name, const char **unit)
 	return NULL;
 }
 
-/* The packed (not yet gzipped) message. */
-static int encode(const plumb_profile *p, uint8_t **out, size_t *out_len, plumb_error *err)
+/* The packed message, handed to gz. */
+static int encode(const plumb_profile *p, pprof_gz *gz, plumb_error *err)
 {
 	writer w = { .p = p, .err = err };
-	wout o = { 0 };
+	wout o = { .gz = gz };
 	size_t nev = p->events.n;
 	pb_profile pb = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__ValueType *types = calloc(nev ? nev : 1, sizeof *types);
@@ -630,10 +652,8 @@ static int encode(const plumb_profile *p, uint8_t **out, size_t *out_len, plumb_
 		head.n_sample_type = nev;
 		head.sample_type = type_ptrs;
 		size_t len = perftools__profiles__profile__get_packed_size(&head);
-		if (GROW(&w, o.buf, len + 1) < 0)
-			rc = plumb_fail_nomem(err);
-		else
-			o.buf.n = perftools__profiles__profile__pack(&head, o.buf.v);
+		if ((rc = out_room(&w, &o, len)) == 0)
+			o.n = perftools__profiles__profile__pack(&head, o.buf);
 	}
 	if (rc == 0)
 		rc = cct_samples(&w, &o);
@@ -698,16 +718,22 @@ static int encode(const plumb_profile *p, uint8_t **out, size_t *out_len, plumb_
 		pb.n_string_table = w.s.n;
 		pb.string_table = w.s.table;
 		size_t len = perftools__profiles__profile__get_packed_size(&pb);
-		if (GROW(&w, o.buf, o.buf.n + len + 1) < 0) {
+		uint8_t *tail = o.n + len <= o.cap ? NULL : malloc(len ? len : 1);
+		if (o.n + len <= o.cap) { /* a small profile: one member */
+			o.n += perftools__profiles__profile__pack(&pb, o.buf + o.n);
+			rc = pprof_gz_add(gz, o.buf, o.n, err);
+			o.buf = NULL;
+		} else if (!tail) {
 			rc = plumb_fail_nomem(err);
 		} else {
-			o.buf.n += perftools__profiles__profile__pack(&pb, o.buf.v + o.buf.n);
-			*out = o.buf.v;
-			*out_len = o.buf.n;
-			o.buf.v = NULL;
+			(void)perftools__profiles__profile__pack(&pb, tail);
+			rc = o.n ? pprof_gz_add(gz, o.buf, o.n, err) : 0;
+			if (o.n)
+				o.buf = NULL;
+			rc = rc ? (free(tail), -1) : pprof_gz_add_split(gz, tail, len, err);
 		}
 	}
-	free(o.buf.v);
+	free(o.buf);
 	free(types);
 	free(type_ptrs);
 	free(labels);
@@ -723,18 +749,11 @@ static int encode(const plumb_profile *p, uint8_t **out, size_t *out_len, plumb_
 
 int plumb_pprof_write_stream(const plumb_profile *p, FILE *out, plumb_error *err)
 {
-	uint8_t *raw, *gz;
-	size_t raw_len, gz_len;
-	if (encode(p, &raw, &raw_len, err))
+	pprof_gz *gz = pprof_gz_start(err);
+	if (!gz)
 		return -1;
-	int rc = pprof_gzip(raw, raw_len, &gz, &gz_len, err);
-	free(raw);
-	if (rc)
-		return -1;
-	if (fwrite(gz, 1, gz_len, out) != gz_len)
-		rc = plumb_fail(err, PLUMB_ERR_IO, "writing pprof: %s", strerror(errno ? errno : EIO));
-	free(gz);
-	return rc;
+	int rc = encode(p, gz, err);
+	return pprof_gz_finish(gz, rc ? NULL : out, err) || rc ? -1 : 0;
 }
 
 int plumb_pprof_write(const plumb_profile *p, const char *path, plumb_error *err)

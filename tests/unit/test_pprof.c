@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "formats/pprof_internal.h"
 #include "formats/pprof_profile.pb-c.h"
@@ -360,6 +361,75 @@ Test(pprof, round_trip_keeps_inlined_locations)
 	cr_assert_str_eq(pb->string_table[pb->default_sample_type], "cpu");
 	perftools__profiles__profile__free_unpacked(pb, NULL);
 	free(data);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+}
+
+/* The whole file at p into a malloc'd buffer. */
+static uint8_t *slurp(const char *p, size_t *n)
+{
+	FILE *fp = fopen(p, "rb");
+	cr_assert_not_null(fp);
+	static uint8_t buf[1 << 16];
+	*n = fread(buf, 1, sizeof buf, fp);
+	fclose(fp);
+	uint8_t *copy = malloc(*n);
+	memcpy(copy, buf, *n);
+	return copy;
+}
+
+/* The number of gzip members of gz[0..n), counted by zlib. */
+static int gzip_members(const uint8_t *gz, size_t n)
+{
+	z_stream zs = { 0 };
+	cr_assert_eq(inflateInit2(&zs, 15 + 16), Z_OK);
+	static uint8_t sink[1 << 16];
+	zs.next_in = (Bytef *)gz;
+	zs.avail_in = (uInt)n;
+	int members = 0, z = Z_OK;
+	while (zs.avail_in > 0 && (z == Z_OK || z == Z_STREAM_END)) {
+		zs.next_out = sink;
+		zs.avail_out = sizeof sink;
+		z = inflate(&zs, Z_NO_FLUSH);
+		if (z == Z_STREAM_END) {
+			members++;
+			inflateReset(&zs);
+		}
+	}
+	inflateEnd(&zs);
+	cr_assert_eq(zs.avail_in, 0, "damaged gzip at byte %zu", n - zs.avail_in);
+	return members;
+}
+
+Test(pprof, small_gzip_members_read_as_one)
+{
+	crafted c;
+	craft(&c);
+	put_crafted(&c);
+	plumb_profile *p = read_ok(path);
+	plumb_error err;
+	cr_assert_eq(plumb_pprof_write(p, out, &err), 0, "%s", err.message);
+	size_t n1, n2, d1, d2;
+	uint8_t *one = slurp(out, &n1), *raw1, *raw2;
+	size_t keep = pprof_gzip_member;
+	pprof_gzip_member = 16; /* a member every 16 bytes of the message */
+	int rc = plumb_pprof_write(p, out, &err);
+	pprof_gzip_member = keep;
+	cr_assert_eq(rc, 0, "%s", err.message);
+	uint8_t *many = slurp(out, &n2);
+	cr_assert_eq(gzip_members(one, n1), 1);
+	cr_assert_eq(pprof_gunzip(out, one, n1, &raw1, &d1, NULL), 0);
+	/* the tail split every 16 bytes: that many members at least */
+	cr_assert_geq(gzip_members(many, n2), (int)(d1 / 16) / 2, "%d members", gzip_members(many, n2));
+	cr_assert_eq(pprof_gunzip(out, many, n2, &raw2, &d2, NULL), 0);
+	cr_assert_eq(d1, d2);
+	cr_assert_eq(memcmp(raw1, raw2, d1), 0, "the members hold the message of one member");
+	plumb_profile *q = read_ok(out);
+	check_crafted(q, true);
+	free(one);
+	free(many);
+	free(raw1);
+	free(raw2);
 	plumb_profile_free(p);
 	plumb_profile_free(q);
 }
