@@ -173,7 +173,8 @@ check:
 # unit tests check the same outside TSan: Criterion's runner cannot run
 # under it); and fuzz/readahead.c over its corpus (the ring with chunks of
 # 1 to 64 bytes, stopped at any point); tests/tsan/pprof_gz.c writes pprof
-# files in gzip members of 64 bytes on two threads. make check runs them last.
+# files in gzip members of 64 bytes on two threads, and reads one of 25,000
+# stacks (sorted on two threads). make check runs them last.
 TSAN_VARS := BUILD=build-tsan CFLAGS='-O1 -g -fsanitize=thread' LDFLAGS=-fsanitize=thread
 
 $(BUILD)/tsan-readahead: tests/tsan/readahead.c $(BUILD)/libplumb.a
@@ -192,7 +193,7 @@ tsan:
 		tests/data/callgrind/bad/*.cg build-tsan/gen.cg build-tsan/gen.cg.gz \
 		build-tsan/gen.cg.zst build-tsan/cut.cg.gz
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/fuzz-readahead tests/fuzz/readahead
-	@python3 bench/gen_pprof.py build-tsan/gen.pb.gz 3000 900 7
+	@python3 bench/gen_pprof.py build-tsan/gen.pb.gz 25000 3000 7
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/tsan-pprof-gz tests/data/pprof/*.pb.gz \
 		tests/data/fig21.folded build-tsan/gen.pb.gz
 

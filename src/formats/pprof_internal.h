@@ -126,5 +126,9 @@ typedef struct sitem {
  * past the end), ties by sample (pprof_sort.c). fr holds every sample's
  * frames. */
 void pprof_sort_stacks(const plumb_id *fr, sitem *a, size_t n, size_t d);
+/* The same from symbol 0, a part of the items sorted on a second thread
+ * when there are PPROF_SORT_PAR of them or more: the same order. */
+#define PPROF_SORT_PAR 20000
+void pprof_sort_stacks_2(const plumb_id *fr, sitem *a, size_t n);
 
 #endif

@@ -679,7 +679,7 @@ static int read_samples(reader *r)
 	}
 	if (rc == 0) {
 		st.off[ns] = st.n;
-		pprof_sort_stacks(st.fr, order, ns, 0);
+		pprof_sort_stacks_2(st.fr, order, ns);
 		if (!(nodes = malloc((maxn + 1) * sizeof *nodes)))
 			rc = plumb_fail_nomem(r->err);
 	}

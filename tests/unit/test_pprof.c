@@ -434,6 +434,41 @@ Test(pprof, small_gzip_members_read_as_one)
 	plumb_profile_free(q);
 }
 
+/* Many samples are sorted on two threads: the order is the one thread's
+ * (parts, then frames from the root, ties in file order). */
+Test(pprof, sort_on_two_threads_gives_the_same_order)
+{
+	size_t n = PPROF_SORT_PAR * 3, nfr = 0;
+	plumb_id *fr = malloc(n * 12 * sizeof *fr);
+	sitem *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+	uint64_t x = 88172645463325252u;
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift: a fixed mix */
+		uint32_t len = (uint32_t)(x % 12), part = (uint32_t)(x >> 60 == 0);
+		a[i] = (sitem){ nfr, (uint32_t)i, len, part, UINT32_MAX - 4, { 0, 0, 0, 0 } };
+		for (uint32_t k = 0; k < len; k++) /* few frames near the root: deep ties */
+			fr[nfr++] = (plumb_id)((x >> (5 * k)) % (k < 3 ? 2 : 7));
+	}
+	memcpy(b, a, n * sizeof *a);
+	pprof_sort_stacks(fr, a, n, 0);
+	pprof_sort_stacks_2(fr, b, n);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(a[i].i, b[i].i, "item %zu: sample %u on one thread, %u on two", i, a[i].i,
+			     b[i].i);
+	for (size_t i = 1; i < n; i++) { /* and it is sorted */
+		const sitem *p = &a[i - 1], *q = &a[i];
+		int c = p->part < q->part ? -1 : p->part > q->part;
+		for (uint32_t k = 0; c == 0 && (k < p->n || k < q->n); k++) {
+			uint32_t u = k < p->n ? fr[p->off + k] + 1 : 0, v = k < q->n ? fr[q->off + k] + 1 : 0;
+			c = u < v ? -1 : u > v;
+		}
+		cr_assert(c < 0 || (c == 0 && p->i < q->i), "items %zu and %zu out of order", i - 1, i);
+	}
+	free(fr);
+	free(a);
+	free(b);
+}
+
 /* ---- damaged files: byte offset and what was expected ---------------------- */
 
 static void expect_error(const crafted *c, plumb_status code, const char *text)
