@@ -45,20 +45,19 @@ long pprof_walk(const uint8_t *buf, size_t len, bool strict, bool cut, pprof_off
 
 /* The samples of a Profile, decoded here rather than by protobuf-c: they
  * are most of a big file, and flat arrays cost one allocation each
- * instead of three a sample. Sample i's location ids (leaf first) are
- * loc[loc_off[i] .. loc_off[i + 1]), its values val[val_off[i] ..] and
- * its labels lab[lab_off[i] ..]. */
+ * instead of three a sample. Sample i's values are val[val_off[i] ..
+ * val_off[i + 1]) and its labels lab[lab_off[i] ..]; its location ids go
+ * to the caller as they are decoded (pprof_take_samples). */
 typedef struct pprof_label {
 	int64_t key, str, num, num_unit;
 } pprof_label;
 
 typedef struct pprof_samples {
 	size_t n, cap;
-	size_t *loc_off, *val_off, *lab_off;     /* n + 1 each */
-	uint64_t *loc;
+	size_t *val_off, *lab_off;     /* n + 1 each */
 	uint64_t *val;        /* int64 values, as the wire has them */
 	pprof_label *lab;
-	size_t nloc, cap_loc, nval, cap_val, nlab, cap_lab;
+	size_t nval, cap_val, nlab, cap_lab;
 } pprof_samples;
 
 /* The locations, decoded here too: location i's lines (innermost first)
@@ -72,12 +71,20 @@ typedef struct pprof_locations {
 	size_t nline, cap_fn, cap_line;
 } pprof_locations;
 
-/* Split a Profile that pprof_walk_skim accepted: its samples into *s and
- * locations into *l, every other top-level field copied into *rest
- * (malloc'd, for protobuf-c). 0, or -1 when a sample is not one
+/* Split a Profile that pprof_walk_skim accepted: its locations into *l,
+ * every top-level field but the samples and locations copied into *rest
+ * (malloc'd, for protobuf-c). 0, or -1 when a location is not one
  * pprof_walk accepts (-2: out of memory), with *e filled. */
-int pprof_take_samples(const uint8_t *buf, size_t len, uint8_t **rest, size_t *rest_len,
-		       pprof_samples *s, pprof_locations *l, pprof_walk_error *e);
+int pprof_take_rest(const uint8_t *buf, size_t len, uint8_t **rest, size_t *rest_len,
+		    pprof_locations *l, pprof_walk_error *e);
+/* Its samples into *s, each one's location ids (leaf first) handed to fn
+ * as soon as they are decoded (sample i, ids[0..n)): the reader turns
+ * them into frames then, without an array of every sample's ids. 0; -1
+ * when a sample is not one pprof_walk accepts (-2: out of memory), with *e
+ * filled; or fn's result when it is not 0 (which stops the decoding). */
+typedef int (*pprof_sample_fn)(void *ctx, size_t i, const uint64_t *ids, size_t n);
+int pprof_take_samples(const uint8_t *buf, size_t len, pprof_samples *s, pprof_sample_fn fn,
+		       void *ctx, pprof_walk_error *e);
 void pprof_locations_free(pprof_locations *l);
 void pprof_samples_free(pprof_samples *s);
 
