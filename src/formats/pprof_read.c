@@ -570,6 +570,10 @@ static int sample_frames(void *ctx, size_t i, const uint64_t *ids, size_t nids)
 		return plumb_fail_nomem(r->err), DECODING_NOMEM;
 	st->off[i] = st->off[i + 1] = st->n;
 	st->noff = i + 2;
+	/* the locations come in no order: their tags fetched all at once */
+	for (size_t j = 0; j < nids && r->locs.dense; j++)
+		if (ids[j] - 1 < r->locs.n)
+			__builtin_prefetch(&r->loc_tag[ids[j] - 1]);
 	size_t nfr = 0;
 	for (size_t j = 0; j < nids; j++) { /* root first */
 		uint64_t id = ids[nids - 1 - j];
@@ -582,6 +586,8 @@ static int sample_frames(void *ctx, size_t i, const uint64_t *ids, size_t nids)
 		uint64_t tag = r->loc_tag[li];
 		dc->tags[j] = tag;
 		nfr += tag & LOC_FRAME ? 1 : r->loc_off[li + 1] - r->loc_off[li];
+		if (!(tag & LOC_FRAME)) /* its frames, for the copy below */
+			__builtin_prefetch(&r->frames[r->loc_off[li]]);
 	}
 	if (plumb_vec_reserve_((void **)&st->fr, &st->cap, st->n + nfr, sizeof *st->fr) < 0)
 		return plumb_fail_nomem(r->err), DECODING_NOMEM;
