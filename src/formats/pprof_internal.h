@@ -77,14 +77,15 @@ typedef struct pprof_locations {
  * pprof_walk accepts (-2: out of memory), with *e filled. */
 int pprof_take_rest(const uint8_t *buf, size_t len, uint8_t **rest, size_t *rest_len,
 		    pprof_locations *l, pprof_walk_error *e);
-/* Its samples into *s, each one's location ids (leaf first) handed to fn
- * as soon as they are decoded (sample i, ids[0..n)): the reader turns
- * them into frames then, without an array of every sample's ids. 0; -1
- * when a sample is not one pprof_walk accepts (-2: out of memory), with *e
- * filled; or fn's result when it is not 0 (which stops the decoding). */
+/* Its samples into *s (room made for ns samples of nval values in all),
+ * each one's location ids (leaf first) handed to fn as soon as they are
+ * decoded (sample i, ids[0..n)): the reader turns them into frames then,
+ * without an array of every sample's ids. 0; -1 when a sample is not one
+ * pprof_walk accepts (-2: out of memory), with *e filled; or fn's result
+ * when it is not 0 (which stops the decoding). */
 typedef int (*pprof_sample_fn)(void *ctx, size_t i, const uint64_t *ids, size_t n);
-int pprof_take_samples(const uint8_t *buf, size_t len, pprof_samples *s, pprof_sample_fn fn,
-		       void *ctx, pprof_walk_error *e);
+int pprof_take_samples(const uint8_t *buf, size_t len, size_t ns, size_t nval, pprof_samples *s,
+		       pprof_sample_fn fn, void *ctx, pprof_walk_error *e);
 void pprof_locations_free(pprof_locations *l);
 void pprof_samples_free(pprof_samples *s);
 

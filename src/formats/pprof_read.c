@@ -669,7 +669,11 @@ static int read_samples(reader *r)
 	decoding dc = { .r = r, .bad_loc = SIZE_MAX, .bad_len = SIZE_MAX };
 	stacks *stp = &dc.st;
 	pprof_walk_error we;
-	int rc = pprof_take_samples(r->data, r->len, &r->smp, sample_frames, &dc, &we);
+	/* as many samples as the walk met, one value a type each (a value
+	 * takes a byte at least: no more than the message's bytes) */
+	size_t nsk = r->offs.n[PPROF_OFF_SAMPLE], nt = r->pb->n_sample_type;
+	size_t nval = nt && nsk > r->len / nt ? r->len : nsk * nt;
+	int rc = pprof_take_samples(r->data, r->len, nsk, nval, &r->smp, sample_frames, &dc, &we);
 	if (rc == -1) /* a sample is wrong: the whole walk names the byte and what */
 		(void)pprof_walk(r->data, r->len, false, false, NULL, NULL, &we);
 	if (rc == -1 || rc == -2)

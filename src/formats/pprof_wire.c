@@ -461,44 +461,19 @@ void pprof_locations_free(pprof_locations *l)
 	memset(l, 0, sizeof *l);
 }
 
-/* Room for the samples in buf, made once: growing arrays of this size by
- * copying took more time in page faults than the decoding. Packed values
- * take a byte at least, so a field's length bounds its count. */
-static int make_room(const uint8_t *buf, size_t len, pprof_samples *s)
+/* Room for ns samples of nval values in all, made once: growing arrays of
+ * this size by copying took more time in page faults than the decoding.
+ * The reader knows both from the walk (a file that says otherwise makes
+ * them grow as it goes). */
+static int make_room(pprof_samples *s, size_t ns, size_t nval)
 {
-	size_t n = 0, nval = 0, nlab = 0;
-	plumb_varint_in in = { buf, buf + len, false };
-	while (in.p < in.end) {
-		const uint8_t *body = NULL;
-		uint64_t key = plumb_varint_get(&in);
-		if (in.bad || !skip_value(&in, (int)(key & 7), &body))
-			break; /* the decoding says what is wrong */
-		if (key != (2 << 3 | 2))
-			continue;
-		n++;
-		plumb_varint_in q = { body, in.p, false };
-		while (q.p < q.end) {
-			const uint8_t *b = NULL;
-			uint64_t k = plumb_varint_get(&q);
-			if (q.bad || !skip_value(&q, (int)(k & 7), &b))
-				break;
-			size_t most = (k & 7) == 2 ? (size_t)(q.p - b) : 1;
-			if (k >> 3 == 2)
-				nval += most;
-			else if (k >> 3 == 3)
-				nlab++;
-		}
-	}
-	s->cap = n + 1;
+	s->cap = ns + 1;
 	s->val_off = malloc(s->cap * sizeof *s->val_off);
 	s->lab_off = malloc(s->cap * sizeof *s->lab_off);
 	if (!s->val_off || !s->lab_off)
 		return -2;
 	s->val_off[0] = s->lab_off[0] = 0;
-	if (plumb_vec_reserve_((void **)&s->val, &s->cap_val, nval, sizeof *s->val) < 0 ||
-	    plumb_vec_reserve_((void **)&s->lab, &s->cap_lab, nlab, sizeof *s->lab) < 0)
-		return -2;
-	return 0;
+	return plumb_vec_reserve_((void **)&s->val, &s->cap_val, nval, sizeof *s->val) < 0 ? -2 : 0;
 }
 
 /* Say where a decoding stopped, and why. */
@@ -546,13 +521,13 @@ int pprof_take_rest(const uint8_t *buf, size_t len, uint8_t **rest, size_t *rest
 	return 0;
 }
 
-int pprof_take_samples(const uint8_t *buf, size_t len, pprof_samples *s, pprof_sample_fn fn,
-		       void *ctx, pprof_walk_error *e)
+int pprof_take_samples(const uint8_t *buf, size_t len, size_t ns, size_t nval, pprof_samples *s,
+		       pprof_sample_fn fn, void *ctx, pprof_walk_error *e)
 {
 	plumb_varint_in in = { buf, buf + len, false };
 	uint64_t *ids = NULL;
 	size_t nids = 0, cap_ids = 0;
-	int rc = make_room(buf, len, s);
+	int rc = make_room(s, ns, nval);
 	if (rc)
 		stopped(e, 0, rc);
 	while (rc == 0 && in.p < in.end) {
