@@ -167,25 +167,29 @@ check:
 	@sh tests/summary.sh build build-san
 	@$(MAKE) --no-print-directory -j$(JOBS) tsan
 
-# The reader threads (formats/readahead.c) under ThreadSanitizer, in their
-# own build: tests/tsan/readahead.c reads the Callgrind test files and a
+# The threads (formats/readahead.c, formats/jobs.c) under ThreadSanitizer, in
+# their own build: tests/tsan/readahead.c reads the Callgrind test files and a
 # generated one (plain, gzip, zstd) with and without the read-ahead (the
 # unit tests check the same outside TSan: Criterion's runner cannot run
 # under it); and fuzz/readahead.c over its corpus (the ring with chunks of
-# 1 to 64 bytes, stopped at any point). make check runs them last.
-# The Callgrind reader in two pieces (formats/callgrind_par.c, formats/task.c)
-# runs there too: fuzz/callgrind.c splits every input it reads and compares
-# with the serial reader, over the test files, a generated file and
-# generated files of several parts (tests/gen_cg_parts.py); so do folded
-# stacks (fuzz/folded.c, formats/folded.c).
+# 1 to 64 bytes, stopped at any point); tests/tsan/pprof_gz.c writes pprof
+# files in gzip members of 64 bytes on two threads, and reads one of 25,000
+# stacks (sorted on two threads). The Callgrind reader in two pieces
+# (formats/callgrind_par.c, on formats/jobs.c) runs there too: fuzz/callgrind.c
+# splits every input it reads and compares with the serial reader, over the
+# test files, a generated file and generated files of several parts
+# (tests/gen_cg_parts.py); so do folded stacks (fuzz/folded.c,
+# formats/folded.c). make check runs them last.
 TSAN_VARS := BUILD=build-tsan CFLAGS='-O1 -g -fsanitize=thread' LDFLAGS=-fsanitize=thread
 
 $(BUILD)/tsan-readahead: tests/tsan/readahead.c $(BUILD)/libplumb.a
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libplumb.a $(LDLIBS)
+$(BUILD)/tsan-pprof-gz: tests/tsan/pprof_gz.c $(BUILD)/libplumb.a
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libplumb.a $(LDLIBS)
 
 tsan:
 	@$(MAKE) --no-print-directory $(TSAN_VARS) build-tsan/tsan-readahead build-tsan/fuzz-readahead \
-		build-tsan/fuzz-callgrind build-tsan/fuzz-folded
+		build-tsan/fuzz-callgrind build-tsan/fuzz-folded build-tsan/tsan-pprof-gz
 	@python3 bench/gen_callgrind.py build-tsan/gen.cg 3
 	@gzip -1 -c build-tsan/gen.cg > build-tsan/gen.cg.gz
 	@zstd -q -1 -f -o build-tsan/gen.cg.zst build-tsan/gen.cg
@@ -202,6 +206,9 @@ tsan:
 	@python3 bench/gen_folded.py build-tsan/gen.folded 20000 4000 3
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/fuzz-folded tests/data/folded \
 		tests/fuzz/folded build-tsan/gen.folded
+	@python3 bench/gen_pprof.py build-tsan/gen.pb.gz 25000 3000 7
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/tsan-pprof-gz tests/data/pprof/*.pb.gz \
+		tests/data/fig21.folded build-tsan/gen.pb.gz
 
 bench: all
 	@sh bench/run.sh

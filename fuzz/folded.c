@@ -4,7 +4,7 @@
  *
  *   clang -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc \
  *     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
- *     fuzz/folded.c src/formats/folded.c src/formats/fileio.c src/formats/task.c src/model/?*.c \
+ *     fuzz/folded.c src/formats/folded.c src/formats/fileio.c src/formats/jobs.c src/model/?*.c \
  *     -o build/fuzz-folded
  *   mkdir -p build/fuzz-corpus && ./build/fuzz-folded build/fuzz-corpus tests/data/folded
  *

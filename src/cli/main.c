@@ -1,5 +1,7 @@
 /* plumb: the command line. One file per subcommand (git's shape). */
 #include <errno.h>
+#include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -90,6 +92,14 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* Blocks up to 32 MiB come from the heap and stay there when freed,
+	 * for the next step to use again: a reader's arrays become the
+	 * writer's or the views', instead of pages handed back to the kernel
+	 * and faulted in anew (a few microseconds each in a VM; converting a
+	 * pprof file of 200,000 stacks: 32,700 -> 29,500 page faults). Bigger
+	 * blocks stay mmap'd, so that growing one moves no bytes. */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, INT_MAX);
 	errno = 0;
 	/* git's "plumb --no-pager COMMAND" */
 	if (argc > 1 && strcmp(argv[1], "--no-pager") == 0) {

@@ -9,12 +9,12 @@
  *    no "+2", "-1" or "*"), so the base of relative positions is moot.
  * Files without such a line near the middle, compressed files, files under
  * PAR_MIN bytes, reads that are not functions_only, profiles that are not
- * empty, and a machine with no CPU free (plumb_task_cpu_free: the skim
+ * empty, and a machine with no CPU free (plumb_jobs_cpu_free: the skim
  * costs CPU, which only pays on an idle core) are read serially: the
  * serial reader stays the reference.
  *
  * The pieces. The first piece is read on the caller's thread into p, up to
- * the split (cg_reader.stop_at). The second is read on a plumb_task into
+ * the split (cg_reader.stop_at). The second is read as a job (jobs.h) into
  * its own profile: its reader skims the first piece (header lines and the
  * name lines in full, so the events, parts, `(id) name` tables and
  * ob/fl/fi/fn context are exactly the serial reader's; cost, calls= and
@@ -47,7 +47,7 @@
 #include <unistd.h>
 
 #include "formats/callgrind_read.h"
-#include "formats/task.h"
+#include "formats/jobs.h"
 #include "model/index.h"
 
 
@@ -200,6 +200,7 @@ static void warnbuf_free(warnbuf *w)
 /* ---- the pieces -------------------------------------------------------------- */
 
 typedef struct piece {
+	plumb_job job;        /* first: the job is the piece */
 	cg_reader r;
 	plumb_profile *p;
 	plumb_error err;
@@ -210,9 +211,10 @@ typedef struct piece {
 
 /* The second piece, on its own thread: to the end of the file, and the end
  * of its last section. */
-static void read_second(void *arg)
+static void read_second(plumb_job *job, unsigned worker)
 {
-	piece *pc = arg;
+	(void)worker;
+	piece *pc = (piece *)job;
 	pc->rc = cg_read_piece(&pc->r) || cg_end_section(&pc->r) ? -1 : 0;
 }
 
@@ -313,7 +315,7 @@ int cg_read_parallel(plumb_profile *p, const char *path, const plumb_read_opts *
 	unsigned char head[4];
 	off_t split = 0;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (forced >= 0 || (st.st_size >= PAR_MIN && plumb_task_cpu_free())) &&
+	    (forced >= 0 || (st.st_size >= PAR_MIN && plumb_jobs_cpu_free())) &&
 	    pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
 	    plumb_compression_of(head, sizeof head) == PLUMB_COMP_NONE)
 		split = find_split(fd, st.st_size, forced >= 0 ? forced : PAR_AT);
@@ -337,10 +339,12 @@ int cg_read_parallel(plumb_profile *p, const char *path, const plumb_read_opts *
 	b->r.opts = &b->skim_opts;
 	b->r.piece_opts = &b->opts;
 
-	plumb_task t;
-	plumb_task_start(&t, read_second, b);
+	plumb_jobs q;
+	plumb_jobs_start(&q);
+	b->job.run = read_second;
+	plumb_jobs_add(&q, &b->job);
 	a->rc = cg_read_piece(&a->r) || cg_flush_self(&a->r) ? -1 : 0;
-	plumb_task_join(&t);
+	plumb_jobs_wait(&q);
 
 	int rc;
 	if (a->rc) { /* the file's first error: the serial reader stops there too */

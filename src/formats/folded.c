@@ -32,7 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "formats/task.h"
+#include "formats/jobs.h"
 
 
 /* The only spaces: the line ending is cut off first, and other control
@@ -947,7 +947,7 @@ static int setup_event(plumb_profile *p, const char *path, const plumb_read_opts
 /* ---- two cores ------------------------------------------------------------
  * A big file is read in two pieces at once: the first on the caller's
  * thread into p, the second (from the line start after the middle) on a
- * plumb_task (formats/task.h) into a profile of its own, its lines
+ * job (formats/jobs.h) into a profile of its own, its lines
  * numbered after the first piece's. Then the second piece's frames are
  * interned into p in the order it made them, which is the order a serial
  * read makes the new ones (a frame new to the file is new to the piece at
@@ -962,6 +962,7 @@ static int setup_event(plumb_profile *p, const char *path, const plumb_read_opts
 #define PAR_MIN ((off_t)16 << 20) /* smaller files: a thread is not worth it */
 
 typedef struct folded_piece {
+	plumb_job job;        /* first: the job is the piece */
 	folded_reader r;
 	uint64_t from;        /* its first byte: a line start */
 	plumb_error err;
@@ -993,9 +994,10 @@ static int count_lines(int fd, uint64_t n, unsigned long *lines)
 
 /* The second piece, on its own thread: from r.from to the end. It owns
  * its reader and profile until the join. */
-static void read_second_piece(void *arg)
+static void read_second_piece(plumb_job *job, unsigned worker)
 {
-	folded_piece *pc = arg;
+	(void)worker;
+	folded_piece *pc = (folded_piece *)job;
 	pc->rc = -1;
 	FILE *fp = fopen(pc->r.path, "rb");
 	if (!fp)
@@ -1094,8 +1096,10 @@ static int read_parallel(plumb_profile *p, const char *path, const plumb_read_op
 	}
 	b->r = (folded_reader){ .p = q, .path = path };
 	b->from = split;
-	plumb_task t;
-	plumb_task_start(&t, read_second_piece, b);
+	plumb_jobs jobs;
+	plumb_jobs_start(&jobs);
+	b->job.run = read_second_piece;
+	plumb_jobs_add(&jobs, &b->job);
 
 	folded_reader a = { .p = p, .path = path };
 	FILE *fp = plumb_open_input(path, err);
@@ -1106,7 +1110,7 @@ static int read_parallel(plumb_profile *p, const char *path, const plumb_read_op
 		rc = setup_event(p, path, opts, err);
 	if (rc == 0)
 		rc = read_stream(&a, fp, opts, split, err);
-	plumb_task_join(&t);
+	plumb_jobs_wait(&jobs);
 	if (fp)
 		fclose(fp);
 	if (rc == 0 && b->rc)

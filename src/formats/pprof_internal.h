@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "plumb/error.h"
 #include "plumb/profile.h"
@@ -44,20 +45,19 @@ long pprof_walk(const uint8_t *buf, size_t len, bool strict, bool cut, pprof_off
 
 /* The samples of a Profile, decoded here rather than by protobuf-c: they
  * are most of a big file, and flat arrays cost one allocation each
- * instead of three a sample. Sample i's location ids (leaf first) are
- * loc[loc_off[i] .. loc_off[i + 1]), its values val[val_off[i] ..] and
- * its labels lab[lab_off[i] ..]. */
+ * instead of three a sample. Sample i's values are val[val_off[i] ..
+ * val_off[i + 1]) and its labels lab[lab_off[i] ..]; its location ids go
+ * to the caller as they are decoded (pprof_take_samples). */
 typedef struct pprof_label {
 	int64_t key, str, num, num_unit;
 } pprof_label;
 
 typedef struct pprof_samples {
 	size_t n, cap;
-	size_t *loc_off, *val_off, *lab_off;     /* n + 1 each */
-	uint64_t *loc;
+	size_t *val_off, *lab_off;     /* n + 1 each */
 	uint64_t *val;        /* int64 values, as the wire has them */
 	pprof_label *lab;
-	size_t nloc, cap_loc, nval, cap_val, nlab, cap_lab;
+	size_t nval, cap_val, nlab, cap_lab;
 } pprof_samples;
 
 /* The locations, decoded here too: location i's lines (innermost first)
@@ -71,12 +71,21 @@ typedef struct pprof_locations {
 	size_t nline, cap_fn, cap_line;
 } pprof_locations;
 
-/* Split a Profile that pprof_walk_skim accepted: its samples into *s and
- * locations into *l, every other top-level field copied into *rest
- * (malloc'd, for protobuf-c). 0, or -1 when a sample is not one
+/* Split a Profile that pprof_walk_skim accepted: its locations into *l,
+ * every top-level field but the samples and locations copied into *rest
+ * (malloc'd, for protobuf-c). 0, or -1 when a location is not one
  * pprof_walk accepts (-2: out of memory), with *e filled. */
-int pprof_take_samples(const uint8_t *buf, size_t len, uint8_t **rest, size_t *rest_len,
-		       pprof_samples *s, pprof_locations *l, pprof_walk_error *e);
+int pprof_take_rest(const uint8_t *buf, size_t len, uint8_t **rest, size_t *rest_len,
+		    pprof_locations *l, pprof_walk_error *e);
+/* Its samples into *s (room made for ns samples of nval values in all),
+ * each one's location ids (leaf first) handed to fn as soon as they are
+ * decoded (sample i, ids[0..n)): the reader turns them into frames then,
+ * without an array of every sample's ids. 0; -1 when a sample is not one
+ * pprof_walk accepts (-2: out of memory), with *e filled; or fn's result
+ * when it is not 0 (which stops the decoding). */
+typedef int (*pprof_sample_fn)(void *ctx, size_t i, const uint64_t *ids, size_t n);
+int pprof_take_samples(const uint8_t *buf, size_t len, size_t ns, size_t nval, pprof_samples *s,
+		       pprof_sample_fn fn, void *ctx, pprof_walk_error *e);
 void pprof_locations_free(pprof_locations *l);
 void pprof_samples_free(pprof_samples *s);
 
@@ -86,13 +95,29 @@ void pprof_samples_free(pprof_samples *s);
 long pprof_walk_skim(const uint8_t *buf, size_t len, pprof_offsets *offs, pprof_walk_error *e);
 
 /* gzip: does buf start with its magic; inflate all of it (concatenated
- * members too) into a malloc'd buffer; deflate with a gzip header. */
+ * members too) into a malloc'd buffer; deflate with a gzip header (as
+ * members of pprof_gzip_member bytes, pprof_gz below). */
 bool pprof_is_gzip(const uint8_t *buf, size_t len);
 int pprof_gunzip(const char *path, const uint8_t *in, size_t len, uint8_t **out, size_t *out_len,
 		 plumb_error *err);
 /* The first bytes of a gzip stream, as many as inflate to at most cap. */
 size_t pprof_gunzip_head(const uint8_t *in, size_t len, uint8_t *out, size_t cap);
 int pprof_gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len, plumb_error *err);
+
+/* The writer's gzip (pprof_gzip.c): pieces of the message handed over as
+ * they are made, each compressed into a gzip member of its own on a second
+ * thread while the writer goes on; written in order at the end. */
+typedef struct pprof_gz pprof_gz;
+extern size_t pprof_gzip_member;   /* bytes a member (1 MiB; tests make it small) */
+pprof_gz *pprof_gz_start(plumb_error *err);
+/* buf (malloc'd, len bytes) as one member; freed once compressed (or now,
+ * on failure). */
+int pprof_gz_add(pprof_gz *z, uint8_t *buf, size_t len, plumb_error *err);
+/* buf (malloc'd) as members of pprof_gzip_member bytes; freed at the end. */
+int pprof_gz_add_split(pprof_gz *z, uint8_t *buf, size_t len, plumb_error *err);
+/* Wait for the members, write them to out in order (out NULL: drop them)
+ * and free z. */
+int pprof_gz_finish(pprof_gz *z, FILE *out, plumb_error *err);
 
 /* The order samples are added in: by part, then by frames from the root
  * (ties by file order). Each sample then shares its longest prefix of
@@ -109,5 +134,9 @@ typedef struct sitem {
  * past the end), ties by sample (pprof_sort.c). fr holds every sample's
  * frames. */
 void pprof_sort_stacks(const plumb_id *fr, sitem *a, size_t n, size_t d);
+/* The same from symbol 0, a part of the items sorted on a second thread
+ * when there are PPROF_SORT_PAR of them or more: the same order. */
+#define PPROF_SORT_PAR 20000
+void pprof_sort_stacks_2(const plumb_id *fr, sitem *a, size_t n);
 
 #endif

@@ -51,7 +51,9 @@ typedef struct reader {
 	const plumb_read_opts *opts;
 	plumb_error *err;
 	const pb_profile *pb;     /* every field but the samples */
-	pprof_samples smp;        /* the samples */
+	pprof_samples smp;        /* the samples' values and labels */
+	uint8_t *data;            /* the message, until its samples are decoded */
+	size_t len;
 	pprof_locations lc;       /* the locations */
 	pprof_offsets offs;
 	bool gz;
@@ -539,43 +541,65 @@ static int sample_part(reader *r, size_t si, size_t at, plumb_id *out)
 typedef struct stacks {
 	plumb_id *fr, *part;
 	size_t *off;
-	size_t n, cap;
+	size_t n, cap, noff, cap_off;
 } stacks;
 
-/* Sample i's location ids become their loc_tag (in place), and the count
- * of their frames is added to *nfr. */
-static int resolve_locations(reader *r, size_t i, size_t at, size_t *nfr)
-{
-	pprof_samples *sm = &r->smp;
-	size_t n = 0;
-	for (size_t j = sm->loc_off[i + 1]; j-- > sm->loc_off[i];) { /* root first */
-		size_t li = id_map_find(&r->locs, sm->loc[j]);
-		if (li == SIZE_MAX)
-			return fail_at(r, at, PLUMB_ERR_FORMAT, "expected sample %zu's location_id to "
-				       "be one of the %zu locations' ids, got %" PRIu64, i,
-				       r->lc.n, sm->loc[j]);
-		sm->loc[j] = r->loc_tag[li];
-		n += r->loc_tag[li] & LOC_FRAME ? 1 : r->loc_off[li + 1] - r->loc_off[li];
-	}
-	*nfr += n;
-	return 0;
-}
+/* The samples' frames as they are decoded, and what read_samples checks
+ * after the values, in the order it did before: the first sample with a
+ * location id that is no location's, the first with too many frames. */
+typedef struct decoding {
+	reader *r;
+	stacks st;
+	uint64_t *tags;           /* a sample's loc_tags, root first */
+	size_t cap_tags;
+	size_t bad_loc, bad_len;  /* sample index, or SIZE_MAX */
+	uint64_t bad_id;
+} decoding;
 
-/* The frames of sample i (its locations resolved), root first, cut by
- * drop_frames, appended to st (which has room for them). */
-static void sample_frames(reader *r, size_t i, stacks *st)
+#define DECODING_NOMEM (-3)   /* ran out of memory, r->err says so */
+
+/* Sample i's location ids (leaf first) become its frames, root first and
+ * cut by drop_frames, appended to the stacks (pprof_take_samples' fn). */
+static int sample_frames(void *ctx, size_t i, const uint64_t *ids, size_t nids)
 {
-	const pprof_samples *sm = &r->smp;
-	const uint64_t *li = sm->loc + sm->loc_off[i];
-	size_t nloc = sm->loc_off[i + 1] - sm->loc_off[i];
+	decoding *dc = ctx;
+	reader *r = dc->r;
+	stacks *st = &dc->st;
+	if (plumb_vec_reserve_((void **)&st->off, &st->cap_off, i + 2, sizeof *st->off) < 0 ||
+	    plumb_vec_reserve_((void **)&dc->tags, &dc->cap_tags, nids, sizeof *dc->tags) < 0)
+		return plumb_fail_nomem(r->err), DECODING_NOMEM;
+	st->off[i] = st->off[i + 1] = st->n;
+	st->noff = i + 2;
+	/* the locations come in no order: their tags fetched all at once */
+	for (size_t j = 0; j < nids && r->locs.dense; j++)
+		if (ids[j] - 1 < r->locs.n)
+			__builtin_prefetch(&r->loc_tag[ids[j] - 1]);
+	size_t nfr = 0;
+	for (size_t j = 0; j < nids; j++) { /* root first */
+		uint64_t id = ids[nids - 1 - j];
+		size_t li = id_map_find(&r->locs, id);
+		if (li == SIZE_MAX) {
+			if (dc->bad_loc == SIZE_MAX)
+				dc->bad_loc = i, dc->bad_id = id;
+			return 0;
+		}
+		uint64_t tag = r->loc_tag[li];
+		dc->tags[j] = tag;
+		nfr += tag & LOC_FRAME ? 1 : r->loc_off[li + 1] - r->loc_off[li];
+		if (!(tag & LOC_FRAME)) /* its frames, for the copy below */
+			__builtin_prefetch(&r->frames[r->loc_off[li]]);
+	}
+	if (plumb_vec_reserve_((void **)&st->fr, &st->cap, st->n + nfr, sizeof *st->fr) < 0)
+		return plumb_fail_nomem(r->err), DECODING_NOMEM;
 	plumb_id *out = st->fr + st->n;
 	bool user = false, cut = false;
-	for (size_t j = nloc; j-- > 0 && !cut;) {
-		if (li[j] & LOC_FRAME) {
-			*out++ = (plumb_id)li[j];
+	for (size_t j = 0; j < nids && !cut; j++) {
+		uint64_t tag = dc->tags[j];
+		if (tag & LOC_FRAME) {
+			*out++ = (plumb_id)tag;
 			continue;
 		}
-		size_t k0 = r->loc_off[li[j]], k1 = r->loc_off[li[j] + 1];
+		size_t k0 = r->loc_off[tag], k1 = r->loc_off[tag + 1];
 		if (!r->frame_drop) {
 			for (size_t k = k0; k < k1; k++)
 				*out++ = r->frames[k];
@@ -592,7 +616,12 @@ static void sample_frames(reader *r, size_t i, stacks *st)
 				*out++ = r->frames[k];
 		}
 	}
-	st->n = (size_t)(out - st->fr);
+	size_t n = (size_t)(out - st->fr) - st->n;
+	if (n > UINT32_MAX && dc->bad_len == SIZE_MAX)
+		dc->bad_len = i;
+	st->n += n;
+	st->off[i + 1] = st->n;
+	return 0;
 }
 
 /* Check every sample's values, in the file's order. */
@@ -637,49 +666,66 @@ static int add_path(reader *r, const plumb_id *f, size_t n, size_t d, bool fresh
 static int read_samples(reader *r)
 {
 	const pprof_samples *sm = &r->smp;
-	size_t nev = r->pb->n_sample_type, ns = sm->n, maxn = 0;
-	int rc = check_values(r);
+	decoding dc = { .r = r, .bad_loc = SIZE_MAX, .bad_len = SIZE_MAX };
+	stacks *stp = &dc.st;
+	pprof_walk_error we;
+	/* as many samples as the walk met, one value a type each (a value
+	 * takes a byte at least: no more than the message's bytes) */
+	size_t nsk = r->offs.n[PPROF_OFF_SAMPLE], nt = r->pb->n_sample_type;
+	size_t nval = nt && nsk > r->len / nt ? r->len : nsk * nt;
+	int rc = pprof_take_samples(r->data, r->len, nsk, nval, &r->smp, sample_frames, &dc, &we);
+	if (rc == -1) /* a sample is wrong: the whole walk names the byte and what */
+		(void)pprof_walk(r->data, r->len, false, false, NULL, NULL, &we);
+	if (rc == -1 || rc == -2)
+		rc = rc == -2 ? plumb_fail_nomem(r->err)
+			      : fail_at(r, we.offset, PLUMB_ERR_FORMAT, "%s", we.what);
+	free(r->data); /* its pages for the tree */
+	r->data = NULL;
+	free(dc.tags);
 	if (rc)
+		rc = -1;
+	size_t nev = r->pb->n_sample_type, ns = sm->n, maxn = 0;
+	if (rc == 0)
+		rc = check_values(r);
+	if (rc) {
+		free(stp->fr);
+		free(stp->off);
 		return rc;
-	stacks st = { 0 };
+	}
+	stacks st = *stp;
 	st.part = malloc((ns ? ns : 1) * sizeof *st.part);
-	st.off = malloc((ns + 1) * sizeof *st.off);
 	sitem *order = malloc((ns ? ns : 1) * sizeof *order);
 	uint64_t *costs = malloc(nev * sizeof *costs);
 	plumb_id *nodes = NULL;
-	if (!st.part || !st.off || !order || !costs)
+	if (!st.part || !order || !costs || (ns && st.noff != ns + 1))
 		rc = plumb_fail_nomem(r->err);
 	else if (ns > UINT32_MAX)
 		rc = fail_at(r, 0, PLUMB_ERR_UNSUPPORTED, "expected at most %u samples, got %zu",
 			     UINT32_MAX, ns);
-	size_t nfr = 0;
 	for (size_t i = 0; i < ns && rc == 0; i++) {
 		size_t at = pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i);
 		rc = sample_part(r, i, at, &st.part[i]);
-		if (rc == 0)
-			rc = resolve_locations(r, i, at, &nfr);
+		if (rc == 0 && i == dc.bad_loc)
+			rc = fail_at(r, at, PLUMB_ERR_FORMAT, "expected sample %zu's location_id to "
+				     "be one of the %zu locations' ids, got %" PRIu64, i,
+				     r->lc.n, dc.bad_id);
 	}
-	/* every array at its size at once: growing them by copies cost more
-	 * in page faults than the work; the tree has at most nfr new nodes */
-	if (rc == 0 && (!(st.fr = malloc((nfr ? nfr : 1) * sizeof *st.fr)) ||
-			plumb_cct_reserve(r->p, nfr)))
+	if (rc == 0 && dc.bad_len != SIZE_MAX)
+		rc = fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, dc.bad_len),
+			     PLUMB_ERR_UNSUPPORTED, "expected a stack of at most %u frames, got %zu",
+			     UINT32_MAX, st.off[dc.bad_len + 1] - st.off[dc.bad_len]);
+	/* the tree has at most as many new nodes as the samples have frames */
+	if (rc == 0 && plumb_cct_reserve(r->p, st.n))
 		rc = plumb_fail_nomem(r->err);
 	for (size_t i = 0; i < ns && rc == 0; i++) {
-		st.off[i] = st.n;
-		sample_frames(r, i, &st);
-		size_t n = st.n - st.off[i];
-		if (n > UINT32_MAX)
-			rc = fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i),
-				     PLUMB_ERR_UNSUPPORTED, "expected a stack of at most %u frames, "
-				     "got %zu", UINT32_MAX, n);
+		size_t n = st.off[i + 1] - st.off[i];
 		maxn = n > maxn ? n : maxn;
 		/* base past the end: the cache is filled when first read */
 		order[i] = (sitem){ st.off[i], (uint32_t)i, (uint32_t)n, st.part[i], UINT32_MAX - 4,
 				    { 0, 0, 0, 0 } };
 	}
 	if (rc == 0) {
-		st.off[ns] = st.n;
-		pprof_sort_stacks(st.fr, order, ns, 0);
+		pprof_sort_stacks_2(st.fr, order, ns);
 		if (!(nodes = malloc((maxn + 1) * sizeof *nodes)))
 			rc = plumb_fail_nomem(r->err);
 	}
@@ -878,6 +924,7 @@ static void reader_free(reader *r)
 	free(r->fn_mod);
 	free(r->frame_drop);
 	free(r->tparts);
+	free(r->data);
 	for (size_t i = 0; i < r->nother; i++)
 		free(r->other_keys[i]);
 	free(r->other_keys);
@@ -923,15 +970,17 @@ int plumb_pprof_read(plumb_profile *p, const char *path, const plumb_read_opts *
 	uint8_t *rest = NULL;
 	size_t rest_len = 0;
 	if (rc == 0) {
-		int t = pprof_take_samples(data, len, &rest, &rest_len, &r.smp, &r.lc, &we);
-		/* a sample is wrong: the whole walk names the byte and what */
+		int t = pprof_take_rest(data, len, &rest, &rest_len, &r.lc, &we);
+		/* a location is wrong: the whole walk names the byte and what */
 		if (t == -1)
 			(void)pprof_walk(data, len, false, false, NULL, NULL, &we);
 		if (t < 0)
 			rc = t == -2 ? plumb_fail_nomem(err)
 				     : fail_at(&r, we.offset, PLUMB_ERR_FORMAT, "%s", we.what);
 	}
-	free(data);
+	/* the samples are decoded last, once their locations are known */
+	r.data = data;
+	r.len = len;
 	pb_profile *pb = rc ? NULL : perftools__profiles__profile__unpack(NULL, rest_len, rest);
 	free(rest);
 	if (rc == 0 && !pb) /* the walk found nothing wrong: protobuf-c ran out of memory */
@@ -953,6 +1002,10 @@ int plumb_pprof_read(plumb_profile *p, const char *path, const plumb_read_opts *
 		rc = read_function_ids(&r);
 	if (rc == 0)
 		rc = read_locations(&r);
+	/* a sample damaged on the wire comes first, as when the samples were
+	 * decoded before the rest */
+	if (rc && r.data && pprof_walk(r.data, r.len, false, false, NULL, NULL, &we) < 0)
+		rc = fail_at(&r, we.offset, PLUMB_ERR_FORMAT, "%s", we.what);
 	if (rc == 0)
 		rc = read_samples(&r);
 	if (rc == 0)

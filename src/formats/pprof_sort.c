@@ -1,8 +1,10 @@
 /* The order a pprof file's samples are added to the tree in (see
- * pprof_internal.h): a multikey quicksort over their parts and frames. */
+ * pprof_internal.h): a multikey quicksort over their parts and frames, on
+ * two threads for many samples (jobs.h). */
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "formats/jobs.h"
 #include "formats/pprof_internal.h"
 
 
@@ -41,6 +43,32 @@ static int cmp_item(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Three ways around the median of three of symbol d: [0, *lt) below,
+ * [*lt, *gt) equal, [*gt, n) above; *piv is the symbol. n >= 3. */
+static void partition(const plumb_id *fr, sitem *a, size_t n, size_t d, size_t *lt_out,
+		      size_t *gt_out, uint32_t *piv_out)
+{
+	uint32_t x = sym(fr, &a[0], d), y = sym(fr, &a[n / 2], d), z = sym(fr, &a[n - 1], d);
+	uint32_t piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+	size_t lt = 0, i = 0, gt = n;
+	while (i < gt) {
+		uint32_t v = sym(fr, &a[i], d);
+		sitem t = a[i];
+		if (v < piv) {
+			a[i++] = a[lt];
+			a[lt++] = t;
+		} else if (v > piv) {
+			a[i] = a[--gt];
+			a[gt] = t;
+		} else {
+			i++;
+		}
+	}
+	*lt_out = lt;
+	*gt_out = gt;
+	*piv_out = piv;
+}
+
 void pprof_sort_stacks(const plumb_id *fr, sitem *a, size_t n, size_t d)
 {
 	while (n > 1) {
@@ -53,23 +81,9 @@ void pprof_sort_stacks(const plumb_id *fr, sitem *a, size_t n, size_t d)
 				}
 			return;
 		}
-		uint32_t x = sym(fr, &a[0], d), y = sym(fr, &a[n / 2], d), z = sym(fr, &a[n - 1], d);
-		uint32_t piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-		/* three ways: [0, lt) below, [lt, gt) equal, [gt, n) above */
-		size_t lt = 0, i = 0, gt = n;
-		while (i < gt) {
-			uint32_t v = sym(fr, &a[i], d);
-			sitem t = a[i];
-			if (v < piv) {
-				a[i++] = a[lt];
-				a[lt++] = t;
-			} else if (v > piv) {
-				a[i] = a[--gt];
-				a[gt] = t;
-			} else {
-				i++;
-			}
-		}
+		size_t lt, gt;
+		uint32_t piv;
+		partition(fr, a, n, d, &lt, &gt, &piv);
 		size_t ne = gt - lt, ng = n - gt;
 		bool done = piv == 0 && d > 0; /* the equal ones end here: file order */
 		if (done)
@@ -97,4 +111,57 @@ void pprof_sort_stacks(const plumb_id *fr, sitem *a, size_t n, size_t d)
 			d++;
 		}
 	}
+}
+
+/* ---- on two threads ---------------------------------------------------- */
+
+typedef struct sort_job {
+	plumb_job job;
+	const plumb_id *fr;
+	sitem *a;
+	size_t n, d;
+} sort_job;
+
+static void run_sort(plumb_job *job, unsigned worker)
+{
+	sort_job *s = (sort_job *)job;
+	(void)worker;
+	pprof_sort_stacks(s->fr, s->a, s->n, s->d);
+}
+
+void pprof_sort_stacks_2(const plumb_id *fr, sitem *a, size_t n)
+{
+	if (n < PPROF_SORT_PAR) {
+		pprof_sort_stacks(fr, a, n, 0);
+		return;
+	}
+	plumb_jobs q;
+	plumb_jobs_start(&q);
+	sort_job sj = { .job.run = run_sort, .fr = fr };
+	size_t d = 0;
+	/* split the way the sort does until a part holds at most three
+	 * quarters of what is left: that part is the helper's */
+	while (!sj.a && n >= 12) {
+		size_t lt, gt;
+		uint32_t piv;
+		partition(fr, a, n, d, &lt, &gt, &piv);
+		bool done = piv == 0 && d > 0;
+		if (done)
+			qsort(a + lt, gt - lt, sizeof *a, cmp_item);
+		/* the parts: below, equal (one symbol further on), above */
+		sitem *pa[3] = { a, a + lt, a + gt };
+		size_t pn[3] = { lt, done ? 0 : gt - lt, n - gt }, pd[3] = { d, d + 1, d };
+		int big = pn[0] >= pn[1] && pn[0] >= pn[2] ? 0 : pn[1] >= pn[2] ? 1 : 2;
+		if (pn[big] <= n / 4 * 3) {
+			sj.a = pa[big], sj.n = pn[big], sj.d = pd[big];
+			plumb_jobs_add(&q, &sj.job);
+		}
+		for (int k = 0; k < 3; k++)
+			if (k != big)
+				pprof_sort_stacks(fr, pa[k], pn[k], pd[k]);
+		a = pa[big], n = pn[big], d = pd[big];
+	}
+	if (!sj.a)
+		pprof_sort_stacks(fr, a, n, d);
+	plumb_jobs_wait(&q);
 }

@@ -1,5 +1,5 @@
 /* The pprof wire walker, the samples' and locations' decoder, and the gzip
- * wrapper (see pprof_internal.h).
+ * reader (see pprof_internal.h; the writer's gzip is pprof_gzip.c).
  *
  * protobuf-c says only "cannot unpack" of a damaged file; this walk says
  * where and what was expected. It knows profile.proto's field numbers and
@@ -349,26 +349,27 @@ static int take_label(plumb_varint_in *in, int wt, pprof_samples *s)
 	return 0;
 }
 
-static int take_sample(const uint8_t *p, const uint8_t *end, pprof_samples *s)
+/* One Sample message [p, end): its values and labels into s, its
+ * location ids into ids[0..*nids) (grown as needed). */
+static int take_sample(const uint8_t *p, const uint8_t *end, pprof_samples *s, uint64_t **ids,
+		       size_t *nids, size_t *cap_ids)
 {
 	size_t need = s->n + 2;
 	if (need > s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 1024;
-		size_t *a = realloc(s->loc_off, cap * sizeof *a);
-		if (a)
-			s->loc_off = a;
 		size_t *b = realloc(s->val_off, cap * sizeof *b);
 		if (b)
 			s->val_off = b;
 		size_t *c = realloc(s->lab_off, cap * sizeof *c);
 		if (c)
 			s->lab_off = c;
-		if (!a || !b || !c)
+		if (!b || !c)
 			return -2;
 		s->cap = cap;
 	}
 	plumb_varint_in in = { p, end, false };
 	int rc = 0;
+	*nids = 0;
 	while (rc == 0 && in.p < in.end) {
 		uint64_t key = plumb_varint_get(&in);
 		int wt = (int)(key & 7);
@@ -376,7 +377,7 @@ static int take_sample(const uint8_t *p, const uint8_t *end, pprof_samples *s)
 		if (in.bad || !field_number_ok(key >> 3))
 			rc = -1;
 		else if (key >> 3 == 1)
-			rc = take_varints(&in, wt, &s->loc, &s->nloc, &s->cap_loc);
+			rc = take_varints(&in, wt, ids, nids, cap_ids);
 		else if (key >> 3 == 2)
 			rc = take_varints(&in, wt, &s->val, &s->nval, &s->cap_val);
 		else if (key >> 3 == 3)
@@ -385,7 +386,6 @@ static int take_sample(const uint8_t *p, const uint8_t *end, pprof_samples *s)
 			rc = -1;
 	}
 	s->n++;
-	s->loc_off[s->n] = s->nloc;
 	s->val_off[s->n] = s->nval;
 	s->lab_off[s->n] = s->nlab;
 	return rc;
@@ -461,61 +461,39 @@ void pprof_locations_free(pprof_locations *l)
 	memset(l, 0, sizeof *l);
 }
 
-/* Room for the samples in buf, made once: growing arrays of this size by
- * copying took more time in page faults than the decoding. Packed values
- * take a byte at least, so a field's length bounds its count. */
-static int make_room(const uint8_t *buf, size_t len, pprof_samples *s)
+/* Room for ns samples of nval values in all, made once: growing arrays of
+ * this size by copying took more time in page faults than the decoding.
+ * The reader knows both from the walk (a file that says otherwise makes
+ * them grow as it goes). */
+static int make_room(pprof_samples *s, size_t ns, size_t nval)
 {
-	size_t n = 0, nloc = 0, nval = 0, nlab = 0;
-	plumb_varint_in in = { buf, buf + len, false };
-	while (in.p < in.end) {
-		const uint8_t *body = NULL;
-		uint64_t key = plumb_varint_get(&in);
-		if (in.bad || !skip_value(&in, (int)(key & 7), &body))
-			break; /* the decoding says what is wrong */
-		if (key != (2 << 3 | 2))
-			continue;
-		n++;
-		plumb_varint_in q = { body, in.p, false };
-		while (q.p < q.end) {
-			const uint8_t *b = NULL;
-			uint64_t k = plumb_varint_get(&q);
-			if (q.bad || !skip_value(&q, (int)(k & 7), &b))
-				break;
-			size_t most = (k & 7) == 2 ? (size_t)(q.p - b) : 1;
-			if (k >> 3 == 1)
-				nloc += most;
-			else if (k >> 3 == 2)
-				nval += most;
-			else if (k >> 3 == 3)
-				nlab++;
-		}
-	}
-	s->cap = n + 1;
-	s->loc_off = malloc(s->cap * sizeof *s->loc_off);
+	s->cap = ns + 1;
 	s->val_off = malloc(s->cap * sizeof *s->val_off);
 	s->lab_off = malloc(s->cap * sizeof *s->lab_off);
-	if (!s->loc_off || !s->val_off || !s->lab_off)
+	if (!s->val_off || !s->lab_off)
 		return -2;
-	s->loc_off[0] = s->val_off[0] = s->lab_off[0] = 0;
-	if (plumb_vec_reserve_((void **)&s->loc, &s->cap_loc, nloc, sizeof *s->loc) < 0 ||
-	    plumb_vec_reserve_((void **)&s->val, &s->cap_val, nval, sizeof *s->val) < 0 ||
-	    plumb_vec_reserve_((void **)&s->lab, &s->cap_lab, nlab, sizeof *s->lab) < 0)
-		return -2;
-	return 0;
+	s->val_off[0] = s->lab_off[0] = 0;
+	return plumb_vec_reserve_((void **)&s->val, &s->cap_val, nval, sizeof *s->val) < 0 ? -2 : 0;
 }
 
-int pprof_take_samples(const uint8_t *buf, size_t len, uint8_t **rest, size_t *rest_len,
-		       pprof_samples *s, pprof_locations *l, pprof_walk_error *e)
+/* Say where a decoding stopped, and why. */
+static void stopped(pprof_walk_error *e, size_t at, int rc)
+{
+	/* pprof_walk passed this data: only memory can run out */
+	e->offset = at;
+	snprintf(e->what, sizeof e->what, rc == -2 ? "out of memory" :
+		 "expected a Profile message, got damaged data");
+}
+
+int pprof_take_rest(const uint8_t *buf, size_t len, uint8_t **rest, size_t *rest_len,
+		    pprof_locations *l, pprof_walk_error *e)
 {
 	uint8_t *out = malloc(len ? len : 1);
 	size_t n = 0;
 	plumb_varint_in in = { buf, buf + len, false };
-	int rc = out ? make_room(buf, len, s) : -2;
-	if (rc) {
-		e->offset = 0;
-		snprintf(e->what, sizeof e->what, "out of memory");
-	}
+	int rc = out ? 0 : -2;
+	if (rc)
+		stopped(e, 0, rc);
 	while (rc == 0 && in.p < in.end) {
 		const uint8_t *start = in.p, *body = NULL;
 		uint64_t key = plumb_varint_get(&in);
@@ -523,8 +501,7 @@ int pprof_take_samples(const uint8_t *buf, size_t len, uint8_t **rest, size_t *r
 		if (in.bad || !skip_value(&in, wt, &body)) {
 			rc = -1;
 		} else if (key >> 3 == 2 && wt == 2) {
-			if ((rc = take_sample(body, in.p, s)) == -1)
-				start = body;
+			continue; /* a sample: pprof_take_samples' */
 		} else if (key >> 3 == 4 && wt == 2) {
 			if ((rc = take_location(body, in.p, l)) == -1)
 				start = body;
@@ -532,12 +509,8 @@ int pprof_take_samples(const uint8_t *buf, size_t len, uint8_t **rest, size_t *r
 			memcpy(out + n, start, (size_t)(in.p - start));
 			n += (size_t)(in.p - start);
 		}
-		if (rc) {
-			/* pprof_walk passed this data: only memory can run out */
-			e->offset = (size_t)(start - buf);
-			snprintf(e->what, sizeof e->what, rc == -2 ? "out of memory" :
-				 "expected a Profile message, got damaged data");
-		}
+		if (rc)
+			stopped(e, (size_t)(start - buf), rc);
 	}
 	if (rc) {
 		free(out);
@@ -548,12 +521,37 @@ int pprof_take_samples(const uint8_t *buf, size_t len, uint8_t **rest, size_t *r
 	return 0;
 }
 
+int pprof_take_samples(const uint8_t *buf, size_t len, size_t ns, size_t nval, pprof_samples *s,
+		       pprof_sample_fn fn, void *ctx, pprof_walk_error *e)
+{
+	plumb_varint_in in = { buf, buf + len, false };
+	uint64_t *ids = NULL;
+	size_t nids = 0, cap_ids = 0;
+	int rc = make_room(s, ns, nval);
+	if (rc)
+		stopped(e, 0, rc);
+	while (rc == 0 && in.p < in.end) {
+		const uint8_t *body = NULL;
+		uint64_t key = plumb_varint_get(&in);
+		int wt = (int)(key & 7);
+		if (in.bad || !skip_value(&in, wt, &body)) {
+			rc = -1;
+			stopped(e, (size_t)(body ? body - buf : 0), rc);
+		} else if (key >> 3 == 2 && wt == 2) {
+			if ((rc = take_sample(body, in.p, s, &ids, &nids, &cap_ids)) < 0)
+				stopped(e, (size_t)(body - buf), rc);
+			else
+				rc = fn(ctx, s->n - 1, ids, nids);
+		}
+	}
+	free(ids);
+	return rc;
+}
+
 void pprof_samples_free(pprof_samples *s)
 {
-	free(s->loc_off);
 	free(s->val_off);
 	free(s->lab_off);
-	free(s->loc);
 	free(s->val);
 	free(s->lab);
 	memset(s, 0, sizeof *s);
@@ -700,25 +698,4 @@ size_t pprof_gunzip_head(const uint8_t *in, size_t len, uint8_t *out, size_t cap
 	size_t n = before - zs.avail_out;
 	inflateEnd(&zs);
 	return n;
-}
-
-/* Fastest compression, as Go's runtime/pprof writes its profiles: the
- * files are written once and read rarely. libdeflate's level 1 is three
- * times zlib's speed, and as small. */
-int pprof_gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len, plumb_error *err)
-{
-	struct libdeflate_compressor *c = libdeflate_alloc_compressor(1);
-	if (!c)
-		return plumb_fail_nomem(err);
-	size_t cap = libdeflate_gzip_compress_bound(c, len);
-	uint8_t *buf = malloc(cap);
-	size_t n = buf ? libdeflate_gzip_compress(c, in, len, buf, cap) : 0;
-	libdeflate_free_compressor(c);
-	if (!n) {
-		free(buf);
-		return plumb_fail(err, PLUMB_ERR_NOMEM, "gzip: cannot compress %zu bytes", len);
-	}
-	*out = buf;
-	*out_len = n;
-	return 0;
 }

@@ -299,55 +299,41 @@ static int label_part(writer *w, const plumb_part *pt, part_labels *pl)
 	return 0;
 }
 
-/* The samples, encoded by hand (encode_samples): sample i has locations
- * locs[loc_off[i] .. loc_off[i + 1]), values values[i * nev ..] and the
- * labels of part part[i]. */
-typedef struct wsamples {
-	PLUMB_VEC(plumb_id) part;
-	PLUMB_VEC(uint32_t) locs;    /* location ids of all samples, back to back */
-	PLUMB_VEC(int64_t) values;
-	PLUMB_VEC(size_t) loc_off;   /* per sample, and the end */
-} wsamples;
+/* ---- the samples' bytes: encoded by hand as protobuf-c packs them, each
+ * appended to the message when its node is met (no Sample structs, and no
+ * arrays of every sample's locations and values to encode afterwards) ---- */
 
-static int add_sample(writer *w, wsamples *ws, plumb_id part, const uint64_t *costs,
-		      size_t nloc_before)
+/* The message as it is made: the sample types' bytes, the samples', then
+ * (encode) the other fields', handed to the compressor a piece at a time. */
+typedef struct wout {
+	uint8_t *buf;              /* the piece being filled: n of cap bytes */
+	size_t n, cap;
+	pprof_gz *gz;
+	const part_labels *labels;
+	const size_t *label_len;   /* per part: its labels' bytes */
+} wout;
+
+/* Room for need more bytes in the piece: a full one goes to the
+ * compressor and another begins. */
+static int out_room(writer *w, wout *o, size_t need)
 {
-	size_t nev = w->p->events.n;
-	bool any = false;
-	for (size_t e = 0; e < nev; e++)
-		any |= costs[e] != 0;
-	if (!any) {
-		ws->locs.n = nloc_before;
+	if (o->n + need <= o->cap)
 		return 0;
-	}
-	if (GROW(w, ws->part, ws->part.n + 1) < 0 || GROW(w, ws->values, ws->values.n + nev) < 0 ||
-	    GROW(w, ws->loc_off, ws->part.n + 2) < 0)
-		return plumb_fail_nomem(w->err);
-	for (size_t e = 0; e < nev; e++) {
-		if (costs[e] > INT64_MAX)
-			return plumb_fail(w->err, PLUMB_ERR_OVERFLOW, "pprof output: expected costs of "
-					  "at most %" PRId64 " (pprof's values are signed), got %" PRIu64,
-					  INT64_MAX, costs[e]);
-		ws->values.v[ws->values.n++] = (int64_t)costs[e];
-	}
-	ws->loc_off.v[ws->part.n] = nloc_before;
-	ws->loc_off.v[ws->part.n + 1] = ws->locs.n;
-	ws->part.v[ws->part.n++] = part;
-	return 0;
+	int rc = 0;
+	if (o->n)
+		rc = pprof_gz_add(o->gz, o->buf, o->n, w->err);
+	else
+		free(o->buf);
+	o->n = 0;
+	o->cap = need > pprof_gzip_member ? need : pprof_gzip_member;
+	o->buf = rc ? NULL : malloc(o->cap);
+	if (o->buf)
+		return 0;
+	o->cap = 0;
+	return rc ? -1 : plumb_fail_nomem(w->err);
 }
 
-static int push_loc(writer *w, wsamples *ws, uint64_t id)
-{
-	if (!id || GROW(w, ws->locs, ws->locs.n + 1) < 0)
-		return plumb_fail_nomem(w->err);
-	ws->locs.v[ws->locs.n++] = (uint32_t)id;
-	return 0;
-}
-
-/* ---- the samples' bytes: as protobuf-c packs them, without a Sample
- * struct and a 64-bit id array of their own (a third of the writer's time
- * and memory on 200,000 stacks) ---------------------------------------------- */
-
+/* The bytes of varint v. */
 static size_t vlen(uint64_t v)
 {
 	size_t n = 1;
@@ -380,175 +366,206 @@ static size_t put_labels(const part_labels *pl, uint8_t *out)
 	return n;
 }
 
-/* Sample i (fields 1 to 3) into out, or its size with out NULL. */
-static size_t put_sample(const wsamples *ws, size_t i, size_t nev, const part_labels *labels,
-			 const size_t *label_len, uint8_t *out)
+/* A sample of part's labels, locations loc[0..nl) (leaf first) and costs,
+ * appended to the message; none when every cost is 0. */
+static int put_sample(writer *w, wout *o, const uint32_t *loc, size_t nl, const uint64_t *costs,
+		      plumb_id part)
 {
-	const uint32_t *loc = ws->locs.v + ws->loc_off.v[i];
-	size_t nl = ws->loc_off.v[i + 1] - ws->loc_off.v[i], lb = 0, vb = 0;
-	const int64_t *val = ws->values.v + i * nev;
+	size_t nev = w->p->events.n, lb = 0, vb = 0;
+	bool any = false;
+	for (size_t e = 0; e < nev; e++) {
+		if (costs[e] > INT64_MAX)
+			return plumb_fail(w->err, PLUMB_ERR_OVERFLOW, "pprof output: expected costs of "
+					  "at most %" PRId64 " (pprof's values are signed), got %" PRIu64,
+					  INT64_MAX, costs[e]);
+		any |= costs[e] != 0;
+		vb += vlen(costs[e]);
+	}
+	if (!any)
+		return 0;
 	for (size_t k = 0; k < nl; k++)
 		lb += vlen(loc[k]);
-	for (size_t k = 0; k < nev; k++)
-		vb += vlen((uint64_t)val[k]);
 	size_t body = (nl ? 1 + vlen(lb) + lb : 0) + (nev ? 1 + vlen(vb) + vb : 0) +
-		      label_len[ws->part.v[i]];
-	if (out) {
+		      o->label_len[part];
+	size_t need = 1 + vlen(body) + body;
+	if (out_room(w, o, need) < 0)
+		return -1;
+	uint8_t *out = o->buf + o->n;
+	*out++ = 2 << 3 | 2;
+	out = plumb_varint_put(out, body);
+	if (nl) {
+		*out++ = 1 << 3 | 2;
+		out = plumb_varint_put(out, lb);
+		for (size_t k = 0; k < nl; k++)
+			out = plumb_varint_put(out, loc[k]);
+	}
+	if (nev) {
 		*out++ = 2 << 3 | 2;
-		out = plumb_varint_put(out, body);
-		if (nl) {
-			*out++ = 1 << 3 | 2;
-			out = plumb_varint_put(out, lb);
-			for (size_t k = 0; k < nl; k++)
-				out = plumb_varint_put(out, loc[k]);
-		}
-		if (nev) {
-			*out++ = 2 << 3 | 2;
-			out = plumb_varint_put(out, vb);
-			for (size_t k = 0; k < nev; k++)
-				out = plumb_varint_put(out, (uint64_t)val[k]);
-		}
-		put_labels(&labels[ws->part.v[i]], out);
+		out = plumb_varint_put(out, vb);
+		for (size_t k = 0; k < nev; k++)
+			out = plumb_varint_put(out, costs[k]);
 	}
-	return 1 + vlen(body) + body;
-}
-
-/* rest (a packed Profile without samples) with the samples put where
- * protobuf-c puts them, after the sample types (field 1): the bytes it
- * would write. */
-static int splice_samples(writer *w, const wsamples *ws, const part_labels *labels,
-			  const uint8_t *rest, size_t rest_len, uint8_t **out, size_t *out_len)
-{
-	const plumb_profile *p = w->p;
-	size_t nev = p->events.n, total = 0;
-	size_t *label_len = malloc((p->parts.n ? p->parts.n : 1) * sizeof *label_len);
-	if (!label_len)
-		return plumb_fail_nomem(w->err);
-	for (size_t i = 0; i < p->parts.n; i++)
-		label_len[i] = put_labels(&labels[i], NULL);
-	for (size_t i = 0; i < ws->part.n; i++)
-		total += put_sample(ws, i, nev, labels, label_len, NULL);
-	plumb_varint_in in = { rest, rest + rest_len, false };
-	const uint8_t *at = rest;
-	while (in.p < in.end) {
-		uint64_t key = plumb_varint_get(&in);
-		if (in.bad || key != (1 << 3 | 2))
-			break;
-		uint64_t len = plumb_varint_get(&in);
-		if (in.bad || len > (uint64_t)(in.end - in.p))
-			break;
-		in.p += len;
-		at = in.p;
-	}
-	size_t head = (size_t)(at - rest);
-	uint8_t *buf = malloc(rest_len + total + 1);
-	if (!buf) {
-		free(label_len);
-		return plumb_fail_nomem(w->err);
-	}
-	memcpy(buf, rest, head);
-	uint8_t *o = buf + head;
-	for (size_t i = 0; i < ws->part.n; i++)
-		o += put_sample(ws, i, nev, labels, label_len, o);
-	memcpy(o, rest + head, rest_len - head);
-	free(label_len);
-	*out = buf;
-	*out_len = rest_len + total;
+	put_labels(&o->labels[part], out);
+	o->n += need;
 	return 0;
 }
 
-/* Every CCT node with a cost: its locations, leaf first. A run of frames
- * ends at a node; its location is found once per node (loc_of[node]). */
-static int cct_samples(writer *w, wsamples *ws)
-{
-	const plumb_profile *p = w->p;
-	size_t nn = p->cct.n, nev = p->events.n;
-	plumb_id *run = malloc((nn ? nn : 1) * sizeof *run);
-	uint32_t *loc_of = calloc(nn ? nn : 1, sizeof *loc_of);
+/* ---- the CCT's samples: the tree walked in node order with the path from
+ * the root to the node at hand, level by level. A reader that adds its
+ * stacks in sorted order (pprof, folded) numbers the nodes depth first:
+ * each node's parent is then on the path, and a sample's locations come
+ * from it (no walk up through the parent links, which costs a cache miss a
+ * frame). Other trees rebuild the path at each sample. ------------------- */
+
+typedef struct wlevel {
+	plumb_id node, frame;
+	uint32_t run;    /* the level where the run of frames at one location ending here starts */
+	uint32_t loc;    /* that run's location id, 0 = not yet found */
+} wlevel;
+
+typedef struct wpath {
+	PLUMB_VEC(wlevel) lv;    /* lv.v[0] is the part root; lv.n levels */
+	PLUMB_VEC(uint32_t) frames, locs;   /* a run's frames, a sample's locations */
 	/* the location of a run of one frame, by frame: most runs, found
 	 * without hashing; and the last location of several frames met with
 	 * a frame innermost, checked before a lookup (usually the one) */
-	uint32_t *frame_loc = calloc(p->frames.n ? p->frames.n : 1, sizeof *frame_loc);
-	uint32_t *multi_loc = calloc(p->frames.n ? p->frames.n : 1, sizeof *multi_loc);
-	uint32_t *frames = NULL;
-	size_t fcap = 0;
-	int rc = run && loc_of && frame_loc && multi_loc ? 0 : plumb_fail_nomem(w->err);
-	for (size_t i = 0; i < nn && rc == 0; i++) {
-		const plumb_cct_node *nd = &p->cct.v[i];
-		plumb_id par = nd->parent;
-		run[i] = par != PLUMB_NONE && p->cct.v[par].parent != PLUMB_NONE &&
-				 same_location(p, p->cct.v[par].frame, nd->frame)
-			 ? run[par] : (plumb_id)i;
+	uint32_t *frame_loc, *multi_loc;
+} wpath;
+
+/* Level d holds node (level d - 1 holds its parent). */
+static void set_level(const plumb_profile *p, wpath *pa, size_t d, plumb_id node)
+{
+	wlevel *l = &pa->lv.v[d];
+	l->node = node;
+	l->frame = p->cct.v[node].frame;
+	l->loc = 0;
+	/* below the root, a frame at its parent's location continues its run */
+	l->run = d >= 2 && same_location(p, l[-1].frame, l->frame) ? l[-1].run : (uint32_t)d;
+	pa->lv.n = d + 1;
+}
+
+/* Room for d + 1 levels, and for a sample's locations and a run's frames. */
+static int path_room(writer *w, wpath *pa, size_t d)
+{
+	return GROW(w, pa->lv, d + 1) < 0 || GROW(w, pa->locs, d + 1) < 0 ||
+	       GROW(w, pa->frames, d + 1) < 0 ? plumb_fail_nomem(w->err) : 0;
+}
+
+/* The path to node, from its parent links. */
+static int path_rebuild(writer *w, wpath *pa, plumb_id node)
+{
+	const plumb_profile *p = w->p;
+	size_t depth = 0;
+	for (plumb_id x = p->cct.v[node].parent; x != PLUMB_NONE; x = p->cct.v[x].parent)
+		depth++;
+	if (path_room(w, pa, depth) < 0)
+		return -1;
+	plumb_id x = node;
+	for (size_t d = depth + 1; d-- > 0; x = p->cct.v[x].parent)
+		pa->lv.v[d].node = x;
+	for (size_t d = 0; d <= depth; d++)
+		set_level(p, pa, d, pa->lv.v[d].node);
+	return 0;
+}
+
+/* The location of the run of frames ending at level d; 0 on ENOMEM. */
+static uint32_t run_location(writer *w, wpath *pa, size_t d)
+{
+	wlevel *l = &pa->lv.v[d];
+	if (l->loc)
+		return l->loc;
+	if (l->run == d) {
+		uint32_t *fl = &pa->frame_loc[l->frame];
+		if (!*fl)
+			*fl = (uint32_t)location_of(w, &l->frame, 1);
+		return l->loc = *fl;
 	}
+	size_t n = d - l->run + 1;
+	uint32_t *frames = pa->frames.v;
+	for (size_t k = 0; k < n; k++) /* innermost first */
+		frames[k] = l[-(ptrdiff_t)k].frame;
+	uint32_t *last = &pa->multi_loc[frames[0]];
+	const wloc *had = *last ? &w->locs.v[*last - 1] : NULL;
+	bool same = had && had->n == n;
+	for (size_t k = 0; same && k < n; k++) /* a few ids: no memcmp call */
+		same = w->keys.v[had->off + k] == frames[k];
+	if (!same)
+		*last = (uint32_t)location_of(w, frames, n);
+	return l->loc = *last;
+}
+
+/* Every CCT node with a cost, in node order: its locations, leaf first. */
+static int cct_samples(writer *w, wout *o)
+{
+	const plumb_profile *p = w->p;
+	size_t nn = p->cct.n, nev = p->events.n, nf = p->frames.n ? p->frames.n : 1;
+	wpath pa = { 0 };
+	pa.frame_loc = calloc(nf, sizeof *pa.frame_loc);
+	pa.multi_loc = calloc(nf, sizeof *pa.multi_loc);
+	int rc = pa.frame_loc && pa.multi_loc ? path_room(w, &pa, 64) : plumb_fail_nomem(w->err);
 	for (size_t i = 0; i < nn && rc == 0; i++) {
 		const plumb_cct_node *nd = &p->cct.v[i];
 		const uint64_t *costs = p->cct_self.v + i * nev;
+		/* the frames come in no order: fetched a few nodes ahead */
+		if (i + 16 < nn) {
+			plumb_id f = p->cct.v[i + 16].frame;
+			__builtin_prefetch(&p->frames.v[f]);
+			__builtin_prefetch(&pa.frame_loc[f]);
+			__builtin_prefetch(&pa.multi_loc[f]);
+		}
+		/* and a run's last location of several frames, and its frames,
+		 * in two steps: each needs the one before */
+		uint32_t m8 = i + 8 < nn ? pa.multi_loc[p->cct.v[i + 8].frame] : 0;
+		if (m8)
+			__builtin_prefetch(&w->locs.v[m8 - 1]);
+		uint32_t m4 = i + 4 < nn ? pa.multi_loc[p->cct.v[i + 4].frame] : 0;
+		if (m4)
+			__builtin_prefetch(&w->keys.v[w->locs.v[m4 - 1].off]);
 		bool any = false;
 		for (size_t e = 0; e < nev; e++)
 			any |= costs[e] != 0;
-		if (!any)
-			continue;
-		size_t before = ws->locs.n;
 		if (nd->parent == PLUMB_NONE) {
+			set_level(p, &pa, 0, (plumb_id)i);
 			/* a cost on the part root itself: a sample without a stack */
-			rc = add_sample(w, ws, nd->part, costs, before);
+			rc = any ? put_sample(w, o, NULL, 0, costs, nd->part) : 0;
 			continue;
 		}
-		for (plumb_id x = (plumb_id)i; x != PLUMB_NONE && p->cct.v[x].parent != PLUMB_NONE && rc == 0;) {
-			if (!loc_of[x] && run[x] == x) {
-				plumb_id f = p->cct.v[x].frame;
-				if (!frame_loc[f] && !(frame_loc[f] = (uint32_t)location_of(w, &f, 1)))
-					rc = plumb_fail_nomem(w->err);
-				loc_of[x] = frame_loc[f];
-			} else if (!loc_of[x]) {
-				size_t n = 0;
-				for (plumb_id y = x;; y = p->cct.v[y].parent) {
-					if (plumb_vec_reserve_((void **)&frames, &fcap, n + 1, sizeof *frames) < 0) {
-						rc = plumb_fail_nomem(w->err);
-						break;
-					}
-					frames[n++] = p->cct.v[y].frame;
-					if (y == run[x])
-						break;
-				}
-				uint32_t *last = &multi_loc[frames[0]];
-				const wloc *l = *last ? &w->locs.v[*last - 1] : NULL;
-				bool same = rc == 0 && l && l->n == n;
-				for (size_t k = 0; same && k < n; k++) /* a few ids: no memcmp call */
-					same = w->keys.v[l->off + k] == frames[k];
-				if (same)
-					loc_of[x] = *last;
-				else if (rc == 0 && !(loc_of[x] = *last = (uint32_t)location_of(w, frames, n)))
-					rc = plumb_fail_nomem(w->err);
-			}
-			if (rc == 0)
-				rc = push_loc(w, ws, loc_of[x]);
-			x = p->cct.v[run[x]].parent;
+		while (pa.lv.n && pa.lv.v[pa.lv.n - 1].node != nd->parent)
+			pa.lv.n--;
+		if (pa.lv.n) {
+			if ((rc = path_room(w, &pa, pa.lv.n)) == 0)
+				set_level(p, &pa, pa.lv.n, (plumb_id)i);
+		} else if (any) {
+			rc = path_rebuild(w, &pa, (plumb_id)i);
 		}
+		if (!any || rc)
+			continue;
+		size_t nl = 0;
+		for (size_t d = pa.lv.n - 1; d >= 1 && rc == 0; d = pa.lv.v[d].run - 1)
+			if (!(pa.locs.v[nl++] = run_location(w, &pa, d)))
+				rc = plumb_fail_nomem(w->err);
 		if (rc == 0)
-			rc = add_sample(w, ws, nd->part, costs, before);
+			rc = put_sample(w, o, pa.locs.v, nl, costs, nd->part);
 	}
-	free(run);
-	free(loc_of);
-	free(frame_loc);
-	free(multi_loc);
-	free(frames);
+	free(pa.lv.v);
+	free(pa.frames.v);
+	free(pa.locs.v);
+	free(pa.frame_loc);
+	free(pa.multi_loc);
 	return rc;
 }
 
 /* A call graph's self costs: one-frame samples. */
-static int cg_samples(writer *w, wsamples *ws)
+static int cg_samples(writer *w, wout *o)
 {
 	const plumb_profile *p = w->p;
 	size_t nev = p->events.n;
 	int rc = 0;
 	for (size_t i = 0; i < p->cg_self.n && rc == 0; i++) {
 		uint32_t f = p->cg_self.v[i].frame;
-		size_t before = ws->locs.n;
-		uint64_t id = location_of(w, &f, 1);
-		rc = push_loc(w, ws, id);
-		if (rc == 0)
-			rc = add_sample(w, ws, p->cg_self.v[i].part, p->cg_self_cost.v + i * nev, before);
+		uint32_t id = (uint32_t)location_of(w, &f, 1);
+		rc = !id ? plumb_fail_nomem(w->err)
+			 : put_sample(w, o, &id, 1, p->cg_self_cost.v + i * nev, p->cg_self.v[i].part);
 	}
 	return rc;
 }
@@ -561,7 +578,7 @@ static int64_t meta_int(const plumb_profile *p, const char *key)
 	return v ? strtoll(v, NULL, 10) : 0;
 }
 
-static void writer_free(writer *w, wsamples *ws)
+static void writer_free(writer *w)
 {
 	free(w->s.of_id);
 	free(w->s.table);
@@ -576,10 +593,6 @@ static void writer_free(writer *w, wsamples *ws)
 	free(w->keys.v);
 	free(w->slots);
 	free(w->lines.v);
-	free(ws->part.v);
-	free(ws->locs.v);
-	free(ws->values.v);
-	free(ws->loc_off.v);
 }
 
 /* A heap recording's events under Go's heap profile names (runtime/pprof),
@@ -599,17 +612,18 @@ static const char *go_heap_name(const char *name, const char **unit)
 	return NULL;
 }
 
-/* The packed (not yet gzipped) message. */
-static int encode(const plumb_profile *p, uint8_t **out, size_t *out_len, plumb_error *err)
+/* The packed message, handed to gz. */
+static int encode(const plumb_profile *p, pprof_gz *gz, plumb_error *err)
 {
 	writer w = { .p = p, .err = err };
-	wsamples ws = { 0 };
+	wout o = { .gz = gz };
 	size_t nev = p->events.n;
 	pb_profile pb = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__ValueType *types = calloc(nev ? nev : 1, sizeof *types);
 	Perftools__Profiles__ValueType **type_ptrs = calloc(nev ? nev : 1, sizeof *type_ptrs);
 	Perftools__Profiles__ValueType period_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 	part_labels *labels = calloc(p->parts.n ? p->parts.n : 1, sizeof *labels);
+	size_t *label_len = calloc(p->parts.n ? p->parts.n : 1, sizeof *label_len);
 	pb_location *locs = NULL, **loc_ptrs = NULL;
 	pb_line **line_ptrs = NULL;
 	Perftools__Profiles__Function **fn_ptrs = NULL;
@@ -618,7 +632,7 @@ static int encode(const plumb_profile *p, uint8_t **out, size_t *out_len, plumb_
 	w.s.of_id = calloc(p->strings.off.n + 1, sizeof *w.s.of_id);
 	w.fn_id = calloc(p->functions.n + 1, sizeof *w.fn_id);
 	w.mod_id = calloc(p->modules.n + 1, sizeof *w.mod_id);
-	int rc = types && type_ptrs && labels && w.s.of_id && w.fn_id && w.mod_id &&
+	int rc = types && type_ptrs && labels && label_len && w.s.of_id && w.fn_id && w.mod_id &&
 			 add_table(&w, "") == 0 ? 0 : plumb_fail_nomem(err);
 	if (rc == 0 && nev == 0)
 		rc = plumb_fail(err, PLUMB_ERR_UNSUPPORTED, "pprof output: expected a profile with "
@@ -640,10 +654,23 @@ static int encode(const plumb_profile *p, uint8_t **out, size_t *out_len, plumb_
 	for (size_t i = 0; i < p->parts.n && rc == 0; i++)
 		if (label_part(&w, &p->parts.v[i], &labels[i]) < 0)
 			rc = plumb_fail_nomem(err);
+		else
+			label_len[i] = put_labels(&labels[i], NULL);
+	o.labels = labels;
+	o.label_len = label_len;
+	if (rc == 0) {
+		/* the sample types (field 1) first: the samples (field 2) follow */
+		Perftools__Profiles__Profile head = PERFTOOLS__PROFILES__PROFILE__INIT;
+		head.n_sample_type = nev;
+		head.sample_type = type_ptrs;
+		size_t len = perftools__profiles__profile__get_packed_size(&head);
+		if ((rc = out_room(&w, &o, len)) == 0)
+			o.n = perftools__profiles__profile__pack(&head, o.buf);
+	}
 	if (rc == 0)
-		rc = cct_samples(&w, &ws);
+		rc = cct_samples(&w, &o);
 	if (rc == 0)
-		rc = cg_samples(&w, &ws);
+		rc = cg_samples(&w, &o);
 	if (rc == 0) {
 		locs = calloc(w.locs.n + 1, sizeof *locs);
 		loc_ptrs = calloc(w.locs.n + 1, sizeof *loc_ptrs);
@@ -698,43 +725,47 @@ static int encode(const plumb_profile *p, uint8_t **out, size_t *out_len, plumb_
 			rc = plumb_fail_nomem(err);
 	}
 	if (rc == 0) {
+		/* the other fields after the samples, as protobuf-c orders them */
+		pb.n_sample_type = 0;
 		pb.n_string_table = w.s.n;
 		pb.string_table = w.s.table;
 		size_t len = perftools__profiles__profile__get_packed_size(&pb);
-		uint8_t *buf = malloc(len ? len : 1);
-		if (!buf)
+		uint8_t *tail = o.n + len <= o.cap ? NULL : malloc(len ? len : 1);
+		if (o.n + len <= o.cap) { /* a small profile: one member */
+			o.n += perftools__profiles__profile__pack(&pb, o.buf + o.n);
+			rc = pprof_gz_add(gz, o.buf, o.n, err);
+			o.buf = NULL;
+		} else if (!tail) {
 			rc = plumb_fail_nomem(err);
-		else
-			rc = splice_samples(&w, &ws, labels, buf,
-					    perftools__profiles__profile__pack(&pb, buf), out, out_len);
-		free(buf);
+		} else {
+			(void)perftools__profiles__profile__pack(&pb, tail);
+			rc = o.n ? pprof_gz_add(gz, o.buf, o.n, err) : 0;
+			if (o.n)
+				o.buf = NULL;
+			rc = rc ? (free(tail), -1) : pprof_gz_add_split(gz, tail, len, err);
+		}
 	}
+	free(o.buf);
 	free(types);
 	free(type_ptrs);
 	free(labels);
+	free(label_len);
 	free(locs);
 	free(loc_ptrs);
 	free(line_ptrs);
 	free(fn_ptrs);
 	free(map_ptrs);
-	writer_free(&w, &ws);
+	writer_free(&w);
 	return rc;
 }
 
 int plumb_pprof_write_stream(const plumb_profile *p, FILE *out, plumb_error *err)
 {
-	uint8_t *raw, *gz;
-	size_t raw_len, gz_len;
-	if (encode(p, &raw, &raw_len, err))
+	pprof_gz *gz = pprof_gz_start(err);
+	if (!gz)
 		return -1;
-	int rc = pprof_gzip(raw, raw_len, &gz, &gz_len, err);
-	free(raw);
-	if (rc)
-		return -1;
-	if (fwrite(gz, 1, gz_len, out) != gz_len)
-		rc = plumb_fail(err, PLUMB_ERR_IO, "writing pprof: %s", strerror(errno ? errno : EIO));
-	free(gz);
-	return rc;
+	int rc = encode(p, gz, err);
+	return pprof_gz_finish(gz, rc ? NULL : out, err) || rc ? -1 : 0;
 }
 
 int plumb_pprof_write(const plumb_profile *p, const char *path, plumb_error *err)

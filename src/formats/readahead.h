@@ -1,7 +1,7 @@
 /* Private to the readers: one of the two places libplumb starts a thread
- * (the other: formats/task.h, a reader's second piece). A
- * read-ahead fills chunks of bytes on a second thread (read(2) and gzip or
- * zstd decompression) while the reader parses the chunk before: the bytes
+ * (jobs.h, a job queue, is the other). A read-ahead fills chunks of bytes
+ * on a second thread (read(2) and gzip or zstd decompression) while the
+ * reader parses the chunk before: the bytes
  * come out exactly as the fill function gives them, in order, so a reader
  * reads the same text whether or not it runs. Two chunks in flight bound
  * its memory. The fill function runs only on the read-ahead's thread from

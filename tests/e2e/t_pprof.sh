@@ -108,11 +108,25 @@ run "$PLUMB" convert "$DATA/fig21.folded" -o fig21.pb.gz
 same_shares "folded -> pprof: go tool pprof shows plumb's shares" fig21.pb.gz "$DATA/fig21.folded"
 # 3b. Many stacks sharing prefixes, locations with inlined frames, every
 # sample a distinct stack (bench/gen_pprof.py, small): the reader expands only
-# what a stack does not share with the one before it, in sorted order.
-python3 "$E2E_DIR/../../bench/gen_pprof.py" gen.pb.gz 4000 900 7
+# what a stack does not share with the one before it, in sorted order. What
+# plumb writes of it is over a megabyte: gzip members of a megabyte each,
+# compressed on two threads, which go tool pprof and plumb read as one.
+python3 "$E2E_DIR/../../bench/gen_pprof.py" gen.pb.gz 15000 3000 7
 same_shares "generated pprof (shared prefixes, inlined frames): plumb's shares are go tool pprof's" gen.pb.gz gen.pb.gz
 "$PLUMB" convert gen.pb.gz -o gen2.pb.gz
+members=$(python3 -c '
+import sys, zlib
+d, n = open(sys.argv[1], "rb").read(), 0
+while d:
+    z = zlib.decompressobj(31)
+    z.decompress(d)
+    d, n = z.unused_data, n + 1
+print(n)' gen2.pb.gz)
+same "a profile over a megabyte is written as several gzip members" "$([ "${members:-0}" -gt 1 ] && echo several)" several
 same_shares "generated pprof -> plumb -> pprof: the same shares" gen2.pb.gz gen.pb.gz
+"$PLUMB" report --format csv gen.pb.gz > gen.csv 2>&1
+"$PLUMB" report --format csv gen2.pb.gz > gen2.csv 2>&1
+same "plumb reads its several gzip members as one profile" "$(cmp gen.csv gen2.csv && wc -l < gen.csv)" "$(wc -l < gen.csv)"
 run "$PLUMB" convert "$DATA/fig21.folded" --to pprof -o fig21.bin
 same "--to pprof writes the same as a .pb.gz name" "$(cmp fig21.bin fig21.pb.gz && echo same)" same
 "$PLUMB" convert "$DATA/fig21.folded" --to pprof -o - > fig21.stdout.pb.gz

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "formats/pprof_internal.h"
 #include "formats/pprof_profile.pb-c.h"
@@ -362,6 +363,110 @@ Test(pprof, round_trip_keeps_inlined_locations)
 	free(data);
 	plumb_profile_free(p);
 	plumb_profile_free(q);
+}
+
+/* The whole file at p into a malloc'd buffer. */
+static uint8_t *slurp(const char *p, size_t *n)
+{
+	FILE *fp = fopen(p, "rb");
+	cr_assert_not_null(fp);
+	static uint8_t buf[1 << 16];
+	*n = fread(buf, 1, sizeof buf, fp);
+	fclose(fp);
+	uint8_t *copy = malloc(*n);
+	memcpy(copy, buf, *n);
+	return copy;
+}
+
+/* The number of gzip members of gz[0..n), counted by zlib. */
+static int gzip_members(const uint8_t *gz, size_t n)
+{
+	z_stream zs = { 0 };
+	cr_assert_eq(inflateInit2(&zs, 15 + 16), Z_OK);
+	static uint8_t sink[1 << 16];
+	zs.next_in = (Bytef *)gz;
+	zs.avail_in = (uInt)n;
+	int members = 0, z = Z_OK;
+	while (zs.avail_in > 0 && (z == Z_OK || z == Z_STREAM_END)) {
+		zs.next_out = sink;
+		zs.avail_out = sizeof sink;
+		z = inflate(&zs, Z_NO_FLUSH);
+		if (z == Z_STREAM_END) {
+			members++;
+			inflateReset(&zs);
+		}
+	}
+	inflateEnd(&zs);
+	cr_assert_eq(zs.avail_in, 0, "damaged gzip at byte %zu", n - zs.avail_in);
+	return members;
+}
+
+Test(pprof, small_gzip_members_read_as_one)
+{
+	crafted c;
+	craft(&c);
+	put_crafted(&c);
+	plumb_profile *p = read_ok(path);
+	plumb_error err;
+	cr_assert_eq(plumb_pprof_write(p, out, &err), 0, "%s", err.message);
+	size_t n1, n2, d1, d2;
+	uint8_t *one = slurp(out, &n1), *raw1, *raw2;
+	size_t keep = pprof_gzip_member;
+	pprof_gzip_member = 16; /* a member every 16 bytes of the message */
+	int rc = plumb_pprof_write(p, out, &err);
+	pprof_gzip_member = keep;
+	cr_assert_eq(rc, 0, "%s", err.message);
+	uint8_t *many = slurp(out, &n2);
+	cr_assert_eq(gzip_members(one, n1), 1);
+	cr_assert_eq(pprof_gunzip(out, one, n1, &raw1, &d1, NULL), 0);
+	/* the tail split every 16 bytes: that many members at least */
+	cr_assert_geq(gzip_members(many, n2), (int)(d1 / 16) / 2, "%d members", gzip_members(many, n2));
+	cr_assert_eq(pprof_gunzip(out, many, n2, &raw2, &d2, NULL), 0);
+	cr_assert_eq(d1, d2);
+	cr_assert_eq(memcmp(raw1, raw2, d1), 0, "the members hold the message of one member");
+	plumb_profile *q = read_ok(out);
+	check_crafted(q, true);
+	free(one);
+	free(many);
+	free(raw1);
+	free(raw2);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+}
+
+/* Many samples are sorted on two threads: the order is the one thread's
+ * (parts, then frames from the root, ties in file order). */
+Test(pprof, sort_on_two_threads_gives_the_same_order)
+{
+	size_t n = PPROF_SORT_PAR * 3, nfr = 0;
+	plumb_id *fr = malloc(n * 12 * sizeof *fr);
+	sitem *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+	uint64_t x = 88172645463325252u;
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift: a fixed mix */
+		uint32_t len = (uint32_t)(x % 12), part = (uint32_t)(x >> 60 == 0);
+		a[i] = (sitem){ nfr, (uint32_t)i, len, part, UINT32_MAX - 4, { 0, 0, 0, 0 } };
+		for (uint32_t k = 0; k < len; k++) /* few frames near the root: deep ties */
+			fr[nfr++] = (plumb_id)((x >> (5 * k)) % (k < 3 ? 2 : 7));
+	}
+	memcpy(b, a, n * sizeof *a);
+	pprof_sort_stacks(fr, a, n, 0);
+	pprof_sort_stacks_2(fr, b, n);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(a[i].i, b[i].i, "item %zu: sample %u on one thread, %u on two", i, a[i].i,
+			     b[i].i);
+	for (size_t i = 1; i < n; i++) { /* and it is sorted */
+		const sitem *p = &a[i - 1], *q = &a[i];
+		int c = p->part < q->part ? -1 : p->part > q->part;
+		for (uint32_t k = 0; c == 0 && (k < p->n || k < q->n); k++) {
+			uint32_t u = k < p->n ? fr[p->off + k] + 1 : 0, v = k < q->n ? fr[q->off + k] + 1 : 0;
+			c = u < v ? -1 : u > v;
+		}
+		cr_assert(c < 0 || (c == 0 && p->i < q->i), "items %zu and %zu out of order", i - 1, i);
+	}
+	free(fr);
+	free(a);
+	free(b);
 }
 
 /* ---- damaged files: byte offset and what was expected ---------------------- */
