@@ -507,7 +507,8 @@ static int cct_samples(writer *w, wout *o)
 		const plumb_cct_node *nd = &p->cct.v[i];
 		const uint64_t *costs = p->cct_self.v + i * nev;
 		/* the frames come in no order: fetched a few nodes ahead */
-		if (i + 16 < nn) {
+		/* (a part's root has no frame: PLUMB_NONE) */
+		if (i + 16 < nn && p->cct.v[i + 16].frame != PLUMB_NONE) {
 			plumb_id f = p->cct.v[i + 16].frame;
 			__builtin_prefetch(&p->frames.v[f]);
 			__builtin_prefetch(&pa.frame_loc[f]);
@@ -515,10 +516,12 @@ static int cct_samples(writer *w, wout *o)
 		}
 		/* and a run's last location of several frames, and its frames,
 		 * in two steps: each needs the one before */
-		uint32_t m8 = i + 8 < nn ? pa.multi_loc[p->cct.v[i + 8].frame] : 0;
+		plumb_id f8 = i + 8 < nn ? p->cct.v[i + 8].frame : PLUMB_NONE;
+		uint32_t m8 = f8 != PLUMB_NONE ? pa.multi_loc[f8] : 0;
 		if (m8)
 			__builtin_prefetch(&w->locs.v[m8 - 1]);
-		uint32_t m4 = i + 4 < nn ? pa.multi_loc[p->cct.v[i + 4].frame] : 0;
+		plumb_id f4 = i + 4 < nn ? p->cct.v[i + 4].frame : PLUMB_NONE;
+		uint32_t m4 = f4 != PLUMB_NONE ? pa.multi_loc[f4] : 0;
 		if (m4)
 			__builtin_prefetch(&w->keys.v[w->locs.v[m4 - 1].off]);
 		bool any = false;

@@ -80,8 +80,12 @@ run "$PLUMB" report -m alloc-bytes --view tree exact.plumb
 expect_out "tree of alloc-bytes: main -> site_peak -> calloc" "calloc"
 expect_status "flame graph of peak-bytes" 0 "$PLUMB" report -m peak-bytes --view flame --format svg -o peak.svg exact.plumb
 
+# Written as pprof and read back by plumb: the threads' trees (their roots
+# made as the threads came, between other nodes) in one file.
+expect_status "pprof: written" 0 "$PLUMB" convert -o heap.pb.gz exact.plumb
+run "$PLUMB" report -m alloc_space --threshold 0 --format csv heap.pb.gz
+expect_out "pprof: read back by plumb" "site_peak"
 if command -v go >/dev/null 2>&1; then
-	expect_status "pprof: written" 0 "$PLUMB" convert -o heap.pb.gz exact.plumb
 	run go tool pprof -sample_index=alloc_space -raw heap.pb.gz
 	expect_out "pprof: go tool pprof reads alloc_space" "alloc_space/bytes"
 	expect_out "pprof: Go's four heap sample types" "inuse_objects/count"
