@@ -368,6 +368,11 @@ int plumb_cct_new_path(plumb_profile *p, plumb_id parent, const plumb_id *frames
 		       plumb_id *nodes);
 /* Room for n more nodes (a hint: adding them makes no copy). -1 on ENOMEM. */
 int plumb_cct_reserve(plumb_profile *p, size_t n);
+/* Undo plumb_cct_new_path: drop the nodes from id n on (the newest), and
+ * their costs, when none has been looked up by plumb_cct_child since. A
+ * reader that built its tree on a guess about its input's order and found
+ * the guess wrong starts again from n. */
+void plumb_cct_truncate(plumb_profile *p, size_t n);
 /* Walk/create the path root -> frames[0] -> ... -> frames[n-1] (root first). */
 plumb_id plumb_cct_path(plumb_profile *p, plumb_id part, const plumb_id *frames, size_t n);
 /* Add costs (one per event) to a node's self cost; checked. */

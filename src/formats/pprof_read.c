@@ -554,7 +554,13 @@ typedef struct decoding {
 	size_t cap_tags;
 	size_t bad_loc, bad_len;  /* sample index, or SIZE_MAX */
 	uint64_t bad_id;
+	size_t ns;                /* samples the walk met */
 } decoding;
+
+/* After this many samples, the room for all their frames is guessed from
+ * theirs: the frames are the read's biggest array, and growing it by
+ * doubling copied it and faulted its pages in twice. */
+#define FRAMES_GUESS_AT 4096
 
 #define DECODING_NOMEM (-3)   /* ran out of memory, r->err says so */
 
@@ -565,6 +571,14 @@ static int sample_frames(void *ctx, size_t i, const uint64_t *ids, size_t nids)
 	decoding *dc = ctx;
 	reader *r = dc->r;
 	stacks *st = &dc->st;
+	if (i == 0 && dc->ns < SIZE_MAX / 2)
+		(void)plumb_vec_reserve_((void **)&st->off, &st->cap_off, dc->ns + 2, sizeof *st->off);
+	if (i == FRAMES_GUESS_AT && dc->ns > i) {
+		double want = (double)st->n / (double)i * (double)dc->ns * 1.125;
+		if (want < (double)(SIZE_MAX / 2 / sizeof *st->fr)) /* a hint: failure is no error */
+			(void)plumb_vec_reserve_((void **)&st->fr, &st->cap, (size_t)want,
+						 sizeof *st->fr);
+	}
 	if (plumb_vec_reserve_((void **)&st->off, &st->cap_off, i + 2, sizeof *st->off) < 0 ||
 	    plumb_vec_reserve_((void **)&dc->tags, &dc->cap_tags, nids, sizeof *dc->tags) < 0)
 		return plumb_fail_nomem(r->err), DECODING_NOMEM;
@@ -663,10 +677,30 @@ static int add_path(reader *r, const plumb_id *f, size_t n, size_t d, bool fresh
 	return 0;
 }
 
+/* Sample i's values added to node (costs: room for one a sample type). */
+static int add_costs(reader *r, size_t i, plumb_id node, uint64_t *costs)
+{
+	size_t nev = r->pb->n_sample_type;
+	bool any = false;
+	for (size_t k = 0; k < nev; k++) {
+		uint64_t v = r->smp.val[i * nev + k]; /* nev each: check_values */
+		costs[r->ev_of_type[k]] = v;
+		any |= v != 0;
+	}
+	if (!any || plumb_cct_add_self(r->p, node, costs, r->err) == 0)
+		return 0;
+	return r->err && r->err->code == PLUMB_ERR_OVERFLOW
+		       ? fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i), PLUMB_ERR_OVERFLOW,
+				 "expected the values of a stack to total at most %" PRIu64
+				 ", got more", UINT64_MAX)
+		       : -1;
+}
+
 static int read_samples(reader *r)
 {
 	const pprof_samples *sm = &r->smp;
-	decoding dc = { .r = r, .bad_loc = SIZE_MAX, .bad_len = SIZE_MAX };
+	decoding dc = { .r = r, .bad_loc = SIZE_MAX, .bad_len = SIZE_MAX,
+			.ns = r->offs.n[PPROF_OFF_SAMPLE] };
 	stacks *stp = &dc.st;
 	pprof_walk_error we;
 	/* as many samples as the walk met, one value a type each (a value
@@ -697,6 +731,7 @@ static int read_samples(reader *r)
 	sitem *order = malloc((ns ? ns : 1) * sizeof *order);
 	uint64_t *costs = malloc(nev * sizeof *costs);
 	plumb_id *nodes = NULL;
+	plumb_advise_huge(order, ns * sizeof *order);
 	if (!st.part || !order || !costs || (ns && st.noff != ns + 1))
 		rc = plumb_fail_nomem(r->err);
 	else if (ns > UINT32_MAX)
@@ -720,20 +755,31 @@ static int read_samples(reader *r)
 	for (size_t i = 0; i < ns && rc == 0; i++) {
 		size_t n = st.off[i + 1] - st.off[i];
 		maxn = n > maxn ? n : maxn;
-		/* base past the end: the cache is filled when first read */
-		order[i] = (sitem){ st.off[i], (uint32_t)i, (uint32_t)n, st.part[i], UINT32_MAX - 4,
-				    { 0, 0, 0, 0 } };
 	}
+	if (rc == 0 && !(nodes = malloc((maxn + 1) * sizeof *nodes)))
+		rc = plumb_fail_nomem(r->err);
+	/* in the file's order when it is grouped (no sort), else sorted */
+	int grouped = 0;
 	if (rc == 0) {
-		pprof_sort_stacks_2(st.fr, order, ns);
-		if (!(nodes = malloc((maxn + 1) * sizeof *nodes)))
+		plumb_id *node_of = (plumb_id *)order; /* room enough: an sitem a sample */
+		grouped = pprof_tree_grouped(r->p, st.fr, st.off, st.part, ns, node_of, nodes);
+		if (grouped < 0)
 			rc = plumb_fail_nomem(r->err);
+		for (size_t i = 0; i < ns && rc == 0 && grouped == 1; i++)
+			rc = add_costs(r, i, node_of[i], costs);
+	}
+	if (rc == 0 && grouped == 0) {
+		for (size_t i = 0; i < ns; i++)
+			/* base past the end: the cache is filled when first read */
+			order[i] = (sitem){ st.off[i], (uint32_t)i, (uint32_t)(st.off[i + 1] - st.off[i]),
+					    st.part[i], UINT32_MAX - 4, { 0, 0, 0, 0 } };
+		pprof_sort_stacks_2(st.fr, order, ns);
 	}
 	plumb_id part = PLUMB_NONE;
 	bool fresh = false;
 	const plumb_id *pf = NULL;
 	size_t pn = 0;
-	for (size_t oi = 0; oi < ns && rc == 0; oi++) {
+	for (size_t oi = 0; oi < ns && rc == 0 && grouped == 0; oi++) {
 		uint32_t i = order[oi].i;
 		/* the samples come in no order of the file's: their values and
 		 * frames are fetched a few ahead */
@@ -757,18 +803,7 @@ static int read_samples(reader *r)
 			break;
 		pf = f;
 		pn = n;
-		bool any = false;
-		for (size_t k = 0; k < nev; k++) {
-			uint64_t v = sm->val[(size_t)i * nev + k]; /* nev each: check_values */
-			costs[r->ev_of_type[k]] = v;
-			any |= v != 0;
-		}
-		if (any && plumb_cct_add_self(r->p, nodes[n], costs, r->err) < 0)
-			rc = r->err && r->err->code == PLUMB_ERR_OVERFLOW
-				     ? fail_at(r, pprof_offset(&r->offs, PPROF_OFF_SAMPLE, i),
-					       PLUMB_ERR_OVERFLOW, "expected the values of a stack to "
-					       "total at most %" PRIu64 ", got more", UINT64_MAX)
-				     : -1;
+		rc = add_costs(r, i, nodes[n], costs);
 	}
 	free(st.fr);
 	free(st.part);

@@ -6,6 +6,8 @@
 
 #include "formats/jobs.h"
 #include "formats/pprof_internal.h"
+#include "model/hash.h"
+#include "model/index.h"
 
 
 /* Symbol d of a sample: its part, then its frames + 1, then 0. The item
@@ -164,4 +166,95 @@ void pprof_sort_stacks_2(const plumb_id *fr, sitem *a, size_t n)
 	if (!sj.a)
 		pprof_sort_stacks(fr, a, n, d);
 	plumb_jobs_wait(&q);
+}
+
+/* ---- no sort: the file's order, when it is grouped -------------------- */
+
+/* The children of the nodes that have several: frame under node. A node's
+ * only child is checked through its first_child link, so this holds about
+ * one entry a sample, not one a node. */
+typedef struct branch {
+	plumb_id node, frame;
+} branch;
+
+typedef struct branches {
+	plumb_index ix;
+	PLUMB_VEC(branch) v;
+} branches;
+
+static bool branch_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const branch *a = &((const branches *)ctx)->v.v[id], *b = key;
+	return a->node == b->node && a->frame == b->frame;
+}
+
+/* Note that node has a child at frame: 1 if it was noted before, -1 on
+ * ENOMEM. */
+static int branch_add(branches *b, plumb_id node, plumb_id frame)
+{
+	branch k = { node, frame };
+	uint32_t h = (uint32_t)plumb_hash_mix(node, frame);
+	if (plumb_index_find(&b->ix, h, branch_eq, b, &k) != PLUMB_NONE)
+		return 1;
+	return plumb_vec_push(b->v, k) || plumb_index_insert(&b->ix, h, (uint32_t)(b->v.n - 1))
+		       ? -1 : 0;
+}
+
+/* May frame become a new child of node, which has children? 1: no, it
+ * has one at frame (the samples are not grouped); -1 on ENOMEM. */
+static int child_taken(const plumb_profile *p, branches *b, plumb_id node, plumb_id frame)
+{
+	plumb_id c = p->cct.v[node].first_child;
+	if (p->cct.v[c].next_sibling == PLUMB_NONE) { /* its first branch: note the one before */
+		if (p->cct.v[c].frame == frame)
+			return 1;
+		int rc = branch_add(b, node, p->cct.v[c].frame);
+		if (rc)
+			return rc;
+	}
+	return branch_add(b, node, frame);
+}
+
+int pprof_tree_grouped(plumb_profile *p, const plumb_id *fr, const size_t *off,
+		       const plumb_id *part, size_t ns, plumb_id *node_of, plumb_id *nodes)
+{
+	for (size_t k = 0; k < p->parts.n; k++)
+		if (p->cct.v[p->parts.v[k].root].first_child != PLUMB_NONE)
+			return 0;
+	size_t had_n = p->cct.n;
+	branches b = { 0 };
+	int rc = 1;
+	plumb_id cur = PLUMB_NONE;
+	const plumb_id *pf = NULL;
+	size_t pn = 0;
+	for (size_t i = 0; i < ns && rc == 1; i++) {
+		const plumb_id *f = fr + off[i];
+		size_t n = off[i + 1] - off[i], d = 0;
+		if (part[i] != cur) {
+			cur = part[i];
+			nodes[0] = p->parts.v[cur].root;
+			pn = 0;
+		}
+		while (d < n && d < pn && f[d] == pf[d])
+			d++;
+		/* nodes[0 .. d] are the path the two samples share, all still
+		 * open; a child of nodes[d] it has already is one left before */
+		if (d < n) {
+			int t = p->cct.v[nodes[d]].first_child == PLUMB_NONE
+					? 0 : child_taken(p, &b, nodes[d], f[d]);
+			if (t == 0 && plumb_cct_new_path(p, nodes[d], f + d, n - d, nodes + d + 1))
+				t = -1;
+			if (t)
+				rc = t < 0 ? -1 : 0;
+		}
+		node_of[i] = nodes[n];
+		pf = f;
+		pn = n;
+	}
+	plumb_index_free(&b.ix);
+	free(b.v.v);
+	if (rc == 1)
+		return 1;
+	plumb_cct_truncate(p, had_n); /* not grouped: the tree as it was */
+	return rc;
 }

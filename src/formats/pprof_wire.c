@@ -366,6 +366,8 @@ static int take_sample(const uint8_t *p, const uint8_t *end, pprof_samples *s, u
 		if (!b || !c)
 			return -2;
 		s->cap = cap;
+		plumb_advise_huge(b, cap * sizeof *b);
+		plumb_advise_huge(c, cap * sizeof *c);
 	}
 	plumb_varint_in in = { p, end, false };
 	int rc = 0;
@@ -472,6 +474,8 @@ static int make_room(pprof_samples *s, size_t ns, size_t nval)
 	s->lab_off = malloc(s->cap * sizeof *s->lab_off);
 	if (!s->val_off || !s->lab_off)
 		return -2;
+	plumb_advise_huge(s->val_off, s->cap * sizeof *s->val_off);
+	plumb_advise_huge(s->lab_off, s->cap * sizeof *s->lab_off);
 	s->val_off[0] = s->lab_off[0] = 0;
 	return plumb_vec_reserve_((void **)&s->val, &s->cap_val, nval, sizeof *s->val) < 0 ? -2 : 0;
 }
@@ -586,6 +590,7 @@ static bool gunzip_fast(const uint8_t *in, size_t len, uint8_t **out, size_t *ou
 	size_t cap = (isize > len ? isize : len) + 64;
 	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
 	uint8_t *buf = cap <= most ? malloc(cap) : NULL;
+	plumb_advise_huge(buf, cap);
 	size_t at = 0, n = 0;
 	bool ok = d && buf;
 	while (ok && len - at >= 2 && pprof_is_gzip(in + at, len - at)) {
@@ -597,6 +602,7 @@ static bool gunzip_fast(const uint8_t *in, size_t len, uint8_t **out, size_t *ou
 			ok = b != NULL;
 			buf = ok ? b : buf;
 			cap *= 2;
+			plumb_advise_huge(buf, cap);
 			continue; /* this member again, with room */
 		}
 		ok = r == LIBDEFLATE_SUCCESS;

@@ -1,7 +1,30 @@
 #include "model/index.h"
 
 #include <assert.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* Big tables are touched page by page as they fill: asking for huge pages
+ * (transparent, where the kernel is set to "madvise", Debian's default)
+ * turns 512 page faults into one. On the 200,000-stack pprof file that
+ * was a third of plumb report's time in the kernel. Only tables of
+ * several huge pages, so small profiles keep their small footprint. */
+enum { HUGE_PAGE = 2u << 20, HUGE_MIN = 4 * HUGE_PAGE };
+
+void plumb_advise_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+	if (!p || bytes < HUGE_MIN)
+		return;
+	uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	uintptr_t b = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
+	if (b > a)
+		(void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* a hint: failure is no error */
+#else
+	(void)p, (void)bytes;
+#endif
+}
 
 /* Linear probing over a power-of-two table kept at most 3/4 full. */
 
@@ -35,6 +58,7 @@ static int resize(plumb_index *ix, size_t n)
 	plumb_index_slot *slots = calloc(n, sizeof *slots);
 	if (!slots)
 		return -1;
+	plumb_advise_huge(slots, n * sizeof *slots);
 	for (size_t i = 0; i < ix->nslots; i++)
 		if (ix->slots[i].id1)
 			place(slots, n, ix->slots[i].hash, ix->slots[i].id1);
@@ -91,6 +115,7 @@ int plumb_vec_reserve_(void **v, size_t *cap, size_t need, size_t elem)
 	void *nv = realloc(*v, n * elem);
 	if (!nv)
 		return -1;
+	plumb_advise_huge(nv, n * elem);
 	*v = nv;
 	*cap = n;
 	return 0;

@@ -371,6 +371,22 @@ int plumb_cct_new_path(plumb_profile *p, plumb_id parent, const plumb_id *frames
 	return 0;
 }
 
+void plumb_cct_truncate(plumb_profile *p, size_t n)
+{
+	if (n >= p->cct.n)
+		return;
+	assert(p->cct_indexed <= n); /* the index holds none of the nodes dropped */
+	/* children are linked newest first: a kept node's list starts with
+	 * the ones dropped */
+	for (size_t i = 0; i < n; i++) {
+		plumb_id *c = &p->cct.v[i].first_child;
+		while (*c != PLUMB_NONE && *c >= n)
+			*c = p->cct.v[*c].next_sibling;
+	}
+	p->cct.n = n;
+	p->cct_self.n = n * p->events.n;
+}
+
 int plumb_cct_reserve(plumb_profile *p, size_t n)
 {
 	if (n > PLUMB_NONE - 2 - p->cct.n)

@@ -469,6 +469,157 @@ Test(pprof, sort_on_two_threads_gives_the_same_order)
 	free(b);
 }
 
+/* ---- the tree in the file's order, when it is grouped ----------------- */
+
+typedef struct gstacks {
+	plumb_id fr[64], part[16];
+	size_t off[17], n;
+} gstacks;
+
+/* Stacks given as strings of frame letters, "1:ab" for part 1. */
+static void gstacks_set(gstacks *g, const char *const *s, size_t n)
+{
+	size_t nf = 0;
+	g->n = n;
+	for (size_t i = 0; i < n; i++) {
+		const char *t = s[i];
+		bool has_part = t[0] && t[1] == ':';
+		g->part[i] = has_part ? (plumb_id)(t[0] - '0') : 0;
+		t += has_part ? 2 : 0;
+		g->off[i] = nf;
+		for (; *t; t++)
+			g->fr[nf++] = (plumb_id)(*t - 'a');
+	}
+	g->off[n] = nf;
+}
+
+static plumb_profile *tree_profile(plumb_error *err)
+{
+	plumb_profile *p = plumb_profile_new();
+	cr_assert_geq(plumb_event_add(p, "samples", NULL, NULL, err), 0);
+	(void)plumb_part_default(p);
+	cr_assert_neq(plumb_part_add(p, PLUMB_PART_THREAD, "t1", 1, 2), PLUMB_NONE);
+	char name[2] = "a";
+	for (int k = 0; k < 26; k++, name[0]++)
+		cr_assert_eq(plumb_frame_intern(p, plumb_function_intern(p, name, NULL, PLUMB_NONE,
+									  PLUMB_NONE, 0),
+					       PLUMB_NONE, 0, 0), (plumb_id)k);
+	return p;
+}
+
+/* Every node's children have distinct frames, and each sample's node is
+ * its stack. */
+static void expect_tree_of(const plumb_profile *p, const gstacks *g, const plumb_id *node_of)
+{
+	for (size_t i = 0; i < p->cct.n; i++)
+		for (plumb_id a = p->cct.v[i].first_child; a != PLUMB_NONE; a = p->cct.v[a].next_sibling)
+			for (plumb_id b = p->cct.v[a].next_sibling; b != PLUMB_NONE;
+			     b = p->cct.v[b].next_sibling)
+				cr_assert_neq(p->cct.v[a].frame, p->cct.v[b].frame,
+					      "node %zu has two children at frame %u", i, p->cct.v[a].frame);
+	for (size_t i = 0; i < g->n; i++) {
+		plumb_id x = node_of[i];
+		for (size_t k = g->off[i + 1]; k-- > g->off[i]; x = p->cct.v[x].parent)
+			cr_assert_eq(p->cct.v[x].frame, g->fr[k], "sample %zu: frame %zu", i, k - g->off[i]);
+		cr_assert_eq(x, p->parts.v[g->part[i]].root, "sample %zu: not below its part's root", i);
+	}
+}
+
+static int try_grouped(const char *const *s, size_t n, bool *valid)
+{
+	plumb_error err;
+	plumb_profile *p = tree_profile(&err);
+	size_t had = p->cct.n;
+	gstacks g;
+	gstacks_set(&g, s, n);
+	plumb_id node_of[16], nodes[65];
+	int rc = pprof_tree_grouped(p, g.fr, g.off, g.part, g.n, node_of, nodes);
+	if (rc == 1)
+		expect_tree_of(p, &g, node_of);
+	else /* given up: the tree as it was */
+		for (size_t k = 0; k < p->parts.n; k++)
+			cr_assert_eq(p->cct.v[p->parts.v[k].root].first_child, PLUMB_NONE);
+	*valid = rc != 1 || p->cct.n > had;
+	plumb_profile_free(p);
+	return rc;
+}
+
+Test(pprof, grouped_samples_need_no_sort)
+{
+	static const char *const grouped[][8] = {
+		{ "abc", "abd", "ab", "ae", "f" },        /* a walk of the tree */
+		{ "ab", "abc", "abc", "ab" },            /* a stack again right after */
+		{ "ab", "0:ab", "1:ab", "1:ac", "0:d" },  /* parts apart, each grouped */
+		{ "a", "ab", "abc", "b", "ba" },
+	};
+	for (size_t k = 0; k < sizeof grouped / sizeof *grouped; k++) {
+		size_t n = 0;
+		while (n < 8 && grouped[k][n])
+			n++;
+		bool valid;
+		cr_assert_eq(try_grouped(grouped[k], n, &valid), 1, "case %zu: grouped, not taken", k);
+	}
+	/* a child left and come back to: at a node of one child, of several,
+	 * at a part's root, below a stack that ended above it */
+	static const char *const scattered[][8] = {
+		{ "ab", "c", "ab" },
+		{ "abc", "abd", "abc" },
+		{ "ab", "ac", "ad", "ac" },
+		{ "0:a", "1:a", "0:a" },
+		{ "abc", "a", "abd" },
+		{ "abc", "abd", "ae", "abf" },
+	};
+	for (size_t k = 0; k < sizeof scattered / sizeof *scattered; k++) {
+		size_t n = 0;
+		while (n < 8 && scattered[k][n])
+			n++;
+		bool valid;
+		cr_assert_eq(try_grouped(scattered[k], n, &valid), 0, "case %zu: not grouped, taken", k);
+	}
+}
+
+/* Random stacks in random order: whatever is decided, a tree built is
+ * right, and one given up leaves none; sorted, they are always taken. */
+Test(pprof, grouped_tree_is_right_or_not_built)
+{
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	static char buf[16][8];
+	const char *s[16];
+	size_t taken = 0;
+	for (int round = 0; round < 2000; round++) {
+		size_t n = 1 + (size_t)(x % 8);
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			size_t len = (size_t)(x % 4), j = 0;
+			if ((x >> 8) & 1) {
+				buf[i][j++] = (char)('0' + ((x >> 9) & 1));
+				buf[i][j++] = ':';
+			}
+			for (size_t k = 0; k < len; k++) /* few letters: many shared prefixes */
+				buf[i][j++] = (char)('a' + ((x >> (12 + 2 * k)) % 3));
+			buf[i][j] = 0;
+			s[i] = buf[i];
+		}
+		bool valid;
+		int rc = try_grouped(s, n, &valid);
+		cr_assert(rc == 0 || rc == 1);
+		taken += rc == 1;
+		/* sorted: parts, then frames from the root */
+		gstacks g;
+		gstacks_set(&g, s, n);
+		sitem a[16];
+		for (size_t i = 0; i < n; i++)
+			a[i] = (sitem){ g.off[i], (uint32_t)i, (uint32_t)(g.off[i + 1] - g.off[i]), g.part[i],
+					UINT32_MAX - 4, { 0, 0, 0, 0 } };
+		pprof_sort_stacks(g.fr, a, n, 0);
+		const char *sorted[16];
+		for (size_t i = 0; i < n; i++)
+			sorted[i] = s[a[i].i];
+		cr_assert_eq(try_grouped(sorted, n, &valid), 1, "round %d: sorted stacks not taken", round);
+	}
+	cr_assert(taken > 0 && taken < 2000, "taken %zu of 2000 random orders", taken);
+}
+
 /* ---- damaged files: byte offset and what was expected ---------------------- */
 
 static void expect_error(const crafted *c, plumb_status code, const char *text)
