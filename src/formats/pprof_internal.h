@@ -142,8 +142,9 @@ void pprof_sort_stacks_2(const plumb_id *fr, sitem *a, size_t n);
 /* Most files need no sort: plumb's writer, like any walk of a tree, puts
  * the samples of each subtree together. Build p's tree from the samples in
  * the file's order (sample i: part part[i], frames fr[off[i] .. off[i +
- * 1]) from the root) while they come so, each divergence from the sample
- * before making a child its parent did not have; node_of[i] gets sample
+ * 1]) from the root) while they come so: the parts one after the other,
+ * and each divergence from the sample before making a child its parent
+ * did not have; node_of[i] gets sample
  * i's node, nodes has room for the deepest stack + 1. Only on a tree
  * without nodes below the part roots. 1: built; 0: the samples come in
  * another order (or the tree had nodes), and the tree is as it was; -1:

@@ -6,7 +6,6 @@
 
 #include "formats/jobs.h"
 #include "formats/pprof_internal.h"
-#include "model/hash.h"
 #include "model/index.h"
 
 
@@ -170,49 +169,56 @@ void pprof_sort_stacks_2(const plumb_id *fr, sitem *a, size_t n)
 
 /* ---- no sort: the file's order, when it is grouped -------------------- */
 
-/* The children of the nodes that have several: frame under node. A node's
- * only child is checked through its first_child link, so this holds about
- * one entry a sample, not one a node. */
-typedef struct branch {
-	plumb_id node, frame;
-} branch;
+/* The children of the nodes that have several, by frame: each frame's list
+ * is a stack, newest first, of the nodes with a child at it and their
+ * depths. A node's only child is checked through its first_child link, so
+ * the lists hold about one entry a sample, not one a node. */
+typedef struct kid {
+	plumb_id node;
+	uint32_t depth;
+	uint32_t next;    /* the entry below, in v, + 1; 0: none */
+} kid;
 
-typedef struct branches {
-	plumb_index ix;
-	PLUMB_VEC(branch) v;
-} branches;
+typedef struct kids {
+	kid *top;         /* per frame: its newest entry (node PLUMB_NONE: none), */
+	PLUMB_VEC(kid) v; /* and those below, one place a frame: no cache miss */
+} kids;               /* for the usual check, which reads the top only */
 
-static bool branch_eq(const void *ctx, uint32_t id, const void *key)
+/* Note that node, at depth d of the path, has a child at frame: 1 if it
+ * had one already, -1 on ENOMEM. The path below d is being left, so the
+ * entries deeper than d are of nodes left for good (coming back to one
+ * would come back to a child of node's, found here): they go. An entry
+ * for node itself is then on top, as it came after every other there. */
+static int kid_add(kids *k, plumb_id node, uint32_t d, plumb_id frame)
 {
-	const branch *a = &((const branches *)ctx)->v.v[id], *b = key;
-	return a->node == b->node && a->frame == b->frame;
-}
-
-/* Note that node has a child at frame: 1 if it was noted before, -1 on
- * ENOMEM. */
-static int branch_add(branches *b, plumb_id node, plumb_id frame)
-{
-	branch k = { node, frame };
-	uint32_t h = (uint32_t)plumb_hash_mix(node, frame);
-	if (plumb_index_find(&b->ix, h, branch_eq, b, &k) != PLUMB_NONE)
+	kid *t = &k->top[frame];
+	while (t->node != PLUMB_NONE && t->depth > d)
+		*t = t->next ? k->v.v[t->next - 1] : (kid){ PLUMB_NONE, 0, 0 };
+	if (t->node == node)
 		return 1;
-	return plumb_vec_push(b->v, k) || plumb_index_insert(&b->ix, h, (uint32_t)(b->v.n - 1))
-		       ? -1 : 0;
+	uint32_t below = 0;
+	if (t->node != PLUMB_NONE) {
+		if (k->v.n >= UINT32_MAX || plumb_vec_push(k->v, *t))
+			return -1;
+		below = (uint32_t)k->v.n;
+	}
+	*t = (kid){ node, d, below };
+	return 0;
 }
 
-/* May frame become a new child of node, which has children? 1: no, it
- * has one at frame (the samples are not grouped); -1 on ENOMEM. */
-static int child_taken(const plumb_profile *p, branches *b, plumb_id node, plumb_id frame)
+/* May frame become a new child of node (at depth d), which has children?
+ * 1: no, it has one at frame (the samples are not grouped); -1 on ENOMEM. */
+static int child_taken(const plumb_profile *p, kids *k, plumb_id node, uint32_t d, plumb_id frame)
 {
 	plumb_id c = p->cct.v[node].first_child;
 	if (p->cct.v[c].next_sibling == PLUMB_NONE) { /* its first branch: note the one before */
 		if (p->cct.v[c].frame == frame)
 			return 1;
-		int rc = branch_add(b, node, p->cct.v[c].frame);
+		int rc = kid_add(k, node, d, p->cct.v[c].frame);
 		if (rc)
 			return rc;
 	}
-	return branch_add(b, node, frame);
+	return kid_add(k, node, d, frame);
 }
 
 int pprof_tree_grouped(plumb_profile *p, const plumb_id *fr, const size_t *off,
@@ -222,8 +228,13 @@ int pprof_tree_grouped(plumb_profile *p, const plumb_id *fr, const size_t *off,
 		if (p->cct.v[p->parts.v[k].root].first_child != PLUMB_NONE)
 			return 0;
 	size_t had_n = p->cct.n;
-	branches b = { 0 };
-	int rc = 1;
+	kids k = { malloc((p->frames.n ? p->frames.n : 1) * sizeof *k.top), { 0 } };
+	for (size_t f = 0; k.top && f < p->frames.n; f++)
+		k.top[f].node = PLUMB_NONE;
+	/* the parts one after the other: a part's root stays open while
+	 * another's samples come, and the lists cannot tell two roots apart */
+	bool *done = calloc(p->parts.n ? p->parts.n : 1, sizeof *done);
+	int rc = k.top && done ? 1 : -1;
 	plumb_id cur = PLUMB_NONE;
 	const plumb_id *pf = NULL;
 	size_t pn = 0;
@@ -231,7 +242,13 @@ int pprof_tree_grouped(plumb_profile *p, const plumb_id *fr, const size_t *off,
 		const plumb_id *f = fr + off[i];
 		size_t n = off[i + 1] - off[i], d = 0;
 		if (part[i] != cur) {
+			if (cur != PLUMB_NONE)
+				done[cur] = true;
 			cur = part[i];
+			if (done[cur]) {
+				rc = 0;
+				break;
+			}
 			nodes[0] = p->parts.v[cur].root;
 			pn = 0;
 		}
@@ -240,8 +257,9 @@ int pprof_tree_grouped(plumb_profile *p, const plumb_id *fr, const size_t *off,
 		/* nodes[0 .. d] are the path the two samples share, all still
 		 * open; a child of nodes[d] it has already is one left before */
 		if (d < n) {
-			int t = p->cct.v[nodes[d]].first_child == PLUMB_NONE
-					? 0 : child_taken(p, &b, nodes[d], f[d]);
+			int t = d > UINT32_MAX ? -1
+				: p->cct.v[nodes[d]].first_child == PLUMB_NONE
+					? 0 : child_taken(p, &k, nodes[d], (uint32_t)d, f[d]);
 			if (t == 0 && plumb_cct_new_path(p, nodes[d], f + d, n - d, nodes + d + 1))
 				t = -1;
 			if (t)
@@ -251,8 +269,9 @@ int pprof_tree_grouped(plumb_profile *p, const plumb_id *fr, const size_t *off,
 		pf = f;
 		pn = n;
 	}
-	plumb_index_free(&b.ix);
-	free(b.v.v);
+	free(k.top);
+	free(k.v.v);
+	free(done);
 	if (rc == 1)
 		return 1;
 	plumb_cct_truncate(p, had_n); /* not grouped: the tree as it was */

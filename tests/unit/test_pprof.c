@@ -549,7 +549,7 @@ Test(pprof, grouped_samples_need_no_sort)
 	static const char *const grouped[][8] = {
 		{ "abc", "abd", "ab", "ae", "f" },        /* a walk of the tree */
 		{ "ab", "abc", "abc", "ab" },            /* a stack again right after */
-		{ "ab", "0:ab", "1:ab", "1:ac", "0:d" },  /* parts apart, each grouped */
+		{ "ab", "0:ac", "1:ab", "1:ac", "1:d" },  /* parts one after the other */
 		{ "a", "ab", "abc", "b", "ba" },
 	};
 	for (size_t k = 0; k < sizeof grouped / sizeof *grouped; k++) {
@@ -560,7 +560,8 @@ Test(pprof, grouped_samples_need_no_sort)
 		cr_assert_eq(try_grouped(grouped[k], n, &valid), 1, "case %zu: grouped, not taken", k);
 	}
 	/* a child left and come back to: at a node of one child, of several,
-	 * at a part's root, below a stack that ended above it */
+	 * at a part's root, below a stack that ended above it; a part come
+	 * back to (its root's children cannot be told from another root's) */
 	static const char *const scattered[][8] = {
 		{ "ab", "c", "ab" },
 		{ "abc", "abd", "abc" },
@@ -568,6 +569,7 @@ Test(pprof, grouped_samples_need_no_sort)
 		{ "0:a", "1:a", "0:a" },
 		{ "abc", "a", "abd" },
 		{ "abc", "abd", "ae", "abf" },
+		{ "0:a", "1:a", "0:b" },
 	};
 	for (size_t k = 0; k < sizeof scattered / sizeof *scattered; k++) {
 		size_t n = 0;
