@@ -21,6 +21,7 @@ evidence() {
 for t in "$here"/t_*.sh; do
 	name=$(basename "$t" .sh)
 	work=$(mktemp -d "${TMPDIR:-/tmp}/plumb-e2e.XXXXXX")
+	start=$(date +%s)
 	# A script that hangs fails alone, after E2E_TIMEOUT seconds.
 	out=$(cd "$work" && E2E_DIR="$here" DATA="$here/../data" timeout -k 10 "${E2E_TIMEOUT:-900}" \
 		sh -c ". '$here/lib.sh'; . '$t'; e2e_done" 2>&1)
@@ -37,7 +38,9 @@ FAIL $name: script exited with status $rc; its last lines:
 $(printf '%s\n' "$out" | tail -n 20 | sed 's/^/  /')"
 	fi
 	printf '%s\n' "$out" | evidence
-	echo "$name: $p passed, $f failed${s:+, $s skipped}" | sed 's/, 0 skipped$//'
+	# the seconds each script took: what to look at when the suite is slow
+	echo "$name: $p passed, $f failed${s:+, $s skipped} ($(($(date +%s) - start)) s)" |
+		sed 's/, 0 skipped (/ (/'
 	skipped=$((skipped + s))
 	pass=$((pass + p))
 	fail=$((fail + f))
