@@ -42,9 +42,14 @@ gcc -O2 -g -pthread tests/programs/wait_pingpong.c -o "$EXE"
 set -- -n "plain" "$EXE $TURNS" \
 	-n "plumb record --off-cpu" "$PLUMB record -q --off-cpu -o $WORK/o.plumb $EXE $TURNS" \
 	-n "plumb record --sync-wait" "$PLUMB record -q --sync-wait -o $WORK/s.plumb $EXE $TURNS" \
-	-n "plumb record --off-cpu --sync-wait" "$PLUMB record -q --off-cpu --sync-wait -o $WORK/b.plumb $EXE $TURNS"
+	-n "plumb record --off-cpu --sync-wait" "$PLUMB record -q --off-cpu --sync-wait -o $WORK/b.plumb $EXE $TURNS" \
+	-n "plumb record --off-cpu --sampler=signal" "$PLUMB record -q --off-cpu --sampler=signal -o $WORK/g.plumb $EXE $TURNS"
 PERF_NOTE="perf is not installed"
 if command -v perf >/dev/null 2>&1; then
+	# the kernel's switch records alone, no sampling: what exact switch
+	# times cost before any recorder does anything with them
+	set -- "$@" -n "perf record -e dummy --switch-events (switch records only)" \
+		"perf record -q -e dummy --switch-events -o $WORK/p0.data $EXE $TURNS"
 	set -- "$@" -n "perf record --switch-events (no stacks)" \
 		"perf record -q -F 1000 -e cpu-clock --switch-events -g -o $WORK/p1.data $EXE $TURNS"
 	PERF_NOTE="perf record -e context-switches -c 1 needs perf_event_paranoid <= 1 here"
