@@ -97,6 +97,10 @@ typedef struct plumb_gprof_symtab plumb_gprof_symtab;
 plumb_gprof_symtab *plumb_gprof_symtab_load(const char *exe, const plumb_gprof_symtab_opts *o,
 					    plumb_error *err);
 const plumb_gprof_symbol *plumb_gprof_symtab_symbols(const plumb_gprof_symtab *t, size_t *n);
+/* Give back the symbol array once the engine has its copy (plumb_gprof_new):
+ * gprof's peak memory comes next, when the gmon.out data joins. The names,
+ * files and the executable stay; plumb_gprof_symtab_symbols then has none. */
+void plumb_gprof_symtab_drop_symbols(plumb_gprof_symtab *t);
 struct plumb_exe *plumb_gprof_symtab_exe(const plumb_gprof_symtab *t);
 void plumb_gprof_symtab_free(plumb_gprof_symtab *t);
 

@@ -466,6 +466,13 @@ static int run(gprof_args *a, const char *exe, char **files, int nfiles)
 		goto fail;
 	if (a->style & STYLE_INFO && file_info(plumb_gprof_symtab_exe(in.symtab), files, nfiles, a, &err))
 		goto fail;
+	/* the engine's copy of the symbols made and the symbol table's given
+	 * back before the gmon.out data comes: gprof's peak memory */
+	size_t nsym;
+	const plumb_gprof_symbol *sym = plumb_gprof_symtab_symbols(in.symtab, &nsym);
+	if (!(g = plumb_gprof_new(sym, nsym, &a->o, &err)))
+		goto fail;
+	plumb_gprof_symtab_drop_symbols(in.symtab);
 	if (load_gmon(&in, files, nfiles, a, &err))
 		goto fail;
 	unsigned style = a->style;
@@ -473,9 +480,7 @@ static int run(gprof_args *a, const char *exe, char **files, int nfiles)
 		style = ((in.gmon->nhists ? STYLE_FLAT : 0) | (in.gmon->narcs ? STYLE_GRAPH : 0)) & ~a->user;
 	if (style == 0 && !in.gmon->nhists && !in.gmon->narcs)
 		style = STYLE_EXEC;
-	size_t nsym;
-	const plumb_gprof_symbol *sym = plumb_gprof_symtab_symbols(in.symtab, &nsym);
-	if (!(g = plumb_gprof_new(sym, nsym, &a->o, &err)) || add_specs(g, a, &err) ||
+	if (add_specs(g, a, &err) ||
 	    ((style & STYLE_SUM) ? plumb_gprof_add_gmon(g, in.gmon, &err) : plumb_gprof_take_gmon(g, in.gmon, &err)))
 		goto fail;
 	if (in.gmon->nbbs && !a->o.line)

@@ -251,6 +251,15 @@ const plumb_gprof_symbol *plumb_gprof_symtab_symbols(const plumb_gprof_symtab *t
 	return t->sym;
 }
 
+void plumb_gprof_symtab_drop_symbols(plumb_gprof_symtab *t)
+{
+	if (t->fn != t->sym)
+		free(t->fn);
+	free(t->sym);
+	t->fn = t->sym = NULL;
+	t->nfn = t->nsym = 0;
+}
+
 plumb_exe *plumb_gprof_symtab_exe(const plumb_gprof_symtab *t)
 {
 	return t->exe;
