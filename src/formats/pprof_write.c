@@ -336,10 +336,8 @@ static int out_room(writer *w, wout *o, size_t need)
 /* The bytes of varint v. */
 static size_t vlen(uint64_t v)
 {
-	size_t n = 1;
-	for (; v >= 0x80; v >>= 7)
-		n++;
-	return n;
+	/* 7 bits a byte: (bits - 1) / 7 + 1, without a loop or a divide */
+	return (size_t)((63 - __builtin_clzll(v | 1)) * 9 + 73) / 64;
 }
 
 /* A part's labels as fields 3 of a Sample, into out (NULL: the size). */
@@ -430,6 +428,7 @@ typedef struct wpath {
 	 * without hashing; and the last location of several frames met with
 	 * a frame innermost, checked before a lookup (usually the one) */
 	uint32_t *frame_loc, *multi_loc;
+	bool addresses;   /* some frame has one: runs of inlined frames can be */
 } wpath;
 
 /* Level d holds node (level d - 1 holds its parent). */
@@ -440,12 +439,13 @@ static void set_level(const plumb_profile *p, wpath *pa, size_t d, plumb_id node
 	l->frame = p->cct.v[node].frame;
 	l->loc = 0;
 	/* below the root, a frame at its parent's location continues its run */
-	l->run = d >= 2 && same_location(p, l[-1].frame, l->frame) ? l[-1].run : (uint32_t)d;
+	l->run = d >= 2 && pa->addresses && same_location(p, l[-1].frame, l->frame) ? l[-1].run
+										   : (uint32_t)d;
 	pa->lv.n = d + 1;
 }
 
 /* Room for d + 1 levels, and for a sample's locations and a run's frames. */
-static int path_room(writer *w, wpath *pa, size_t d)
+static inline int path_room(writer *w, wpath *pa, size_t d)
 {
 	return GROW(w, pa->lv, d + 1) < 0 || GROW(w, pa->locs, d + 1) < 0 ||
 	       GROW(w, pa->frames, d + 1) < 0 ? plumb_fail_nomem(w->err) : 0;
@@ -503,6 +503,8 @@ static int cct_samples(writer *w, wout *o)
 	pa.frame_loc = calloc(nf, sizeof *pa.frame_loc);
 	pa.multi_loc = calloc(nf, sizeof *pa.multi_loc);
 	int rc = pa.frame_loc && pa.multi_loc ? path_room(w, &pa, 64) : plumb_fail_nomem(w->err);
+	for (size_t f = 0; f < p->frames.n && !pa.addresses; f++)
+		pa.addresses = p->frames.v[f].address != 0;
 	for (size_t i = 0; i < nn && rc == 0; i++) {
 		const plumb_cct_node *nd = &p->cct.v[i];
 		const uint64_t *costs = p->cct_self.v + i * nev;
