@@ -7,21 +7,12 @@
  * (a row per function and event, or per call, cost a second per million
  * rows to write); the views v_function_costs and v_calls unnest them.
  * plumb never reads them back. Schema: docs/plumb-format.md. */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/store_private.h"
 #include "store/store_summary.h"
-
-/* dst += src, slot by slot, held at UINT64_MAX (written as null: too big
- * to say) instead of wrapping. */
-static void add_held(uint64_t *dst, const uint64_t *src, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		dst[i] = dst[i] > UINT64_MAX - src[i] ? UINT64_MAX : dst[i] + src[i];
-}
 
 /* One caller's calls to one callee, summed. */
 typedef struct callee_sum {
@@ -36,31 +27,14 @@ static int callee_cmp(const void *a, const void *b)
 	return x->callee < y->callee ? -1 : x->callee > y->callee;
 }
 
-/* Append to s's text: a string (with its NUL when end), or a value. */
 static int put(store_summary *s, const char *str, bool end)
 {
-	size_t n = strlen(str) + end;
-	if (s->cap - s->len < n) {
-		size_t cap = s->cap ? s->cap : 4096;
-		while (cap - s->len < n)
-			cap *= 2;
-		char *t = realloc(s->text, cap);
-		if (!t)
-			return -1;
-		s->text = t;
-		s->cap = cap;
-	}
-	memcpy(s->text + s->len, str, n);
-	s->len += n;
-	return 0;
+	return store_json_put(&s->json, str, end);
 }
 
-/* A u64 as the int64 of the same bits (the store's convention), or null. */
 static int put_value(store_summary *s, uint64_t v, bool known)
 {
-	char num[24];
-	snprintf(num, sizeof num, "%" PRId64, store_u2i(v));
-	return put(s, known ? num : "null", false);
+	return store_json_value(&s->json, v, known);
 }
 
 static int self_texts(store_summary *s, const plumb_profile *p)
@@ -71,10 +45,10 @@ static int self_texts(store_summary *s, const plumb_profile *p)
 		return -1;
 	for (size_t i = 0; i < p->cct.n; i++)
 		if (p->cct.v[i].frame != PLUMB_NONE)
-			add_held(sum + (size_t)p->frames.v[p->cct.v[i].frame].function * nev,
+			store_add_held(sum + (size_t)p->frames.v[p->cct.v[i].frame].function * nev,
 				 p->cct_self.v + i * nev, nev);
 	for (size_t i = 0; i < p->cg_self.n; i++)
-		add_held(sum + (size_t)p->frames.v[p->cg_self.v[i].frame].function * nev,
+		store_add_held(sum + (size_t)p->frames.v[p->cg_self.v[i].frame].function * nev,
 			 p->cg_self_cost.v + i * nev, nev);
 	int ret = 0;
 	for (size_t f = 0; f < nfn && !ret; f++) {
@@ -85,10 +59,8 @@ static int self_texts(store_summary *s, const plumb_profile *p)
 		s->self[f] = SIZE_MAX;
 		if (!any)
 			continue;
-		s->self[f] = s->len;
-		for (size_t e = 0; e < nev && !ret; e++)
-			ret = put(s, e ? "," : "[", false) || put_value(s, c[e], c[e] != UINT64_MAX);
-		ret = ret || put(s, "]", true);
+		s->self[f] = s->json.len;
+		ret = store_json_costs(&s->json, c, nev, true);
 	}
 	free(sum);
 	return ret;
@@ -158,20 +130,22 @@ static int calls_texts(store_summary *s, const plumb_profile *p)
 			}
 			callee_sum *t = &sum[slot[c->callee]];
 			if (c->known) {
-				add_held(&t->calls, &c->calls, 1);
+				store_add_held(&t->calls, &c->calls, 1);
 				t->known = true;
 			}
 		}
 		if (!k)
 			continue;
 		qsort(sum, k, sizeof *sum, callee_cmp);
-		s->calls[f] = s->len;
+		s->calls[f] = s->json.len;
 		for (size_t j = 0; j < k && ret == 0; j++) {
 			char callee[16];
-			snprintf(callee, sizeof callee, "%u,", (unsigned)sum[j].callee);
+			snprintf(callee, sizeof callee, "%u", (unsigned)sum[j].callee);
 			slot[sum[j].callee] = UINT32_MAX;
+			/* no count known: [callee] (a CCT's edges: 5 bytes less each) */
 			ret = put(s, j ? ",[" : "[[", false) || put(s, callee, false) ||
-			      put_value(s, sum[j].calls, sum[j].known && sum[j].calls != UINT64_MAX) ||
+			      (sum[j].known && (put(s, ",", false) ||
+						put_value(s, sum[j].calls, sum[j].calls != UINT64_MAX))) ||
 			      put(s, "]", false);
 		}
 		ret = ret || put(s, "]", true);
@@ -204,13 +178,13 @@ static int points_texts(store_summary *s, const plumb_profile *p)
 		if (!f->n || t->input > f->max_input)
 			f->max_input = t->input;
 		f->n++;
-		add_held(&f->calls, &t->calls, 1);
-		add_held(&f->sum, &t->sum, 1);
+		store_add_held(&f->calls, &t->calls, 1);
+		store_add_held(&f->sum, &t->sum, 1);
 	}
 	int ret = 0;
 	for (size_t fn = 0; fn < nfn && !ret; fn++) {
 		const point_sum *f = &v[fn];
-		s->points[fn] = f->n ? s->len : SIZE_MAX;
+		s->points[fn] = f->n ? s->json.len : SIZE_MAX;
 		if (f->n)
 			ret = put(s, "[", false) || put_value(s, f->n, true) || put(s, ",", false) ||
 			      put_value(s, f->calls, f->calls != UINT64_MAX) || put(s, ",", false) ||
@@ -238,12 +212,12 @@ int store_summary_build(const plumb_profile *p, store_summary *s, plumb_error *e
 
 const char *store_summary_text(const store_summary *s, const size_t *off, size_t fn)
 {
-	return off[fn] == SIZE_MAX ? NULL : s->text + off[fn];
+	return off[fn] == SIZE_MAX ? NULL : s->json.text + off[fn];
 }
 
 void store_summary_free(store_summary *s)
 {
-	free(s->text);
+	store_json_free(&s->json);
 	free(s->self);
 	free(s->calls);
 	free(s->points);

@@ -5,10 +5,10 @@
 #define PLUMB_STORE_SUMMARY_H
 
 #include "plumb/profile.h"
+#include "store/store_json.h"
 
 typedef struct store_summary {
-	char *text;            /* NUL-terminated JSON texts, back to back */
-	size_t len, cap;
+	store_json json;       /* the texts */
 	size_t *self, *calls, *points; /* function id -> offset in text; SIZE_MAX: none */
 } store_summary;
 
