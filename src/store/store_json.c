@@ -1,6 +1,4 @@
 /* JSON texts for the store's columns for sqlite3 users (store_json.h). */
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,9 +25,19 @@ int store_json_put(store_json *s, const char *str, bool end)
 
 int store_json_value(store_json *s, uint64_t v, bool known)
 {
-	char num[24];
-	snprintf(num, sizeof num, "%" PRId64, store_u2i(v));
-	return store_json_put(s, known ? num : "null", false);
+	if (!known)
+		return store_json_put(s, "null", false);
+	/* by hand: snprintf took a quarter of the time of these columns */
+	char num[24], *d = num + sizeof num;
+	int64_t i = store_u2i(v);
+	uint64_t u = i < 0 ? (uint64_t)0 - v : v;
+	*--d = '\0';
+	do
+		*--d = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (i < 0)
+		*--d = '-';
+	return store_json_put(s, d, false);
 }
 
 int store_json_costs(store_json *s, const uint64_t *v, size_t n, bool end)
@@ -44,10 +52,4 @@ void store_json_free(store_json *s)
 {
 	free(s->text);
 	*s = (store_json){ 0 };
-}
-
-void store_add_held(uint64_t *dst, const uint64_t *src, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		dst[i] = dst[i] > UINT64_MAX - src[i] ? UINT64_MAX : dst[i] + src[i];
 }

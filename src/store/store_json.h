@@ -25,6 +25,10 @@ void store_json_free(store_json *s);
 
 /* dst += src, slot by slot, held at UINT64_MAX (written as null) instead
  * of wrapping. */
-void store_add_held(uint64_t *dst, const uint64_t *src, size_t n);
+static inline void store_add_held(uint64_t *dst, const uint64_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = dst[i] > UINT64_MAX - src[i] ? UINT64_MAX : dst[i] + src[i];
+}
 
 #endif

@@ -99,41 +99,32 @@ static int all_lines(lines_wr *w)
 	if (n >= UINT32_MAX)
 		return SQLITE_NOMEM;
 	size_t *at = calloc(nfn + 2, sizeof *at);
-	uint32_t *order = malloc((n + 1) * sizeof *order);
 	line_ent *v = NULL;
-	int rc = at && order ? SQLITE_OK : SQLITE_NOMEM;
-	for (int pass = 0; pass < 2 && rc == SQLITE_OK; pass++) {
-		for (uint32_t e = 0; e < n; e++) {
-			plumb_id fr = ent_frame(w, e);
-			if (fr == PLUMB_NONE || !any_cost(ent_costs(w, e), w->nev))
-				continue;
-			plumb_id fn = p->frames.v[fr].function;
-			if (pass == 0)
-				at[fn + 2]++;
-			else
-				order[at[fn + 1]++] = e;
+	int rc = at ? SQLITE_OK : SQLITE_NOMEM;
+	size_t m = 0;
+	for (uint32_t e = 0; e < n && rc == SQLITE_OK; e++) {
+		plumb_id fr = ent_frame(w, e);
+		if (fr != PLUMB_NONE && any_cost(ent_costs(w, e), w->nev)) {
+			at[p->frames.v[fr].function + 2]++;
+			m++;
 		}
-		if (pass == 0) /* at[fn + 1]: where fn's entries start */
-			for (size_t f = 0; f < nfn; f++)
-				at[f + 2] += at[f + 1];
-	} /* now at[fn + 1] is where fn's entries end, at[fn] where they start */
-	size_t most = 0;
-	for (size_t f = 0; rc == SQLITE_OK && f < nfn; f++)
-		most = at[f + 1] - at[f] > most ? at[f + 1] - at[f] : most;
-	if (rc == SQLITE_OK && !(v = malloc((most + 1) * sizeof *v)))
-		rc = SQLITE_NOMEM;
-	for (size_t f = 0; rc == SQLITE_OK && f < nfn; f++) {
-		size_t k = 0;
-		for (size_t i = at[f]; i < at[f + 1]; i++) {
-			const plumb_frame *fr = &p->frames.v[ent_frame(w, order[i])];
-			uint64_t file1 = fr->file == PLUMB_NONE ? 0 : (uint64_t)fr->file + 1;
-			v[k++] = (line_ent){ file1 << 32 | fr->line, order[i] };
-		}
-		if (k)
-			rc = one_function(w, (plumb_id)f, v, k);
 	}
+	for (size_t f = 0; rc == SQLITE_OK && f < nfn; f++) /* at[fn + 1]: where fn's start */
+		at[f + 2] += at[f + 1];
+	if (rc == SQLITE_OK && !(v = malloc((m + 1) * sizeof *v)))
+		rc = SQLITE_NOMEM;
+	for (uint32_t e = 0; e < n && rc == SQLITE_OK; e++) {
+		plumb_id fr = ent_frame(w, e);
+		if (fr == PLUMB_NONE || !any_cost(ent_costs(w, e), w->nev))
+			continue;
+		const plumb_frame *f = &p->frames.v[fr];
+		uint64_t file1 = f->file == PLUMB_NONE ? 0 : (uint64_t)f->file + 1;
+		v[at[f->function + 1]++] = (line_ent){ file1 << 32 | f->line, e };
+	} /* now at[fn] is where fn's entries start, at[fn + 1] where they end */
+	for (size_t f = 0; rc == SQLITE_OK && f < nfn; f++)
+		if (at[f + 1] > at[f])
+			rc = one_function(w, (plumb_id)f, v + at[f], at[f + 1] - at[f]);
 	free(at);
-	free(order);
 	free(v);
 	return rc;
 }

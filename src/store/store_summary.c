@@ -66,37 +66,36 @@ static int self_texts(store_summary *s, const plumb_profile *p)
 	return ret;
 }
 
-/* Each edge of the call graph or the CCT: caller function, callee and
- * count (PLUMB_COUNT_UNKNOWN if not known). visit(ctx, ...) for each. */
-static void each_call(const plumb_profile *p, void (*visit)(void *, plumb_id, plumb_id, uint64_t),
-		      void *ctx)
-{
-	for (size_t i = 0; i < p->arcs.n; i++) {
-		const plumb_arc *a = &p->arcs.v[i];
-		visit(ctx, p->frames.v[a->caller].function, a->callee, a->calls);
-	}
-	for (size_t i = 0; i < p->cct.n; i++) {
-		const plumb_cct_node *c = &p->cct.v[i];
-		if (c->parent == PLUMB_NONE || p->cct.v[c->parent].frame == PLUMB_NONE)
-			continue;
-		visit(ctx, p->frames.v[p->cct.v[c->parent].frame].function,
-		      p->frames.v[c->frame].function, plumb_cct_activations(p, (plumb_id)i));
-	}
-}
-
 typedef struct bucketing {
 	size_t *at;          /* per caller: its next slot (counting: its count) */
 	callee_sum *v;       /* by caller: callee and count */
-	bool counting;
+	plumb_id *node_fn;   /* per CCT node: its frame's function, or PLUMB_NONE */
 } bucketing;
 
-static void bucket_call(void *ctx, plumb_id caller, plumb_id callee, uint64_t calls)
+static void bucket_call(bucketing *b, bool counting, plumb_id caller, plumb_id callee,
+			uint64_t calls)
 {
-	bucketing *b = ctx;
-	if (b->counting)
+	if (counting)
 		b->at[caller + 1]++;
 	else
 		b->v[b->at[caller]++] = (callee_sum){ callee, calls != PLUMB_COUNT_UNKNOWN, calls };
+}
+
+/* Each edge of the call graph or the CCT: caller function, callee and
+ * count (PLUMB_COUNT_UNKNOWN if not known), counted or bucketed. */
+static void each_call(const plumb_profile *p, bucketing *b, bool counting)
+{
+	for (size_t i = 0; i < p->arcs.n; i++) {
+		const plumb_arc *a = &p->arcs.v[i];
+		bucket_call(b, counting, p->frames.v[a->caller].function, a->callee, a->calls);
+	}
+	for (size_t i = 0; i < p->cct.n; i++) {
+		const plumb_cct_node *c = &p->cct.v[i];
+		if (c->parent == PLUMB_NONE || b->node_fn[c->parent] == PLUMB_NONE)
+			continue;
+		bucket_call(b, counting, b->node_fn[c->parent], b->node_fn[i],
+			    plumb_cct_activations(p, (plumb_id)i));
+	}
 }
 
 /* Calls from the call graph's arcs and the CCT's edges (activations): the
@@ -106,16 +105,19 @@ static int calls_texts(store_summary *s, const plumb_profile *p)
 {
 	size_t nfn = p->functions.n;
 	bucketing b = { calloc(nfn + 2, sizeof *b.at), malloc((p->arcs.n + p->cct.n + 1) * sizeof *b.v),
-			true };
+			malloc((p->cct.n + 1) * sizeof *b.node_fn) };
 	uint32_t *slot = malloc((nfn + 1) * sizeof *slot);
 	callee_sum *sum = malloc((nfn + 1) * sizeof *sum);
-	int ret = b.at && b.v && slot && sum ? 0 : -1;
+	int ret = b.at && b.v && b.node_fn && slot && sum ? 0 : -1;
 	if (ret == 0) {
-		each_call(p, bucket_call, &b);
+		/* once: the CCT's frames are looked up in no particular order */
+		for (size_t i = 0; i < p->cct.n; i++)
+			b.node_fn[i] = p->cct.v[i].frame == PLUMB_NONE
+					       ? PLUMB_NONE : p->frames.v[p->cct.v[i].frame].function;
+		each_call(p, &b, true);
 		for (size_t f = 0; f < nfn; f++)
 			b.at[f + 1] += b.at[f];
-		b.counting = false;
-		each_call(p, bucket_call, &b); /* at[f] ends where f + 1's began */
+		each_call(p, &b, false); /* at[f] ends where f + 1's began */
 		for (size_t f = 0; f < nfn; f++)
 			slot[f] = UINT32_MAX;
 	}
@@ -152,6 +154,7 @@ static int calls_texts(store_summary *s, const plumb_profile *p)
 	}
 	free(b.at);
 	free(b.v);
+	free(b.node_fn);
 	free(slot);
 	free(sum);
 	return ret;
