@@ -118,3 +118,25 @@ Test(store_sql, the_heaviest_stacks_are_kept)
 	cr_assert_eq(sql_int(db, "SELECT count(*) FROM v_calls WHERE caller_name = 'main' AND calls IS NULL"), n);
 	sqlite3_close(db);
 }
+
+/* Lines of equal cost past the bound: the first in order of function, file
+ * and line are kept, exactly STORE_LINES_MAX. */
+Test(store_sql, lines_of_equal_cost_keep_the_first)
+{
+	plumb_error err;
+	plumb_profile *p = plumb_profile_new();
+	cr_assert_eq(plumb_event_add(p, "a", NULL, NULL, &err), 0);
+	plumb_id fc = plumb_file_intern(p, "f.c");
+	plumb_id fn = plumb_function_intern(p, "f", NULL, PLUMB_NONE, fc, 1);
+	plumb_id part = plumb_part_add(p, PLUMB_PART_WHOLE, NULL, -1, -1);
+	uint32_t n = STORE_LINES_MAX + 10;
+	for (uint32_t i = n; i >= 1; i--) /* backwards: the writer sorts them */
+		ok(plumb_cg_add_self(p, part, plumb_frame_intern(p, fn, fc, i, 0), (uint64_t[]){ 7 }, &err),
+		   &err);
+	sqlite3 *db = write_and_open(p);
+	cr_assert_eq(sql_int(db, "SELECT count(*) FROM v_line_costs"), STORE_LINES_MAX);
+	cr_assert_eq(sql_int(db, "SELECT min(line) FROM v_line_costs"), 1);
+	cr_assert_eq(sql_int(db, "SELECT max(line) FROM v_line_costs"), STORE_LINES_MAX);
+	cr_assert_eq(sql_int(db, "SELECT sum(self) FROM v_line_costs"), 7LL * STORE_LINES_MAX);
+	sqlite3_close(db);
+}
