@@ -99,28 +99,28 @@ static int all_lines(lines_wr *w)
 	if (n >= UINT32_MAX)
 		return SQLITE_NOMEM;
 	size_t *at = calloc(nfn + 2, sizeof *at);
+	PLUMB_VEC(uint32_t) costed = { 0 }; /* the entries with a cost, in order */
 	line_ent *v = NULL;
 	int rc = at ? SQLITE_OK : SQLITE_NOMEM;
-	size_t m = 0;
 	for (uint32_t e = 0; e < n && rc == SQLITE_OK; e++) {
 		plumb_id fr = ent_frame(w, e);
 		if (fr != PLUMB_NONE && any_cost(ent_costs(w, e), w->nev)) {
 			at[p->frames.v[fr].function + 2]++;
-			m++;
+			if (plumb_vec_push(costed, e))
+				rc = SQLITE_NOMEM;
 		}
 	}
 	for (size_t f = 0; rc == SQLITE_OK && f < nfn; f++) /* at[fn + 1]: where fn's start */
 		at[f + 2] += at[f + 1];
-	if (rc == SQLITE_OK && !(v = malloc((m + 1) * sizeof *v)))
+	if (rc == SQLITE_OK && !(v = malloc((costed.n + 1) * sizeof *v)))
 		rc = SQLITE_NOMEM;
-	for (uint32_t e = 0; e < n && rc == SQLITE_OK; e++) {
-		plumb_id fr = ent_frame(w, e);
-		if (fr == PLUMB_NONE || !any_cost(ent_costs(w, e), w->nev))
-			continue;
-		const plumb_frame *f = &p->frames.v[fr];
+	for (size_t i = 0; i < costed.n && rc == SQLITE_OK; i++) {
+		uint32_t e = costed.v[i];
+		const plumb_frame *f = &p->frames.v[ent_frame(w, e)];
 		uint64_t file1 = f->file == PLUMB_NONE ? 0 : (uint64_t)f->file + 1;
 		v[at[f->function + 1]++] = (line_ent){ file1 << 32 | f->line, e };
 	} /* now at[fn] is where fn's entries start, at[fn + 1] where they end */
+	free(costed.v);
 	for (size_t f = 0; rc == SQLITE_OK && f < nfn; f++)
 		if (at[f + 1] > at[f])
 			rc = one_function(w, (plumb_id)f, v + at[f], at[f + 1] - at[f]);

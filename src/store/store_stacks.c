@@ -80,26 +80,22 @@ static int stacks_rows(sqlite3 *db, const plumb_profile *p, size_t *all, size_t 
 {
 	size_t n = 0, nn = p->cct.n, deepest = 0;
 	heavy *v = malloc((nn + 1) * sizeof *v);
-	uint32_t *depth = malloc((nn + 1) * sizeof *depth);
-	if (!v || !depth) {
-		free(v);
-		free(depth);
+	if (!v)
 		return SQLITE_NOMEM;
-	}
-	for (size_t i = 0; i < nn; i++) {
-		const plumb_cct_node *c = &p->cct.v[i];
-		depth[i] = c->parent == PLUMB_NONE ? 0 : depth[c->parent] + 1; /* parents first */
-		if (c->frame != PLUMB_NONE && has_self(p, i))
+	for (size_t i = 0; i < nn; i++)
+		if (p->cct.v[i].frame != PLUMB_NONE && has_self(p, i))
 			v[n++] = (heavy){ p->events.n ? p->cct_self.v[i * p->events.n] : 0, (plumb_id)i };
-	}
 	*all = n;
 	qsort(v, n, sizeof *v, heavy_cmp);
 	n = n < STORE_STACKS_MAX ? n : STORE_STACKS_MAX;
 	*kept = n;
 	qsort(v, n, sizeof *v, node_cmp);
-	for (size_t i = 0; i < n; i++)
-		deepest = depth[v[i].node] > deepest ? depth[v[i].node] : deepest;
-	free(depth);
+	for (size_t i = 0; i < n; i++) { /* the kept stacks' depths: a few thousand frames */
+		size_t depth = 0;
+		for (plumb_id k = v[i].node; p->cct.v[k].frame != PLUMB_NONE; k = p->cct.v[k].parent)
+			depth++;
+		deepest = depth > deepest ? depth : deepest;
+	}
 	sqlite3_stmt *ins = NULL;
 	store_json j = { 0 };
 	plumb_id *path = malloc((deepest + 1) * sizeof *path);
