@@ -257,6 +257,7 @@ typedef struct wr {
 	sqlite3 *db;
 	plumb_error *err;
 	const plumb_write_progress *progress; /* may be NULL */
+	store_lines lines;    /* the lines table, and the functions' self costs */
 } wr;
 
 static int wr_fail(wr *w, int rc)
@@ -345,7 +346,7 @@ static int wr_entities(wr *w, sqlite3_stmt **st)
 		if (WR_ROW(w, st[S_FILE], v_int((int64_t)i), v_id(p->files.v[i].path)))
 			return -1;
 	store_summary sum;
-	if (store_summary_build(p, &sum, w->err))
+	if (store_summary_build(p, &w->lines, &sum, w->err))
 		return -1;
 	for (size_t i = 0; i < p->functions.n; i++) {
 		const plumb_function *f = &p->functions.v[i];
@@ -420,16 +421,18 @@ static int wr_all(wr *w)
 			goto out;
 		}
 	}
-	if (wr_strings(w, st[S_STRING]) || wr_entities(w, st) ||
+	if (store_lines_build(w->p, &w->lines, w->err) || wr_strings(w, st[S_STRING]) ||
+	    wr_entities(w, st) ||
 	    store_write_bulk(w->db, w->p, w->path, w->progress, w->err) || wr_points_info(w, st) ||
 	    store_write_jumps(w->db, w->p, w->path, w->err) ||
-	    store_write_lines(w->db, w->p, w->path, w->err) ||
+	    store_lines_write(w->db, &w->lines, w->path, w->err) ||
 	    store_write_stacks(w->db, w->p, w->path, w->err))
 		goto out;
 	ret = 0;
 out:
 	for (int k = 0; k < S_COUNT; k++)
 		sqlite3_finalize(st[k]); /* harmless on NULL; errors were reported by step */
+	store_lines_free(&w->lines);
 	return ret ? ret : wr_exec(w, "COMMIT");
 }
 
@@ -466,7 +469,7 @@ int plumb_store_write_progress(const plumb_profile *p, const char *path,
 	plumb_atomic_file af;
 	if (plumb_atomic_reserve(&af, path, err))
 		return -1;
-	wr w = { p, path, NULL, err, wp };
+	wr w = { p, path, NULL, err, wp, { 0 } };
 	if (wr_file(&w, af.tmp_path)) {
 		plumb_atomic_abort(&af);
 		return -1;

@@ -32,30 +32,12 @@ static int ent_cmp(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* A line once summed: its function, (file + 1, line), its largest share
- * of an event's total and whether it is kept; its costs are in costs[]. */
-typedef struct line_rec {
-	uint64_t key;
-	double share;
-	plumb_id fn;
-	bool keep;
-} line_rec;
-
-typedef struct lines_wr {
-	const plumb_profile *p;
-	size_t nev, ncct;
-	uint64_t *total;       /* per event: the self costs of every line */
-	PLUMB_VEC(line_rec) recs;  /* by function, file and line */
-	PLUMB_VEC(uint64_t) costs; /* recs.n * nev */
-	size_t kept;
-} lines_wr;
-
-static plumb_id ent_frame(const lines_wr *w, uint32_t e)
+static plumb_id ent_frame(const store_lines *w, uint32_t e)
 {
 	return e < w->ncct ? w->p->cct.v[e].frame : w->p->cg_self.v[e - w->ncct].frame;
 }
 
-static const uint64_t *ent_costs(const lines_wr *w, uint32_t e)
+static const uint64_t *ent_costs(const store_lines *w, uint32_t e)
 {
 	return e < w->ncct ? w->p->cct_self.v + (size_t)e * w->nev
 			   : w->p->cg_self_cost.v + (size_t)(e - w->ncct) * w->nev;
@@ -71,15 +53,21 @@ static bool any_cost(const uint64_t *c, size_t n)
 
 /* One function's entries v[0..n): sorted by file and line and summed
  * into w's lines. */
-static int one_function(lines_wr *w, plumb_id fn, line_ent *v, size_t n)
+static int one_function(store_lines *w, plumb_id fn, line_ent *v, size_t n)
 {
-	size_t sorted = 1;
-	while (sorted < n && v[sorted - 1].key <= v[sorted].key)
-		sorted++;
-	if (sorted < n) /* the frames of a function often come in line order */
+	if (n > 64) {
 		qsort(v, n, sizeof *v, ent_cmp);
+	} else { /* a function's entries are a few runs in line order: */
+		for (size_t i = 1; i < n; i++) { /* an insertion sort moves little */
+			line_ent t = v[i];
+			size_t k = i;
+			for (; k > 0 && v[k - 1].key > t.key; k--)
+				v[k] = v[k - 1];
+			v[k] = t;
+		}
+	}
 	for (size_t i = 0, j; i < n; i = j) {
-		if (plumb_vec_push(w->recs, ((line_rec){ v[i].key, 0, fn, false })) ||
+		if (plumb_vec_push(w->recs, ((store_line){ v[i].key, 0, fn, false })) ||
 		    plumb_costs_grow(w->costs, w->nev))
 			return SQLITE_NOMEM;
 		uint64_t *sum = w->costs.v + (w->recs.n - 1) * w->nev;
@@ -92,7 +80,7 @@ static int one_function(lines_wr *w, plumb_id fn, line_ent *v, size_t n)
 
 /* Every entry with a cost, bucketed by its frame's function (a counting
  * sort: a big profile has millions), then each function's lines. */
-static int all_lines(lines_wr *w)
+static int all_lines(store_lines *w)
 {
 	const plumb_profile *p = w->p;
 	size_t nfn = p->functions.n, n = w->ncct + p->cg_self.n;
@@ -159,7 +147,7 @@ static double kth_largest(double *v, size_t n, size_t k)
 
 /* Each line's largest share of an event's total; the STORE_LINES_MAX
  * largest are kept (ties in the order of the lines). */
-static int select_lines(lines_wr *w)
+static int select_lines(store_lines *w)
 {
 	size_t n = w->recs.n;
 	for (size_t i = 0; i < n; i++) {
@@ -182,7 +170,7 @@ static int select_lines(lines_wr *w)
 	}
 	for (size_t pass = 0; pass < 2; pass++) /* above least, then equal to it */
 		for (size_t i = 0; i < n && w->kept < STORE_LINES_MAX; i++) {
-			line_rec *r = &w->recs.v[i];
+			store_line *r = &w->recs.v[i];
 			if (!r->keep && (pass ? r->share >= least : r->share > least)) {
 				r->keep = true;
 				w->kept++;
@@ -192,14 +180,14 @@ static int select_lines(lines_wr *w)
 }
 
 /* The rows: a row per function and file with a line kept. */
-static int put_rows(lines_wr *w, sqlite3 *db)
+static int put_rows(const store_lines *w, sqlite3 *db)
 {
 	sqlite3_stmt *ins;
 	store_json j = { 0 };
 	int rc = sqlite3_prepare_v2(db, "INSERT INTO lines VALUES (?1, ?2, ?3, ?4)", -1, &ins, NULL);
 	int64_t rows = 0;
 	for (size_t i = 0, k; i < w->recs.n && rc == SQLITE_OK; i = k) {
-		const line_rec *r = &w->recs.v[i];
+		const store_line *r = &w->recs.v[i];
 		j.len = 0;
 		for (k = i; k < w->recs.n && w->recs.v[k].fn == r->fn &&
 			    w->recs.v[k].key >> 32 == r->key >> 32; k++) {
@@ -247,29 +235,37 @@ static int sql_fail(sqlite3 *db, int rc, const char *path, plumb_error *err)
 			  sqlite3_errmsg(db));
 }
 
-int store_write_lines(sqlite3 *db, const plumb_profile *p, const char *path, plumb_error *err)
+int store_lines_build(const plumb_profile *p, store_lines *l, plumb_error *err)
 {
 	size_t nev = p->events.n;
-	lines_wr w = { .p = p, .nev = nev, .ncct = p->cct.n };
-	w.total = calloc(nev + 1, sizeof *w.total);
-	int rc = w.total ? SQLITE_OK : SQLITE_NOMEM;
+	*l = (store_lines){ .p = p, .nev = nev, .ncct = p->cct.n };
+	l->total = calloc(nev + 1, sizeof *l->total);
+	if (!l->total || all_lines(l) != SQLITE_OK || select_lines(l) != SQLITE_OK) {
+		store_lines_free(l);
+		return plumb_fail_nomem(err);
+	}
+	return 0;
+}
+
+int store_lines_write(sqlite3 *db, const store_lines *l, const char *path, plumb_error *err)
+{
+	int rc = sqlite3_exec(db, store_lines_schema, NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(db, store_lines_schema, NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = all_lines(&w);
-	if (rc == SQLITE_OK)
-		rc = select_lines(&w);
-	if (rc == SQLITE_OK)
-		rc = put_rows(&w, db);
+		rc = put_rows(l, db);
 	if (rc == SQLITE_OK) {
 		char sql[200];
 		snprintf(sql, sizeof sql,
 			 "INSERT INTO sql_info VALUES ('lines', %zu), ('lines_kept', %zu),"
-			 " ('lines_max', %u)", w.recs.n, w.kept, STORE_LINES_MAX);
+			 " ('lines_max', %u)", l->recs.n, l->kept, STORE_LINES_MAX);
 		rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
 	}
-	free(w.total);
-	free(w.recs.v);
-	free(w.costs.v);
 	return rc == SQLITE_OK ? 0 : sql_fail(db, rc, path, err);
+}
+
+void store_lines_free(store_lines *l)
+{
+	free(l->total);
+	free(l->recs.v);
+	free(l->costs.v);
+	*l = (store_lines){ 0 };
 }

@@ -5,6 +5,8 @@
 #define PLUMB_STORE_LINES_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "plumb/profile.h"
 
@@ -16,8 +18,30 @@
 
 extern const char store_lines_schema[];
 
-/* Inside the writer's transaction: the lines rows, and the lines entries
- * of sql_info. */
-int store_write_lines(sqlite3 *db, const plumb_profile *p, const char *path, plumb_error *err);
+/* A line once summed: its function, (file + 1) << 32 | line, its largest
+ * share of an event's total and whether it is kept. */
+typedef struct store_line {
+	uint64_t key;
+	double share;
+	plumb_id fn;
+	bool keep;
+} store_line;
+
+typedef struct store_lines {
+	const plumb_profile *p;
+	size_t nev, ncct;
+	uint64_t *total;              /* per event: the self costs of every line */
+	PLUMB_VEC(store_line) recs;   /* by function, file and line */
+	PLUMB_VEC(uint64_t) costs;    /* recs.n * nev, held at UINT64_MAX */
+	size_t kept;
+} store_lines;
+
+/* Sum p's self costs by line and choose the lines kept (*l is p's until
+ * store_lines_free). The summary's functions.self is the sum of each
+ * function's lines. 0, or -1 on ENOMEM. */
+int store_lines_build(const plumb_profile *p, store_lines *l, plumb_error *err);
+/* Inside the writer's transaction: the lines rows and their sql_info. */
+int store_lines_write(sqlite3 *db, const store_lines *l, const char *path, plumb_error *err);
+void store_lines_free(store_lines *l);
 
 #endif

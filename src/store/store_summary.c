@@ -7,7 +7,6 @@
  * (a row per function and event, or per call, cost a second per million
  * rows to write); the views v_function_costs and v_calls unnest them.
  * plumb never reads them back. Schema: docs/plumb-format.md. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,19 +36,16 @@ static int put_value(store_summary *s, uint64_t v, bool known)
 	return store_json_value(&s->json, v, known);
 }
 
-static int self_texts(store_summary *s, const plumb_profile *p)
+/* Each function's self cost: the sum of its lines (store_lines.c summed
+ * the call graph's entries and the CCT's nodes by line already). */
+static int self_texts(store_summary *s, const plumb_profile *p, const store_lines *l)
 {
 	size_t nev = p->events.n, nfn = p->functions.n;
 	uint64_t *sum = calloc(nfn * nev + 1, sizeof *sum);
 	if (!sum)
 		return -1;
-	for (size_t i = 0; i < p->cct.n; i++)
-		if (p->cct.v[i].frame != PLUMB_NONE)
-			store_add_held(sum + (size_t)p->frames.v[p->cct.v[i].frame].function * nev,
-				 p->cct_self.v + i * nev, nev);
-	for (size_t i = 0; i < p->cg_self.n; i++)
-		store_add_held(sum + (size_t)p->frames.v[p->cg_self.v[i].frame].function * nev,
-			 p->cg_self_cost.v + i * nev, nev);
+	for (size_t i = 0; i < l->recs.n; i++)
+		store_add_held(sum + (size_t)l->recs.v[i].fn * nev, l->costs.v + i * nev, nev);
 	int ret = 0;
 	for (size_t f = 0; f < nfn && !ret; f++) {
 		const uint64_t *c = sum + f * nev;
@@ -141,11 +137,9 @@ static int calls_texts(store_summary *s, const plumb_profile *p)
 		qsort(sum, k, sizeof *sum, callee_cmp);
 		s->calls[f] = s->json.len;
 		for (size_t j = 0; j < k && ret == 0; j++) {
-			char callee[16];
-			snprintf(callee, sizeof callee, "%u", (unsigned)sum[j].callee);
 			slot[sum[j].callee] = UINT32_MAX;
 			/* no count known: [callee] (a CCT's edges: 5 bytes less each) */
-			ret = put(s, j ? ",[" : "[[", false) || put(s, callee, false) ||
+			ret = put(s, j ? ",[" : "[[", false) || put_value(s, sum[j].callee, true) ||
 			      (sum[j].known && (put(s, ",", false) ||
 						put_value(s, sum[j].calls, sum[j].calls != UINT64_MAX))) ||
 			      put(s, "]", false);
@@ -199,13 +193,14 @@ static int points_texts(store_summary *s, const plumb_profile *p)
 	return ret;
 }
 
-int store_summary_build(const plumb_profile *p, store_summary *s, plumb_error *err)
+int store_summary_build(const plumb_profile *p, const store_lines *l, store_summary *s,
+			plumb_error *err)
 {
 	*s = (store_summary){ 0 };
 	s->self = malloc((p->functions.n + 1) * sizeof *s->self);
 	s->calls = malloc((p->functions.n + 1) * sizeof *s->calls);
 	s->points = malloc((p->functions.n + 1) * sizeof *s->points);
-	if (!s->self || !s->calls || !s->points || self_texts(s, p) || calls_texts(s, p) ||
+	if (!s->self || !s->calls || !s->points || self_texts(s, p, l) || calls_texts(s, p) ||
 	    points_texts(s, p)) {
 		store_summary_free(s);
 		return plumb_fail_nomem(err);
