@@ -29,6 +29,7 @@ need() {
 }
 need hyperfine "Debian package hyperfine"
 need python3 "Debian package python3"
+need sqlite3 "Debian package sqlite3"
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is missing (Debian package time)" >&2; exit 1; }
 "$PLUMB" report --help >/dev/null 2>&1 || { echo "bench: $PLUMB does not run: build it with make" >&2; exit 1; }
 mkdir -p "$WORK"
@@ -82,7 +83,10 @@ one() {
 	ct=$(cpu "$j" 0) cs=$(cpu "$j" 1) cc=$(cpu "$j" 2) crt=$(cpu "$j" 3) crs=$(cpu "$j" 4)
 	wr=$(python3 -c 'import sys; print("%.3f" % max(0.0, float(sys.argv[1]) - float(sys.argv[2])))' "$cc" "$ct")
 	mt=$(peak "$PLUMB info $in") ms=$(peak "$PLUMB info $st")
-	rows="$rows| $name | $(size "$in") | $(size "$st") | $(ratio "$(size "$st")" "$(size "$in")") | $ct / $cs | $(ratio "$ct" "$cs")× | $cc | $wr | $(ratio "$wr" "$ct") | $crt / $crs | $(ratio "$crt" "$crs")× | $it / $is | $rt / $rs | $mt / $ms |
+	# the tables for SQL users (lines, stacks, sql_info): their pages
+	sq=$(sqlite3 "$st" "SELECT sum(pgsize) FROM dbstat WHERE name IN ('lines', 'stacks', 'sql_info')" 2>/dev/null || echo '?')
+	kept=$(sqlite3 "$st" "SELECT group_concat(value, ' / ') FROM (SELECT value FROM sql_info WHERE name IN ('lines_kept', 'lines', 'stacks_kept', 'stacks') ORDER BY name)" 2>/dev/null || echo '?')
+	rows="$rows| $name | $(size "$in") | $(size "$st") | $(ratio "$(size "$st")" "$(size "$in")") | $sq | $kept | $ct / $cs | $(ratio "$ct" "$cs")× | $cc | $wr | $(ratio "$wr" "$ct") | $crt / $crs | $(ratio "$crt" "$crs")× | $it / $is | $rt / $rs | $mt / $ms |
 "
 	if [ -n "$BASELINE" ]; then
 		bs=$WORK/store-$name.old.plumb
@@ -116,9 +120,12 @@ for the encoding.
   from the text; times are CPU seconds (user + system, hyperfine's means), which a loaded
   machine disturbs less than wall time (also given, last columns); ratios: store / text for
   sizes and write, text / store for speed-ups
+- SQL tables: the bytes of the pages of the tables for SQL users (\`lines\`, \`stacks\`,
+  \`sql_info\`; part of the .plumb bytes), and how many lines and stacks they keep of
+  the profile's (lines / kept / stacks / kept)
 
-| input | text bytes | .plumb bytes | size | load CPU text / store (s) | load speed-up | convert CPU (s) | write CPU (s) | write / load text | report CPU text / store (s) | report speed-up | load wall text / store (s) | report wall text / store (s) | peak KB text / store |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| input | text bytes | .plumb bytes | size | SQL tables bytes | lines / kept / stacks / kept | load CPU text / store (s) | load speed-up | convert CPU (s) | write CPU (s) | write / load text | report CPU text / store (s) | report speed-up | load wall text / store (s) | report wall text / store (s) | peak KB text / store |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 $rows
 EOT
 	if [ -n "$BASELINE" ]; then

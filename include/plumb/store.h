@@ -9,10 +9,11 @@
 struct plumb_read_opts;
 
 /* The schema version kept in PRAGMA user_version (5: frames, the CCT, the
- * call graph and samples in compressed blocks; 6: performance points too).
- * Versions 5 and 6 are read; an older file is refused with a message saying
+ * call graph and samples in compressed blocks; 6: performance points too;
+ * 7: the lines and stacks tables for sqlite3 users, which plumb never
+ * reads). Versions 5 to 7 are read; an older file is refused with a message saying
  * to convert it again (docs/plumb-format.md). */
-#define PLUMB_STORE_VERSION 6
+#define PLUMB_STORE_VERSION 7
 /* The oldest version read. */
 #define PLUMB_STORE_VERSION_OLDEST 5
 /* PRAGMA application_id: 'PLMB'. */

@@ -12,7 +12,9 @@
 #include "store/store_bulk.h"
 #include "store/store_encode.h"
 #include "store/store_jumps.h"
+#include "store/store_lines.h"
 #include "store/store_private.h"
+#include "store/store_stacks.h"
 #include "store/store_summary.h"
 
 bool plumb_store_detect(const unsigned char *head, size_t len)
@@ -63,6 +65,8 @@ static const char schema_sql[] =
 	" input_metric INTEGER REFERENCES strings(id),"
 	" memres INTEGER NOT NULL, total_cost INTEGER NOT NULL,"
 	" exe_mtime INTEGER, version INTEGER);\n"
+	/* What the tables for sqlite3 users (lines, stacks) hold and leave out. */
+	"CREATE TABLE sql_info (name TEXT PRIMARY KEY, value INTEGER NOT NULL);\n"
 	/* Views with the strings resolved, for people querying with sqlite3. */
 	"CREATE VIEW v_events AS SELECT e.id AS id, n.text AS name, l.text AS long_name,"
 	" u.text AS unit, f.text AS formula FROM events e JOIN strings n ON n.id = e.name"
@@ -89,7 +93,23 @@ static const char schema_sql[] =
 	"CREATE VIEW v_function_points AS SELECT f.id AS function, n.text AS name,"
 	" f.points ->> 0 AS points, f.points ->> 1 AS calls, f.points ->> 2 AS sum,"
 	" f.points ->> 3 AS min_input, f.points ->> 4 AS max_input"
-	" FROM functions f JOIN strings n ON n.id = f.name WHERE f.points IS NOT NULL;\n";
+	" FROM functions f JOIN strings n ON n.id = f.name WHERE f.points IS NOT NULL;\n"
+	/* lines and stacks (version 7): store_lines.c, store_stacks.c */
+	"CREATE VIEW v_line_costs AS SELECT l.function AS function, n.text AS name,"
+	" fp.text AS file, j.value ->> 0 AS line, e.name AS event, c.value AS self"
+	" FROM lines l JOIN functions f ON f.id = l.function JOIN strings n ON n.id = f.name"
+	" LEFT JOIN files fl ON fl.id = l.file LEFT JOIN strings fp ON fp.id = fl.path,"
+	" json_each(l.costs) j, json_each(j.value) c JOIN v_events e ON e.id = c.key - 1"
+	" WHERE c.key > 0;\n"
+	"CREATE VIEW v_stack_weights AS SELECT s.id AS stack, s.part AS part, e.name AS event,"
+	" j.value AS weight FROM stacks s, json_each(s.weights) j JOIN v_events e ON e.id = j.key;\n"
+	"CREATE VIEW v_stack_functions AS SELECT s.id AS stack, j.key AS depth,"
+	" j.value AS function, n.text AS name FROM stacks s, json_each(s.functions) j"
+	" JOIN functions f ON f.id = j.value JOIN strings n ON n.id = f.name;\n"
+	"CREATE VIEW v_stacks AS SELECT s.id AS stack, s.part AS part, s.weights ->> 0 AS weight,"
+	" (SELECT group_concat(name, ';') FROM (SELECT n.text AS name FROM json_each(s.functions) j"
+	" JOIN functions f ON f.id = j.value JOIN strings n ON n.id = f.name ORDER BY j.key))"
+	" AS folded FROM stacks s;\n";
 
 /* ---- checking the profile before writing --------------------------------
  * The reader rejects a file whose ids do not hold together, so the writer
@@ -237,6 +257,7 @@ typedef struct wr {
 	sqlite3 *db;
 	plumb_error *err;
 	const plumb_write_progress *progress; /* may be NULL */
+	store_lines lines;    /* the lines table, and the functions' self costs */
 } wr;
 
 static int wr_fail(wr *w, int rc)
@@ -325,7 +346,7 @@ static int wr_entities(wr *w, sqlite3_stmt **st)
 		if (WR_ROW(w, st[S_FILE], v_int((int64_t)i), v_id(p->files.v[i].path)))
 			return -1;
 	store_summary sum;
-	if (store_summary_build(p, &sum, w->err))
+	if (store_summary_build(p, &w->lines, &sum, w->err))
 		return -1;
 	for (size_t i = 0; i < p->functions.n; i++) {
 		const plumb_function *f = &p->functions.v[i];
@@ -400,14 +421,18 @@ static int wr_all(wr *w)
 			goto out;
 		}
 	}
-	if (wr_strings(w, st[S_STRING]) || wr_entities(w, st) ||
+	if (store_lines_build(w->p, &w->lines, w->err) || wr_strings(w, st[S_STRING]) ||
+	    wr_entities(w, st) ||
 	    store_write_bulk(w->db, w->p, w->path, w->progress, w->err) || wr_points_info(w, st) ||
-	    store_write_jumps(w->db, w->p, w->path, w->err))
+	    store_write_jumps(w->db, w->p, w->path, w->err) ||
+	    store_lines_write(w->db, &w->lines, w->path, w->err) ||
+	    store_write_stacks(w->db, w->p, w->path, w->err))
 		goto out;
 	ret = 0;
 out:
 	for (int k = 0; k < S_COUNT; k++)
 		sqlite3_finalize(st[k]); /* harmless on NULL; errors were reported by step */
+	store_lines_free(&w->lines);
 	return ret ? ret : wr_exec(w, "COMMIT");
 }
 
@@ -444,7 +469,7 @@ int plumb_store_write_progress(const plumb_profile *p, const char *path,
 	plumb_atomic_file af;
 	if (plumb_atomic_reserve(&af, path, err))
 		return -1;
-	wr w = { p, path, NULL, err, wp };
+	wr w = { p, path, NULL, err, wp, { 0 } };
 	if (wr_file(&w, af.tmp_path)) {
 		plumb_atomic_abort(&af);
 		return -1;

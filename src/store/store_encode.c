@@ -32,7 +32,10 @@ static uint64_t frame_file_code(const plumb_profile *p, const plumb_frame *f)
 static int enc_frames(store_bulk_out *o, const plumb_profile *p)
 {
 	uint64_t fn = 0, line = 0, addr = 0;
-	store_bulk_kind(o, "frames");
+	if (p->cct.n > p->parts.n) /* a CCT's frames, kept small (pprof) */
+		store_bulk_kind(o, "frames");
+	else
+		store_bulk_kind_level(o, "frames", STORE_ZSTD_CG_LEVEL);
 	for (size_t i = 0; i < p->frames.n; i++) {
 		const plumb_frame *f = &p->frames.v[i];
 		uint8_t *w = store_bulk_room(o, 4 * PLUMB_VARINT_MAX);
@@ -90,7 +93,7 @@ static int enc_cg_self(store_bulk_out *o, const char *kind, const plumb_cg_self 
 		       const uint64_t *cost, const uint64_t *zero, size_t nzero, size_t nev)
 {
 	uint64_t part = 0, next_frame = 0;
-	store_bulk_kind(o, kind);
+	store_bulk_kind_level(o, kind, STORE_ZSTD_CG_LEVEL);
 	for (size_t i = 0; i < n; i++) {
 		const plumb_cg_self *c = &v[i];
 		uint8_t *w = store_bulk_room(o, (3 + nev) * PLUMB_VARINT_MAX);
@@ -118,7 +121,7 @@ static int enc_arcs(store_bulk_out *o, const char *kind, const plumb_arc *v, siz
 		    const uint64_t *incl, const uint64_t *zero, size_t nzero, size_t nev)
 {
 	uint64_t part = 0, caller = 0, callee = 0;
-	store_bulk_kind(o, kind);
+	store_bulk_kind_level(o, kind, STORE_ZSTD_CG_LEVEL);
 	for (size_t i = 0; i < n; i++) {
 		const plumb_arc *a = &v[i];
 		uint8_t *w = store_bulk_room(o, (6 + nev) * PLUMB_VARINT_MAX);

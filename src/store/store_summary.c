@@ -7,21 +7,11 @@
  * (a row per function and event, or per call, cost a second per million
  * rows to write); the views v_function_costs and v_calls unnest them.
  * plumb never reads them back. Schema: docs/plumb-format.md. */
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/store_private.h"
 #include "store/store_summary.h"
-
-/* dst += src, slot by slot, held at UINT64_MAX (written as null: too big
- * to say) instead of wrapping. */
-static void add_held(uint64_t *dst, const uint64_t *src, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		dst[i] = dst[i] > UINT64_MAX - src[i] ? UINT64_MAX : dst[i] + src[i];
-}
 
 /* One caller's calls to one callee, summed. */
 typedef struct callee_sum {
@@ -36,46 +26,26 @@ static int callee_cmp(const void *a, const void *b)
 	return x->callee < y->callee ? -1 : x->callee > y->callee;
 }
 
-/* Append to s's text: a string (with its NUL when end), or a value. */
 static int put(store_summary *s, const char *str, bool end)
 {
-	size_t n = strlen(str) + end;
-	if (s->cap - s->len < n) {
-		size_t cap = s->cap ? s->cap : 4096;
-		while (cap - s->len < n)
-			cap *= 2;
-		char *t = realloc(s->text, cap);
-		if (!t)
-			return -1;
-		s->text = t;
-		s->cap = cap;
-	}
-	memcpy(s->text + s->len, str, n);
-	s->len += n;
-	return 0;
+	return store_json_put(&s->json, str, end);
 }
 
-/* A u64 as the int64 of the same bits (the store's convention), or null. */
 static int put_value(store_summary *s, uint64_t v, bool known)
 {
-	char num[24];
-	snprintf(num, sizeof num, "%" PRId64, store_u2i(v));
-	return put(s, known ? num : "null", false);
+	return store_json_value(&s->json, v, known);
 }
 
-static int self_texts(store_summary *s, const plumb_profile *p)
+/* Each function's self cost: the sum of its lines (store_lines.c summed
+ * the call graph's entries and the CCT's nodes by line already). */
+static int self_texts(store_summary *s, const plumb_profile *p, const store_lines *l)
 {
 	size_t nev = p->events.n, nfn = p->functions.n;
 	uint64_t *sum = calloc(nfn * nev + 1, sizeof *sum);
 	if (!sum)
 		return -1;
-	for (size_t i = 0; i < p->cct.n; i++)
-		if (p->cct.v[i].frame != PLUMB_NONE)
-			add_held(sum + (size_t)p->frames.v[p->cct.v[i].frame].function * nev,
-				 p->cct_self.v + i * nev, nev);
-	for (size_t i = 0; i < p->cg_self.n; i++)
-		add_held(sum + (size_t)p->frames.v[p->cg_self.v[i].frame].function * nev,
-			 p->cg_self_cost.v + i * nev, nev);
+	for (size_t i = 0; i < l->recs.n; i++)
+		store_add_held(sum + (size_t)l->recs.v[i].fn * nev, l->costs.v + i * nev, nev);
 	int ret = 0;
 	for (size_t f = 0; f < nfn && !ret; f++) {
 		const uint64_t *c = sum + f * nev;
@@ -85,46 +55,43 @@ static int self_texts(store_summary *s, const plumb_profile *p)
 		s->self[f] = SIZE_MAX;
 		if (!any)
 			continue;
-		s->self[f] = s->len;
-		for (size_t e = 0; e < nev && !ret; e++)
-			ret = put(s, e ? "," : "[", false) || put_value(s, c[e], c[e] != UINT64_MAX);
-		ret = ret || put(s, "]", true);
+		s->self[f] = s->json.len;
+		ret = store_json_costs(&s->json, c, nev, true);
 	}
 	free(sum);
 	return ret;
 }
 
-/* Each edge of the call graph or the CCT: caller function, callee and
- * count (PLUMB_COUNT_UNKNOWN if not known). visit(ctx, ...) for each. */
-static void each_call(const plumb_profile *p, void (*visit)(void *, plumb_id, plumb_id, uint64_t),
-		      void *ctx)
-{
-	for (size_t i = 0; i < p->arcs.n; i++) {
-		const plumb_arc *a = &p->arcs.v[i];
-		visit(ctx, p->frames.v[a->caller].function, a->callee, a->calls);
-	}
-	for (size_t i = 0; i < p->cct.n; i++) {
-		const plumb_cct_node *c = &p->cct.v[i];
-		if (c->parent == PLUMB_NONE || p->cct.v[c->parent].frame == PLUMB_NONE)
-			continue;
-		visit(ctx, p->frames.v[p->cct.v[c->parent].frame].function,
-		      p->frames.v[c->frame].function, plumb_cct_activations(p, (plumb_id)i));
-	}
-}
-
 typedef struct bucketing {
 	size_t *at;          /* per caller: its next slot (counting: its count) */
 	callee_sum *v;       /* by caller: callee and count */
-	bool counting;
+	plumb_id *node_fn;   /* per CCT node: its frame's function, or PLUMB_NONE */
 } bucketing;
 
-static void bucket_call(void *ctx, plumb_id caller, plumb_id callee, uint64_t calls)
+static void bucket_call(bucketing *b, bool counting, plumb_id caller, plumb_id callee,
+			uint64_t calls)
 {
-	bucketing *b = ctx;
-	if (b->counting)
+	if (counting)
 		b->at[caller + 1]++;
 	else
 		b->v[b->at[caller]++] = (callee_sum){ callee, calls != PLUMB_COUNT_UNKNOWN, calls };
+}
+
+/* Each edge of the call graph or the CCT: caller function, callee and
+ * count (PLUMB_COUNT_UNKNOWN if not known), counted or bucketed. */
+static void each_call(const plumb_profile *p, bucketing *b, bool counting)
+{
+	for (size_t i = 0; i < p->arcs.n; i++) {
+		const plumb_arc *a = &p->arcs.v[i];
+		bucket_call(b, counting, p->frames.v[a->caller].function, a->callee, a->calls);
+	}
+	for (size_t i = 0; i < p->cct.n; i++) {
+		const plumb_cct_node *c = &p->cct.v[i];
+		if (c->parent == PLUMB_NONE || b->node_fn[c->parent] == PLUMB_NONE)
+			continue;
+		bucket_call(b, counting, b->node_fn[c->parent], b->node_fn[i],
+			    plumb_cct_activations(p, (plumb_id)i));
+	}
 }
 
 /* Calls from the call graph's arcs and the CCT's edges (activations): the
@@ -134,16 +101,19 @@ static int calls_texts(store_summary *s, const plumb_profile *p)
 {
 	size_t nfn = p->functions.n;
 	bucketing b = { calloc(nfn + 2, sizeof *b.at), malloc((p->arcs.n + p->cct.n + 1) * sizeof *b.v),
-			true };
+			malloc((p->cct.n + 1) * sizeof *b.node_fn) };
 	uint32_t *slot = malloc((nfn + 1) * sizeof *slot);
 	callee_sum *sum = malloc((nfn + 1) * sizeof *sum);
-	int ret = b.at && b.v && slot && sum ? 0 : -1;
+	int ret = b.at && b.v && b.node_fn && slot && sum ? 0 : -1;
 	if (ret == 0) {
-		each_call(p, bucket_call, &b);
+		/* once: the CCT's frames are looked up in no particular order */
+		for (size_t i = 0; i < p->cct.n; i++)
+			b.node_fn[i] = p->cct.v[i].frame == PLUMB_NONE
+					       ? PLUMB_NONE : p->frames.v[p->cct.v[i].frame].function;
+		each_call(p, &b, true);
 		for (size_t f = 0; f < nfn; f++)
 			b.at[f + 1] += b.at[f];
-		b.counting = false;
-		each_call(p, bucket_call, &b); /* at[f] ends where f + 1's began */
+		each_call(p, &b, false); /* at[f] ends where f + 1's began */
 		for (size_t f = 0; f < nfn; f++)
 			slot[f] = UINT32_MAX;
 	}
@@ -158,26 +128,27 @@ static int calls_texts(store_summary *s, const plumb_profile *p)
 			}
 			callee_sum *t = &sum[slot[c->callee]];
 			if (c->known) {
-				add_held(&t->calls, &c->calls, 1);
+				store_add_held(&t->calls, &c->calls, 1);
 				t->known = true;
 			}
 		}
 		if (!k)
 			continue;
 		qsort(sum, k, sizeof *sum, callee_cmp);
-		s->calls[f] = s->len;
+		s->calls[f] = s->json.len;
 		for (size_t j = 0; j < k && ret == 0; j++) {
-			char callee[16];
-			snprintf(callee, sizeof callee, "%u,", (unsigned)sum[j].callee);
 			slot[sum[j].callee] = UINT32_MAX;
-			ret = put(s, j ? ",[" : "[[", false) || put(s, callee, false) ||
-			      put_value(s, sum[j].calls, sum[j].known && sum[j].calls != UINT64_MAX) ||
+			/* no count known: [callee] (a CCT's edges: 5 bytes less each) */
+			ret = put(s, j ? ",[" : "[[", false) || put_value(s, sum[j].callee, true) ||
+			      (sum[j].known && (put(s, ",", false) ||
+						put_value(s, sum[j].calls, sum[j].calls != UINT64_MAX))) ||
 			      put(s, "]", false);
 		}
 		ret = ret || put(s, "]", true);
 	}
 	free(b.at);
 	free(b.v);
+	free(b.node_fn);
 	free(slot);
 	free(sum);
 	return ret;
@@ -204,13 +175,13 @@ static int points_texts(store_summary *s, const plumb_profile *p)
 		if (!f->n || t->input > f->max_input)
 			f->max_input = t->input;
 		f->n++;
-		add_held(&f->calls, &t->calls, 1);
-		add_held(&f->sum, &t->sum, 1);
+		store_add_held(&f->calls, &t->calls, 1);
+		store_add_held(&f->sum, &t->sum, 1);
 	}
 	int ret = 0;
 	for (size_t fn = 0; fn < nfn && !ret; fn++) {
 		const point_sum *f = &v[fn];
-		s->points[fn] = f->n ? s->len : SIZE_MAX;
+		s->points[fn] = f->n ? s->json.len : SIZE_MAX;
 		if (f->n)
 			ret = put(s, "[", false) || put_value(s, f->n, true) || put(s, ",", false) ||
 			      put_value(s, f->calls, f->calls != UINT64_MAX) || put(s, ",", false) ||
@@ -222,13 +193,14 @@ static int points_texts(store_summary *s, const plumb_profile *p)
 	return ret;
 }
 
-int store_summary_build(const plumb_profile *p, store_summary *s, plumb_error *err)
+int store_summary_build(const plumb_profile *p, const store_lines *l, store_summary *s,
+			plumb_error *err)
 {
 	*s = (store_summary){ 0 };
 	s->self = malloc((p->functions.n + 1) * sizeof *s->self);
 	s->calls = malloc((p->functions.n + 1) * sizeof *s->calls);
 	s->points = malloc((p->functions.n + 1) * sizeof *s->points);
-	if (!s->self || !s->calls || !s->points || self_texts(s, p) || calls_texts(s, p) ||
+	if (!s->self || !s->calls || !s->points || self_texts(s, p, l) || calls_texts(s, p) ||
 	    points_texts(s, p)) {
 		store_summary_free(s);
 		return plumb_fail_nomem(err);
@@ -238,12 +210,12 @@ int store_summary_build(const plumb_profile *p, store_summary *s, plumb_error *e
 
 const char *store_summary_text(const store_summary *s, const size_t *off, size_t fn)
 {
-	return off[fn] == SIZE_MAX ? NULL : s->text + off[fn];
+	return off[fn] == SIZE_MAX ? NULL : s->json.text + off[fn];
 }
 
 void store_summary_free(store_summary *s)
 {
-	free(s->text);
+	store_json_free(&s->json);
 	free(s->self);
 	free(s->calls);
 	free(s->points);

@@ -62,6 +62,13 @@ for f in cct_77_0_4 written_missing_fields; do
 	fi
 done
 
+# Version 6 stores (no lines or stacks tables) read as their texts.
+same_views "version 6 store of parts.cg" "$C/parts.cg" "$DATA/store/v6_parts.plumb"
+same_views "version 6 store of recorded_inline" "$DATA/pprof/recorded_inline.pb.gz" \
+	"$DATA/store/v6_recorded_inline.plumb"
+same_views "version 6 store of cct_77_0_4" "$DATA/aprof/cct_77_0_4.aprof" \
+	"$DATA/store/v6_cct_77_0_4.plumb"
+
 # Callgrind written from the .plumb is Callgrind written from the text.
 for f in jumps.cg parts.cg inline.cg quirks.cg events.cg; do
 	src=$(find "$DATA" -name "$f" | head -1)
@@ -153,6 +160,42 @@ if command -v sqlite3 > /dev/null 2>&1; then
 	*frames*) ok "sqlite3: the bulk table lists its blocks ($blocks)" ;;
 	*) fail "sqlite3: bulk blocks" "$blocks" ;;
 	esac
+	# Every line's self cost (v_line_costs) is the exclusive cost plumb's
+	# lines view gives it, event by event (lines without one: no row).
+	for f in quirks.cg parts.cg inline.cg recorded_inline.pb.gz perf.folded; do
+		src=$(find "$DATA" -name "$f" | head -1)
+		sqlite3 -csv "$f.plumb" "SELECT name, line, coalesce(file, '-'), event, self FROM v_line_costs
+			WHERE self != 0" |
+			sort > .sa
+		"$PLUMB" report --view lines --format csv -t 0 "$src" | python3 -c '
+import csv, sys
+rows = csv.DictReader(sys.stdin)
+out = csv.writer(sys.stdout, lineterminator="\n")
+for r in rows:
+    for k, v in r.items():
+        if k.startswith("exclusive.") and v != "0":
+            file = r["file"] or "-"
+            out.writerow([r["function"], r["line"] or "0", file, k[len("exclusive."):], v])' |
+			sort > .sb
+		if [ -s .sa ] && cmp -s .sa .sb; then
+			ok "sqlite3: v_line_costs of $f is plumb's lines view ($(wc -l < .sa) rows)"
+		else
+			fail "sqlite3: v_line_costs of $f" "$(diff .sb .sa | head -5)"
+		fi
+	done
+	# The stacks summed by their functions are the folded stacks plumb
+	# writes (these files have fewer stacks than the table keeps).
+	for f in perf.folded fig21.folded recorded_inline.pb.gz recorded_threads.pb.gz; do
+		sqlite3 "$f.plumb" "SELECT folded || ' ' || sum(weight) FROM v_stacks GROUP BY folded" | sort > .sa
+		"$PLUMB" convert "$f.plumb" -o "$f.out.folded" 2> /dev/null
+		sort "$f.out.folded" > .sb
+		kept=$(sqlite3 "$f.plumb" "SELECT value FROM sql_info WHERE name = 'stacks_kept'")
+		if [ -s .sa ] && cmp -s .sa .sb; then
+			ok "sqlite3: v_stacks of $f sum up to plumb's folded stacks ($kept stacks)"
+		else
+			fail "sqlite3: v_stacks of $f" "$(diff .sb .sa | head -5)"
+		fi
+	done
 else
 	skip "sqlite3 example queries" "no sqlite3 program"
 fi
