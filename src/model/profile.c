@@ -93,16 +93,17 @@ int plumb_profile_totals(const plumb_profile *p, uint64_t *out, plumb_error *err
 	memset(out, 0, nev * sizeof *out);
 	/* a flat loop (a big tree has millions of nodes, most with no cost);
 	 * plumb_costs_add says what overflowed */
-	const uint64_t *c = p->cct_self.v, *end = c + p->cct.n * nev;
-	for (; c < end; c += nev)
-		for (size_t k = 0; k < nev; k++) {
-			if (out[k] > UINT64_MAX - c[k])
-				return plumb_costs_add(out, c, nev, err);
-			out[k] += c[k];
-		}
-	for (size_t i = 0; i < p->cg_self.n; i++)
-		if (plumb_costs_add(out, p->cg_self_cost.v + i * nev, nev, err))
-			return -1;
+	const uint64_t *arrays[2] = { p->cct_self.v, p->cg_self_cost.v };
+	size_t rows[2] = { p->cct.n, p->cg_self.n };
+	for (int a = 0; a < 2; a++) {
+		const uint64_t *c = arrays[a], *end = c + rows[a] * nev;
+		for (; c < end; c += nev)
+			for (size_t k = 0; k < nev; k++) {
+				if (out[k] > UINT64_MAX - c[k])
+					return plumb_costs_add(out, c, nev, err);
+				out[k] += c[k];
+			}
+	}
 	return 0;
 }
 
