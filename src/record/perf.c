@@ -869,9 +869,15 @@ int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_recor
 		close_all(&r);
 		return -1;
 	}
+	uint64_t opened = plumb_rec_now_ns();
 	int rc = o->pid ? attach(&r, o->pid) : run_command(&r);
-	if (rc == 0 && o->pid)
+	if (rc == 0 && o->pid && o->off_cpu)
+		rc = plumb_rec_waits_window_edge(d, (int32_t)o->pid, true, opened, err);
+	if (rc == 0 && o->pid) {
 		loop(&r, 0);
+		if (o->off_cpu)
+			rc = plumb_rec_waits_window_edge(d, (int32_t)o->pid, false, plumb_rec_now_ns(), err);
+	}
 	plumb_rec_waits_opts wo = { o->off_cpu, o->sync_wait != NULL, 0 };
 	if (rc == 0 && !r.fatal)
 		rc = plumb_rec_waits_finish(d, &wo, err);

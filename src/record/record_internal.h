@@ -31,5 +31,16 @@ size_t unwinder_unwind(unwinder *u, int32_t pid, int32_t tid, const uint64_t *re
 char **plumb_rec_waits_prepare(const plumb_record_opts *o, char *dir, size_t cap, plumb_error *err);
 int plumb_rec_waits_collect(const plumb_record_opts *o, const char *dir, plumb_rec_data *d,
 			    plumb_error *err);
+/* --off-cpu -p: the switch records see only what happens inside the
+ * window. At its start (start: true) each thread of pid gets a switch out
+ * (preempted if it is runnable), at its end a switch in, both at at_ns
+ * (plumb_rec_now_ns: the records' clock, read before the events are
+ * enabled and after the last records are read): a thread blocked when the window opens is charged from
+ * then to its first switch in, one still blocked at the end from its last
+ * switch out, one blocked throughout for the whole window; a running
+ * thread's own records supersede them. */
+int plumb_rec_waits_window_edge(plumb_rec_data *d, int32_t pid, bool start, uint64_t at_ns,
+				plumb_error *err);
+uint64_t plumb_rec_now_ns(void);
 
 #endif

@@ -1,11 +1,13 @@
 /* The perf recorder's side of --off-cpu and --sync-wait: the command runs
  * with the preloaded library in waits-only mode (no timer: perf samples the
  * CPU), whose files are read after it ends. */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "record/record_internal.h"
@@ -47,5 +49,47 @@ int plumb_rec_waits_collect(const plumb_record_opts *o, const char *dir, plumb_r
 		o->warn(o->warn_ctx, "the wait tracer wrote nothing (a static or setuid command, or one "
 				     "that removed LD_PRELOAD): off-CPU time goes to the nearest CPU "
 				     "sample, and no lock waits are seen (docs/waits.md)");
+	return rc;
+}
+
+/* Is tid of pid runnable (state R in /proc/PID/task/TID/stat)? */
+static bool runnable(int32_t pid, int32_t tid)
+{
+	char path[96], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return false;
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+	return paren && paren[1] == ' ' && paren[2] == 'R';
+}
+
+uint64_t plumb_rec_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* the clock the switch records use */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int plumb_rec_waits_window_edge(plumb_rec_data *d, int32_t pid, bool start, uint64_t at_ns,
+				plumb_error *err)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return 0; /* the process has ended: no thread left to close */
+	struct dirent *de;
+	int rc = 0;
+	while (rc == 0 && (de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		int32_t tid = (int32_t)atoi(de->d_name);
+		rc = plumb_rec_switch_add(d, pid, tid, at_ns, start, start && runnable(pid, tid), err);
+	}
+	closedir(dir);
 	return rc;
 }

@@ -177,3 +177,49 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev
 else
 	skip "waits as nobody" "needs root (to drop to nobody) and setpriv"
 fi
+
+# record -p --off-cpu sees only its window: a thread blocked when it opens
+# is charged from then to its first switch in, one still blocked when it
+# closes (Ctrl-C) from its last switch out. tests/programs/wait_window.c
+# sleeps (block_first), burns CPU (burn), sleeps again (block_last); the
+# off-CPU time goes to the nearest CPU sample (no tracer with -p): burn.
+gcc -O2 -g "$progs/wait_window.c" -o wait_window || fail "compile wait_window.c"
+# window FIRST_MS BURN_MS LAST_MS ATTACH_AFTER_S STOP_AFTER_S|none OUT:
+# prints the off-cpu total in ms
+window() {
+	python3 - "$PLUMB" "$@" <<'PY'
+import signal, subprocess, sys, time
+plumb, a, b, c, attach, stop, out = sys.argv[1:8]
+w = subprocess.Popen(["./wait_window", a, b, c])
+time.sleep(float(attach))
+r = subprocess.Popen([plumb, "record", "-q", "-p", str(w.pid), "--off-cpu", "-o", out])
+if stop != "none":
+    time.sleep(float(stop))
+    r.send_signal(signal.SIGINT)
+else:
+    w.wait()   # reaped: plumb sees the process gone
+r.wait()
+w.wait()
+PY
+	"$PLUMB" report -m off-cpu --format csv -t 0 "$6" | python3 -c '
+import csv, sys
+print(max([int(r["inclusive.off-cpu"]) for r in csv.DictReader(sys.stdin)] + [0]) // 1000000)'
+}
+# blocked 2 s from the start, attached after 0.3 s; then 0.5 s more at the
+# end, inside the window: at least 0.5 s + most of 1.7 s
+ms=$(window 2000 200 500 0.3 none w1.plumb)
+if [ "${ms:-0}" -ge 1500 ] && [ "${ms:-0}" -le 4000 ]; then
+	ok "record -p --off-cpu: a thread blocked when the window opens is charged from then"
+else
+	fail "record -p --off-cpu: a thread blocked when the window opens is charged from then" \
+		"expected 1500-4000 ms of off-cpu (0.5 s inside the window + about 1.7 s from its start), got ${ms:-nothing}"
+fi
+# blocked from 0.4 s to 4.4 s, attached after 0.1 s, stopped 1.5 s later:
+# about 1.2 s at the end, besides 0.1-0.2 s at the start
+ms=$(window 200 200 4000 0.1 1.5 w2.plumb)
+if [ "${ms:-0}" -ge 800 ] && [ "${ms:-0}" -le 3000 ]; then
+	ok "record -p --off-cpu: a thread still blocked when recording stops is charged to then"
+else
+	fail "record -p --off-cpu: a thread still blocked when recording stops is charged to then" \
+		"expected 800-3000 ms of off-cpu (about 1.2 s before Ctrl-C), got ${ms:-nothing}"
+fi
