@@ -517,12 +517,13 @@ static int cct_samples(writer *w, wout *o)
 			__builtin_prefetch(&pa.multi_loc[f]);
 		}
 		/* and a run's last location of several frames, and its frames,
-		 * in two steps: each needs the one before */
-		plumb_id f8 = i + 8 < nn ? p->cct.v[i + 8].frame : PLUMB_NONE;
+		 * in two steps: each needs the one before (runs of several
+		 * frames need addresses) */
+		plumb_id f8 = pa.addresses && i + 8 < nn ? p->cct.v[i + 8].frame : PLUMB_NONE;
 		uint32_t m8 = f8 != PLUMB_NONE ? pa.multi_loc[f8] : 0;
 		if (m8)
 			__builtin_prefetch(&w->locs.v[m8 - 1]);
-		plumb_id f4 = i + 4 < nn ? p->cct.v[i + 4].frame : PLUMB_NONE;
+		plumb_id f4 = pa.addresses && i + 4 < nn ? p->cct.v[i + 4].frame : PLUMB_NONE;
 		uint32_t m4 = f4 != PLUMB_NONE ? pa.multi_loc[f4] : 0;
 		if (m4)
 			__builtin_prefetch(&w->keys.v[w->locs.v[m4 - 1].off]);
