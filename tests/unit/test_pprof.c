@@ -525,11 +525,10 @@ static void expect_tree_of(const plumb_profile *p, const gstacks *g, const plumb
 	}
 }
 
-static int try_grouped(const char *const *s, size_t n, bool *valid)
+static int try_grouped(const char *const *s, size_t n)
 {
 	plumb_error err;
 	plumb_profile *p = tree_profile(&err);
-	size_t had = p->cct.n;
 	gstacks g;
 	gstacks_set(&g, s, n);
 	plumb_id node_of[16], nodes[65];
@@ -539,9 +538,20 @@ static int try_grouped(const char *const *s, size_t n, bool *valid)
 	else /* given up: the tree as it was */
 		for (size_t k = 0; k < p->parts.n; k++)
 			cr_assert_eq(p->cct.v[p->parts.v[k].root].first_child, PLUMB_NONE);
-	*valid = rc != 1 || p->cct.n > had;
 	plumb_profile_free(p);
 	return rc;
+}
+
+/* Each row of cases (up to 8 stacks, NULL after the last) taken or not. */
+static void expect_grouped(const char *const (*cases)[8], size_t ncases, int want)
+{
+	for (size_t k = 0; k < ncases; k++) {
+		size_t n = 0;
+		while (n < 8 && cases[k][n])
+			n++;
+		cr_assert_eq(try_grouped(cases[k], n), want, "case %zu: expected %s", k,
+			     want ? "grouped (no sort)" : "not grouped (sorted)");
+	}
 }
 
 Test(pprof, grouped_samples_need_no_sort)
@@ -552,13 +562,7 @@ Test(pprof, grouped_samples_need_no_sort)
 		{ "ab", "0:ac", "1:ab", "1:ac", "1:d" },  /* parts one after the other */
 		{ "a", "ab", "abc", "b", "ba" },
 	};
-	for (size_t k = 0; k < sizeof grouped / sizeof *grouped; k++) {
-		size_t n = 0;
-		while (n < 8 && grouped[k][n])
-			n++;
-		bool valid;
-		cr_assert_eq(try_grouped(grouped[k], n, &valid), 1, "case %zu: grouped, not taken", k);
-	}
+	expect_grouped(grouped, sizeof grouped / sizeof *grouped, 1);
 	/* a child left and come back to: at a node of one child, of several,
 	 * at a part's root, below a stack that ended above it; a part come
 	 * back to (its root's children cannot be told from another root's) */
@@ -571,13 +575,7 @@ Test(pprof, grouped_samples_need_no_sort)
 		{ "abc", "abd", "ae", "abf" },
 		{ "0:a", "1:a", "0:b" },
 	};
-	for (size_t k = 0; k < sizeof scattered / sizeof *scattered; k++) {
-		size_t n = 0;
-		while (n < 8 && scattered[k][n])
-			n++;
-		bool valid;
-		cr_assert_eq(try_grouped(scattered[k], n, &valid), 0, "case %zu: not grouped, taken", k);
-	}
+	expect_grouped(scattered, sizeof scattered / sizeof *scattered, 0);
 }
 
 /* Random stacks in random order: whatever is decided, a tree built is
@@ -602,8 +600,7 @@ Test(pprof, grouped_tree_is_right_or_not_built)
 			buf[i][j] = 0;
 			s[i] = buf[i];
 		}
-		bool valid;
-		int rc = try_grouped(s, n, &valid);
+		int rc = try_grouped(s, n);
 		cr_assert(rc == 0 || rc == 1);
 		taken += rc == 1;
 		/* sorted: parts, then frames from the root */
@@ -617,7 +614,7 @@ Test(pprof, grouped_tree_is_right_or_not_built)
 		const char *sorted[16];
 		for (size_t i = 0; i < n; i++)
 			sorted[i] = s[a[i].i];
-		cr_assert_eq(try_grouped(sorted, n, &valid), 1, "round %d: sorted stacks not taken", round);
+		cr_assert_eq(try_grouped(sorted, n), 1, "round %d: sorted stacks not taken", round);
 	}
 	cr_assert(taken > 0 && taken < 2000, "taken %zu of 2000 random orders", taken);
 }
