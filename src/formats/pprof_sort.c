@@ -174,15 +174,24 @@ void pprof_sort_stacks_2(const plumb_id *fr, sitem *a, size_t n)
  * depths. A node's only child is checked through its first_child link, so
  * the lists hold about one entry a sample, not one a node. */
 typedef struct kid {
-	plumb_id node;
+	plumb_id node;    /* PLUMB_NONE: none */
 	uint32_t depth;
 	uint32_t next;    /* the entry below, in v, + 1; 0: none */
 } kid;
 
+/* A frame's two newest entries, in place: the usual check reads the first
+ * only, and a pop makes the second the first without waiting for a cache
+ * miss (the one below it is fetched then, long before it is needed). */
+typedef struct kid2 {
+	kid a, b;         /* b: the entry below a (a.next unused) */
+} kid2;
+
 typedef struct kids {
-	kid *top;         /* per frame: its newest entry (node PLUMB_NONE: none), */
-	PLUMB_VEC(kid) v; /* and those below, one place a frame: no cache miss */
-} kids;               /* for the usual check, which reads the top only */
+	kid2 *top;        /* per frame */
+	PLUMB_VEC(kid) v; /* the entries below, each linked to the next below */
+} kids;
+
+static const kid no_kid = { PLUMB_NONE, 0, 0 };
 
 /* Note that node, at depth d of the path, has a child at frame: 1 if it
  * had one already, -1 on ENOMEM. The path below d is being left, so the
@@ -191,18 +200,22 @@ typedef struct kids {
  * for node itself is then on top, as it came after every other there. */
 static int kid_add(kids *k, plumb_id node, uint32_t d, plumb_id frame)
 {
-	kid *t = &k->top[frame];
-	while (t->node != PLUMB_NONE && t->depth > d)
-		*t = t->next ? k->v.v[t->next - 1] : (kid){ PLUMB_NONE, 0, 0 };
-	if (t->node == node)
+	kid2 *t = &k->top[frame];
+	while (t->a.node != PLUMB_NONE && t->a.depth > d) {
+		t->a = t->b;
+		t->b = t->b.next ? k->v.v[t->b.next - 1] : no_kid;
+	}
+	if (t->a.node == node)
 		return 1;
 	uint32_t below = 0;
-	if (t->node != PLUMB_NONE) {
-		if (k->v.n >= UINT32_MAX || plumb_vec_push(k->v, *t))
+	if (t->b.node != PLUMB_NONE) {
+		if (k->v.n >= UINT32_MAX || plumb_vec_push(k->v, t->b))
 			return -1;
 		below = (uint32_t)k->v.n;
 	}
-	*t = (kid){ node, d, below };
+	t->b = t->a;
+	t->b.next = t->a.node != PLUMB_NONE ? below : 0;
+	t->a = (kid){ node, d, 0 };
 	return 0;
 }
 
@@ -230,7 +243,7 @@ int pprof_tree_grouped(plumb_profile *p, const plumb_id *fr, const size_t *off,
 	size_t had_n = p->cct.n;
 	kids k = { malloc((p->frames.n ? p->frames.n : 1) * sizeof *k.top), { 0 } };
 	for (size_t f = 0; k.top && f < p->frames.n; f++)
-		k.top[f].node = PLUMB_NONE;
+		k.top[f] = (kid2){ no_kid, no_kid };
 	/* the parts one after the other: a part's root stays open while
 	 * another's samples come, and the lists cannot tell two roots apart */
 	bool *done = calloc(p->parts.n ? p->parts.n : 1, sizeof *done);

@@ -472,7 +472,7 @@ Test(pprof, sort_on_two_threads_gives_the_same_order)
 /* ---- the tree in the file's order, when it is grouped ----------------- */
 
 typedef struct gstacks {
-	plumb_id fr[64], part[16];
+	plumb_id fr[128], part[16];
 	size_t off[17], n;
 } gstacks;
 
@@ -531,7 +531,7 @@ static int try_grouped(const char *const *s, size_t n)
 	plumb_profile *p = tree_profile(&err);
 	gstacks g;
 	gstacks_set(&g, s, n);
-	plumb_id node_of[16], nodes[65];
+	plumb_id node_of[16], nodes[129];
 	int rc = pprof_tree_grouped(p, g.fr, g.off, g.part, g.n, node_of, nodes);
 	if (rc == 1)
 		expect_tree_of(p, &g, node_of);
@@ -583,20 +583,22 @@ Test(pprof, grouped_samples_need_no_sort)
 Test(pprof, grouped_tree_is_right_or_not_built)
 {
 	uint64_t x = 0x9e3779b97f4a7c15u;
-	static char buf[16][8];
+	static char buf[16][10];
 	const char *s[16];
 	size_t taken = 0;
 	for (int round = 0; round < 2000; round++) {
-		size_t n = 1 + (size_t)(x % 8);
+		size_t n = 1 + (size_t)(x % 16);
 		for (size_t i = 0; i < n; i++) {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-			size_t len = (size_t)(x % 4), j = 0;
+			size_t len = (size_t)(x % 7), j = 0;
 			if ((x >> 8) & 1) {
 				buf[i][j++] = (char)('0' + ((x >> 9) & 1));
 				buf[i][j++] = ':';
 			}
-			for (size_t k = 0; k < len; k++) /* few letters: many shared prefixes */
-				buf[i][j++] = (char)('a' + ((x >> (12 + 2 * k)) % 3));
+			/* two letters: many shared prefixes, and a frame at
+			 * several depths of one path (its entries stack up) */
+			for (size_t k = 0; k < len; k++)
+				buf[i][j++] = (char)('a' + ((x >> (12 + 2 * k)) % 2));
 			buf[i][j] = 0;
 			s[i] = buf[i];
 		}
