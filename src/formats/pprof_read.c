@@ -575,9 +575,9 @@ static int sample_frames(void *ctx, size_t i, const uint64_t *ids, size_t nids)
 		(void)plumb_vec_reserve_((void **)&st->off, &st->cap_off, dc->ns + 2, sizeof *st->off);
 	if (i == FRAMES_GUESS_AT && dc->ns > i) {
 		double want = (double)st->n / (double)i * (double)dc->ns * 1.125;
-		if (want < (double)(SIZE_MAX / 2 / sizeof *st->fr)) /* a hint: failure is no error */
-			(void)plumb_vec_reserve_((void **)&st->fr, &st->cap, (size_t)want,
-						 sizeof *st->fr);
+		if (want < (double)(SIZE_MAX / 2 / sizeof *st->fr) && /* a hint: failure is no error */
+		    plumb_vec_reserve_((void **)&st->fr, &st->cap, (size_t)want, sizeof *st->fr) == 0)
+			plumb_advise_huge(st->fr, st->cap * sizeof *st->fr);
 	}
 	if (plumb_vec_reserve_((void **)&st->off, &st->cap_off, i + 2, sizeof *st->off) < 0 ||
 	    plumb_vec_reserve_((void **)&dc->tags, &dc->cap_tags, nids, sizeof *dc->tags) < 0)

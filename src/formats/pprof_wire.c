@@ -477,7 +477,10 @@ static int make_room(pprof_samples *s, size_t ns, size_t nval)
 	plumb_advise_huge(s->val_off, s->cap * sizeof *s->val_off);
 	plumb_advise_huge(s->lab_off, s->cap * sizeof *s->lab_off);
 	s->val_off[0] = s->lab_off[0] = 0;
-	return plumb_vec_reserve_((void **)&s->val, &s->cap_val, nval, sizeof *s->val) < 0 ? -2 : 0;
+	if (plumb_vec_reserve_((void **)&s->val, &s->cap_val, nval, sizeof *s->val) < 0)
+		return -2;
+	plumb_advise_huge(s->val, s->cap_val * sizeof *s->val);
+	return 0;
 }
 
 /* Say where a decoding stopped, and why. */

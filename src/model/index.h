@@ -28,8 +28,9 @@ static inline void plumb_index_prefetch(const plumb_index *ix, uint32_t h)
 /* Make room for n entries without growing again. -1 on ENOMEM. */
 int plumb_index_reserve(plumb_index *ix, size_t n);
 
-/* Hint that the bytes at p (a table of several MB) be backed by huge
- * pages: fewer page faults as it fills. Does nothing for small tables. */
+/* Hint that the bytes at p (a table of several MB, about to be filled)
+ * be backed by huge pages: fewer page faults as it fills. Does nothing for
+ * small tables. */
 void plumb_advise_huge(void *p, size_t bytes);
 
 /* Grow a PLUMB_VEC to hold at least need elements. -1 on ENOMEM. */

@@ -392,8 +392,16 @@ int plumb_cct_reserve(plumb_profile *p, size_t n)
 {
 	if (n > PLUMB_NONE - 2 - p->cct.n)
 		return -1;
-	return plumb_vec_reserve(p->cct, p->cct.n + n) ||
-	       plumb_vec_reserve(p->cct_self, (p->cct.n + n) * p->events.n) ? -1 : 0;
+	size_t had = p->cct.cap, had_self = p->cct_self.cap;
+	if (plumb_vec_reserve(p->cct, p->cct.n + n) ||
+	    plumb_vec_reserve(p->cct_self, (p->cct.n + n) * p->events.n))
+		return -1;
+	/* room made for a tree to fill (a reader's, at once) */
+	if (p->cct.cap != had)
+		plumb_advise_huge(p->cct.v, p->cct.cap * sizeof *p->cct.v);
+	if (p->cct_self.cap != had_self)
+		plumb_advise_huge(p->cct_self.v, p->cct_self.cap * sizeof *p->cct_self.v);
+	return 0;
 }
 
 plumb_id plumb_cct_path(plumb_profile *p, plumb_id part, const plumb_id *frames, size_t n)
