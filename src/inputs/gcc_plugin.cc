@@ -64,8 +64,12 @@ extern "C" __attribute__((used)) const char plumb_inputs_plugin_gcc[] =
 namespace {
 
 struct tls_vars {
-	tree cost, tags, leaves, shift, aid;
+	tree cost, tags, leaves, shift, aid, fast;
 };
+
+/* src/inputs/inputs.h: INP_FAST_* (the slots of __plumb_inp_fast), and
+ * the shadow stack's frame (hooks.c checks the layout) */
+enum { FAST_CALLER_AID, FAST_HINT_LO, FAST_HINT_SPAN, FAST_HINT_PARTIAL, FAST_NEW, FAST_FROM_CALLER, FAST_N };
 
 /* INP_LEAF_CACHE in src/inputs/inputs.h */
 const unsigned leaf_cache = 64;
@@ -105,6 +109,7 @@ tls_vars &vars()
 		v.leaves = tls_var("__plumb_inp_leaves", slots);
 		v.shift = tls_var("__plumb_inp_shift", unsigned_type_node);
 		v.aid = tls_var("__plumb_inp_aid", unsigned_type_node);
+		v.fast = tls_var("__plumb_inp_fast", build_array_type_nelts(u64v, FAST_N));
 	}
 	return v;
 }
@@ -222,6 +227,73 @@ tree slot_ref(tree var, tree slot)
 	return r;
 }
 
+/* *(type *) (ptr + off), volatile */
+tree mem_at(tree type, tree ptr, int off)
+{
+	tree ptr_type = build_pointer_type(type);
+	tree r = build2(MEM_REF, build_qualified_type(type, TYPE_QUAL_VOLATILE), ptr, build_int_cst(ptr_type, off));
+	TREE_THIS_VOLATILE(r) = 1;
+	TREE_SIDE_EFFECTS(r) = 1;
+	return r;
+}
+
+/* The cells of an access of `size` bytes at a, in the cached leaf of its
+ * address, and the top activation's id. */
+struct cells {
+	unsigned n;     /* 1 or 2: the first and last cell */
+	tree ref[2];    /* the cells (volatile u32 lvalues) */
+	tree d;         /* index of the last - index of the first (n == 2) */
+	tree miss;      /* nonzero: not one or two cells of a cached leaf */
+	tree aid;
+};
+
+/* Emitted before gsi. The cells are masked into the leaf: even when the tag
+ * does not match, or the access runs into the next leaf, they are cells of
+ * a mapped leaf; more than two cells, or two leaves, are a miss. */
+cells locate(gimple_stmt_iterator *gsi, tree a, unsigned size)
+{
+	tls_vars &v = vars();
+	tree u64 = long_long_unsigned_type_node, u32 = unsigned_type_node;
+	cells c;
+	tree page = emit(gsi, u64, RSHIFT_EXPR, a, build_int_cst(u32, 16));
+	tree slot = emit(gsi, u64, BIT_AND_EXPR, page, build_int_cst(u64, leaf_cache - 1));
+	tree hi = load(gsi, slot_ref(v.tags, slot)), leaf = load(gsi, slot_ref(v.leaves, slot));
+	tree shift = load(gsi, v.shift);
+	c.aid = load(gsi, v.aid);
+	c.miss = emit(gsi, u64, BIT_XOR_EXPR, page, hi);
+	c.n = size > 1 ? 2 : 1;
+	tree idx[2];
+	for (unsigned k = 0; k < c.n; k++) {
+		tree at = k ? emit(gsi, u64, PLUS_EXPR, a, build_int_cst(u64, size - 1)) : a;
+		tree off = emit(gsi, u64, BIT_AND_EXPR, at, build_int_cst(u64, 0xffff));
+		idx[k] = emit(gsi, u64, RSHIFT_EXPR, off, shift);
+		off = emit(gsi, u64, LSHIFT_EXPR, idx[k], build_int_cst(u32, 2));
+		tree cell_int = emit(gsi, u64, PLUS_EXPR, leaf, off);
+		tree ptr_type = build_pointer_type(u32);
+		tree cell = emit(gsi, ptr_type, NOP_EXPR, cell_int);
+		c.ref[k] = build2(MEM_REF, build_qualified_type(u32, TYPE_QUAL_VOLATILE), cell,
+				  build_int_cst(ptr_type, 0));
+		TREE_THIS_VOLATILE(c.ref[k]) = 1;
+		TREE_SIDE_EFFECTS(c.ref[k]) = 1;
+	}
+	c.d = NULL_TREE;
+	if (c.n == 2) {
+		c.d = emit(gsi, u64, MINUS_EXPR, idx[1], idx[0]);
+		tree far = emit(gsi, boolean_type_node, GT_EXPR, c.d, build_int_cst(u64, 1));
+		c.miss = emit(gsi, u64, BIT_IOR_EXPR, c.miss, emit(gsi, u64, NOP_EXPR, far));
+	}
+	return c;
+}
+
+/* The cells' timestamps, loaded before gsi. */
+void load_cells(gimple_stmt_iterator *gsi, const cells &c, tree olds[2])
+{
+	for (unsigned k = 0; k < c.n; k++) {
+		olds[k] = make_ssa_name(unsigned_type_node);
+		gsi_insert_before(gsi, gimple_build_assign(olds[k], unshare_expr(c.ref[k])), GSI_SAME_STMT);
+	}
+}
+
 /* Put the fast path in front of the hook call at gsi; the call moves to a
  * block of its own taken on a miss. Returns the block after the call. */
 basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
@@ -233,42 +305,12 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 	tree addr = gimple_call_arg(call, 0);
 
 	tree a = emit(gsi, u64, NOP_EXPR, addr);
-	tree page = emit(gsi, u64, RSHIFT_EXPR, a, build_int_cst(u32, 16));
-	tree slot = emit(gsi, u64, BIT_AND_EXPR, page, build_int_cst(u64, leaf_cache - 1));
-	tree hi = load(gsi, slot_ref(v.tags, slot)), leaf = load(gsi, slot_ref(v.leaves, slot));
-	tree shift = load(gsi, v.shift), aid = load(gsi, v.aid);
-	tree miss = emit(gsi, u64, BIT_XOR_EXPR, page, hi);
-	/* the access's first and last cells, in the leaf (masked: even when the
-	 * tag does not match, or the access runs into the next leaf, they are
-	 * cells of a mapped leaf); more than two cells, or two leaves: a miss */
-	tree cells[2];
-	unsigned ncells = size > 1 ? 2 : 1;
-	tree idx[2];
-	for (unsigned k = 0; k < ncells; k++) {
-		tree at = k ? emit(gsi, u64, PLUS_EXPR, a, build_int_cst(u64, size - 1)) : a;
-		tree off = emit(gsi, u64, BIT_AND_EXPR, at, build_int_cst(u64, 0xffff));
-		idx[k] = emit(gsi, u64, RSHIFT_EXPR, off, shift);
-		off = emit(gsi, u64, LSHIFT_EXPR, idx[k], build_int_cst(u32, 2));
-		tree cell_int = emit(gsi, u64, PLUS_EXPR, leaf, off);
-		tree ptr_type = build_pointer_type(u32);
-		tree cell = emit(gsi, ptr_type, NOP_EXPR, cell_int);
-		cells[k] = build2(MEM_REF, build_qualified_type(u32, TYPE_QUAL_VOLATILE), cell,
-				  build_int_cst(ptr_type, 0));
-		TREE_THIS_VOLATILE(cells[k]) = 1;
-		TREE_SIDE_EFFECTS(cells[k]) = 1;
-	}
-	if (ncells == 2) {
-		tree d = emit(gsi, u64, MINUS_EXPR, idx[1], idx[0]);
-		tree far = emit(gsi, boolean_type_node, GT_EXPR, d, build_int_cst(u64, 1));
-		miss = emit(gsi, u64, BIT_IOR_EXPR, miss, emit(gsi, u64, NOP_EXPR, far));
-	}
+	cells c = locate(gsi, a, size);
+	tree miss = c.miss, aid = c.aid;
+	tree olds[2] = { NULL_TREE, NULL_TREE };
 	if (!write) {
-		tree low = NULL_TREE;
-		for (unsigned k = 0; k < ncells; k++) {
-			tree old = make_ssa_name(u32);
-			gsi_insert_before(gsi, gimple_build_assign(old, unshare_expr(cells[k])), GSI_SAME_STMT);
-			low = low ? emit(gsi, u32, MIN_EXPR, low, old) : old;
-		}
+		load_cells(gsi, c, olds);
+		tree low = c.n == 2 ? emit(gsi, u32, MIN_EXPR, olds[0], olds[1]) : olds[0];
 		tree lt = emit(gsi, boolean_type_node, LT_EXPR, low, aid);
 		miss = emit(gsi, u64, BIT_IOR_EXPR, miss, emit(gsi, u64, NOP_EXPR, lt));
 	}
@@ -276,33 +318,113 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 	gimple_set_location(cond, loc);
 	gsi_insert_before(gsi, cond, GSI_SAME_STMT);
 
-	/* bb: ... cond | slow: call | join: the rest */
+	/* bb: ... cond | slow: call | join: the rest; the other blocks are
+	 * made below, from bb's false edge (writes) or true edge (reads) */
 	basic_block bb = gimple_bb(call);
-	edge to_slow = split_block(bb, cond);
-	basic_block slow = to_slow->dest;
-	edge slow_out = split_block(slow, call);
-	basic_block join = slow_out->dest;
-	to_slow->flags = EDGE_TRUE_VALUE;
-	to_slow->probability = profile_probability::unlikely();
-	slow->count = bb->count.apply_probability(to_slow->probability);
-	edge fast_e;
+	edge to_miss = split_block(bb, cond);
+	basic_block slow = to_miss->dest;
+	basic_block join = split_block(slow, call)->dest;
+	profile_probability unlikely = profile_probability::unlikely();
+	profile_count miss_count = bb->count.apply_probability(unlikely);
+	slow->count = miss_count;
+	auto block = [&](profile_count count) {
+		basic_block b = create_empty_bb(slow);
+		b->count = count;
+		add_bb_to_loop(b, bb->loop_father);
+		return b;
+	};
+	auto link = [&](basic_block from, basic_block to, int flags, profile_probability p) {
+		edge e = make_edge(from, to, flags);
+		e->probability = p;
+	};
+	auto branch = [&](gimple_stmt_iterator *g, tree_code code, tree x, tree y) {
+		gcond *b = gimple_build_cond(code, x, y, NULL_TREE, NULL_TREE);
+		gimple_set_location(b, loc);
+		gsi_insert_before(g, b, GSI_SAME_STMT);
+	};
+	/* statements appended to an empty block (an iterator at its end) */
+	auto put = [&](gimple_stmt_iterator *g, tree lhs, tree rhs) {
+		gassign *st = gimple_build_assign(lhs, rhs);
+		gimple_set_location(st, loc);
+		gsi_insert_before(g, st, GSI_SAME_STMT);
+	};
+	to_miss->flags = EDGE_TRUE_VALUE;
+	to_miss->probability = unlikely;
 	if (write) {
-		basic_block fast = create_empty_bb(slow);
-		fast->count = bb->count.apply_probability(to_slow->probability.invert());
-		add_bb_to_loop(fast, bb->loop_father);
-		gimple_stmt_iterator fg = gsi_start_bb(fast);
-		for (unsigned k = 0; k < ncells; k++) {
-			gassign *st = gimple_build_assign(unshare_expr(cells[k]), aid);
-			gimple_set_location(st, loc);
-			gsi_insert_after(&fg, st, GSI_NEW_STMT);
-		}
-		fast_e = make_edge(bb, fast, EDGE_FALSE_VALUE);
-		edge fo = make_edge(fast, join, EDGE_FALLTHRU);
-		fo->probability = profile_probability::always();
-	} else {
-		fast_e = make_edge(bb, join, EDGE_FALSE_VALUE);
+		basic_block fast = block(bb->count.apply_probability(unlikely.invert()));
+		gimple_stmt_iterator g = gsi_start_bb(fast);
+		for (unsigned k = 0; k < c.n; k++)
+			put(&g, unshare_expr(c.ref[k]), aid);
+		link(bb, fast, EDGE_FALSE_VALUE, unlikely.invert());
+		link(fast, join, EDGE_FALLTHRU, profile_probability::always());
+		return join;
 	}
-	fast_e->probability = to_slow->probability.invert();
+
+	/* A read of cells new to the top activation that the caller, or the
+	 * deeper ancestor the runtime found last, counted (inp_read_cell), one
+	 * timestamp for both cells: stamped, counted for the top activation in
+	 * __plumb_inp_fast's NEW and taken off that ancestor's partial rms
+	 * (the caller's through FROM_CALLER, which the runtime adds at the next
+	 * entry or exit); anything else takes the hook. Only the address and
+	 * the cells' places stay live from the first look (the program's
+	 * registers). */
+	profile_probability half = profile_probability::even();
+	profile_count half_count = miss_count.apply_probability(half);
+	basic_block same = block(miss_count), by_caller = block(miss_count), by_hint = block(half_count);
+	basic_block caller_fast = block(half_count), hint_fast = block(half_count);
+	redirect_edge_succ(to_miss, same);
+	link(bb, join, EDGE_FALSE_VALUE, unlikely.invert());
+
+	/* same: one or two cells of a cached leaf, with one timestamp */
+	gimple_stmt_iterator g = gsi_start_bb(same);
+	tree olds2[2];
+	load_cells(&g, c, olds2);
+	tree bad = c.miss;
+	if (c.n == 2)
+		bad = emit(&g, u64, BIT_IOR_EXPR, bad, emit(&g, u64, NOP_EXPR, emit(&g, u32, BIT_XOR_EXPR, olds2[0], olds2[1])));
+	tree old = emit(&g, u64, NOP_EXPR, olds2[0]);
+	branch(&g, NE_EXPR, bad, build_int_cst(u64, 0));
+	link(same, slow, EDGE_TRUE_VALUE, unlikely);
+	link(same, by_caller, EDGE_FALSE_VALUE, unlikely.invert());
+
+	/* by_caller: the caller counted them */
+	g = gsi_start_bb(by_caller);
+	tree caller_aid = load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_CALLER_AID)));
+	branch(&g, GE_EXPR, old, caller_aid);
+	link(by_caller, caller_fast, EDGE_TRUE_VALUE, half);
+	link(by_caller, by_hint, EDGE_FALSE_VALUE, half);
+
+	/* by_hint: hint_lo <= old < hint_lo + hint_span */
+	g = gsi_start_bb(by_hint);
+	tree lo = load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_HINT_LO)));
+	tree span = load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_HINT_SPAN)));
+	branch(&g, LT_EXPR, emit(&g, u64, MINUS_EXPR, old, lo), span);
+	link(by_hint, hint_fast, EDGE_TRUE_VALUE, half);
+	link(by_hint, slow, EDGE_FALSE_VALUE, half);
+
+	/* the two fast ends: stamp, count */
+	auto add_to = [&](gimple_stmt_iterator *gi, tree ref, tree_code code, tree n) {
+		tree x = make_ssa_name(u64), y = make_ssa_name(u64);
+		put(gi, x, ref);
+		put(gi, y, build2(code, u64, x, n));
+		put(gi, unshare_expr(ref), y);
+	};
+	for (basic_block end : { caller_fast, hint_fast }) {
+		g = gsi_start_bb(end);
+		tree w = c.n == 2 ? emit(&g, u64, PLUS_EXPR, c.d, build_int_cst(u64, 1)) : build_int_cst(u64, 1);
+		tree now = load(&g, v.aid);
+		for (unsigned k = 0; k < c.n; k++)
+			put(&g, unshare_expr(c.ref[k]), now);
+		add_to(&g, slot_ref(v.fast, build_int_cst(u64, FAST_NEW)), PLUS_EXPR, w);
+		if (end == caller_fast) {
+			add_to(&g, slot_ref(v.fast, build_int_cst(u64, FAST_FROM_CALLER)), PLUS_EXPR, w);
+		} else {
+			tree hp = emit(&g, ptr_type_node, NOP_EXPR,
+				       load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_HINT_PARTIAL))));
+			add_to(&g, mem_at(u64, hp, 0), MINUS_EXPR, w);
+		}
+		link(end, join, EDGE_FALLTHRU, profile_probability::always());
+	}
 	return join;
 }
 

@@ -25,6 +25,7 @@ static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 static inp_report_opts opts;
 static char dir_buf[4096];
 static uint32_t clock_max = UINT32_MAX;
+static bool inline_off;                 /* PLUMB_APROF_INLINE=no */
 static atomic_uint next_seq = 1;
 
 /* not static: the other hook files (hooks_clang.c) read it too */
@@ -45,17 +46,35 @@ TLS_FAST uintptr_t __plumb_inp_tags[INP_LEAF_CACHE] = { [0 ... INP_LEAF_CACHE - 
 TLS_FAST uint32_t *__plumb_inp_leaves[INP_LEAF_CACHE] = { [0 ... INP_LEAF_CACHE - 1] = idle_leaf };
 TLS_FAST unsigned __plumb_inp_shift;
 TLS_FAST uint32_t __plumb_inp_aid;
+TLS_FAST uint64_t __plumb_inp_fast[INP_FAST_N]; /* inp_thread.fast */
 
 /* After the runtime changed t's top activation. */
 static inline void publish(const inp_thread *t)
 {
 	__plumb_inp_aid = t->frames[t->depth].aid;
+	__plumb_inp_fast[INP_FAST_CALLER_AID] = t->depth ? t->frames[t->depth - 1].aid : 0;
+}
+
+/* Before the top activation changes: what the inline reads counted for it
+ * and took from its caller (none at depth 0, whose id is 0). */
+static inline void take_counts(inp_thread *t)
+{
+	uint64_t n = __plumb_inp_fast[INP_FAST_NEW];
+	if (n) {
+		inp_frame *f = &t->frames[t->depth];
+		f->partial += (int64_t)n;
+		f[-1].partial -= (int64_t)__plumb_inp_fast[INP_FAST_FROM_CALLER];
+		__plumb_inp_fast[INP_FAST_NEW] = 0;
+		__plumb_inp_fast[INP_FAST_FROM_CALLER] = 0;
+	}
 }
 
 static void report(inp_thread *t, bool in_signal)
 {
 	t->cost = __plumb_inp_cost;
+	take_counts(t);
 	inp_unwind_all(t);
+	publish(t); /* the root: no read is new to it */
 	if (in_signal ? pthread_mutex_trylock(&report_lock) : pthread_mutex_lock(&report_lock))
 		return;
 	inp_write_report(t, &opts);
@@ -148,6 +167,10 @@ static void init(void)
 	const char *cm = getenv("PLUMB_APROF_CLOCK_MAX");
 	if (cm && atol(cm) >= 64)
 		clock_max = (uint32_t)atol(cm);
+	/* tests: the gcc plugin's inline paths always miss (the same binary
+	 * then measures with the runtime's hooks alone) */
+	const char *in = getenv("PLUMB_APROF_INLINE");
+	inline_off = in && !strcmp(in, "no");
 	const char *d = getenv("PLUMB_APROF_DRMS");
 	opts.drms = d && (!strcmp(d, "yes") || !strcmp(d, "1"));
 	if (opts.drms && inp_drms_init(log2_of(opts.memres), clock_max)) {
@@ -180,8 +203,9 @@ __attribute__((noinline)) static inp_thread *thread_start(void)
 	/* drms sees every access (another thread's writes make a counted cell
 	 * new input): the gcc plugin's inline paths, which skip the runtime
 	 * when a cell was counted already, are kept missing by an empty cache */
-	if (!opts.drms)
+	if (!opts.drms && !inline_off)
 		inp_shadow_use_cache(&t->shadow, __plumb_inp_tags, __plumb_inp_leaves, idle_leaf);
+	inp_thread_use_fast(t, __plumb_inp_fast);
 	__plumb_inp_shift = t->shadow.shift;
 	t->clock_max = clock_max;
 	if (opts.drms) {
@@ -270,6 +294,7 @@ static inline __attribute__((always_inline)) void enter(uintptr_t pc, uintptr_t 
 	if (__builtin_expect(!t, 0) && !(t = thread_start()))
 		return;
 	t->cost = __plumb_inp_cost;
+	take_counts(t);
 	inp_enter_inline(t, pc, sp, caller_pc);
 	publish(t);
 }
@@ -279,6 +304,7 @@ static inline __attribute__((always_inline)) void leave(uintptr_t sp, uintptr_t 
 	inp_thread *t = tls_thread;
 	if (t) {
 		t->cost = __plumb_inp_cost;
+		take_counts(t);
 		inp_exit_inline(t, sp, ra);
 		publish(t);
 	}
