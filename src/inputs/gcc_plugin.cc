@@ -69,7 +69,8 @@ struct tls_vars {
 
 /* src/inputs/inputs.h: INP_FAST_* (the slots of __plumb_inp_fast), and
  * the shadow stack's frame (hooks.c checks the layout) */
-enum { FAST_CALLER_AID, FAST_HINT_LO, FAST_HINT_SPAN, FAST_HINT_PARTIAL, FAST_NEW, FAST_FROM_CALLER, FAST_N };
+enum { FAST_TOP, FAST_HINT_LO, FAST_HINT_SPAN, FAST_HINT_PARTIAL, FAST_N };
+const int frame_size = 56, frame_partial = 48; /* inp_frame: aid at 0 */
 
 /* INP_LEAF_CACHE in src/inputs/inputs.h */
 const unsigned leaf_cache = 64;
@@ -362,12 +363,10 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 
 	/* A read of cells new to the top activation that the caller, or the
 	 * deeper ancestor the runtime found last, counted (inp_read_cell), one
-	 * timestamp for both cells: stamped, counted for the top activation in
-	 * __plumb_inp_fast's NEW and taken off that ancestor's partial rms
-	 * (the caller's through FROM_CALLER, which the runtime adds at the next
-	 * entry or exit); anything else takes the hook. Only the address and
-	 * the cells' places stay live from the first look (the program's
-	 * registers). */
+	 * timestamp for both cells: stamped, added to the top frame's partial
+	 * rms and taken off that ancestor's; anything else takes the hook.
+	 * Only the cells' places stay live from the first look (registers for
+	 * the program's values). */
 	profile_probability half = profile_probability::even();
 	profile_count half_count = miss_count.apply_probability(half);
 	basic_block same = block(miss_count), by_caller = block(miss_count), by_hint = block(half_count);
@@ -389,7 +388,8 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 
 	/* by_caller: the caller counted them */
 	g = gsi_start_bb(by_caller);
-	tree caller_aid = load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_CALLER_AID)));
+	tree top = emit(&g, ptr_type_node, NOP_EXPR, load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_TOP))));
+	tree caller_aid = emit(&g, u64, NOP_EXPR, load(&g, mem_at(u32, top, -frame_size)));
 	branch(&g, GE_EXPR, old, caller_aid);
 	link(by_caller, caller_fast, EDGE_TRUE_VALUE, half);
 	link(by_caller, by_hint, EDGE_FALSE_VALUE, half);
@@ -415,9 +415,9 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 		tree now = load(&g, v.aid);
 		for (unsigned k = 0; k < c.n; k++)
 			put(&g, unshare_expr(c.ref[k]), now);
-		add_to(&g, slot_ref(v.fast, build_int_cst(u64, FAST_NEW)), PLUS_EXPR, w);
+		add_to(&g, mem_at(u64, top, frame_partial), PLUS_EXPR, w);
 		if (end == caller_fast) {
-			add_to(&g, slot_ref(v.fast, build_int_cst(u64, FAST_FROM_CALLER)), PLUS_EXPR, w);
+			add_to(&g, mem_at(u64, top, frame_partial - frame_size), MINUS_EXPR, w);
 		} else {
 			tree hp = emit(&g, ptr_type_node, NOP_EXPR,
 				       load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_HINT_PARTIAL))));

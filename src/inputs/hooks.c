@@ -47,32 +47,19 @@ TLS_FAST uint32_t *__plumb_inp_leaves[INP_LEAF_CACHE] = { [0 ... INP_LEAF_CACHE 
 TLS_FAST unsigned __plumb_inp_shift;
 TLS_FAST uint32_t __plumb_inp_aid;
 TLS_FAST uint64_t __plumb_inp_fast[INP_FAST_N]; /* inp_thread.fast */
+_Static_assert(offsetof(inp_frame, aid) == 0 && offsetof(inp_frame, partial) == 48 && sizeof(inp_frame) == 56,
+	       "the frame's layout, as src/inputs/gcc_plugin.cc knows it");
 
 /* After the runtime changed t's top activation. */
 static inline void publish(const inp_thread *t)
 {
 	__plumb_inp_aid = t->frames[t->depth].aid;
-	__plumb_inp_fast[INP_FAST_CALLER_AID] = t->depth ? t->frames[t->depth - 1].aid : 0;
-}
-
-/* Before the top activation changes: what the inline reads counted for it
- * and took from its caller (none at depth 0, whose id is 0). */
-static inline void take_counts(inp_thread *t)
-{
-	uint64_t n = __plumb_inp_fast[INP_FAST_NEW];
-	if (n) {
-		inp_frame *f = &t->frames[t->depth];
-		f->partial += (int64_t)n;
-		f[-1].partial -= (int64_t)__plumb_inp_fast[INP_FAST_FROM_CALLER];
-		__plumb_inp_fast[INP_FAST_NEW] = 0;
-		__plumb_inp_fast[INP_FAST_FROM_CALLER] = 0;
-	}
+	__plumb_inp_fast[INP_FAST_TOP] = (uintptr_t)&t->frames[t->depth];
 }
 
 static void report(inp_thread *t, bool in_signal)
 {
 	t->cost = __plumb_inp_cost;
-	take_counts(t);
 	inp_unwind_all(t);
 	publish(t); /* the root: no read is new to it */
 	if (in_signal ? pthread_mutex_trylock(&report_lock) : pthread_mutex_lock(&report_lock))
@@ -294,7 +281,6 @@ static inline __attribute__((always_inline)) void enter(uintptr_t pc, uintptr_t 
 	if (__builtin_expect(!t, 0) && !(t = thread_start()))
 		return;
 	t->cost = __plumb_inp_cost;
-	take_counts(t);
 	inp_enter_inline(t, pc, sp, caller_pc);
 	publish(t);
 }
@@ -304,8 +290,7 @@ static inline __attribute__((always_inline)) void leave(uintptr_t sp, uintptr_t 
 	inp_thread *t = tls_thread;
 	if (t) {
 		t->cost = __plumb_inp_cost;
-		take_counts(t);
-		inp_exit_inline(t, sp, ra);
+			inp_exit_inline(t, sp, ra);
 		publish(t);
 	}
 }

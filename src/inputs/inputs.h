@@ -132,24 +132,13 @@ typedef struct inp_blocks {
 } inp_blocks;
 
 /* What the gcc plugin's inline reads use besides the leaf cache and the top
- * activation's id (hooks.c keeps it in TLS as __plumb_inp_fast): the
- * caller's id, and the deeper ancestor the runtime found last, as the range
- * of timestamps it takes (HINT_LO <= ts < HINT_LO + HINT_SPAN) and the
- * address of its partial rms. The range stays right while that frame is
- * pending (the frames above it are newer than the range); inp_pop,
- * inp_renumber and a move of the frames empty it. The inline code counts
- * the cells it takes for the top activation in NEW, and those the caller
- * had counted in FROM_CALLER: hooks.c adds them to the two frames' partials
- * at the next entry or exit (partials are read only at returns). */
-enum {
-	INP_FAST_CALLER_AID,
-	INP_FAST_HINT_LO,
-	INP_FAST_HINT_SPAN,
-	INP_FAST_HINT_PARTIAL,
-	INP_FAST_NEW,
-	INP_FAST_FROM_CALLER,
-	INP_FAST_N
-};
+ * activation's id (hooks.c keeps it in TLS as __plumb_inp_fast): the top
+ * frame (its caller's below it), and the deeper ancestor the runtime found
+ * last, as the range of timestamps it takes (HINT_LO <= ts < HINT_LO +
+ * HINT_SPAN) and the address of its partial rms. The range stays right
+ * while that frame is pending (the frames above it are newer than the
+ * range); inp_pop, inp_renumber and a move of the frames empty it. */
+enum { INP_FAST_TOP, INP_FAST_HINT_LO, INP_FAST_HINT_SPAN, INP_FAST_HINT_PARTIAL, INP_FAST_N };
 
 typedef struct inp_thread {
 	uint64_t cost;            /* basic blocks executed */
