@@ -5,28 +5,30 @@
  *
  *   __sanitizer_cov_trace_pc ()  ->  blocks += 1  (a register, added to the
  *                                    thread's __plumb_inp_cost before calls)
- *   __tsan_readN (p), N <= 16    ->  if (miss) __tsan_readN (p)
- *   __tsan_writeN (p)            ->  if (miss) __tsan_writeN (p);
- *                                    else *first = *last = aid
+ *   __tsan_readN (p), N <= 8     ->  if (miss) { if (!by_ancestor)
+ *                                      __tsan_readN (p); }
+ *   __tsan_writeN (p), N <= 8    ->  if (miss) __tsan_writeN (p);
+ *                                    else cells = aid
  *
  * where, from the thread's state that the runtime keeps (__plumb_inp_tags,
- * _leaves: its shadow's leaf cache; _shift, _aid: the top activation's
- * id), a = (uintptr_t) p, slot = (a >> 16) % 64, and
+ * _leaves: its shadow's leaf cache; _aid: the top activation's id), a =
+ * (uintptr_t) p, slot = (a >> 16) % 64, and the cells are the one or two
+ * 4-byte cells at leaves[slot] + (a & 0xfffc) (locate below):
  *
- *   first = leaves[slot] + ((a & 0xffff) >> shift)   (always a mapped leaf)
- *   last  = leaves[slot] + (((a + N - 1) & 0xffff) >> shift)
  *   miss = (a >> 16) != tags[slot]              (that leaf is not cached)
- *        | last - first > 1                     (more than two cells, or
- *                                                two leaves)
- *        | min (*first, *last) < aid            (reads: not yet counted by
+ *        | not one cell, or two for N = 8       (unaligned, past the leaf)
+ *        | min (cells) < aid                    (reads: not yet counted by
  *                                                the top activation)
  *
- * so a read of a cell the activation already counted, and a write within
- * the last leaf, cost a few instructions and no call; everything else takes
- * the runtime's out-of-line hook, which does the whole algorithm and
- * publishes the state again. The results are the same as without the plugin
- * (the runtime's hooks alone), which `plumb cc` falls back to when the
- * plugin is missing (PLUMB_INPUTS_PLUGIN=no, clang, -O0). */
+ * so a read of a cell the activation already counted, and a write of a
+ * cached leaf, cost a few instructions and no call. A read the top
+ * activation has not counted whose cells have one timestamp, that of the
+ * caller's or of the ancestor the runtime found last (by_ancestor, from
+ * __plumb_inp_fast), is counted inline too (inp_read_cell's common cases).
+ * Everything else takes the runtime's out-of-line hook, which does the
+ * whole algorithm and publishes the state again. The results are the same
+ * as without the plugin (the runtime's hooks alone), which `plumb cc` falls
+ * back to when the plugin is missing (PLUMB_INPUTS_PLUGIN=no, clang, -O0). */
 #include "gcc-plugin.h"
 #include "plugin-version.h"
 
@@ -64,7 +66,7 @@ extern "C" __attribute__((used)) const char plumb_inputs_plugin_gcc[] =
 namespace {
 
 struct tls_vars {
-	tree cost, tags, leaves, shift, aid, fast;
+	tree cost, tags, leaves, aid, fast;
 };
 
 /* src/inputs/inputs.h: INP_FAST_* (the slots of __plumb_inp_fast), and
@@ -108,7 +110,6 @@ tls_vars &vars()
 		tree slots = build_array_type_nelts(u64v, leaf_cache);
 		v.tags = tls_var("__plumb_inp_tags", slots);
 		v.leaves = tls_var("__plumb_inp_leaves", slots);
-		v.shift = tls_var("__plumb_inp_shift", unsigned_type_node);
 		v.aid = tls_var("__plumb_inp_aid", unsigned_type_node);
 		v.fast = tls_var("__plumb_inp_fast", build_array_type_nelts(u64v, FAST_N));
 	}
@@ -205,9 +206,9 @@ unsigned access_size(tree fn, bool *write)
 	} hooks[] = {
 		{ BUILT_IN_TSAN_READ1, 1, false }, { BUILT_IN_TSAN_READ2, 2, false },
 		{ BUILT_IN_TSAN_READ4, 4, false }, { BUILT_IN_TSAN_READ8, 8, false },
-		{ BUILT_IN_TSAN_READ16, 16, false }, { BUILT_IN_TSAN_WRITE1, 1, true },
+		{ BUILT_IN_TSAN_WRITE1, 1, true },
 		{ BUILT_IN_TSAN_WRITE2, 2, true }, { BUILT_IN_TSAN_WRITE4, 4, true },
-		{ BUILT_IN_TSAN_WRITE8, 8, true }, { BUILT_IN_TSAN_WRITE16, 16, true },
+		{ BUILT_IN_TSAN_WRITE8, 8, true },
 	};
 	if (!fn || !fndecl_built_in_p(fn, BUILT_IN_NORMAL))
 		return 0;
@@ -241,16 +242,20 @@ tree mem_at(tree type, tree ptr, int off)
 /* The cells of an access of `size` bytes at a, in the cached leaf of its
  * address, and the top activation's id. */
 struct cells {
-	unsigned n;     /* 1 or 2: the first and last cell */
+	unsigned n;     /* 1 or 2: the first cell and the next */
 	tree ref[2];    /* the cells (volatile u32 lvalues) */
-	tree d;         /* index of the last - index of the first (n == 2) */
-	tree miss;      /* nonzero: not one or two cells of a cached leaf */
+	tree miss;      /* nonzero: not n whole cells of a cached leaf */
 	tree aid;
 };
 
-/* Emitted before gsi. The cells are masked into the leaf: even when the tag
- * does not match, or the access runs into the next leaf, they are cells of
- * a mapped leaf; more than two cells, or two leaves, are a miss. */
+/* Emitted before gsi. Cells are 4 bytes (memres 4, the default: the
+ * runtime keeps the cache empty for another): an access of 1, 2 or 4
+ * bytes within one cell is one cell, an 8-byte access at a cell's start
+ * not past the leaf's end two; anything else is a miss. The first cell is
+ * masked into the leaf, and a leaf has a spare cell past its end, so the
+ * loads stay in a mapped leaf even when the tag does not match or the
+ * access misses. x = a & 0xffff, and ror (x, 2) = x / 4 with x % 4 in the
+ * high bits: at most (0x10000 - size) / 4 when aligned and in the leaf. */
 cells locate(gimple_stmt_iterator *gsi, tree a, unsigned size)
 {
 	tls_vars &v = vars();
@@ -259,29 +264,27 @@ cells locate(gimple_stmt_iterator *gsi, tree a, unsigned size)
 	tree page = emit(gsi, u64, RSHIFT_EXPR, a, build_int_cst(u32, 16));
 	tree slot = emit(gsi, u64, BIT_AND_EXPR, page, build_int_cst(u64, leaf_cache - 1));
 	tree hi = load(gsi, slot_ref(v.tags, slot)), leaf = load(gsi, slot_ref(v.leaves, slot));
-	tree shift = load(gsi, v.shift);
 	c.aid = load(gsi, v.aid);
 	c.miss = emit(gsi, u64, BIT_XOR_EXPR, page, hi);
-	c.n = size > 1 ? 2 : 1;
-	tree idx[2];
+	c.n = size == 8 ? 2 : 1;
+	tree x = emit(gsi, u64, BIT_AND_EXPR, a, build_int_cst(u64, 0xffff));
+	tree far = NULL_TREE;
+	if (size == 2) /* the last byte of a cell */
+		far = emit(gsi, boolean_type_node, EQ_EXPR, emit(gsi, u64, BIT_AND_EXPR, x, build_int_cst(u64, 3)),
+			   build_int_cst(u64, 3));
+	else if (size > 2)
+		far = emit(gsi, boolean_type_node, GT_EXPR, emit(gsi, u64, RROTATE_EXPR, x, build_int_cst(u32, 2)),
+			   build_int_cst(u64, (0x10000 - size) / 4));
+	if (far)
+		c.miss = emit(gsi, u64, BIT_IOR_EXPR, c.miss, emit(gsi, u64, NOP_EXPR, far));
+	tree off = emit(gsi, u64, BIT_AND_EXPR, x, build_int_cst(u64, 0xfffc));
+	tree ptr_type = build_pointer_type(u32);
+	tree cell = emit(gsi, ptr_type, NOP_EXPR, emit(gsi, u64, PLUS_EXPR, leaf, off));
 	for (unsigned k = 0; k < c.n; k++) {
-		tree at = k ? emit(gsi, u64, PLUS_EXPR, a, build_int_cst(u64, size - 1)) : a;
-		tree off = emit(gsi, u64, BIT_AND_EXPR, at, build_int_cst(u64, 0xffff));
-		idx[k] = emit(gsi, u64, RSHIFT_EXPR, off, shift);
-		off = emit(gsi, u64, LSHIFT_EXPR, idx[k], build_int_cst(u32, 2));
-		tree cell_int = emit(gsi, u64, PLUS_EXPR, leaf, off);
-		tree ptr_type = build_pointer_type(u32);
-		tree cell = emit(gsi, ptr_type, NOP_EXPR, cell_int);
 		c.ref[k] = build2(MEM_REF, build_qualified_type(u32, TYPE_QUAL_VOLATILE), cell,
-				  build_int_cst(ptr_type, 0));
+				  build_int_cst(ptr_type, 4 * k));
 		TREE_THIS_VOLATILE(c.ref[k]) = 1;
 		TREE_SIDE_EFFECTS(c.ref[k]) = 1;
-	}
-	c.d = NULL_TREE;
-	if (c.n == 2) {
-		c.d = emit(gsi, u64, MINUS_EXPR, idx[1], idx[0]);
-		tree far = emit(gsi, boolean_type_node, GT_EXPR, c.d, build_int_cst(u64, 1));
-		c.miss = emit(gsi, u64, BIT_IOR_EXPR, c.miss, emit(gsi, u64, NOP_EXPR, far));
 	}
 	return c;
 }
@@ -411,7 +414,7 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 	};
 	for (basic_block end : { caller_fast, hint_fast }) {
 		g = gsi_start_bb(end);
-		tree w = c.n == 2 ? emit(&g, u64, PLUS_EXPR, c.d, build_int_cst(u64, 1)) : build_int_cst(u64, 1);
+		tree w = build_int_cst(u64, c.n);
 		tree now = load(&g, v.aid);
 		for (unsigned k = 0; k < c.n; k++)
 			put(&g, unshare_expr(c.ref[k]), now);

@@ -36,15 +36,15 @@ static __thread bool tls_dead __attribute__((tls_model("initial-exec")));
  * Basic blocks executed by the thread (all of them, measuring or not), the
  * top activation's id, and the shadow's leaf cache: a read of a cell of a
  * cached leaf stamped at or after aid, or a write within one, needs no
- * call. Empty slots have a tag no address has and idle_leaf, which is big
- * enough for any shift, as the inline read loads the cell before it knows
- * whether the tag matched. */
+ * call. The inline code knows 4-byte cells: with another --memres the
+ * cache stays empty. Empty slots have a tag no address has and idle_leaf,
+ * a leaf of 4-byte cells and its spare cell, as the inline read loads the
+ * cell before it knows whether the tag matched. */
 #define TLS_FAST __thread __attribute__((tls_model("initial-exec"))) INP_EXPORT
-static uint32_t idle_leaf[1u << INP_LEAF_BITS];
+static uint32_t idle_leaf[(1u << INP_LEAF_BITS) / 4 + 1];
 TLS_FAST uint64_t __plumb_inp_cost;
 TLS_FAST uintptr_t __plumb_inp_tags[INP_LEAF_CACHE] = { [0 ... INP_LEAF_CACHE - 1] = UINTPTR_MAX };
 TLS_FAST uint32_t *__plumb_inp_leaves[INP_LEAF_CACHE] = { [0 ... INP_LEAF_CACHE - 1] = idle_leaf };
-TLS_FAST unsigned __plumb_inp_shift;
 TLS_FAST uint32_t __plumb_inp_aid;
 TLS_FAST uint64_t __plumb_inp_fast[INP_FAST_N]; /* inp_thread.fast */
 _Static_assert(offsetof(inp_frame, aid) == 0 && offsetof(inp_frame, partial) == 48 && sizeof(inp_frame) == 56,
@@ -190,10 +190,9 @@ __attribute__((noinline)) static inp_thread *thread_start(void)
 	/* drms sees every access (another thread's writes make a counted cell
 	 * new input): the gcc plugin's inline paths, which skip the runtime
 	 * when a cell was counted already, are kept missing by an empty cache */
-	if (!opts.drms && !inline_off)
+	if (!opts.drms && !inline_off && opts.memres == 4)
 		inp_shadow_use_cache(&t->shadow, __plumb_inp_tags, __plumb_inp_leaves, idle_leaf);
 	inp_thread_use_fast(t, __plumb_inp_fast);
-	__plumb_inp_shift = t->shadow.shift;
 	t->clock_max = clock_max;
 	if (opts.drms) {
 		t->drms = true;
