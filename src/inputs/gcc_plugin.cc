@@ -245,39 +245,53 @@ struct cells {
 	unsigned n;     /* 1 or 2: the first cell and the next */
 	tree ref[2];    /* the cells (volatile u32 lvalues) */
 	tree miss;      /* nonzero: not n whole cells of a cached leaf */
+	tree off;       /* the first cell's offset in the leaf, in bytes */
 	tree aid;
 };
 
 /* Emitted before gsi. Cells are 4 bytes (memres 4, the default: the
  * runtime keeps the cache empty for another): an access of 1, 2 or 4
  * bytes within one cell is one cell, an 8-byte access at a cell's start
- * not past the leaf's end two; anything else is a miss. The first cell is
- * masked into the leaf, and a leaf has a spare cell past its end, so the
- * loads stay in a mapped leaf even when the tag does not match or the
- * access misses. x = a & 0xffff, and ror (x, 2) = x / 4 with x % 4 in the
- * high bits: at most (0x10000 - size) / 4 when aligned and in the leaf. */
-cells locate(gimple_stmt_iterator *gsi, tree a, unsigned size)
+ * not past the leaf's end two; anything else is a miss. The tag is
+ * compared with ror (a, 2) >> 14 for accesses of 4 and 8 bytes, which is
+ * a >> 16 when a is a cell's start and has bits past 48 set when not. The
+ * first cell is masked into the leaf, and a leaf has a spare cell past its
+ * end, always 0, so the loads stay in a mapped leaf even when the tag does
+ * not match or the access misses. With check_end, an 8-byte access at the
+ * leaf's last cell misses; without (a read's first look: the spare cell
+ * makes its timestamp 0, below any activation's), the caller checks
+ * leaf_end before it takes the cells. */
+/* Whether an 8-byte access whose first cell is at off starts in the leaf's
+ * last cell. */
+tree leaf_end(gimple_stmt_iterator *gsi, tree off)
+{
+	tree u64 = long_long_unsigned_type_node;
+	return emit(gsi, boolean_type_node, EQ_EXPR, off, build_int_cst(u64, 0xfffc));
+}
+
+cells locate(gimple_stmt_iterator *gsi, tree a, unsigned size, bool check_end)
 {
 	tls_vars &v = vars();
 	tree u64 = long_long_unsigned_type_node, u32 = unsigned_type_node;
 	cells c;
-	tree page = emit(gsi, u64, RSHIFT_EXPR, a, build_int_cst(u32, 16));
+	tree page = size >= 4 ? emit(gsi, u64, RSHIFT_EXPR, emit(gsi, u64, RROTATE_EXPR, a, build_int_cst(u32, 2)),
+				     build_int_cst(u32, 14))
+			      : emit(gsi, u64, RSHIFT_EXPR, a, build_int_cst(u32, 16));
 	tree slot = emit(gsi, u64, BIT_AND_EXPR, page, build_int_cst(u64, leaf_cache - 1));
 	tree hi = load(gsi, slot_ref(v.tags, slot)), leaf = load(gsi, slot_ref(v.leaves, slot));
 	c.aid = load(gsi, v.aid);
 	c.miss = emit(gsi, u64, BIT_XOR_EXPR, page, hi);
 	c.n = size == 8 ? 2 : 1;
-	tree x = emit(gsi, u64, BIT_AND_EXPR, a, build_int_cst(u64, 0xffff));
+	tree off = emit(gsi, u64, BIT_AND_EXPR, a, build_int_cst(u64, 0xfffc));
 	tree far = NULL_TREE;
+	c.off = off;
 	if (size == 2) /* the last byte of a cell */
-		far = emit(gsi, boolean_type_node, EQ_EXPR, emit(gsi, u64, BIT_AND_EXPR, x, build_int_cst(u64, 3)),
+		far = emit(gsi, boolean_type_node, EQ_EXPR, emit(gsi, u64, BIT_AND_EXPR, a, build_int_cst(u64, 3)),
 			   build_int_cst(u64, 3));
-	else if (size > 2)
-		far = emit(gsi, boolean_type_node, GT_EXPR, emit(gsi, u64, RROTATE_EXPR, x, build_int_cst(u32, 2)),
-			   build_int_cst(u64, (0x10000 - size) / 4));
+	else if (size == 8 && check_end)
+		far = leaf_end(gsi, off);
 	if (far)
 		c.miss = emit(gsi, u64, BIT_IOR_EXPR, c.miss, emit(gsi, u64, NOP_EXPR, far));
-	tree off = emit(gsi, u64, BIT_AND_EXPR, x, build_int_cst(u64, 0xfffc));
 	tree ptr_type = build_pointer_type(u32);
 	tree cell = emit(gsi, ptr_type, NOP_EXPR, emit(gsi, u64, PLUS_EXPR, leaf, off));
 	for (unsigned k = 0; k < c.n; k++) {
@@ -309,7 +323,7 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 	tree addr = gimple_call_arg(call, 0);
 
 	tree a = emit(gsi, u64, NOP_EXPR, addr);
-	cells c = locate(gsi, a, size);
+	cells c = locate(gsi, a, size, write);
 	tree miss = c.miss, aid = c.aid;
 	tree olds[2] = { NULL_TREE, NULL_TREE };
 	if (!write) {
@@ -382,6 +396,8 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 	tree olds2[2];
 	load_cells(&g, c, olds2);
 	tree bad = c.miss;
+	if (c.n == 2)
+		bad = emit(&g, u64, BIT_IOR_EXPR, bad, emit(&g, u64, NOP_EXPR, leaf_end(&g, c.off)));
 	if (c.n == 2)
 		bad = emit(&g, u64, BIT_IOR_EXPR, bad, emit(&g, u64, NOP_EXPR, emit(&g, u32, BIT_XOR_EXPR, olds2[0], olds2[1])));
 	tree old = emit(&g, u64, NOP_EXPR, olds2[0]);

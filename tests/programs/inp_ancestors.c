@@ -5,7 +5,8 @@
  * new one at its depth whose callees read cells stamped in the old range
  * (own_then_half, second_half),
  * reads of 1, 2, 4 and 8 bytes, aligned or not, halves stamped apart, a
- * longjmp out of such reads, and the same in two threads. Exact rms, known
+ * longjmp out of such reads, 8-byte reads over a shadow leaf's end, and
+ * the same in two threads. Exact rms, known
  * by hand: peek reads n ints its caller read, so rms n (4-byte cells). */
 #include <pthread.h>
 #include <setjmp.h>
@@ -16,7 +17,7 @@
 #define NOINLINE __attribute__((noinline))
 
 static volatile long sink;
-static jmp_buf jb;
+static __thread jmp_buf jb; /* each thread jumps in its own */
 
 NOINLINE long peek(const int *a, int n)
 {
@@ -133,6 +134,31 @@ NOINLINE long work(int *a, int n)
 	return s;
 }
 
+/* 8-byte accesses at 4-byte offsets over the end of a 64 KiB shadow leaf
+ * (one starting in its last cell), written here and read by a callee */
+_Alignas(65536) static int across[2 * 16384];
+
+NOINLINE long read_pairs(const char *p, int n)
+{
+	long s = 0;
+	for (int i = 0; i < n; i++) {
+		uint64_t v;
+		__builtin_memcpy(&v, p + 4 * i, 8);
+		s += (long)(v >> 3);
+	}
+	return s;
+}
+
+NOINLINE long leaf_end(void)
+{
+	char *p = (char *)across + 65536 - 16;
+	for (int i = 0; i < 6; i++) {
+		uint64_t v = (uint64_t)i << 33;
+		__builtin_memcpy(p + 4 * i, &v, 8);
+	}
+	return read_pairs(p, 6) + read_pairs(p + 4, 4);
+}
+
 static void *thread_main(void *arg)
 {
 	int a[64];
@@ -147,7 +173,7 @@ int main(void)
 	int a[100];
 	for (int i = 0; i < 100; i++)
 		a[i] = i * 7;
-	long s = work(a, 50);
+	long s = work(a, 50) + leaf_end();
 	pthread_t th[2];
 	for (intptr_t i = 0; i < 2; i++)
 		pthread_create(&th[i], NULL, thread_main, (void *)(i + 1));
