@@ -159,6 +159,21 @@ NOINLINE long leaf_end(void)
 	return read_pairs(p, 6) + read_pairs(p + 4, 4);
 }
 
+/* main's own first read of 8 bytes over a leaf's end, of cells nobody
+ * stamped (0 like the spare cell past the leaf), then of the next leaf's
+ * first cell: counted once */
+_Alignas(65536) int untouched[2 * 16384]; /* not static: not known to be 0 */
+
+/* the pair, through a pointer gcc does not know misaligned */
+static uint64_t *volatile pair;
+
+/* the next leaf's first cell, then the pair again: rms 2 */
+NOINLINE long pair_again(void)
+{
+	long s = untouched[16384];
+	return s + (long)*pair;
+}
+
 static void *thread_main(void *arg)
 {
 	int a[64];
@@ -173,7 +188,14 @@ int main(void)
 	int a[100];
 	for (int i = 0; i < 100; i++)
 		a[i] = i * 7;
-	long s = work(a, 50) + leaf_end();
+	/* through a misaligned uint64_t *: gcc's aligned 8-byte hook, which
+	 * the plugin puts inline (x86 reads it); at depth 1, where the caller's
+	 * id is 0 like the cells' */
+	int first = untouched[0]; /* the leaf in the cache, before the pair */
+	__asm__ volatile("" ::: "memory");
+	pair = (uint64_t *)(void *)((char *)untouched + 65536 - 4);
+	uint64_t v = *pair + (uint64_t)first;
+	long s = work(a, 50) + leaf_end() + (long)v + *(volatile int *)&untouched[16384] + pair_again();
 	pthread_t th[2];
 	for (intptr_t i = 0; i < 2; i++)
 		pthread_create(&th[i], NULL, thread_main, (void *)(i + 1));
