@@ -75,7 +75,7 @@ enum { FAST_TOP, FAST_HINT_LO, FAST_HINT_SPAN, FAST_HINT_PARTIAL, FAST_N };
 const int frame_size = 56, frame_partial = 48; /* inp_frame: aid at 0 */
 
 /* INP_LEAF_CACHE in src/inputs/inputs.h */
-const unsigned leaf_cache = 64;
+const unsigned leaf_cache = 256;
 
 /* Volatile, like every access below to the runtime's memory: the
  * compiler's summaries of the program's functions (ipa-modref) were made

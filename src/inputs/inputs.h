@@ -32,7 +32,7 @@ int inp_grow(void **v, size_t *cap, size_t need, size_t elem);
  * arrays. The cache may be the thread's TLS arrays that the gcc plugin's
  * inline code reads (hooks.c), so a slot never names a freed leaf. */
 #define INP_LEAF_BITS 16
-#define INP_LEAF_CACHE 64
+#define INP_LEAF_CACHE 256
 typedef struct inp_shadow {
 	uint32_t ***top;          /* [addr >> 32][(addr >> 16) & 0xffff] -> leaf */
 	uintptr_t *tags;          /* [INP_LEAF_CACHE]: addr >> 16 of the cached leaf, ~0: none */
