@@ -387,7 +387,7 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 	profile_probability half = profile_probability::even();
 	profile_count half_count = miss_count.apply_probability(half);
 	basic_block same = block(miss_count), by_caller = block(miss_count), by_hint = block(half_count);
-	basic_block caller_fast = block(half_count), hint_fast = block(half_count);
+	basic_block fast = block(miss_count);
 	redirect_edge_succ(to_miss, same);
 	link(bb, join, EDGE_FALSE_VALUE, unlikely.invert());
 
@@ -405,45 +405,47 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 	link(same, slow, EDGE_TRUE_VALUE, unlikely);
 	link(same, by_caller, EDGE_FALSE_VALUE, unlikely.invert());
 
-	/* by_caller: the caller counted them */
+	/* by_caller: the caller counted them; its partial is the frame's
+	 * below the top's */
 	g = gsi_start_bb(by_caller);
 	tree top = emit(&g, ptr_type_node, NOP_EXPR, load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_TOP))));
 	tree caller_aid = emit(&g, u64, NOP_EXPR, load(&g, mem_at(u32, top, -frame_size)));
+	tree caller_partial = emit(&g, ptr_type_node, POINTER_PLUS_EXPR, top, size_int(frame_partial - frame_size));
 	branch(&g, GE_EXPR, old, caller_aid);
-	link(by_caller, caller_fast, EDGE_TRUE_VALUE, half);
+	edge from_caller = make_edge(by_caller, fast, EDGE_TRUE_VALUE);
+	from_caller->probability = half;
 	link(by_caller, by_hint, EDGE_FALSE_VALUE, half);
 
 	/* by_hint: hint_lo <= old < hint_lo + hint_span */
 	g = gsi_start_bb(by_hint);
 	tree lo = load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_HINT_LO)));
 	tree span = load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_HINT_SPAN)));
+	tree hint_partial = emit(&g, ptr_type_node, NOP_EXPR,
+				 load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_HINT_PARTIAL))));
 	branch(&g, LT_EXPR, emit(&g, u64, MINUS_EXPR, old, lo), span);
-	link(by_hint, hint_fast, EDGE_TRUE_VALUE, half);
+	edge from_hint = make_edge(by_hint, fast, EDGE_TRUE_VALUE);
+	from_hint->probability = half;
 	link(by_hint, slow, EDGE_FALSE_VALUE, half);
 
-	/* the two fast ends: stamp, count */
+	/* fast: stamp, count for the top, take off the ancestor's partial */
+	tree target = make_ssa_name(ptr_type_node);
+	gphi *phi = create_phi_node(target, fast);
+	add_phi_arg(phi, caller_partial, from_caller, loc);
+	add_phi_arg(phi, hint_partial, from_hint, loc);
 	auto add_to = [&](gimple_stmt_iterator *gi, tree ref, tree_code code, tree n) {
 		tree x = make_ssa_name(u64), y = make_ssa_name(u64);
 		put(gi, x, ref);
 		put(gi, y, build2(code, u64, x, n));
 		put(gi, unshare_expr(ref), y);
 	};
-	for (basic_block end : { caller_fast, hint_fast }) {
-		g = gsi_start_bb(end);
-		tree w = build_int_cst(u64, c.n);
-		tree now = load(&g, v.aid);
-		for (unsigned k = 0; k < c.n; k++)
-			put(&g, unshare_expr(c.ref[k]), now);
-		add_to(&g, mem_at(u64, top, frame_partial), PLUS_EXPR, w);
-		if (end == caller_fast) {
-			add_to(&g, mem_at(u64, top, frame_partial - frame_size), MINUS_EXPR, w);
-		} else {
-			tree hp = emit(&g, ptr_type_node, NOP_EXPR,
-				       load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_HINT_PARTIAL))));
-			add_to(&g, mem_at(u64, hp, 0), MINUS_EXPR, w);
-		}
-		link(end, join, EDGE_FALLTHRU, profile_probability::always());
-	}
+	g = gsi_start_bb(fast);
+	tree w = build_int_cst(u64, c.n);
+	tree now = load(&g, v.aid);
+	for (unsigned k = 0; k < c.n; k++)
+		put(&g, unshare_expr(c.ref[k]), now);
+	add_to(&g, mem_at(u64, top, frame_partial), PLUS_EXPR, w);
+	add_to(&g, mem_at(u64, target, 0), MINUS_EXPR, w);
+	link(fast, join, EDGE_FALLTHRU, profile_probability::always());
 	return join;
 }
 
