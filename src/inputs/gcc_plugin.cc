@@ -5,28 +5,30 @@
  *
  *   __sanitizer_cov_trace_pc ()  ->  blocks += 1  (a register, added to the
  *                                    thread's __plumb_inp_cost before calls)
- *   __tsan_readN (p), N <= 16    ->  if (miss) __tsan_readN (p)
- *   __tsan_writeN (p)            ->  if (miss) __tsan_writeN (p);
- *                                    else *first = *last = aid
+ *   __tsan_readN (p), N <= 8     ->  if (miss) { if (!by_ancestor)
+ *                                      __tsan_readN (p); }
+ *   __tsan_writeN (p), N <= 8    ->  if (miss) __tsan_writeN (p);
+ *                                    else cells = aid
  *
  * where, from the thread's state that the runtime keeps (__plumb_inp_tags,
- * _leaves: its shadow's leaf cache; _shift, _aid: the top activation's
- * id), a = (uintptr_t) p, slot = (a >> 16) % 64, and
+ * _leaves: its shadow's leaf cache; _aid: the top activation's id), a =
+ * (uintptr_t) p, slot = (a >> 16) % 64, and the cells are the one or two
+ * 4-byte cells at leaves[slot] + (a & 0xfffc) (locate below):
  *
- *   first = leaves[slot] + ((a & 0xffff) >> shift)   (always a mapped leaf)
- *   last  = leaves[slot] + (((a + N - 1) & 0xffff) >> shift)
  *   miss = (a >> 16) != tags[slot]              (that leaf is not cached)
- *        | last - first > 1                     (more than two cells, or
- *                                                two leaves)
- *        | min (*first, *last) < aid            (reads: not yet counted by
+ *        | not one cell, or two for N = 8       (unaligned, past the leaf)
+ *        | min (cells) < aid                    (reads: not yet counted by
  *                                                the top activation)
  *
- * so a read of a cell the activation already counted, and a write within
- * the last leaf, cost a few instructions and no call; everything else takes
- * the runtime's out-of-line hook, which does the whole algorithm and
- * publishes the state again. The results are the same as without the plugin
- * (the runtime's hooks alone), which `plumb cc` falls back to when the
- * plugin is missing (PLUMB_INPUTS_PLUGIN=no, clang, -O0). */
+ * so a read of a cell the activation already counted, and a write of a
+ * cached leaf, cost a few instructions and no call. A read the top
+ * activation has not counted whose cells have one timestamp, that of the
+ * caller's or of the ancestor the runtime found last (by_ancestor, from
+ * __plumb_inp_fast), is counted inline too (inp_read_cell's common cases).
+ * Everything else takes the runtime's out-of-line hook, which does the
+ * whole algorithm and publishes the state again. The results are the same
+ * as without the plugin (the runtime's hooks alone), which `plumb cc` falls
+ * back to when the plugin is missing (PLUMB_INPUTS_PLUGIN=no, clang, -O0). */
 #include "gcc-plugin.h"
 #include "plugin-version.h"
 
@@ -64,11 +66,16 @@ extern "C" __attribute__((used)) const char plumb_inputs_plugin_gcc[] =
 namespace {
 
 struct tls_vars {
-	tree cost, tags, leaves, shift, aid;
+	tree cost, tags, leaves, aid, fast;
 };
 
+/* src/inputs/inputs.h: INP_FAST_* (the slots of __plumb_inp_fast), and
+ * the shadow stack's frame (hooks.c checks the layout) */
+enum { FAST_TOP, FAST_HINT_LO, FAST_HINT_SPAN, FAST_HINT_PARTIAL, FAST_N };
+const int frame_size = 56, frame_partial = 48; /* inp_frame: aid at 0 */
+
 /* INP_LEAF_CACHE in src/inputs/inputs.h */
-const unsigned leaf_cache = 64;
+const unsigned leaf_cache = 256;
 
 /* Volatile, like every access below to the runtime's memory: the
  * compiler's summaries of the program's functions (ipa-modref) were made
@@ -103,8 +110,8 @@ tls_vars &vars()
 		tree slots = build_array_type_nelts(u64v, leaf_cache);
 		v.tags = tls_var("__plumb_inp_tags", slots);
 		v.leaves = tls_var("__plumb_inp_leaves", slots);
-		v.shift = tls_var("__plumb_inp_shift", unsigned_type_node);
 		v.aid = tls_var("__plumb_inp_aid", unsigned_type_node);
+		v.fast = tls_var("__plumb_inp_fast", build_array_type_nelts(u64v, FAST_N));
 	}
 	return v;
 }
@@ -199,9 +206,9 @@ unsigned access_size(tree fn, bool *write)
 	} hooks[] = {
 		{ BUILT_IN_TSAN_READ1, 1, false }, { BUILT_IN_TSAN_READ2, 2, false },
 		{ BUILT_IN_TSAN_READ4, 4, false }, { BUILT_IN_TSAN_READ8, 8, false },
-		{ BUILT_IN_TSAN_READ16, 16, false }, { BUILT_IN_TSAN_WRITE1, 1, true },
+		{ BUILT_IN_TSAN_WRITE1, 1, true },
 		{ BUILT_IN_TSAN_WRITE2, 2, true }, { BUILT_IN_TSAN_WRITE4, 4, true },
-		{ BUILT_IN_TSAN_WRITE8, 8, true }, { BUILT_IN_TSAN_WRITE16, 16, true },
+		{ BUILT_IN_TSAN_WRITE8, 8, true },
 	};
 	if (!fn || !fndecl_built_in_p(fn, BUILT_IN_NORMAL))
 		return 0;
@@ -222,6 +229,89 @@ tree slot_ref(tree var, tree slot)
 	return r;
 }
 
+/* *(type *) (ptr + off), volatile */
+tree mem_at(tree type, tree ptr, int off)
+{
+	tree ptr_type = build_pointer_type(type);
+	tree r = build2(MEM_REF, build_qualified_type(type, TYPE_QUAL_VOLATILE), ptr, build_int_cst(ptr_type, off));
+	TREE_THIS_VOLATILE(r) = 1;
+	TREE_SIDE_EFFECTS(r) = 1;
+	return r;
+}
+
+/* The cells of an access of `size` bytes at a, in the cached leaf of its
+ * address, and the top activation's id. */
+struct cells {
+	unsigned n;     /* 1 or 2: the first cell and the next */
+	tree ref[2];    /* the cells (volatile u32 lvalues) */
+	tree miss;      /* nonzero: not n whole cells of a cached leaf */
+	tree off;       /* the first cell's offset in the leaf, in bytes */
+	tree aid;
+};
+
+/* Emitted before gsi. Cells are 4 bytes (memres 4, the default: the
+ * runtime keeps the cache empty for another): an access of 1, 2 or 4
+ * bytes within one cell is one cell, an 8-byte access at a cell's start
+ * not past the leaf's end two; anything else is a miss. The tag is
+ * compared with ror (a, 2) >> 14 for accesses of 4 and 8 bytes, which is
+ * a >> 16 when a is a cell's start and has bits past 48 set when not. The
+ * first cell is masked into the leaf, and a leaf has a spare cell past its
+ * end, always 0, so the loads stay in a mapped leaf even when the tag does
+ * not match or the access misses. With check_end, an 8-byte access at the
+ * leaf's last cell misses; without (a read's first look: the spare cell
+ * makes its timestamp 0, below any activation's), the caller checks
+ * leaf_end before it takes the cells. */
+/* Whether an 8-byte access whose first cell is at off starts in the leaf's
+ * last cell. */
+tree leaf_end(gimple_stmt_iterator *gsi, tree off)
+{
+	tree u64 = long_long_unsigned_type_node;
+	return emit(gsi, boolean_type_node, EQ_EXPR, off, build_int_cst(u64, 0xfffc));
+}
+
+cells locate(gimple_stmt_iterator *gsi, tree a, unsigned size, bool check_end)
+{
+	tls_vars &v = vars();
+	tree u64 = long_long_unsigned_type_node, u32 = unsigned_type_node;
+	cells c;
+	tree page = size >= 4 ? emit(gsi, u64, RSHIFT_EXPR, emit(gsi, u64, RROTATE_EXPR, a, build_int_cst(u32, 2)),
+				     build_int_cst(u32, 14))
+			      : emit(gsi, u64, RSHIFT_EXPR, a, build_int_cst(u32, 16));
+	tree slot = emit(gsi, u64, BIT_AND_EXPR, page, build_int_cst(u64, leaf_cache - 1));
+	tree hi = load(gsi, slot_ref(v.tags, slot)), leaf = load(gsi, slot_ref(v.leaves, slot));
+	c.aid = load(gsi, v.aid);
+	c.miss = emit(gsi, u64, BIT_XOR_EXPR, page, hi);
+	c.n = size == 8 ? 2 : 1;
+	tree off = emit(gsi, u64, BIT_AND_EXPR, a, build_int_cst(u64, 0xfffc));
+	tree far = NULL_TREE;
+	c.off = off;
+	if (size == 2) /* the last byte of a cell */
+		far = emit(gsi, boolean_type_node, EQ_EXPR, emit(gsi, u64, BIT_AND_EXPR, a, build_int_cst(u64, 3)),
+			   build_int_cst(u64, 3));
+	else if (size == 8 && check_end)
+		far = leaf_end(gsi, off);
+	if (far)
+		c.miss = emit(gsi, u64, BIT_IOR_EXPR, c.miss, emit(gsi, u64, NOP_EXPR, far));
+	tree ptr_type = build_pointer_type(u32);
+	tree cell = emit(gsi, ptr_type, NOP_EXPR, emit(gsi, u64, PLUS_EXPR, leaf, off));
+	for (unsigned k = 0; k < c.n; k++) {
+		c.ref[k] = build2(MEM_REF, build_qualified_type(u32, TYPE_QUAL_VOLATILE), cell,
+				  build_int_cst(ptr_type, 4 * k));
+		TREE_THIS_VOLATILE(c.ref[k]) = 1;
+		TREE_SIDE_EFFECTS(c.ref[k]) = 1;
+	}
+	return c;
+}
+
+/* The cells' timestamps, loaded before gsi. */
+void load_cells(gimple_stmt_iterator *gsi, const cells &c, tree olds[2])
+{
+	for (unsigned k = 0; k < c.n; k++) {
+		olds[k] = make_ssa_name(unsigned_type_node);
+		gsi_insert_before(gsi, gimple_build_assign(olds[k], unshare_expr(c.ref[k])), GSI_SAME_STMT);
+	}
+}
+
 /* Put the fast path in front of the hook call at gsi; the call moves to a
  * block of its own taken on a miss. Returns the block after the call. */
 basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
@@ -233,42 +323,12 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 	tree addr = gimple_call_arg(call, 0);
 
 	tree a = emit(gsi, u64, NOP_EXPR, addr);
-	tree page = emit(gsi, u64, RSHIFT_EXPR, a, build_int_cst(u32, 16));
-	tree slot = emit(gsi, u64, BIT_AND_EXPR, page, build_int_cst(u64, leaf_cache - 1));
-	tree hi = load(gsi, slot_ref(v.tags, slot)), leaf = load(gsi, slot_ref(v.leaves, slot));
-	tree shift = load(gsi, v.shift), aid = load(gsi, v.aid);
-	tree miss = emit(gsi, u64, BIT_XOR_EXPR, page, hi);
-	/* the access's first and last cells, in the leaf (masked: even when the
-	 * tag does not match, or the access runs into the next leaf, they are
-	 * cells of a mapped leaf); more than two cells, or two leaves: a miss */
-	tree cells[2];
-	unsigned ncells = size > 1 ? 2 : 1;
-	tree idx[2];
-	for (unsigned k = 0; k < ncells; k++) {
-		tree at = k ? emit(gsi, u64, PLUS_EXPR, a, build_int_cst(u64, size - 1)) : a;
-		tree off = emit(gsi, u64, BIT_AND_EXPR, at, build_int_cst(u64, 0xffff));
-		idx[k] = emit(gsi, u64, RSHIFT_EXPR, off, shift);
-		off = emit(gsi, u64, LSHIFT_EXPR, idx[k], build_int_cst(u32, 2));
-		tree cell_int = emit(gsi, u64, PLUS_EXPR, leaf, off);
-		tree ptr_type = build_pointer_type(u32);
-		tree cell = emit(gsi, ptr_type, NOP_EXPR, cell_int);
-		cells[k] = build2(MEM_REF, build_qualified_type(u32, TYPE_QUAL_VOLATILE), cell,
-				  build_int_cst(ptr_type, 0));
-		TREE_THIS_VOLATILE(cells[k]) = 1;
-		TREE_SIDE_EFFECTS(cells[k]) = 1;
-	}
-	if (ncells == 2) {
-		tree d = emit(gsi, u64, MINUS_EXPR, idx[1], idx[0]);
-		tree far = emit(gsi, boolean_type_node, GT_EXPR, d, build_int_cst(u64, 1));
-		miss = emit(gsi, u64, BIT_IOR_EXPR, miss, emit(gsi, u64, NOP_EXPR, far));
-	}
+	cells c = locate(gsi, a, size, write);
+	tree miss = c.miss, aid = c.aid;
+	tree olds[2] = { NULL_TREE, NULL_TREE };
 	if (!write) {
-		tree low = NULL_TREE;
-		for (unsigned k = 0; k < ncells; k++) {
-			tree old = make_ssa_name(u32);
-			gsi_insert_before(gsi, gimple_build_assign(old, unshare_expr(cells[k])), GSI_SAME_STMT);
-			low = low ? emit(gsi, u32, MIN_EXPR, low, old) : old;
-		}
+		load_cells(gsi, c, olds);
+		tree low = c.n == 2 ? emit(gsi, u32, MIN_EXPR, olds[0], olds[1]) : olds[0];
 		tree lt = emit(gsi, boolean_type_node, LT_EXPR, low, aid);
 		miss = emit(gsi, u64, BIT_IOR_EXPR, miss, emit(gsi, u64, NOP_EXPR, lt));
 	}
@@ -276,33 +336,116 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 	gimple_set_location(cond, loc);
 	gsi_insert_before(gsi, cond, GSI_SAME_STMT);
 
-	/* bb: ... cond | slow: call | join: the rest */
+	/* bb: ... cond | slow: call | join: the rest; the other blocks are
+	 * made below, from bb's false edge (writes) or true edge (reads) */
 	basic_block bb = gimple_bb(call);
-	edge to_slow = split_block(bb, cond);
-	basic_block slow = to_slow->dest;
-	edge slow_out = split_block(slow, call);
-	basic_block join = slow_out->dest;
-	to_slow->flags = EDGE_TRUE_VALUE;
-	to_slow->probability = profile_probability::unlikely();
-	slow->count = bb->count.apply_probability(to_slow->probability);
-	edge fast_e;
+	edge to_miss = split_block(bb, cond);
+	basic_block slow = to_miss->dest;
+	basic_block join = split_block(slow, call)->dest;
+	profile_probability unlikely = profile_probability::unlikely();
+	profile_count miss_count = bb->count.apply_probability(unlikely);
+	slow->count = miss_count;
+	auto block = [&](profile_count count) {
+		basic_block b = create_empty_bb(slow);
+		b->count = count;
+		add_bb_to_loop(b, bb->loop_father);
+		return b;
+	};
+	auto link = [&](basic_block from, basic_block to, int flags, profile_probability p) {
+		edge e = make_edge(from, to, flags);
+		e->probability = p;
+	};
+	auto branch = [&](gimple_stmt_iterator *g, tree_code code, tree x, tree y) {
+		gcond *b = gimple_build_cond(code, x, y, NULL_TREE, NULL_TREE);
+		gimple_set_location(b, loc);
+		gsi_insert_before(g, b, GSI_SAME_STMT);
+	};
+	/* statements appended to an empty block (an iterator at its end) */
+	auto put = [&](gimple_stmt_iterator *g, tree lhs, tree rhs) {
+		gassign *st = gimple_build_assign(lhs, rhs);
+		gimple_set_location(st, loc);
+		gsi_insert_before(g, st, GSI_SAME_STMT);
+	};
+	to_miss->flags = EDGE_TRUE_VALUE;
+	to_miss->probability = unlikely;
 	if (write) {
-		basic_block fast = create_empty_bb(slow);
-		fast->count = bb->count.apply_probability(to_slow->probability.invert());
-		add_bb_to_loop(fast, bb->loop_father);
-		gimple_stmt_iterator fg = gsi_start_bb(fast);
-		for (unsigned k = 0; k < ncells; k++) {
-			gassign *st = gimple_build_assign(unshare_expr(cells[k]), aid);
-			gimple_set_location(st, loc);
-			gsi_insert_after(&fg, st, GSI_NEW_STMT);
-		}
-		fast_e = make_edge(bb, fast, EDGE_FALSE_VALUE);
-		edge fo = make_edge(fast, join, EDGE_FALLTHRU);
-		fo->probability = profile_probability::always();
-	} else {
-		fast_e = make_edge(bb, join, EDGE_FALSE_VALUE);
+		basic_block fast = block(bb->count.apply_probability(unlikely.invert()));
+		gimple_stmt_iterator g = gsi_start_bb(fast);
+		for (unsigned k = 0; k < c.n; k++)
+			put(&g, unshare_expr(c.ref[k]), aid);
+		link(bb, fast, EDGE_FALSE_VALUE, unlikely.invert());
+		link(fast, join, EDGE_FALLTHRU, profile_probability::always());
+		return join;
 	}
-	fast_e->probability = to_slow->probability.invert();
+
+	/* A read of cells new to the top activation that the caller, or the
+	 * deeper ancestor the runtime found last, counted (inp_read_cell), one
+	 * timestamp for both cells: stamped, added to the top frame's partial
+	 * rms and taken off that ancestor's; anything else takes the hook.
+	 * Only the cells' places stay live from the first look (registers for
+	 * the program's values). */
+	profile_probability half = profile_probability::even();
+	profile_count half_count = miss_count.apply_probability(half);
+	basic_block same = block(miss_count), by_caller = block(miss_count), by_hint = block(half_count);
+	basic_block fast = block(miss_count);
+	redirect_edge_succ(to_miss, same);
+	link(bb, join, EDGE_FALSE_VALUE, unlikely.invert());
+
+	/* same: one or two cells of a cached leaf, with one timestamp */
+	gimple_stmt_iterator g = gsi_start_bb(same);
+	tree olds2[2];
+	load_cells(&g, c, olds2);
+	tree bad = c.miss;
+	if (c.n == 2)
+		bad = emit(&g, u64, BIT_IOR_EXPR, bad, emit(&g, u64, NOP_EXPR, leaf_end(&g, c.off)));
+	if (c.n == 2)
+		bad = emit(&g, u64, BIT_IOR_EXPR, bad, emit(&g, u64, NOP_EXPR, emit(&g, u32, BIT_XOR_EXPR, olds2[0], olds2[1])));
+	tree old = emit(&g, u64, NOP_EXPR, olds2[0]);
+	branch(&g, NE_EXPR, bad, build_int_cst(u64, 0));
+	link(same, slow, EDGE_TRUE_VALUE, unlikely);
+	link(same, by_caller, EDGE_FALSE_VALUE, unlikely.invert());
+
+	/* by_caller: the caller counted them; its partial is the frame's
+	 * below the top's */
+	g = gsi_start_bb(by_caller);
+	tree top = emit(&g, ptr_type_node, NOP_EXPR, load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_TOP))));
+	tree caller_aid = emit(&g, u64, NOP_EXPR, load(&g, mem_at(u32, top, -frame_size)));
+	tree caller_partial = emit(&g, ptr_type_node, POINTER_PLUS_EXPR, top, size_int(frame_partial - frame_size));
+	branch(&g, GE_EXPR, old, caller_aid);
+	edge from_caller = make_edge(by_caller, fast, EDGE_TRUE_VALUE);
+	from_caller->probability = half;
+	link(by_caller, by_hint, EDGE_FALSE_VALUE, half);
+
+	/* by_hint: hint_lo <= old < hint_lo + hint_span */
+	g = gsi_start_bb(by_hint);
+	tree lo = load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_HINT_LO)));
+	tree span = load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_HINT_SPAN)));
+	tree hint_partial = emit(&g, ptr_type_node, NOP_EXPR,
+				 load(&g, slot_ref(v.fast, build_int_cst(u64, FAST_HINT_PARTIAL))));
+	branch(&g, LT_EXPR, emit(&g, u64, MINUS_EXPR, old, lo), span);
+	edge from_hint = make_edge(by_hint, fast, EDGE_TRUE_VALUE);
+	from_hint->probability = half;
+	link(by_hint, slow, EDGE_FALSE_VALUE, half);
+
+	/* fast: stamp, count for the top, take off the ancestor's partial */
+	tree target = make_ssa_name(ptr_type_node);
+	gphi *phi = create_phi_node(target, fast);
+	add_phi_arg(phi, caller_partial, from_caller, loc);
+	add_phi_arg(phi, hint_partial, from_hint, loc);
+	auto add_to = [&](gimple_stmt_iterator *gi, tree ref, tree_code code, tree n) {
+		tree x = make_ssa_name(u64), y = make_ssa_name(u64);
+		put(gi, x, ref);
+		put(gi, y, build2(code, u64, x, n));
+		put(gi, unshare_expr(ref), y);
+	};
+	g = gsi_start_bb(fast);
+	tree w = build_int_cst(u64, c.n);
+	tree now = load(&g, v.aid);
+	for (unsigned k = 0; k < c.n; k++)
+		put(&g, unshare_expr(c.ref[k]), now);
+	add_to(&g, mem_at(u64, top, frame_partial), PLUS_EXPR, w);
+	add_to(&g, mem_at(u64, target, 0), MINUS_EXPR, w);
+	link(fast, join, EDGE_FALLTHRU, profile_probability::always());
 	return join;
 }
 

@@ -25,6 +25,7 @@ static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 static inp_report_opts opts;
 static char dir_buf[4096];
 static uint32_t clock_max = UINT32_MAX;
+static bool inline_off;                 /* PLUMB_APROF_INLINE=no */
 static atomic_uint next_seq = 1;
 
 /* not static: the other hook files (hooks_clang.c) read it too */
@@ -35,27 +36,32 @@ static __thread bool tls_dead __attribute__((tls_model("initial-exec")));
  * Basic blocks executed by the thread (all of them, measuring or not), the
  * top activation's id, and the shadow's leaf cache: a read of a cell of a
  * cached leaf stamped at or after aid, or a write within one, needs no
- * call. Empty slots have a tag no address has and idle_leaf, which is big
- * enough for any shift, as the inline read loads the cell before it knows
- * whether the tag matched. */
+ * call. The inline code knows 4-byte cells: with another --memres the
+ * cache stays empty. Empty slots have a tag no address has and idle_leaf,
+ * a leaf of 4-byte cells and its spare cell, as the inline read loads the
+ * cell before it knows whether the tag matched. */
 #define TLS_FAST __thread __attribute__((tls_model("initial-exec"))) INP_EXPORT
-static uint32_t idle_leaf[1u << INP_LEAF_BITS];
+static uint32_t idle_leaf[(1u << INP_LEAF_BITS) / 4 + 1];
 TLS_FAST uint64_t __plumb_inp_cost;
 TLS_FAST uintptr_t __plumb_inp_tags[INP_LEAF_CACHE] = { [0 ... INP_LEAF_CACHE - 1] = UINTPTR_MAX };
 TLS_FAST uint32_t *__plumb_inp_leaves[INP_LEAF_CACHE] = { [0 ... INP_LEAF_CACHE - 1] = idle_leaf };
-TLS_FAST unsigned __plumb_inp_shift;
 TLS_FAST uint32_t __plumb_inp_aid;
+TLS_FAST uint64_t __plumb_inp_fast[INP_FAST_N]; /* inp_thread.fast */
+_Static_assert(offsetof(inp_frame, aid) == 0 && offsetof(inp_frame, partial) == 48 && sizeof(inp_frame) == 56,
+	       "the frame's layout, as src/inputs/gcc_plugin.cc knows it");
 
 /* After the runtime changed t's top activation. */
 static inline void publish(const inp_thread *t)
 {
 	__plumb_inp_aid = t->frames[t->depth].aid;
+	__plumb_inp_fast[INP_FAST_TOP] = (uintptr_t)&t->frames[t->depth];
 }
 
 static void report(inp_thread *t, bool in_signal)
 {
 	t->cost = __plumb_inp_cost;
 	inp_unwind_all(t);
+	publish(t); /* the root: no read is new to it */
 	if (in_signal ? pthread_mutex_trylock(&report_lock) : pthread_mutex_lock(&report_lock))
 		return;
 	inp_write_report(t, &opts);
@@ -148,6 +154,10 @@ static void init(void)
 	const char *cm = getenv("PLUMB_APROF_CLOCK_MAX");
 	if (cm && atol(cm) >= 64)
 		clock_max = (uint32_t)atol(cm);
+	/* tests: the gcc plugin's inline paths always miss (the same binary
+	 * then measures with the runtime's hooks alone) */
+	const char *in = getenv("PLUMB_APROF_INLINE");
+	inline_off = in && !strcmp(in, "no");
 	const char *d = getenv("PLUMB_APROF_DRMS");
 	opts.drms = d && (!strcmp(d, "yes") || !strcmp(d, "1"));
 	if (opts.drms && inp_drms_init(log2_of(opts.memres), clock_max)) {
@@ -180,9 +190,9 @@ __attribute__((noinline)) static inp_thread *thread_start(void)
 	/* drms sees every access (another thread's writes make a counted cell
 	 * new input): the gcc plugin's inline paths, which skip the runtime
 	 * when a cell was counted already, are kept missing by an empty cache */
-	if (!opts.drms)
+	if (!opts.drms && !inline_off && opts.memres == 4)
 		inp_shadow_use_cache(&t->shadow, __plumb_inp_tags, __plumb_inp_leaves, idle_leaf);
-	__plumb_inp_shift = t->shadow.shift;
+	inp_thread_use_fast(t, __plumb_inp_fast);
 	t->clock_max = clock_max;
 	if (opts.drms) {
 		t->drms = true;
@@ -279,7 +289,7 @@ static inline __attribute__((always_inline)) void leave(uintptr_t sp, uintptr_t 
 	inp_thread *t = tls_thread;
 	if (t) {
 		t->cost = __plumb_inp_cost;
-		inp_exit_inline(t, sp, ra);
+			inp_exit_inline(t, sp, ra);
 		publish(t);
 	}
 }

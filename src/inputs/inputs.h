@@ -32,7 +32,7 @@ int inp_grow(void **v, size_t *cap, size_t need, size_t elem);
  * arrays. The cache may be the thread's TLS arrays that the gcc plugin's
  * inline code reads (hooks.c), so a slot never names a freed leaf. */
 #define INP_LEAF_BITS 16
-#define INP_LEAF_CACHE 64
+#define INP_LEAF_CACHE 256
 typedef struct inp_shadow {
 	uint32_t ***top;          /* [addr >> 32][(addr >> 16) & 0xffff] -> leaf */
 	uintptr_t *tags;          /* [INP_LEAF_CACHE]: addr >> 16 of the cached leaf, ~0: none */
@@ -131,15 +131,27 @@ typedef struct inp_blocks {
 	struct { uintptr_t pc; uint32_t node, slot1; } cache[INP_BLOCK_CACHE];
 } inp_blocks;
 
+/* What the gcc plugin's inline reads use besides the leaf cache and the top
+ * activation's id (hooks.c keeps it in TLS as __plumb_inp_fast): the top
+ * frame (its caller's below it), and the deeper ancestor the runtime found
+ * last, as the range of timestamps it takes (HINT_LO <= ts < HINT_LO +
+ * HINT_SPAN) and the address of its partial rms. The range stays right
+ * while that frame is pending (the frames above it are newer than the
+ * range); inp_pop, inp_renumber and a move of the frames empty it. */
+enum { INP_FAST_TOP, INP_FAST_HINT_LO, INP_FAST_HINT_SPAN, INP_FAST_HINT_PARTIAL, INP_FAST_N };
+
 typedef struct inp_thread {
 	uint64_t cost;            /* basic blocks executed */
 	uint32_t clock;           /* the last activation id given */
 	uint32_t clock_max;       /* renumber when the clock reaches it */
 	uint32_t depth;           /* frames[1..depth]; frames[0] is the root */
-	uint32_t ancestor_hint;   /* the frame inp_read_cell found last */
+	uint32_t ancestor_hint;   /* the frame inp_read_cell found last, 0: none */
 	size_t frames_cap;
 	inp_frame *frames;
 	inp_shadow shadow;
+	uint64_t *fast;           /* [INP_FAST_N]: own_fast, or the TLS one */
+	uint64_t own_fast[INP_FAST_N];
+	int64_t hint_sink;        /* the partial of no hint (added 0) */
 	inp_routine *routines;    /* [0] unused: ids start at 1 */
 	size_t nroutines, routines_cap;
 	inp_node *nodes;          /* [0] is the root */
@@ -167,6 +179,8 @@ typedef struct inp_thread {
 } inp_thread;
 
 int inp_thread_init(inp_thread *t, unsigned memres_shift);
+/* Keep the fast path's state in fast[INP_FAST_N] (hooks.c: the TLS one). */
+void inp_thread_use_fast(inp_thread *t, uint64_t *fast);
 void inp_thread_free(inp_thread *t);
 /* Events. sp is the frame address of the hook (stack grows down); exit's
  * ra is the hook's return address (the routine's own return address when
@@ -218,6 +232,14 @@ void inp_end_thread(void);
 void inp_cost_sync(inp_thread *t);
 uint64_t inp_now_us(void);
 
+static inline void inp_fast_no_hint(inp_thread *t)
+{
+	t->ancestor_hint = 0;
+	t->fast[INP_FAST_HINT_LO] = 0;
+	t->fast[INP_FAST_HINT_SPAN] = 0;
+	t->fast[INP_FAST_HINT_PARTIAL] = (uintptr_t)&t->hint_sink;
+}
+
 /* The fast path of a read of one granule-aligned cell by the top activation. */
 static inline void inp_read_cell(inp_thread *t, uint32_t *c)
 {
@@ -251,6 +273,9 @@ static inline void inp_read_cell(inp_thread *t, uint32_t *c)
 			t->ancestor_hint = lo;
 		}
 		t->frames[lo].partial--;
+		t->fast[INP_FAST_HINT_LO] = t->frames[lo].aid;
+		t->fast[INP_FAST_HINT_SPAN] = t->frames[lo + 1].aid - t->frames[lo].aid;
+		t->fast[INP_FAST_HINT_PARTIAL] = (uintptr_t)&t->frames[lo].partial;
 	}
 }
 

@@ -86,6 +86,7 @@ INP_HIDDEN int inp_thread_init(inp_thread *t, unsigned memres_shift)
 	}
 	t->nroutines = 1;
 	t->nnodes = 1;
+	inp_thread_use_fast(t, t->own_fast);
 	return 0;
 }
 
@@ -196,6 +197,13 @@ INP_HIDDEN inp_point *inp_point_slow(inp_thread *t, uint32_t node, uint64_t rms)
 
 /* ---- events ------------------------------------------------------------ */
 
+INP_HIDDEN void inp_thread_use_fast(inp_thread *t, uint64_t *fast)
+{
+	memset(fast, 0, INP_FAST_N * sizeof *fast);
+	t->fast = fast;
+	inp_fast_no_hint(t);
+}
+
 INP_HIDDEN void inp_pop_left(inp_thread *t)
 {
 	inp_pop(t);
@@ -287,6 +295,7 @@ INP_HIDDEN void inp_renumber(inp_thread *t)
 	}
 	for (uint32_t d = 1; d <= depth; d++)
 		t->frames[d].aid = d;
+	inp_fast_no_hint(t);
 	t->clock = depth;
 	t->renumberings++;
 }

@@ -63,6 +63,8 @@ INP_INLINE void inp_pop(inp_thread *t)
 	else
 		t->failed = true;
 	t->depth--;
+	if (__builtin_expect(t->depth < t->ancestor_hint, 0))
+		inp_fast_no_hint(t);
 	inp_frame *parent = f - 1;
 	parent->partial += f->partial;
 	parent->children_cost += cum;
@@ -80,10 +82,12 @@ INP_INLINE void inp_enter_inline(inp_thread *t, uintptr_t pc, uintptr_t sp, uint
 		inp_pop_left(t);
 	if (__builtin_expect(t->clock >= t->clock_max, 0))
 		inp_renumber(t);
-	if (__builtin_expect(t->depth + 1 >= t->frames_cap, 0) &&
-	    inp_grow((void **)&t->frames, &t->frames_cap, t->depth + 2, sizeof *t->frames)) {
-		t->failed = true;
-		return;
+	if (__builtin_expect(t->depth + 1 >= t->frames_cap, 0)) {
+		if (inp_grow((void **)&t->frames, &t->frames_cap, t->depth + 2, sizeof *t->frames)) {
+			t->failed = true;
+			return;
+		}
+		inp_fast_no_hint(t); /* the frames may have moved */
 	}
 	inp_frame *f = &t->frames[t->depth];
 	inp_node *p = &t->nodes[f->node];

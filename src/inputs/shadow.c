@@ -80,6 +80,14 @@ INP_HIDDEN size_t inp_shadow_leaf_cells(const inp_shadow *s)
 	return ((size_t)1 << INP_LEAF_BITS) >> s->shift;
 }
 
+/* and a spare cell past the end, never written: the gcc plugin's inline
+ * code loads the cell after the last of a leaf before it knows the access
+ * is in the leaf */
+static size_t leaf_bytes(const inp_shadow *s)
+{
+	return (inp_shadow_leaf_cells(s) + 1) * sizeof **s->leaves;
+}
+
 INP_HIDDEN uint32_t *inp_shadow_leaf_slow(inp_shadow *s, uintptr_t addr)
 {
 	uintptr_t hi = addr >> INP_LEAF_BITS;
@@ -92,7 +100,7 @@ INP_HIDDEN uint32_t *inp_shadow_leaf_slow(inp_shadow *s, uintptr_t addr)
 	if (!*leaf) {
 		if (inp_grow((void **)&s->leaves, &s->leaves_cap, s->nleaves + 1, sizeof *s->leaves))
 			goto fail;
-		if (!(*leaf = inp_map(inp_shadow_leaf_cells(s) * sizeof **leaf)))
+		if (!(*leaf = inp_map(leaf_bytes(s))))
 			goto fail;
 		s->leaves[s->nleaves++] = *leaf;
 	}
@@ -110,7 +118,7 @@ INP_HIDDEN void inp_shadow_free(inp_shadow *s)
 		return;
 	cache_clear(s);
 	for (size_t i = 0; i < s->nleaves; i++)
-		inp_unmap(s->leaves[i], inp_shadow_leaf_cells(s) * sizeof **s->leaves);
+		inp_unmap(s->leaves[i], leaf_bytes(s));
 	for (size_t i = 0; i < TOP_ENTRIES; i++)
 		inp_unmap(s->top[i], MID_ENTRIES * sizeof **s->top);
 	inp_unmap(s->top, TOP_ENTRIES * sizeof *s->top);

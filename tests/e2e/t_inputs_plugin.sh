@@ -89,3 +89,37 @@ for v in other none; do
 	PLUMB_APROF_DIR="rep-$v" "./inp_kernels-$v" > /dev/null 2>&1
 done
 same "plugin: another gcc's build reports what the hooks alone do" "$(points rep-other/*.aprof)" "$(points rep-none/*.aprof)"
+
+# The same binary with its inline paths on and off (PLUMB_APROF_INLINE=no:
+# every access takes the runtime's hooks): the same reports, with the reads
+# of cells the caller or a deeper ancestor counted, an ancestor's return and
+# a new frame at its depth, longjmp and threads (tests/programs/inp_ancestors.c).
+# "on" and "no" have one length: the stack, and so the cells, stay put.
+inline_same() {
+	label=$1 prog=$2 memres=$3
+	for v in on no; do
+		rm -rf "ri-$v" && mkdir "ri-$v"
+		env PLUMB_APROF_DIR="ri-$v" PLUMB_APROF_INLINE=$v PLUMB_APROF_MEMRES="$memres" "./$prog" > /dev/null 2>&1
+	done
+	if [ -n "$(ls ri-on)" ] && [ "$(points ri-on/*.aprof)" = "$(points ri-no/*.aprof)" ]; then
+		ok "plugin: inline reads as the hooks: $label"
+	else
+		fail "plugin: inline reads as the hooks: $label" "on: $(points ri-on/*.aprof)
+off: $(points ri-no/*.aprof)"
+	fi
+}
+"$PLUMB" cc -O2 "$T/inp_ancestors.c" -o ancestors -lpthread
+for m in 1 4 8; do
+	inline_same "ancestors, memres $m" ancestors $m
+done
+inline_same "kernels" inp_kernels-yes 4
+check "ancestors, with and without the plugin" inp_ancestors -O2 -- env
+
+# peek(a, n) reads n ints its caller or grandparent read: rms n, for the
+# n main's work(a, 50) passes it (50-r and halves of 50-r and 49-r, r < 6,
+# 25 and 12 through own_then_half and second_half)
+rm -rf ra && mkdir ra
+PLUMB_APROF_DIR=ra ./ancestors > /dev/null
+same "plugin: a leaf reading what its ancestors read, rms in 4-byte cells" \
+	"$(awk '$1 == "r" { cur = $2 } $1 == "q" && cur == "\"peek\"" { print $3 }' ra/*_0_4.aprof | sort -n | uniq | tr '\n' ' ')" \
+	"12 20 21 22 23 24 25 40 42 44 45 46 47 48 49 50 "

@@ -201,6 +201,42 @@ Test(inputs, cells_counted_by_the_caller_or_an_older_ancestor_count_once)
 	cr_assert_not_null(point(F, 4));
 }
 
+/* What the gcc plugin's inline reads use (inp_thread.fast): the ancestor
+ * found last, as the range of timestamps it takes and its partial, gone
+ * when that frame returns or the clock is renumbered. */
+Test(inputs, the_ancestor_found_last_is_published_while_pending)
+{
+	enter(F);
+	inp_read(&t, CELL(0), 4); /* f's */
+	enter(G);
+	enter(H);
+	inp_read(&t, CELL(0), 4); /* counted by f, below the caller */
+	uint32_t f_aid = t.frames[1].aid, g_aid = t.frames[2].aid;
+	cr_assert_eq(t.fast[INP_FAST_HINT_LO], f_aid);
+	cr_assert_eq(t.fast[INP_FAST_HINT_SPAN], g_aid - f_aid);
+	cr_assert_eq(t.fast[INP_FAST_HINT_PARTIAL], (uintptr_t)&t.frames[1].partial);
+	leave();
+	leave();
+	cr_assert_eq(t.fast[INP_FAST_HINT_SPAN], g_aid - f_aid, "f is still pending");
+	leave();
+	cr_assert_eq(t.fast[INP_FAST_HINT_SPAN], 0, "f returned: no range");
+	cr_assert_eq(t.fast[INP_FAST_HINT_PARTIAL], (uintptr_t)&t.hint_sink);
+
+	enter(F);
+	inp_read(&t, CELL(1), 4);
+	enter(G);
+	enter(H);
+	inp_read(&t, CELL(0), 4); /* an older stamp: no pending ancestor's */
+	cr_assert_eq(t.fast[INP_FAST_HINT_SPAN], 0);
+	inp_read(&t, CELL(1), 4); /* f's */
+	cr_assert_neq(t.fast[INP_FAST_HINT_SPAN], 0);
+	inp_renumber(&t);
+	cr_assert_eq(t.fast[INP_FAST_HINT_SPAN], 0, "renumbered: no range");
+	leave();
+	leave();
+	leave();
+}
+
 Test(inputs, costs_self_and_real_sums_of_a_recursion)
 {
 	/* f(5 blocks, then f(3 blocks, then f(2 blocks))) */
