@@ -52,19 +52,20 @@ int plumb_rec_waits_collect(const plumb_record_opts *o, const char *dir, plumb_r
 	return rc;
 }
 
-/* Is tid of pid runnable (state R in /proc/PID/task/TID/stat)? */
-static bool runnable(int32_t pid, int32_t tid)
+/* The state letter of tid of pid (/proc/PID/task/TID/stat: R runnable,
+ * S or D blocked, Z ended...), 0 if unknown. */
+static char thread_state(int32_t pid, int32_t tid)
 {
 	char path[96], buf[512];
 	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
 	FILE *fp = fopen(path, "r");
 	if (!fp)
-		return false;
+		return 0;
 	size_t n = fread(buf, 1, sizeof buf - 1, fp);
 	fclose(fp);
 	buf[n] = '\0';
 	const char *paren = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
-	return paren && paren[1] == ' ' && paren[2] == 'R';
+	return paren && paren[1] == ' ' ? paren[2] : 0;
 }
 
 uint64_t plumb_rec_now_ns(void)
@@ -88,7 +89,10 @@ int plumb_rec_waits_window_edge(plumb_rec_data *d, int32_t pid, bool start, uint
 		if (de->d_name[0] == '.')
 			continue;
 		int32_t tid = (int32_t)atoi(de->d_name);
-		rc = plumb_rec_switch_add(d, pid, tid, at_ns, start, start && runnable(pid, tid), err);
+		char st = thread_state(pid, tid);
+		if (st == 'Z' || st == 'X')
+			continue; /* a thread that has ended (a leader that left before the others) */
+		rc = plumb_rec_switch_add(d, pid, tid, at_ns, start, start && st == 'R', err);
 	}
 	closedir(dir);
 	return rc;
