@@ -725,29 +725,40 @@ static void add_thread_name(recorder *r, pid_t pid, pid_t tid)
 	note(r, plumb_rec_thread_set(r->d, (int32_t)pid, (int32_t)tid, name, 0, r->err));
 }
 
-/* -p PID: every existing thread (threads created later are inherited). */
-static int attach(recorder *r, pid_t pid)
+int plumb_rec_each_thread(int32_t pid, int (*fn)(void *ctx, int32_t tid), void *ctx)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
 	DIR *dir = opendir(path);
 	if (!dir)
-		return plumb_fail(r->err, PLUMB_ERR_USAGE, "no process %d: %s", (int)pid, strerror(errno));
-	add_proc_maps(r, pid);
+		return -2;
 	struct dirent *de;
 	int rc = 0;
-	while (rc == 0 && (de = readdir(dir))) {
-		if (de->d_name[0] == '.')
-			continue;
-		pid_t tid = (pid_t)atoi(de->d_name);
-		add_thread_name(r, pid, tid);
-		rc = open_task(r, tid, false);
-		if (rc && errno == ESRCH)
-			rc = 0; /* the thread ended meanwhile */
-	}
+	while (rc == 0 && (de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			rc = fn(ctx, (int32_t)atoi(de->d_name));
 	closedir(dir);
-	if (rc == 0)
+	return rc;
+}
+
+static int attach_thread(void *ctx, int32_t tid)
+{
+	recorder *r = ctx;
+	add_thread_name(r, r->o->pid, tid);
+	int rc = open_task(r, tid, false);
+	return rc && errno == ESRCH ? 0 : rc; /* ESRCH: the thread ended meanwhile */
+}
+
+/* -p PID: every existing thread (threads created later are inherited). */
+static int attach(recorder *r, pid_t pid)
+{
+	int rc = plumb_rec_each_thread((int32_t)pid, attach_thread, r);
+	if (rc == -2)
+		return plumb_fail(r->err, PLUMB_ERR_USAGE, "no process %d: %s", (int)pid, strerror(errno));
+	if (rc == 0) {
+		add_proc_maps(r, pid); /* the events are still disabled: nothing is missed */
 		enable_all(r);
+	}
 	return rc;
 }
 

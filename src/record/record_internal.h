@@ -42,5 +42,8 @@ int plumb_rec_waits_collect(const plumb_record_opts *o, const char *dir, plumb_r
 int plumb_rec_waits_window_edge(plumb_rec_data *d, int32_t pid, bool start, uint64_t at_ns,
 				plumb_error *err);
 uint64_t plumb_rec_now_ns(void);
+/* fn(ctx, tid) for each thread of pid (/proc/PID/task), until one returns
+ * non-zero: that value; -2 (errno set) when pid has no thread list. */
+int plumb_rec_each_thread(int32_t pid, int (*fn)(void *ctx, int32_t tid), void *ctx);
 
 #endif

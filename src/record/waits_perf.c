@@ -1,7 +1,6 @@
 /* The perf recorder's side of --off-cpu and --sync-wait: the command runs
  * with the preloaded library in waits-only mode (no timer: perf samples the
  * CPU), whose files are read after it ends. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -75,25 +74,27 @@ uint64_t plumb_rec_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+typedef struct edge {
+	plumb_rec_data *d;
+	int32_t pid;
+	bool start;
+	uint64_t at_ns;
+	plumb_error *err;
+} edge;
+
+static int edge_thread(void *ctx, int32_t tid)
+{
+	edge *e = ctx;
+	char st = thread_state(e->pid, tid);
+	if (st == 'Z' || st == 'X')
+		return 0; /* a thread that has ended (a leader that left before the others) */
+	return plumb_rec_switch_add(e->d, e->pid, tid, e->at_ns, e->start, e->start && st == 'R', e->err);
+}
+
 int plumb_rec_waits_window_edge(plumb_rec_data *d, int32_t pid, bool start, uint64_t at_ns,
 				plumb_error *err)
 {
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-	DIR *dir = opendir(path);
-	if (!dir)
-		return 0; /* the process has ended: no thread left to close */
-	struct dirent *de;
-	int rc = 0;
-	while (rc == 0 && (de = readdir(dir))) {
-		if (de->d_name[0] == '.')
-			continue;
-		int32_t tid = (int32_t)atoi(de->d_name);
-		char st = thread_state(pid, tid);
-		if (st == 'Z' || st == 'X')
-			continue; /* a thread that has ended (a leader that left before the others) */
-		rc = plumb_rec_switch_add(d, pid, tid, at_ns, start, start && st == 'R', err);
-	}
-	closedir(dir);
-	return rc;
+	edge e = { d, pid, start, at_ns, err };
+	int rc = plumb_rec_each_thread(pid, edge_thread, &e);
+	return rc == -2 ? 0 : rc; /* -2: the process has ended, no thread left to close */
 }
