@@ -324,7 +324,8 @@ Test(pprof, gzip_reads_as_raw)
 	free(gz);
 }
 
-Test(pprof, round_trip_keeps_inlined_locations)
+/* The crafted profile read (returned) and written by plumb to out. */
+static plumb_profile *crafted_written(void)
 {
 	crafted c;
 	craft(&c);
@@ -332,6 +333,12 @@ Test(pprof, round_trip_keeps_inlined_locations)
 	plumb_profile *p = read_ok(path);
 	plumb_error err;
 	cr_assert_eq(plumb_pprof_write(p, out, &err), 0, "%s", err.message);
+	return p;
+}
+
+Test(pprof, round_trip_keeps_inlined_locations)
+{
+	plumb_profile *p = crafted_written();
 	plumb_profile *q = read_ok(out);
 	check_crafted(q, true);
 	/* the written file: one location with helper and inl, innermost first */
@@ -403,12 +410,8 @@ static int gzip_members(const uint8_t *gz, size_t n)
 
 Test(pprof, small_gzip_members_read_as_one)
 {
-	crafted c;
-	craft(&c);
-	put_crafted(&c);
-	plumb_profile *p = read_ok(path);
+	plumb_profile *p = crafted_written();
 	plumb_error err;
-	cr_assert_eq(plumb_pprof_write(p, out, &err), 0, "%s", err.message);
 	size_t n1, n2, d1, d2;
 	uint8_t *one = slurp(out, &n1), *raw1, *raw2;
 	size_t keep = pprof_gzip_member;
