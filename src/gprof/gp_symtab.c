@@ -112,14 +112,12 @@ void plumb_gprof_symtab_free(plumb_gprof_symtab *t)
 {
 	if (!t)
 		return;
-	if (t->fn != t->sym)
-		free(t->fn);
+	plumb_gprof_symtab_drop_symbols(t);
 	gp_paths_free(t->paths);
 	gp_lines_free(t->lines);
 	for (size_t i = 0; i < t->nowned; i++)
 		free(t->owned[i]);
 	free(t->owned);
-	free(t->sym);
 	free(t->runs);
 	plumb_symtab_free(t->st);
 	plumb_exe_close(t->exe);
