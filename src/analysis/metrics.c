@@ -266,13 +266,15 @@ static int from_cct(builder *b, const plumb_metrics_opts *o, plumb_error *err)
 	uint8_t *pass, *keep;
 	if (plumb_cct_select(p, o->part, o->focus, &pass, &keep))
 		return plumb_fail_nomem(err);
-	b->node_arc = malloc((p->cct.n ? p->cct.n : 1) * sizeof *b->node_arc);
-	if (!b->node_arc) {
-		free(pass);
-		free(keep);
-		return plumb_fail_nomem(err);
+	if (!b->keys_only) { /* keys only: no arcs, none to find per node */
+		b->node_arc = malloc((p->cct.n ? p->cct.n : 1) * sizeof *b->node_arc);
+		if (!b->node_arc) {
+			free(pass);
+			free(keep);
+			return plumb_fail_nomem(err);
+		}
+		memset(b->node_arc, 0xff, p->cct.n * sizeof *b->node_arc);
 	}
-	memset(b->node_arc, 0xff, p->cct.n * sizeof *b->node_arc);
 	int rc = cct_edges(b, keep, err);
 	uint32_t stamp = 0;
 	for (size_t i = 0; rc == 0 && i < p->cct.n; i++) {
