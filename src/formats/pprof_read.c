@@ -782,7 +782,7 @@ static int read_samples(reader *r)
 	int grouped = 0;
 	if (rc == 0) {
 		plumb_id *node_of = (plumb_id *)order; /* room enough: an sitem a sample */
-		grouped = pprof_tree_grouped(r->p, st.fr, st.off, st.part, ns, node_of, nodes);
+		grouped = pprof_tree_grouped(r->p, st.fr, st.off, st.part, ns, maxn, node_of, nodes);
 		if (grouped < 0)
 			rc = plumb_fail_nomem(r->err);
 		for (size_t i = 0; i < ns && rc == 0 && grouped == 1; i++)
