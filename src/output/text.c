@@ -194,6 +194,9 @@ typedef struct writer {
 	bool basenames;     /* module paths as their last component */
 	const char *event;  /* the one event's name when short_titles */
 	size_t first;       /* the first column shown (set before writing) */
+	uint32_t *slen;     /* per cell (row x column): a printable ASCII string's
+			     * length * 2 + 1, as measure found it; 0: not known
+			     * (NULL: no room, each is found again) */
 	strbuf cell;        /* scratch for one cell's text */
 	strbuf line;        /* the line being built */
 	char num[NUM_SIZE];
@@ -306,7 +309,15 @@ static const char *cell_text_width(writer *wr, const plumb_row *r, size_t c, siz
 	if (cell->type == PLUMB_CELL_STR && cell->s &&
 	    !(r->kind == PLUMB_ROW_FOCUS && wr->t->cols[c].name_column)) {
 		const char *str = shown_string(wr, cell, c);
+		/* a big table's names are measured, then written: checked once */
+		uint32_t *known = wr->slen ? &wr->slen[(size_t)(r - wr->t->rows) * wr->t->ncols + c] : NULL;
+		if (known && *known) {
+			*sw = *len = *known >> 1;
+			return str;
+		}
 		if (printable_ascii(str, len)) {
+			if (known && *len < UINT32_MAX / 2)
+				*known = (uint32_t)*len * 2 + 1;
 			*sw = *len;
 			return str;
 		}
@@ -522,6 +533,8 @@ static void fit(writer *wr)
 	else
 		wr->split_titles = any_split_title(wr);
 	wr->basenames = true;
+	if (wr->slen) /* the module paths' lengths are their last components' now */
+		memset(wr->slen, 0, wr->t->nrows * wr->t->ncols * sizeof *wr->slen);
 	measure(wr);
 	drop(wr, pick_cumulative);
 	shrink(wr, pick_paths, MIN_SHRUNK);
@@ -787,6 +800,8 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 		free(wr.hidden);
 		return plumb_fail_nomem(err);
 	}
+	if (t->nrows && t->ncols <= SIZE_MAX / sizeof *wr.slen / t->nrows)
+		wr.slen = calloc(t->nrows * t->ncols, sizeof *wr.slen); /* a hint: NULL is no error */
 	find_hidden(&wr);
 	measure(&wr);
 	if (o->width > 0)
@@ -804,6 +819,7 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 		rc = -1;
 	free(wr.w);
 	free(wr.hidden);
+	free(wr.slen);
 	free(wr.cell.p);
 	free(wr.line.p);
 	return rc;
