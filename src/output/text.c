@@ -39,7 +39,21 @@ typedef struct strbuf {
 	bool failed;
 } strbuf;
 
-static void sb_add(strbuf *b, const char *s, size_t n)
+static void sb_grow(strbuf *b, const char *s, size_t n);
+
+/* Most appends fit the room the line has had since its first rows. */
+static inline void sb_add(strbuf *b, const char *s, size_t n)
+{
+	if (__builtin_expect(!b->failed && b->len + n < b->cap && n < SIZE_MAX / 2, 1)) {
+		memcpy(b->p + b->len, s, n);
+		b->len += n;
+		b->p[b->len] = '\0';
+		return;
+	}
+	sb_grow(b, s, n);
+}
+
+static void sb_grow(strbuf *b, const char *s, size_t n)
 {
 	if (b->failed)
 		return;
@@ -641,11 +655,12 @@ static void emit_line(writer *wr, FILE *out, const char *sgr)
 	if (sgr && l->len > 0)
 		fprintf(out, "%s%s%s\n", sgr, sb_text(l), SGR_RESET);
 	else {
-		const char *text = sb_text(l);
-		fwrite(text, 1, strlen(text), out);
+		/* unlocked: one line of a table is one writer's */
+		if (l->p && !l->failed)
+			fwrite_unlocked(l->p, 1, l->len, out);
 		if (cut && wr->o->color)
 			fputs(SGR_RESET, out);
-		putc('\n', out);
+		putc_unlocked('\n', out);
 	}
 }
 
