@@ -34,6 +34,9 @@ const char *plumb_format_compact(uint64_t v, char *buf, size_t size);
  * NULL when v is NaN or infinite (each writer prints its own "unknown").
  * buf >= 32. */
 const char *plumb_format_fixed(double v, int decimals, char *buf, size_t size);
+/* The length of what plumb_format_fixed writes, without writing it (a
+ * table's column widths); 0 when it writes nothing. */
+size_t plumb_format_fixed_width(double v, int decimals);
 
 /* Aligned columns. With o->width > 0 no line is longer than o->width: the
  * table gives up, in this order, until it fits: digit grouping (numbers in

@@ -45,15 +45,15 @@ const char *plumb_format_u64(uint64_t v, char *buf, size_t size)
 }
 
 /* %.*f for the common case, without printf (a big table has millions of
- * percentages). v * 10^d is split exactly into s + e (fma), so the digit
- * rounds as printf rounds the exact binary value: to nearest, ties to even.
- * Returns false when v is out of the exact range; printf then does it. */
-static bool fixed_fast(double v, int decimals, char *out, size_t cap)
+ * percentages): |v| * 10^d rounded to an integer as printf rounds the exact
+ * binary value, to nearest, ties to even. false when v is out of the exact
+ * range; printf then does it. */
+static bool fixed_round(double v, int decimals, uint64_t *out, bool *neg)
 {
 	static const double pow10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
-	if (decimals > 6 || cap < 40)
+	if (decimals > 6)
 		return false;
-	bool neg = signbit(v);
+	*neg = signbit(v);
 	double a = fabs(v), m = pow10[decimals];
 	double s = a * m;
 	if (!(s < 4503599627370496.0)) /* 2^52: floor and frac below are exact */
@@ -71,6 +71,16 @@ static bool fixed_fast(double v, int decimals, char *out, size_t cap)
 		if (e > 0 || (e == 0 && (n & 1)))
 			n++;
 	}
+	*out = n;
+	return true;
+}
+
+static bool fixed_fast(double v, int decimals, char *out, size_t cap)
+{
+	uint64_t n;
+	bool neg;
+	if (cap < 40 || !fixed_round(v, decimals, &n, &neg))
+		return false;
 	char digits[32];
 	int len = 0;
 	do {
@@ -87,6 +97,24 @@ static bool fixed_fast(double v, int decimals, char *out, size_t cap)
 	}
 	out[o] = '\0';
 	return true;
+}
+
+size_t plumb_format_fixed_width(double v, int decimals)
+{
+	if (!isfinite(v))
+		return 0;
+	uint64_t n;
+	bool neg;
+	if (decimals >= 0 && fixed_round(v, decimals, &n, &neg)) {
+		size_t digits = 1;
+		for (; n >= 10; n /= 10)
+			digits++;
+		if (digits <= (size_t)decimals)
+			digits = (size_t)decimals + 1; /* 0.05: a zero before the point */
+		return neg + digits + (decimals > 0);
+	}
+	char buf[64];
+	return strlen(plumb_format_fixed(v, decimals, buf, sizeof buf));
 }
 
 const char *plumb_format_fixed(double v, int decimals, char *buf, size_t size)

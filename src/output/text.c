@@ -402,6 +402,11 @@ static size_t cell_width(writer *wr, const plumb_row *r, size_t c)
 			digits++;
 		return digits + (digits - 1) / 3; /* and a comma every three */
 	}
+	if (!mark && (cell->type == PLUMB_CELL_PCT || cell->type == PLUMB_CELL_NUM)) {
+		size_t n = plumb_format_fixed_width(cell->type == PLUMB_CELL_PCT ? cell->pct : cell->num,
+						    cell->type == PLUMB_CELL_PCT ? 1 : 3);
+		return n ? n : 1; /* "-" */
+	}
 	size_t sw, len;
 	cell_text_width(wr, r, c, &sw, &len);
 	return sw;

@@ -177,6 +177,9 @@ Test(output, format_fixed)
 	cr_expect_str_eq(plumb_format_fixed(-2.5, 0, buf, sizeof buf), "-2");
 	cr_expect_null(plumb_format_fixed(NAN, 1, buf, sizeof buf));
 	cr_expect_null(plumb_format_fixed(INFINITY, 1, buf, sizeof buf));
+	cr_expect_eq(plumb_format_fixed_width(NAN, 1), 0);
+	cr_expect_eq(plumb_format_fixed_width(-0.01, 1), 4); /* "-0.0" */
+	cr_expect_eq(plumb_format_fixed_width(1e20, 1), 7);  /* "1.0e+20" */
 	cr_expect_str_eq(plumb_format_fixed(1e20, 1, buf, sizeof buf), "1.0e+20");
 }
 
@@ -211,6 +214,8 @@ Test(output, format_fixed_matches_printf)
 		}
 		snprintf(want, sizeof want, fabs(v) < 1e18 ? "%.*f" : "%.*e", d, v);
 		cr_assert_str_eq(plumb_format_fixed(v, d, buf, sizeof buf), want, "v=%a d=%d", v, d);
+		cr_assert_eq(plumb_format_fixed_width(v, d), strlen(want), "width of v=%a d=%d: %zu, "
+			     "expected %zu", v, d, plumb_format_fixed_width(v, d), strlen(want));
 	}
 }
 
