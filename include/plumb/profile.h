@@ -256,6 +256,18 @@ typedef struct plumb_profile {
 	PLUMB_VEC(plumb_jump) jumps;
 	plumb_index jump_ix;  /* private: finds a jump by its key */
 
+	/* The flat view's function-level metrics of the whole profile (a
+	 * struct plumb_metrics, include/plumb/analysis.h), when known: computed
+	 * to be kept in a .plumb store (plumb convert), or read from one. NULL
+	 * otherwise. Freed with the profile by flat_free. */
+	struct plumb_metrics *flat;
+	void (*flat_free)(struct plumb_metrics *);
+	/* Set (events.n totals) when a reader asked for the flat view only
+	 * (plumb_read_opts.flat_only) read flat instead of the costs: the
+	 * profile then has parts, names and metadata but no costs, and
+	 * plumb_profile_totals gives these. */
+	uint64_t *flat_totals;
+
 	/* private lookup tables */
 	plumb_index module_ix, file_ix, function_ix, frame_ix, cct_ix, cg_self_ix, arc_ix;
 	plumb_index point_ix;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "plumb/analysis.h"
 #include "plumb/store.h"
 
 static const char convert_head[] =
@@ -86,6 +87,25 @@ static int note_source(plumb_profile *p, char *const *paths, int n, plumb_error 
 	int rc = plumb_meta_set(p, "source", s, err);
 	free(s);
 	return rc;
+}
+
+/* A store keeps the flat view's metrics, which every plain report of it
+ * would compute again (include/plumb/store.h, version 8): computed here, as
+ * a report computes them (function level, the whole profile, cycles), for
+ * profiles whose report is the flat view (not aprof's, whose is inputs). */
+static int keep_flat(plumb_profile *p, plumb_error *err)
+{
+	if (p->points.n || !p->events.n)
+		return 0;
+	plumb_metrics_opts mo;
+	plumb_metrics_opts_init(&mo);
+	mo.keys_only = true;
+	plumb_metrics *m = NULL;
+	if (plumb_metrics_compute(p, &mo, &m, err))
+		return -1;
+	p->flat = m;
+	p->flat_free = plumb_metrics_free;
+	return 0;
 }
 
 /* Write p to the file out, with a progress line on a terminal: the store
@@ -210,6 +230,8 @@ int cmd_convert(int argc, char **argv)
 	}
 	else if (to_stdout)
 		rc = plumb_write_stream(p, stdout, "standard output", fmt, &err) ? cli_fail(&err) : EXIT_OK;
+	else if (fmt == PLUMB_FMT_PLUMB && keep_flat(p, &err))
+		rc = cli_fail(&err);
 	else
 		rc = write_file(p, out, fmt, &fo, &err) ? cli_fail(&err) : EXIT_OK;
 	plumb_profile_free(p);

@@ -549,6 +549,10 @@ static cli_detail report_detail(const report_args *a)
 		    cli_names_position(&a->select) || cli_names_position(&a->hide) ||
 		    cli_names_position(&a->focus))
 			return CLI_LINES;
+		/* the flat view of the whole profile: a store may have it kept */
+		if (a->view.kind == PLUMB_VIEW_FLAT && !a->writer->needs_summary && !a->focus.n &&
+		    !a->part && !a->view.no_cycles)
+			return CLI_FLAT;
 		return CLI_FUNCTIONS;
 	default:
 		return CLI_LINES;

@@ -8,6 +8,7 @@
 #include "plumb/formats.h"
 #include "store/store_bulk.h"
 #include "store/store_encode.h"
+#include "store/store_flat.h"
 #include "store/store_fnlevel.h"
 #include "store/store_points.h"
 #include "store/store_private.h"
@@ -204,7 +205,7 @@ int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path,
 	    enc_arcs(&o, "arcs", p->arcs.v, p->arcs.n, p->arc_incl.v, p->arc_zero.v,
 		     p->arc_zero.n, nev) == 0 &&
 	    enc_samples(&o, p) == 0 && store_enc_points(&o, p) == 0 &&
-	    enc_fnlevel(&o, p, err) == 0)
+	    enc_fnlevel(&o, p, err) == 0 && store_enc_flat(&o, p) == 0)
 		ret = 0;
 	store_bulk_out_close(&o);
 	return ret;
