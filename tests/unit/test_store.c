@@ -579,7 +579,7 @@ Test(store, older_version_is_refused_with_a_way_out)
 	write_built();
 	edit("PRAGMA user_version = 4");
 	read_fails(PLUMB_ERR_UNSUPPORTED, "schema version 4 was written by an older plumb; this "
-		   "plumb reads versions 5 to 7: convert the original profile again");
+		   "plumb reads versions 5 to 8: convert the original profile again");
 }
 
 Test(store, merge_keeps_the_parts_arc_costs)
