@@ -48,6 +48,9 @@ typedef struct plumb_read_opts {
 	 * (the .plumb store) may read them (plumb_profile.flat) instead of
 	 * any costs, into an empty profile. Implies functions_only. */
 	bool flat_only;
+	/* The same for the inputs view of a profile with performance points
+	 * (all parts, routines whole, no charts): plumb_profile.inputs. */
+	bool inputs_only;
 	/* The executable a gmon.out belongs to (its symbols, address size and
 	 * byte order); NULL = "a.out" in the gmon file's directory, as gprof
 	 * defaults to a.out. Only gmon files use it. */

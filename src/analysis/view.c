@@ -127,7 +127,7 @@ int view_add_event_column(plumb_table *t, const plumb_profile *p, const char *wh
 int view_metrics(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,
 		 bool with_arcs, plumb_metrics **m, plumb_error *err)
 {
-	if (p->flat_totals)
+	if (p->kept_totals)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "the profile was read for its flat view only: "
 				  "this view needs its costs");
 	plumb_metrics_opts mo;

@@ -176,10 +176,11 @@ bool cli_names_position(const plumb_symspec_list *l)
 plumb_profile *cli_load_ex(char *const *paths, int n, cli_detail detail, plumb_format *fmt_out,
 			   plumb_error *err)
 {
-	if (detail == CLI_FLAT && n != 1)
-		detail = CLI_FUNCTIONS; /* profiles added up need their costs */
+	bool views = n == 1; /* profiles added up need their costs and points */
 	plumb_read_opts ro = { .warn = print_warning, .lines_only = detail != CLI_ADDRESSES,
-			       .functions_only = detail >= CLI_FUNCTIONS, .flat_only = detail == CLI_FLAT,
+			       .functions_only = detail >= CLI_FUNCTIONS,
+			       .flat_only = views && detail >= CLI_FLAT,
+			       .inputs_only = views && (detail == CLI_INPUTS || detail == CLI_DEFAULT_VIEW),
 			       .executable = executable,
 			       .event_name = folded_event, .event_unit = folded_unit };
 	cli_progress_setup(&ro);
@@ -192,7 +193,7 @@ plumb_profile *cli_load_ex(char *const *paths, int n, cli_detail detail, plumb_f
 			print_part_files(paths[i], sib, ns);
 		int rc = 0;
 		if (sib)
-			ro.flat_only = false; /* parts added up */
+			ro.flat_only = ro.inputs_only = false; /* parts added up */
 		for (size_t k = 0; rc == 0 && k < ns; k++)
 			rc = load_one(&all, sib[k], &ro, &fmt, err);
 		free_list(sib, ns);

@@ -89,13 +89,20 @@ static int note_source(plumb_profile *p, char *const *paths, int n, plumb_error 
 	return rc;
 }
 
-/* A store keeps the flat view's metrics, which every plain report of it
- * would compute again (include/plumb/store.h, version 8): computed here, as
- * a report computes them (function level, the whole profile, cycles), for
- * profiles whose report is the flat view (not aprof's, whose is inputs). */
+/* A store keeps the view every plain report of it would compute again
+ * (include/plumb/store.h, version 8), computed here as a report computes
+ * it: the flat view's metrics (function level, the whole profile, cycles),
+ * or for a profile with performance points, whose report is the inputs
+ * view, its routines with their fitted growth. */
 static int keep_flat(plumb_profile *p, plumb_error *err)
 {
-	if (p->points.n || !p->events.n)
+	if (p->points.n) { /* the inputs view's routines, fitted */
+		if (plumb_inputs_summarize(p, &p->inputs, err))
+			return -1;
+		p->inputs_free = plumb_inputs_summary_free;
+		return 0;
+	}
+	if (!p->events.n)
 		return 0;
 	plumb_metrics_opts mo;
 	plumb_metrics_opts_init(&mo);

@@ -5,6 +5,8 @@
  * docs/plumb-format.md). Consecutive entities
  * are alike (the instructions of one function, the samples of one thread),
  * so most fields take one byte before zstd and less after. */
+#include <stdlib.h>
+
 #include "plumb/formats.h"
 #include "store/store_bulk.h"
 #include "store/store_encode.h"
@@ -190,6 +192,19 @@ static int enc_fnlevel(store_bulk_out *o, const plumb_profile *p, plumb_error *e
 	return rc < 0 ? -1 : 0; /* 1: no summary, and none is needed */
 }
 
+/* The inputs view's routines, with the profile's totals (which a report
+ * that reads them alone shows). */
+static int enc_inputs(store_bulk_out *o, const plumb_profile *p)
+{
+	if (!p->inputs || !p->points.n)
+		return 0;
+	uint64_t *tot = calloc(p->events.n ? p->events.n : 1, sizeof *tot);
+	int rc = !tot ? plumb_fail_nomem(o->err)
+		 : plumb_profile_totals(p, tot, o->err) ? -1 : store_enc_inputs(o, p, tot);
+	free(tot);
+	return rc;
+}
+
 int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path,
 		     const plumb_write_progress *wp, plumb_error *err)
 {
@@ -205,7 +220,7 @@ int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path,
 	    enc_arcs(&o, "arcs", p->arcs.v, p->arcs.n, p->arc_incl.v, p->arc_zero.v,
 		     p->arc_zero.n, nev) == 0 &&
 	    enc_samples(&o, p) == 0 && store_enc_points(&o, p) == 0 &&
-	    enc_fnlevel(&o, p, err) == 0 && store_enc_flat(&o, p) == 0)
+	    enc_fnlevel(&o, p, err) == 0 && store_enc_flat(&o, p) == 0 && enc_inputs(&o, p) == 0)
 		ret = 0;
 	store_bulk_out_close(&o);
 	return ret;

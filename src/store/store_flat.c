@@ -234,12 +234,13 @@ static int flat_member(store_bulk_in *b, plumb_metrics *m, size_t i)
 	return store_bulk_end_entity(b);
 }
 
-int store_flat_count(rd *r, int64_t *total)
+int store_kept_count(rd *r, const char *kind, int64_t *total)
 {
 	sqlite3_stmt *st;
 	*total = 0;
-	if (store_rd_prepare(r, "SELECT count(*), sum(count) FROM bulk WHERE kind = 'flat'", &st))
+	if (store_rd_prepare(r, "SELECT count(*), sum(count) FROM bulk WHERE kind = ?1", &st))
 		return -1;
+	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
 		*total = sqlite3_column_int64(st, 1);
@@ -290,6 +291,6 @@ int store_read_flat(rd *r, int64_t total)
 	memcpy(totals, m->totals, nev * sizeof *totals);
 	r->p->flat = m;
 	r->p->flat_free = flat_free;
-	r->p->flat_totals = totals;
+	r->p->kept_totals = totals;
 	return 0;
 }

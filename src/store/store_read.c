@@ -744,18 +744,23 @@ static int read_all(rd *r, const plumb_read_opts *o)
 {
 	bool fnlevel, functions_only = o && (o->functions_only || o->flat_only);
 	/* the flat view only, into an empty profile, from a file that keeps it */
-	bool flat_only = o && o->flat_only && plumb_profile_is_empty(r->p);
-	int64_t flat = 0;
+	bool empty = plumb_profile_is_empty(r->p);
+	bool flat_only = o && o->flat_only && empty, inputs_only = o && o->inputs_only && empty;
+	int64_t flat = 0, inputs = 0;
 	/* One read transaction: a consistent snapshot of the whole file. */
 	if (check_version(r) || rd_exec(r, "BEGIN"))
 		return -1;
 	if (read_strings(r) || read_events(r) || read_modules(r) || read_files(r) ||
 	    read_functions(r) || store_check_bulk_size(r) ||
-	    (flat_only && r->version >= 8 && store_flat_count(r, &flat)))
+	    (flat_only && r->version >= 8 && store_kept_count(r, "flat", &flat)) ||
+	    (inputs_only && r->version >= 8 && store_kept_count(r, "inputs", &inputs)))
 		return -1;
 	if (flat > 0)
 		return read_parts(r) || flat_parts(r) || store_read_flat(r, flat) || read_meta(r) ||
 		       rd_exec(r, "COMMIT");
+	if (inputs > 0)
+		return read_parts(r) || flat_parts(r) || store_read_inputs(r, inputs) ||
+		       read_points_info(r) || read_meta(r) || rd_exec(r, "COMMIT");
 	if (use_fnlevel(r, functions_only, &fnlevel))
 		return -1;
 	if (fnlevel) {
