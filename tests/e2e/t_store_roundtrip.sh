@@ -164,6 +164,44 @@ case "$rc:$err" in
 *) fail "damaged flat block" "exit 1 naming the file and the flat blocks" "exit $rc: $err" ;;
 esac
 
+# An aprof store keeps its inputs view's routines with their fitted growth
+# (kind inputs), which a plain inputs report reads instead of every point:
+# the same report as from the text with each option it takes, also without
+# the points' blocks; with --select (charts of the points) it reads them.
+AP="$DATA/aprof/app_100_1_4.aprof"
+k=$(sqlite3 app_100_1_4.aprof.plumb "SELECT count(*) FROM bulk WHERE kind = 'inputs'" 2> /dev/null)
+if [ "${k:-0}" -gt 0 ]; then ok "an aprof store keeps its inputs view ($k blocks)"; else fail "aprof store: no inputs blocks" "found '$k'"; fi
+for o in "" "--view inputs" "--sort calls" "--sort exclusive" "--sort inclusive" "--sort name" \
+	"--sort module" "--limit 3" "--hide read_request" "--format csv" "--format json" \
+	"--select read_request" \
+	"--part 1" "--view flat"; do
+	# shellcheck disable=SC2086 # the options are words
+	"$PLUMB" report $o "$AP" 2>&1 | tail -n +2 > .fa
+	# shellcheck disable=SC2086
+	run "$PLUMB" report $o app_100_1_4.aprof.plumb
+	if [ "$rc" -eq 0 ] && [ -s .fa ] && [ "$(printf '%s\n' "$out" | tail -n +2)" = "$(cat .fa)" ]; then
+		ok "inputs report ${o:-(no options)}: the same from the store"
+	else
+		fail "inputs report ${o:-(no options)} from the store" "exit $rc, $err" \
+			"$(printf '%s\n' "$out" | tail -n +2 | diff .fa - | head -5)"
+	fi
+done
+cp app_100_1_4.aprof.plumb nopoints.plumb
+sqlite3 nopoints.plumb "DELETE FROM bulk WHERE kind IN ('points', 'cct', 'cg_self', 'fn_self')" 2> /dev/null
+run "$PLUMB" report --format csv nopoints.plumb
+if [ "$rc" -eq 0 ] && [ "$out" = "$("$PLUMB" report --format csv "$AP")" ]; then
+	ok "the inputs report reads the kept routines, no point"
+else
+	fail "inputs report without the points' blocks" "exit $rc, $err"
+fi
+cp app_100_1_4.aprof.plumb badinputs.plumb
+sqlite3 badinputs.plumb "UPDATE bulk SET count = count + 1 WHERE kind = 'inputs'" 2> /dev/null
+run "$PLUMB" report badinputs.plumb
+case "$rc:$err" in
+1:*badinputs.plumb*inputs*) ok "a damaged inputs block is refused: $err" ;;
+*) fail "damaged inputs block" "exit 1 naming the file and the inputs blocks" "exit $rc: $err" ;;
+esac
+
 same_views "inline.cg, --focus util.h" "$C/inline.cg" inline.cg.plumb --focus util.h
 same_views "threads.cg, --hide t.c:3" "$C/threads.cg" threads.cg.plumb --hide t.c:3
 

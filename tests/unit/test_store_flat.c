@@ -86,7 +86,7 @@ Test(store_flat, kept_and_read_back_exactly)
 	cr_assert_eq(read_flat(q, &err), 0, "%s", err.message);
 	const plumb_metrics *r = q->flat;
 	cr_assert_not_null(r);
-	cr_assert_not_null(q->flat_totals);
+	cr_assert_not_null(q->kept_totals);
 	cr_assert_eq(r->nkeys, m->nkeys);
 	cr_assert_eq(r->nevents, m->nevents);
 	cr_assert_eq(r->ncycles, m->ncycles);
@@ -142,14 +142,14 @@ Test(store_flat, the_usual_read_without_them)
 	plumb_profile *q = plumb_profile_new();
 	cr_assert_eq(read_flat(q, &err), 0, "%s", err.message);
 	cr_expect_null(q->flat);
-	cr_expect_null(q->flat_totals);
+	cr_expect_null(q->kept_totals);
 	cr_expect_gt(q->cg_self.n, 0);
 	plumb_profile_free(q);
 	write_with_flat(p);
 	q = text();
 	size_t before = q->cg_self.n;
 	cr_assert_eq(read_flat(q, &err), 0, "%s", err.message);
-	cr_expect_null(q->flat_totals);
+	cr_expect_null(q->kept_totals);
 	cr_expect_gt(q->cg_self.n, before);
 	plumb_profile_free(q);
 	plumb_profile_free(p);
