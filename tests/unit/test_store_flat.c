@@ -1,8 +1,9 @@
-/* The flat view kept in the .plumb store (kind flat, version 8): given the
+/* The views kept in the .plumb store (version 8). The flat view: given the
  * metrics plumb_metrics_compute makes, a store keeps them, and a read for
  * the flat view only gives them back exactly (cycles included) with the
  * totals and no cost; without them, or into a profile that has something,
- * the read is the usual one; a damaged flat block is named. */
+ * the read is the usual one; a damaged flat block is named. The inputs
+ * view's routines (kind inputs) likewise, fits bit for bit. */
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -184,4 +185,89 @@ Test(store_flat, damaged_blocks_are_named)
 		   "flat block at id 0: entity 0: ");
 	flat_fails("UPDATE bulk SET count = count - 1 WHERE kind = 'flat'", "flat block");
 	flat_fails("UPDATE bulk SET data = x'00' WHERE kind = 'flat'", "flat block");
+}
+
+/* ---- the inputs view's routines ------------------------------------------ */
+
+static plumb_profile *aprof_text(void)
+{
+	plumb_error err;
+	plumb_profile *p = plumb_profile_new();
+	cr_assert_not_null(p);
+	cr_assert_eq(plumb_read_file(p, "tests/data/aprof/growth_1_0_4.aprof", NULL, NULL, &err), 0,
+		     "%s", err.message);
+	return p;
+}
+
+static int read_inputs(plumb_profile *q, plumb_error *err)
+{
+	plumb_read_opts o = { .lines_only = true, .inputs_only = true };
+	return plumb_store_read(q, path, &o, err);
+}
+
+Test(store_flat, inputs_kept_and_read_back_exactly)
+{
+	plumb_profile *p = aprof_text();
+	plumb_error err;
+	cr_assert_eq(plumb_inputs_summarize(p, &p->inputs, &err), 0, "%s", err.message);
+	p->inputs_free = plumb_inputs_summary_free;
+	cr_assert_eq(plumb_store_write(p, path, &err), 0, "%s", err.message);
+	const plumb_inputs_summary *s = p->inputs;
+	cr_assert_gt(s->n, 0);
+	bool fitted = false;
+	plumb_profile *q = plumb_profile_new();
+	cr_assert_eq(read_inputs(q, &err), 0, "%s", err.message);
+	const plumb_inputs_summary *t = q->inputs;
+	cr_assert_not_null(t);
+	cr_assert_eq(t->n, s->n);
+	cr_expect_eq(t->total_cost, s->total_cost);
+	for (size_t i = 0; i < s->n; i++) {
+		const plumb_inputs_routine *a = &s->v[i], *b = &t->v[i];
+		cr_expect_str_eq(plumb_function_name(q, b->function), plumb_function_name(p, a->function));
+		cr_expect_eq(b->has, a->has);
+		cr_expect_eq(b->calls, a->calls);
+		cr_expect_eq(b->points, a->points);
+		cr_expect_eq(b->min_input, a->min_input);
+		cr_expect_eq(b->max_input, a->max_input);
+		cr_expect_eq(b->cost, a->cost);
+		cr_expect_eq(b->self, a->self);
+		cr_expect_eq(b->order_cost, a->order_cost);
+		cr_expect_eq(b->growth, a->growth);
+		/* bit for bit, NaN included */
+		cr_expect_eq(memcmp(&b->exponent, &a->exponent, sizeof a->exponent), 0);
+		cr_expect_eq(memcmp(&b->r2, &a->r2, sizeof a->r2), 0);
+		fitted |= a->growth != 0;
+	}
+	cr_expect(fitted, "no routine of the test file was fitted");
+	cr_expect_eq(q->points.n, 0);
+	cr_expect_eq(q->parts.n, p->parts.n);
+	uint64_t tp[8], tq[8];
+	cr_assert_leq(p->events.n, 8);
+	cr_assert_eq(plumb_profile_totals(p, tp, &err), 0);
+	cr_assert_eq(plumb_profile_totals(q, tq, &err), 0);
+	same_u64(tp, tq, p->events.n, "plumb_profile_totals");
+	plumb_profile_free(q);
+	/* a flat-only read of it reads everything: it has no flat blocks */
+	q = plumb_profile_new();
+	cr_assert_eq(read_flat(q, &err), 0, "%s", err.message);
+	cr_expect_null(q->inputs);
+	cr_expect_eq(q->points.n, p->points.n);
+	plumb_profile_free(q);
+	plumb_profile_free(p);
+}
+
+Test(store_flat, damaged_inputs_blocks_are_named)
+{
+	plumb_profile *p = aprof_text();
+	plumb_error err;
+	cr_assert_eq(plumb_inputs_summarize(p, &p->inputs, &err), 0, "%s", err.message);
+	p->inputs_free = plumb_inputs_summary_free;
+	cr_assert_eq(plumb_store_write(p, path, &err), 0, "%s", err.message);
+	plumb_profile_free(p);
+	edit("UPDATE bulk SET count = count - 1 WHERE kind = 'inputs'");
+	plumb_profile *q = plumb_profile_new();
+	cr_assert_eq(read_inputs(q, &err), -1, "a damaged inputs block was read");
+	cr_expect(strstr(err.message, "inputs block"), "%s", err.message);
+	cr_expect(strstr(err.message, path), "%s", err.message);
+	plumb_profile_free(q);
 }
