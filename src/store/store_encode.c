@@ -59,9 +59,14 @@ static int enc_frames(store_bulk_out *o, const plumb_profile *p)
 	return store_bulk_flush(o);
 }
 
-/* Nodes: parent as the distance back to it (0: a part's root, whose part
- * is the next one), frame as a difference, activations + 1 (0: unknown),
- * self costs. */
+/* Nodes (version 8): a tag, the distance back to the parent (0: a part's
+ * root, whose part is the next one) times 4, plus 2 when the activations
+ * are known and 1 when the self costs are not all 0; then the frame as a
+ * difference (not for a root), the activations and the costs, each when
+ * the tag says. Most nodes of a big tree are a stack's inner frames: one
+ * after their parent, no count, no cost, two or three bytes (versions 5 to
+ * 7 wrote the distance, activations + 1 and every cost: twice the bytes to
+ * compress and to decode). */
 static int enc_cct(store_bulk_out *o, const plumb_profile *p)
 {
 	size_t nev = p->events.n;
@@ -74,15 +79,21 @@ static int enc_cct(store_bulk_out *o, const plumb_profile *p)
 			return -1;
 		if (o->count == 0)
 			frame = 0;
-		if (n->parent == PLUMB_NONE) {
-			w = plumb_varint_put(w, 0);
-		} else {
-			w = plumb_varint_put(w, i - n->parent);
+		uint64_t act = plumb_cct_activations(p, (plumb_id)i);
+		const uint64_t *cost = p->cct_self.v + i * nev;
+		bool costs = false;
+		for (size_t e = 0; e < nev; e++)
+			costs |= cost[e] != 0;
+		uint64_t up = n->parent == PLUMB_NONE ? 0 : i - n->parent;
+		w = plumb_varint_put(w, up << 2 | (act != PLUMB_COUNT_UNKNOWN ? 2u : 0u) | (costs ? 1u : 0u));
+		if (up) {
 			w = plumb_varint_put(w, plumb_zigzag(n->frame, frame));
 			frame = n->frame;
 		}
-		w = plumb_varint_put(w, plumb_cct_activations(p, (plumb_id)i) + 1);
-		w = put_costs(w, p->cct_self.v + i * nev, nev);
+		if (act != PLUMB_COUNT_UNKNOWN)
+			w = plumb_varint_put(w, act);
+		if (costs)
+			w = put_costs(w, cost, nev);
 		if (store_bulk_done(o, w))
 			return -1;
 	}
