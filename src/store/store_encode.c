@@ -66,12 +66,14 @@ static int enc_frames(store_bulk_out *o, const plumb_profile *p)
  * the tag says. Most nodes of a big tree are a stack's inner frames: one
  * after their parent, no count, no cost, two or three bytes (versions 5 to
  * 7 wrote the distance, activations + 1 and every cost: twice the bytes to
- * compress and to decode). */
+ * compress and to decode). Compressed at zstd level 1, as the call
+ * graph's blocks are: the 3.2-million-node pprof tree's store is 2% larger
+ * and written 0.2 s faster. */
 static int enc_cct(store_bulk_out *o, const plumb_profile *p)
 {
 	size_t nev = p->events.n;
 	uint64_t frame = 0;
-	store_bulk_kind(o, "cct");
+	store_bulk_kind_level(o, "cct", STORE_ZSTD_CG_LEVEL);
 	for (size_t i = 0; i < p->cct.n; i++) {
 		const plumb_cct_node *n = &p->cct.v[i];
 		uint8_t *w = store_bulk_room(o, (3 + nev) * PLUMB_VARINT_MAX);
