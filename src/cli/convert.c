@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "plumb/analysis.h"
 #include "plumb/store.h"
 
 static const char convert_head[] =
@@ -89,42 +88,18 @@ static int note_source(plumb_profile *p, char *const *paths, int n, plumb_error 
 	return rc;
 }
 
-/* A store keeps the view every plain report of it would compute again
- * (include/plumb/store.h, version 8), computed here as a report computes
- * it: the flat view's metrics (function level, the whole profile, cycles),
- * or for a profile with performance points, whose report is the inputs
- * view, its routines with their fitted growth. */
-static int keep_flat(plumb_profile *p, plumb_error *err)
-{
-	if (p->points.n) { /* the inputs view's routines, fitted */
-		if (plumb_inputs_summarize(p, &p->inputs, err))
-			return -1;
-		p->inputs_free = plumb_inputs_summary_free;
-		return 0;
-	}
-	if (!p->events.n)
-		return 0;
-	plumb_metrics_opts mo;
-	plumb_metrics_opts_init(&mo);
-	mo.keys_only = true;
-	plumb_metrics *m = NULL;
-	if (plumb_metrics_compute(p, &mo, &m, err))
-		return -1;
-	p->flat = m;
-	p->flat_free = plumb_metrics_free;
-	return 0;
-}
-
 /* Write p to the file out, with a progress line on a terminal: the store
  * reports its blocks; a text format is written through a stream that
  * counts its bytes, into a temporary file renamed at the end. */
-static int write_file(const plumb_profile *p, const char *out, plumb_format fmt,
+static int write_file(plumb_profile *p, const char *out, plumb_format fmt,
 		      const plumb_folded_write_opts *fo, plumb_error *err)
 {
 	plumb_write_progress wp;
 	cli_progress_write_setup(&wp);
-	if (fmt == PLUMB_FMT_PLUMB)
+	if (fmt == PLUMB_FMT_PLUMB) {
+		cli_keep_views(p);
 		return plumb_store_write_progress(p, out, &wp, err);
+	}
 	if (!wp.fn)
 		return fmt == PLUMB_FMT_FOLDED ? plumb_folded_write_with(p, out, fo, err)
 					       : plumb_write_file(p, out, fmt, err);
@@ -237,8 +212,6 @@ int cmd_convert(int argc, char **argv)
 	}
 	else if (to_stdout)
 		rc = plumb_write_stream(p, stdout, "standard output", fmt, &err) ? cli_fail(&err) : EXIT_OK;
-	else if (fmt == PLUMB_FMT_PLUMB && keep_flat(p, &err))
-		rc = cli_fail(&err);
 	else
 		rc = write_file(p, out, fmt, &fo, &err) ? cli_fail(&err) : EXIT_OK;
 	plumb_profile_free(p);
