@@ -220,6 +220,20 @@ if command -v gcc > /dev/null 2>&1 && gcc -O1 -g "$P/rec_shares.c" -o shares 2> 
 	run "$PLUMB" convert rec.plumb -o again.plumb
 	same_views "a recording written again" rec.plumb again.plumb
 	same_views "a recording, --inline=no" rec.plumb again.plumb --inline=no
+	# plumb record keeps the flat view too: a report reads it, and says the
+	# same as from the recording's costs
+	cp rec.plumb rec-costs.plumb
+	sqlite3 rec-costs.plumb "DELETE FROM bulk WHERE kind = 'flat'" 2> /dev/null
+	k=$(sqlite3 rec.plumb "SELECT count(*) FROM bulk WHERE kind = 'flat'" 2> /dev/null)
+	"$PLUMB" report rec-costs.plumb 2>&1 | tail -n +2 > .fa
+	run "$PLUMB" report rec.plumb
+	if [ "${k:-0}" -gt 0 ] && [ "$rc" -eq 0 ] && [ -s .fa ] &&
+		[ "$(printf '%s\n' "$out" | tail -n +2)" = "$(cat .fa)" ]; then
+		ok "a recording keeps its flat view ($k blocks), reported as from its costs"
+	else
+		fail "a recording's kept flat view" "$k flat blocks, exit $rc, $err" \
+			"$(printf '%s\n' "$out" | tail -n +2 | diff .fa - | head -5)"
+	fi
 else
 	skip "recording round trip" "plumb record cannot sample here"
 fi
