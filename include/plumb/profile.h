@@ -258,8 +258,8 @@ typedef struct plumb_profile {
 
 	/* The flat view's function-level metrics of the whole profile (a
 	 * struct plumb_metrics, include/plumb/analysis.h), when known: computed
-	 * to be kept in a .plumb store (plumb convert), or read from one. NULL
-	 * otherwise. Freed with the profile by flat_free. */
+	 * to be kept in a .plumb store (plumb convert, plumb record), or read
+	 * from one. NULL otherwise. Freed with the profile by flat_free. */
 	struct plumb_metrics *flat;
 	void (*flat_free)(struct plumb_metrics *);
 	/* The same for the inputs view of a profile with performance points

@@ -128,8 +128,8 @@ int view_metrics(const plumb_profile *p, const plumb_view_opts *o, plumb_level l
 		 bool with_arcs, plumb_metrics **m, plumb_error *err)
 {
 	if (p->kept_totals)
-		return plumb_fail(err, PLUMB_ERR_USAGE, "the profile was read for its flat view only: "
-				  "this view needs its costs");
+		return plumb_fail(err, PLUMB_ERR_USAGE, "the profile was read for one view only (the "
+				  "one its .plumb store keeps): this view needs its costs");
 	plumb_metrics_opts mo;
 	plumb_metrics_opts_init(&mo);
 	mo.level = level;

@@ -339,8 +339,8 @@ int view_inputs(const plumb_profile *p, const plumb_view_opts *o, plumb_table **
 	bool charts = (o->select && o->select->n) || o->report_views;
 	bool kept = use_kept(p, o, charts);
 	if (!kept && p->kept_totals)
-		return plumb_fail(err, PLUMB_ERR_USAGE, "the profile was read for its inputs view "
-				  "only: this view needs its points");
+		return plumb_fail(err, PLUMB_ERR_USAGE, "the profile was read for one view only (the "
+				  "one its .plumb store keeps): this view needs its points");
 	points_set s;
 	memset(&s, 0, sizeof s);
 	plumb_fit *fits = NULL;
