@@ -125,6 +125,11 @@ void plumb_rec_wait_held(plumb_rec_data *d, int32_t pid, int32_t holder);
  * thread was still runnable when it left the CPU. */
 int plumb_rec_switch_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns, bool out,
 			 bool preempted, plumb_error *err);
+/* -p --off-cpu: the stack (leaf first, flags PLUMB_REC_*) tid was blocked
+ * at when the window opened at time_ns; its first off-CPU interval goes
+ * there, where no traced wait and no CPU sample of its own tells. */
+int plumb_rec_held_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns,
+		       const uint64_t *chain, size_t n, uint32_t flags, plumb_error *err);
 /* The CPU time (ns) sample `index` of d stands for, when not its weight
  * times the period given to plumb_rec_waits_finish (perf's PERIOD). */
 int plumb_rec_period_note(plumb_rec_data *d, size_t index, uint64_t period_ns, plumb_error *err);

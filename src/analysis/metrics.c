@@ -206,8 +206,10 @@ static int cct_edges(builder *b, const uint8_t *keep, plumb_error *err)
 			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
 		else
 			b->calls.v[k] += act;
+		if (b->keys_only) /* before the parent is read: a cache miss a node */
+			continue;
 		const plumb_cct_node *parent = &p->cct.v[c->parent];
-		if (parent->parent == PLUMB_NONE || b->keys_only)
+		if (parent->parent == PLUMB_NONE)
 			continue;
 		uint32_t a = metrics_arc_get(b, b->frame_key[parent->frame], k);
 		if (a == PLUMB_NONE)
@@ -231,13 +233,19 @@ static int walk_stack(builder *b, plumb_id n, const uint64_t *m, uint32_t stamp,
 	uint32_t below_arc = PLUMB_NONE; /* arc x -> f(i+1) */
 	for (plumb_id x = n; p->cct.v[x].parent != PLUMB_NONE; x = p->cct.v[x].parent) {
 		uint32_t k = b->frame_key[p->cct.v[x].frame];
+		if (b->keys_only) {
+			if (b->seen[k] != stamp) {
+				b->seen[k] = stamp;
+				if (add_costs(b, b->incl.v, k, m, err))
+					return -1;
+			}
+			continue;
+		}
 		uint32_t up_arc = b->node_arc[x];
 		if (b->seen[k] != stamp) {
 			b->seen[k] = stamp;
 			if (add_costs(b, b->incl.v, k, m, err))
 				return -1;
-			if (b->keys_only)
-				continue;
 			if (below_arc != PLUMB_NONE && add_costs(b, b->callee_attr.v, below_arc, m, err))
 				return -1;
 			if (up_arc == PLUMB_NONE) {
@@ -258,13 +266,15 @@ static int from_cct(builder *b, const plumb_metrics_opts *o, plumb_error *err)
 	uint8_t *pass, *keep;
 	if (plumb_cct_select(p, o->part, o->focus, &pass, &keep))
 		return plumb_fail_nomem(err);
-	b->node_arc = malloc((p->cct.n ? p->cct.n : 1) * sizeof *b->node_arc);
-	if (!b->node_arc) {
-		free(pass);
-		free(keep);
-		return plumb_fail_nomem(err);
+	if (!b->keys_only) { /* keys only: no arcs, none to find per node */
+		b->node_arc = malloc((p->cct.n ? p->cct.n : 1) * sizeof *b->node_arc);
+		if (!b->node_arc) {
+			free(pass);
+			free(keep);
+			return plumb_fail_nomem(err);
+		}
+		memset(b->node_arc, 0xff, p->cct.n * sizeof *b->node_arc);
 	}
-	memset(b->node_arc, 0xff, p->cct.n * sizeof *b->node_arc);
 	int rc = cct_edges(b, keep, err);
 	uint32_t stamp = 0;
 	for (size_t i = 0; rc == 0 && i < p->cct.n; i++) {

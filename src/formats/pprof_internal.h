@@ -144,12 +144,13 @@ void pprof_sort_stacks_2(const plumb_id *fr, sitem *a, size_t n);
  * the file's order (sample i: part part[i], frames fr[off[i] .. off[i +
  * 1]) from the root) while they come so: the parts one after the other,
  * and each divergence from the sample before making a child its parent
- * did not have; node_of[i] gets sample
- * i's node, nodes has room for the deepest stack + 1. Only on a tree
- * without nodes below the part roots. 1: built; 0: the samples come in
- * another order (or the tree had nodes), and the tree is as it was; -1:
- * out of memory (the tree as it was). */
+ * did not have; node_of[i] gets sample i's node, nodes has room for the
+ * deepest stack (maxn frames) + 1. Only on a tree without nodes below the
+ * part roots. 1: built; 0: the samples come in another order (or the tree
+ * had nodes, or is too deep for the check), and the tree is as it was;
+ * -1: out of memory (the tree as it was). */
 int pprof_tree_grouped(plumb_profile *p, const plumb_id *fr, const size_t *off,
-		       const plumb_id *part, size_t ns, plumb_id *node_of, plumb_id *nodes);
+		       const plumb_id *part, size_t ns, size_t maxn, plumb_id *node_of,
+		       plumb_id *nodes);
 
 #endif

@@ -584,6 +584,26 @@ static int sample_frames(void *ctx, size_t i, const uint64_t *ids, size_t nids)
 		return plumb_fail_nomem(r->err), DECODING_NOMEM;
 	st->off[i] = st->off[i + 1] = st->n;
 	st->noff = i + 2;
+	/* the usual stack: dense ids, a frame a location, nothing dropped */
+	if (r->locs.dense && !r->frame_drop) {
+		if (plumb_vec_reserve_((void **)&st->fr, &st->cap, st->n + nids, sizeof *st->fr) < 0)
+			return plumb_fail_nomem(r->err), DECODING_NOMEM;
+		plumb_id *out = st->fr + st->n;
+		size_t j = 0;
+		for (; j < nids; j++) {
+			uint64_t li = ids[nids - 1 - j] - 1;
+			if (li >= r->locs.n || !(r->loc_tag[li] & LOC_FRAME))
+				break; /* the general way below */
+			out[j] = (plumb_id)r->loc_tag[li];
+		}
+		if (j == nids) {
+			if (nids > UINT32_MAX && dc->bad_len == SIZE_MAX)
+				dc->bad_len = i;
+			st->n += nids;
+			st->off[i + 1] = st->n;
+			return 0;
+		}
+	}
 	/* the locations come in no order: their tags fetched all at once */
 	for (size_t j = 0; j < nids && r->locs.dense; j++)
 		if (ids[j] - 1 < r->locs.n)
@@ -762,7 +782,7 @@ static int read_samples(reader *r)
 	int grouped = 0;
 	if (rc == 0) {
 		plumb_id *node_of = (plumb_id *)order; /* room enough: an sitem a sample */
-		grouped = pprof_tree_grouped(r->p, st.fr, st.off, st.part, ns, node_of, nodes);
+		grouped = pprof_tree_grouped(r->p, st.fr, st.off, st.part, ns, maxn, node_of, nodes);
 		if (grouped < 0)
 			rc = plumb_fail_nomem(r->err);
 		for (size_t i = 0; i < ns && rc == 0 && grouped == 1; i++)

@@ -1,6 +1,7 @@
 /* The order a pprof file's samples are added to the tree in (see
  * pprof_internal.h): a multikey quicksort over their parts and frames, on
  * two threads for many samples (jobs.h). */
+#include <assert.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -169,91 +170,52 @@ void pprof_sort_stacks_2(const plumb_id *fr, sitem *a, size_t n)
 
 /* ---- no sort: the file's order, when it is grouped -------------------- */
 
-/* The children of the nodes that have several, by frame: each frame's list
- * is a stack, newest first, of the nodes with a child at it and their
- * depths. A node's only child is checked through its first_child link, so
- * the lists hold about one entry a sample, not one a node. */
-typedef struct kid {
-	plumb_id node;    /* PLUMB_NONE: none */
-	uint32_t depth;
-	uint32_t next;    /* the entry below, in v, + 1; 0: none */
-} kid;
-
-/* A frame's two newest entries, in place: the usual check reads the first
- * only, and a pop makes the second the first without waiting for a cache
- * miss (the one below it is fetched then, long before it is needed). */
-typedef struct kid2 {
-	kid a, b;         /* b: the entry below a (a.next unused) */
-} kid2;
-
-typedef struct kids {
-	kid2 *top;        /* per frame */
-	PLUMB_VEC(kid) v; /* the entries below, each linked to the next below */
-} kids;
-
-static const kid no_kid = { PLUMB_NONE, 0, 0 };
-
-/* Note that node, at depth d of the path, has a child at frame: 1 if it
- * had one already, -1 on ENOMEM. The path below d is being left, so the
- * entries deeper than d are of nodes left for good (coming back to one
- * would come back to a child of node's, found here): they go. An entry
- * for node itself is then on top, as it came after every other there. */
-static int kid_add(kids *k, plumb_id node, uint32_t d, plumb_id frame)
-{
-	kid2 *t = &k->top[frame];
-	while (t->a.node != PLUMB_NONE && t->a.depth > d) {
-		t->a = t->b;
-		t->b = t->b.next ? k->v.v[t->b.next - 1] : no_kid;
-	}
-	if (t->a.node == node)
-		return 1;
-	uint32_t below = 0;
-	if (t->b.node != PLUMB_NONE) {
-		if (k->v.n >= UINT32_MAX || plumb_vec_push(k->v, t->b))
-			return -1;
-		below = (uint32_t)k->v.n;
-	}
-	t->b = t->a;
-	t->b.next = t->a.node != PLUMB_NONE ? below : 0;
-	t->a = (kid){ node, d, 0 };
-	return 0;
-}
+/* Only the nodes on the current path can take children, one a depth, and
+ * a node that leaves the path never comes back: so "node has a child at
+ * frame" is exactly taken[depth][frame] == node + 1, with no entry ever
+ * cleared. The table is depth x frames, its pages zeroed as first touched;
+ * past TAKEN_MOST entries the samples are sorted instead. */
+#define TAKEN_MOST ((size_t)1 << 25)
 
 /* May frame become a new child of node (at depth d), which has children?
- * 1: no, it has one at frame (the samples are not grouped); -1 on ENOMEM. */
-static int child_taken(const plumb_profile *p, kids *k, plumb_id node, uint32_t d, plumb_id frame)
+ * true: no, it has one at frame (the samples are not grouped). */
+static bool child_taken(const plumb_profile *p, uint32_t *row, plumb_id node, plumb_id frame)
 {
 	plumb_id c = p->cct.v[node].first_child;
 	if (p->cct.v[c].next_sibling == PLUMB_NONE) { /* its first branch: note the one before */
 		if (p->cct.v[c].frame == frame)
-			return 1;
-		int rc = kid_add(k, node, d, p->cct.v[c].frame);
-		if (rc)
-			return rc;
+			return true;
+		row[p->cct.v[c].frame] = node + 1;
 	}
-	return kid_add(k, node, d, frame);
+	if (row[frame] == node + 1)
+		return true;
+	row[frame] = node + 1;
+	return false;
 }
 
 int pprof_tree_grouped(plumb_profile *p, const plumb_id *fr, const size_t *off,
-		       const plumb_id *part, size_t ns, plumb_id *node_of, plumb_id *nodes)
+		       const plumb_id *part, size_t ns, size_t maxn, plumb_id *node_of,
+		       plumb_id *nodes)
 {
 	for (size_t k = 0; k < p->parts.n; k++)
 		if (p->cct.v[p->parts.v[k].root].first_child != PLUMB_NONE)
 			return 0;
+	size_t nf = p->frames.n ? p->frames.n : 1;
+	if (maxn >= TAKEN_MOST / nf)
+		return 0;
 	size_t had_n = p->cct.n;
-	kids k = { malloc((p->frames.n ? p->frames.n : 1) * sizeof *k.top), { 0 } };
-	for (size_t f = 0; k.top && f < p->frames.n; f++)
-		k.top[f] = (kid2){ no_kid, no_kid };
+	uint32_t *taken = calloc((maxn + 1) * nf, sizeof *taken);
 	/* the parts one after the other: a part's root stays open while
-	 * another's samples come, and the lists cannot tell two roots apart */
+	 * another's samples come, and the table cannot tell two roots apart */
 	bool *done = calloc(p->parts.n ? p->parts.n : 1, sizeof *done);
-	int rc = k.top && done ? 1 : -1;
+	int rc = taken && done ? 1 : -1;
 	plumb_id cur = PLUMB_NONE;
 	const plumb_id *pf = NULL;
 	size_t pn = 0;
 	for (size_t i = 0; i < ns && rc == 1; i++) {
 		const plumb_id *f = fr + off[i];
 		size_t n = off[i + 1] - off[i], d = 0;
+		assert(n <= maxn);
 		if (part[i] != cur) {
 			if (cur != PLUMB_NONE)
 				done[cur] = true;
@@ -270,20 +232,17 @@ int pprof_tree_grouped(plumb_profile *p, const plumb_id *fr, const size_t *off,
 		/* nodes[0 .. d] are the path the two samples share, all still
 		 * open; a child of nodes[d] it has already is one left before */
 		if (d < n) {
-			int t = d > UINT32_MAX ? -1
-				: p->cct.v[nodes[d]].first_child == PLUMB_NONE
-					? 0 : child_taken(p, &k, nodes[d], (uint32_t)d, f[d]);
-			if (t == 0 && plumb_cct_new_path(p, nodes[d], f + d, n - d, nodes + d + 1))
-				t = -1;
-			if (t)
-				rc = t < 0 ? -1 : 0;
+			if (p->cct.v[nodes[d]].first_child != PLUMB_NONE &&
+			    child_taken(p, taken + d * nf, nodes[d], f[d]))
+				rc = 0;
+			else if (plumb_cct_new_path(p, nodes[d], f + d, n - d, nodes + d + 1))
+				rc = -1;
 		}
 		node_of[i] = nodes[n];
 		pf = f;
 		pn = n;
 	}
-	free(k.top);
-	free(k.v.v);
+	free(taken);
 	free(done);
 	if (rc == 1)
 		return 1;

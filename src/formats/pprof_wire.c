@@ -304,13 +304,8 @@ static int take_varints(plumb_varint_in *in, int wt, uint64_t **v, size_t *n, si
 	if (plumb_vec_reserve_((void **)v, cap, *n + most, sizeof **v) < 0)
 		return -2;
 	plumb_varint_in q = { body, in->p, false };
-	uint64_t *out = *v + *n;
-	while (q.p < q.end)
-		*out++ = plumb_varint_get(&q);
-	if (q.bad)
-		return -1;
-	*n = (size_t)(out - *v);
-	return 0;
+	*n += plumb_varint_get_run(&q, *v + *n);
+	return q.bad ? -1 : 0;
 }
 
 /* What pprof_walk asks of a field number (1 to 2^29 - 1). */

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define PLUMB_VARINT_MAX 10 /* bytes of the longest uint64 */
 
@@ -59,6 +60,36 @@ static inline uint64_t plumb_varint_get(plumb_varint_in *in)
 		return (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
 	}
 	return plumb_varint_get_long(in);
+}
+
+/* A run of varints (a packed repeated field) into out (room for one a
+ * byte): how many. Those of three bytes or fewer with eight bytes to read
+ * take no branch on their length, which mixed one- and two-byte ids would
+ * mispredict; the rest, and the run's last few bytes, take
+ * plumb_varint_get. in->bad as there. */
+static inline size_t plumb_varint_get_run(plumb_varint_in *in, uint64_t *out)
+{
+	static const uint64_t keep[4] = { 0, 0x7f, 0x3fff, 0x1fffff };
+	uint64_t *o = out;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (in->end - in->p >= 8) {
+		uint64_t x;
+		memcpy(&x, in->p, sizeof x);
+		uint64_t stop = ~x & 0x8080808080808080u; /* the bytes that end a varint */
+		unsigned len = stop ? ((unsigned)__builtin_ctzll(stop) >> 3) + 1 : 9;
+		if (len > 3) {
+			*o++ = plumb_varint_get(in);
+			if (in->bad)
+				return (size_t)(o - out);
+			continue;
+		}
+		*o++ = ((x & 0x7f) | (x >> 1 & 0x3f80) | (x >> 2 & 0x1fc000)) & keep[len];
+		in->p += len;
+	}
+#endif
+	while (in->p < in->end && !in->bad)
+		*o++ = plumb_varint_get(in);
+	return (size_t)(o - out);
 }
 
 #endif

@@ -58,10 +58,19 @@ static bool fixed_fast(double v, int decimals, char *out, size_t cap)
 	double s = a * m;
 	if (!(s < 4503599627370496.0)) /* 2^52: floor and frac below are exact */
 		return false;
-	double e = fma(a, m, -s), f = floor(s), frac = s - f;
+	double f = floor(s), frac = s - f;
 	uint64_t n = (uint64_t)f;
-	if (frac > 0.5 || (frac == 0.5 && (e > 0 || (e == 0 && (n & 1)))))
+	/* s is the product rounded to nearest, and f + 0.5 is a double: the
+	 * exact product is on the same side of it as s, unless s is on it;
+	 * only then does the product's rounding error (fma, a library call
+	 * without -mfma) tell */
+	if (frac > 0.5)
 		n++;
+	else if (frac == 0.5) {
+		double e = fma(a, m, -s);
+		if (e > 0 || (e == 0 && (n & 1)))
+			n++;
+	}
 	char digits[32];
 	int len = 0;
 	do {

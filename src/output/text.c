@@ -39,7 +39,21 @@ typedef struct strbuf {
 	bool failed;
 } strbuf;
 
-static void sb_add(strbuf *b, const char *s, size_t n)
+static void sb_grow(strbuf *b, const char *s, size_t n);
+
+/* Most appends fit the room the line has had since its first rows. */
+static inline void sb_add(strbuf *b, const char *s, size_t n)
+{
+	if (__builtin_expect(!b->failed && b->len + n < b->cap && n < SIZE_MAX / 2, 1)) {
+		memcpy(b->p + b->len, s, n);
+		b->len += n;
+		b->p[b->len] = '\0';
+		return;
+	}
+	sb_grow(b, s, n);
+}
+
+static void sb_grow(strbuf *b, const char *s, size_t n)
 {
 	if (b->failed)
 		return;
@@ -194,6 +208,9 @@ typedef struct writer {
 	bool basenames;     /* module paths as their last component */
 	const char *event;  /* the one event's name when short_titles */
 	size_t first;       /* the first column shown (set before writing) */
+	uint32_t *slen;     /* per cell (row x column): a printable ASCII string's
+			     * length * 2 + 1, as measure found it; 0: not known
+			     * (NULL: no room, each is found again) */
 	strbuf cell;        /* scratch for one cell's text */
 	strbuf line;        /* the line being built */
 	char num[NUM_SIZE];
@@ -306,7 +323,15 @@ static const char *cell_text_width(writer *wr, const plumb_row *r, size_t c, siz
 	if (cell->type == PLUMB_CELL_STR && cell->s &&
 	    !(r->kind == PLUMB_ROW_FOCUS && wr->t->cols[c].name_column)) {
 		const char *str = shown_string(wr, cell, c);
+		/* a big table's names are measured, then written: checked once */
+		uint32_t *known = wr->slen ? &wr->slen[(size_t)(r - wr->t->rows) * wr->t->ncols + c] : NULL;
+		if (known && *known) {
+			*sw = *len = *known >> 1;
+			return str;
+		}
 		if (printable_ascii(str, len)) {
+			if (known && *len < UINT32_MAX / 2)
+				*known = (uint32_t)*len * 2 + 1;
 			*sw = *len;
 			return str;
 		}
@@ -522,6 +547,8 @@ static void fit(writer *wr)
 	else
 		wr->split_titles = any_split_title(wr);
 	wr->basenames = true;
+	if (wr->slen) /* the module paths' lengths are their last components' now */
+		memset(wr->slen, 0, wr->t->nrows * wr->t->ncols * sizeof *wr->slen);
 	measure(wr);
 	drop(wr, pick_cumulative);
 	shrink(wr, pick_paths, MIN_SHRUNK);
@@ -628,11 +655,12 @@ static void emit_line(writer *wr, FILE *out, const char *sgr)
 	if (sgr && l->len > 0)
 		fprintf(out, "%s%s%s\n", sgr, sb_text(l), SGR_RESET);
 	else {
-		const char *text = sb_text(l);
-		fwrite(text, 1, strlen(text), out);
+		/* unlocked: one line of a table is one writer's */
+		if (l->p && !l->failed)
+			fwrite_unlocked(l->p, 1, l->len, out);
 		if (cut && wr->o->color)
 			fputs(SGR_RESET, out);
-		putc('\n', out);
+		putc_unlocked('\n', out);
 	}
 }
 
@@ -787,6 +815,8 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 		free(wr.hidden);
 		return plumb_fail_nomem(err);
 	}
+	if (t->nrows && t->ncols <= SIZE_MAX / sizeof *wr.slen / t->nrows)
+		wr.slen = calloc(t->nrows * t->ncols, sizeof *wr.slen); /* a hint: NULL is no error */
 	find_hidden(&wr);
 	measure(&wr);
 	if (o->width > 0)
@@ -804,6 +834,7 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 		rc = -1;
 	free(wr.w);
 	free(wr.hidden);
+	free(wr.slen);
 	free(wr.cell.p);
 	free(wr.line.p);
 	return rc;

@@ -884,6 +884,9 @@ int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_recor
 	int rc = o->pid ? attach(&r, o->pid) : run_command(&r);
 	if (rc == 0 && o->pid && o->off_cpu)
 		rc = plumb_rec_waits_window_edge(d, (int32_t)o->pid, true, opened, err);
+	if (rc == 0 && o->pid && o->off_cpu)
+		rc = plumb_rec_waits_held_stacks(d, r.uw, (int32_t)o->pid, opened,
+						 o->stack_size ? o->stack_size : 16384, err);
 	if (rc == 0 && o->pid) {
 		loop(&r, 0);
 		if (o->off_cpu)

@@ -41,6 +41,14 @@ int plumb_rec_waits_collect(const plumb_record_opts *o, const char *dir, plumb_r
  * thread's own records supersede them. */
 int plumb_rec_waits_window_edge(plumb_rec_data *d, int32_t pid, bool start, uint64_t at_ns,
 				plumb_error *err);
+/* --off-cpu -p, as the window opens (at_ns): the stack each thread of pid
+ * blocked in a system call is at, from its sp and pc
+ * (/proc/PID/task/TID/syscall) and stack_size bytes of its stack
+ * (process_vm_readv), for the interval until it first runs, which nothing
+ * else gives a stack (plumb_rec_held_add). A thread that cannot be read
+ * is left out. */
+int plumb_rec_waits_held_stacks(plumb_rec_data *d, unwinder *u, int32_t pid, uint64_t at_ns,
+				size_t stack_size, plumb_error *err);
 uint64_t plumb_rec_now_ns(void);
 /* fn(ctx, tid) for each thread of pid (/proc/PID/task), until one returns
  * non-zero: that value; -2 (errno set) when pid has no thread list. */

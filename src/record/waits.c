@@ -28,6 +28,15 @@ typedef struct rec_switch {
 	bool out, preempted;
 } rec_switch;
 
+/* The stack of a thread that was blocked when -p's window opened, read
+ * from its registers and stack memory then (waits_perf.c). */
+typedef struct rec_held {
+	int32_t pid, tid;
+	uint64_t time;         /* the window's opening */
+	uint32_t nips, flags;
+	size_t ips;            /* into plumb_rec_waits.ips */
+} rec_held;
+
 typedef struct rec_period {
 	size_t index;
 	uint64_t ns;
@@ -37,6 +46,7 @@ struct plumb_rec_waits {
 	PLUMB_VEC(rec_wait) waits;
 	PLUMB_VEC(uint64_t) ips;
 	PLUMB_VEC(rec_switch) switches;
+	PLUMB_VEC(rec_held) held;     /* by thread once sorted */
 	PLUMB_VEC(rec_period) periods;
 	uint64_t sync_threshold_ns, offcpu_mean_ns;
 	bool have_config;
@@ -56,6 +66,7 @@ void plumb_rec_waits_free(struct plumb_rec_waits *w)
 	free(w->waits.v);
 	free(w->ips.v);
 	free(w->switches.v);
+	free(w->held.v);
 	free(w->periods.v);
 	free(w);
 }
@@ -89,6 +100,19 @@ int plumb_rec_switch_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t t
 	if (!w || plumb_vec_reserve(w->switches, w->switches.n + 1))
 		return plumb_fail_nomem(err);
 	w->switches.v[w->switches.n++] = (rec_switch){ pid, tid, time_ns, out, preempted };
+	return 0;
+}
+
+int plumb_rec_held_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns,
+		       const uint64_t *chain, size_t n, uint32_t flags, plumb_error *err)
+{
+	struct plumb_rec_waits *w = waits_of(d);
+	if (!w || plumb_vec_reserve(w->held, w->held.n + 1) || plumb_vec_reserve(w->ips, w->ips.n + n))
+		return plumb_fail_nomem(err);
+	w->held.v[w->held.n++] = (rec_held){ pid, tid, time_ns, (uint32_t)n, flags, w->ips.n };
+	if (n)
+		memcpy(w->ips.v + w->ips.n, chain, n * sizeof *chain);
+	w->ips.n += n;
 	return 0;
 }
 
@@ -228,6 +252,7 @@ static int from_switches(fin *f, cpu_ref *cpu, size_t ncpu)
 	struct plumb_rec_waits *w = f->w;
 	size_t wi = 0, ci = 0;
 	rec_switch *sw = w->switches.v;
+	size_t hi = 0;
 	for (size_t i = 0; i < w->switches.n;) {
 		size_t j = i;
 		while (j < w->switches.n && sw[j].pid == sw[i].pid && sw[j].tid == sw[i].tid)
@@ -240,6 +265,10 @@ static int from_switches(fin *f, cpu_ref *cpu, size_t ncpu)
 		size_t cj = ci;
 		while (cj < ncpu && cpu[cj].pid == pid && cpu[cj].tid == tid)
 			cj++;
+		while (hi < w->held.n && cmp_thread(w->held.v[hi].pid, w->held.v[hi].tid, pid, tid) < 0)
+			hi++;
+		const rec_held *held = hi < w->held.n && w->held.v[hi].pid == pid &&
+				       w->held.v[hi].tid == tid ? &w->held.v[hi] : NULL;
 		const rec_switch *out = NULL;
 		for (size_t k = i; k < j; k++) {
 			if (sw[k].out) {
@@ -264,6 +293,9 @@ static int from_switches(fin *f, cpu_ref *cpu, size_t ncpu)
 			if (wt && wt->nips)
 				rc = scaled(f, wt, b - a, &ns) ||
 				     charge(f, pid, tid, a, ns, pre, w->ips.v + wt->ips, wt->nips, 0);
+			else if (!wt && held && held->time == a) /* blocked when the window opened */
+				rc = charge(f, pid, tid, a, b - a, pre, w->ips.v + held->ips, held->nips,
+					    held->flags);
 			else if (!wt) {
 				const plumb_rec_sample *s = stand_in(f, cpu, ci, cj, a);
 				if (s)
@@ -430,7 +462,14 @@ static int sync_waits(fin *f)
 	return 0;
 }
 
-/* Switches and waits by thread, then time (waits_order.c). */
+static int by_thread_held(const void *a, const void *b)
+{
+	const rec_held *x = a, *y = b;
+	return cmp_thread(x->pid, x->tid, y->pid, y->tid);
+}
+
+/* Switches and waits by thread, then time (waits_order.c); the held
+ * stacks (one a thread) by thread. */
 static int sort_records(struct plumb_rec_waits *w)
 {
 	size_t n = w->switches.n > w->waits.n ? w->switches.n : w->waits.n;
@@ -448,6 +487,8 @@ static int sort_records(struct plumb_rec_waits *w)
 		rc = plumb_order_by_thread_time(k, w->waits.n) ||
 		     plumb_order_apply(w->waits.v, w->waits.n, sizeof *w->waits.v, k);
 	free(k);
+	if (rc == 0 && w->held.n > 1)
+		qsort(w->held.v, w->held.n, sizeof *w->held.v, by_thread_held);
 	return rc ? -1 : 0;
 }
 

@@ -223,3 +223,18 @@ else
 	fail "record -p --off-cpu: a thread still blocked when recording stops is charged to then" \
 		"expected 800-3000 ms of off-cpu (about 1.2 s before Ctrl-C), got ${ms:-nothing}"
 fi
+# blocked from before the window opens to after it closes (no CPU sample
+# at all): the stack it is blocked at is read when the window opens
+# (/proc/PID/task/TID/syscall and its stack memory), so its 1.2 s go to
+# nap under main, not nowhere
+window 5000 0 0 0.3 1.2 w3.plumb > /dev/null
+nap=$("$PLUMB" report -m off-cpu --format csv -t 0 w3.plumb | python3 -c '
+import csv, sys
+rows = {r["function"]: int(r["inclusive.off-cpu"]) for r in csv.DictReader(sys.stdin)}
+print(rows.get("nap", 0) // 1000000, rows.get("main", 0) // 1000000)')
+if [ "${nap% *}" -ge 900 ] && [ "${nap% *}" -le 3000 ] && [ "${nap#* }" -ge "${nap% *}" ]; then
+	ok "record -p --off-cpu: a thread blocked for the whole window is charged at the stack it is blocked at"
+else
+	fail "record -p --off-cpu: a thread blocked for the whole window is charged at the stack it is blocked at" \
+		"expected 900-3000 ms of off-cpu in nap, and as much in main above it, got nap/main ms: ${nap:-nothing}"
+fi

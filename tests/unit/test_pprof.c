@@ -528,14 +528,14 @@ static void expect_tree_of(const plumb_profile *p, const gstacks *g, const plumb
 	}
 }
 
-static int try_grouped(const char *const *s, size_t n)
+static int try_grouped_deep(const char *const *s, size_t n, size_t maxn)
 {
 	plumb_error err;
 	plumb_profile *p = tree_profile(&err);
 	gstacks g;
 	gstacks_set(&g, s, n);
 	plumb_id node_of[16], nodes[129];
-	int rc = pprof_tree_grouped(p, g.fr, g.off, g.part, g.n, node_of, nodes);
+	int rc = pprof_tree_grouped(p, g.fr, g.off, g.part, g.n, maxn, node_of, nodes);
 	if (rc == 1)
 		expect_tree_of(p, &g, node_of);
 	else /* given up: the tree as it was */
@@ -543,6 +543,11 @@ static int try_grouped(const char *const *s, size_t n)
 			cr_assert_eq(p->cct.v[p->parts.v[k].root].first_child, PLUMB_NONE);
 	plumb_profile_free(p);
 	return rc;
+}
+
+static int try_grouped(const char *const *s, size_t n)
+{
+	return try_grouped_deep(s, n, 128);
 }
 
 /* Each row of cases (up to 8 stacks, NULL after the last) taken or not. */
@@ -579,6 +584,10 @@ Test(pprof, grouped_samples_need_no_sort)
 		{ "0:a", "1:a", "0:b" },
 	};
 	expect_grouped(scattered, sizeof scattered / sizeof *scattered, 0);
+	/* stacks so deep that the check's table (depth x frames) would be
+	 * too big: sorted, the tree untouched */
+	cr_assert_eq(try_grouped_deep(grouped[0], 5, (size_t)1 << 25), 0);
+	cr_assert_eq(try_grouped_deep(grouped[0], 5, ((size_t)1 << 25) / 64), 1);
 }
 
 /* Random stacks in random order: whatever is decided, a tree built is

@@ -46,3 +46,37 @@ Test(varint, cut_and_overlong_varints_are_bad)
 		buf[9] = 1;
 	}
 }
+
+/* The run decoder against plumb_varint_get one at a time: runs mixing
+ * every length, each cut at every byte (a cut run is bad there too). */
+Test(varint, a_run_decodes_as_one_at_a_time)
+{
+	uint64_t seed = 12345;
+	for (int round = 0; round < 200; round++) {
+		uint8_t buf[400], *p = buf;
+		size_t n = 1 + round % 40;
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005u + 1442695040888963407u;
+			unsigned bits = (unsigned)(seed >> 58); /* 0 to 63: every length */
+			uint64_t v = (seed >> 11) & (bits == 63 ? UINT64_MAX : (1ull << (bits + 1)) - 1);
+			if (i % 5 == 4)
+				v = values[(seed >> 3) % (sizeof values / sizeof *values)];
+			p = plumb_varint_put(p, v);
+		}
+		size_t len = (size_t)(p - buf);
+		for (size_t cut = 0; cut <= len; cut++) {
+			uint64_t got[400], want[400];
+			plumb_varint_in a = { buf, buf + cut, false }, b = a;
+			size_t na = plumb_varint_get_run(&a, got), nb = 0;
+			while (b.p < b.end && !b.bad)
+				want[nb++] = plumb_varint_get(&b);
+			cr_assert_eq(na, nb, "round %d cut %zu: %zu values, expected %zu", round, cut, na, nb);
+			cr_assert(a.bad == b.bad && a.p == b.p, "round %d cut %zu: bad %d/%d", round, cut,
+				  a.bad, b.bad);
+			for (size_t i = 0; i < na; i++)
+				cr_assert_eq(got[i], want[i], "round %d cut %zu value %zu: %llu, expected %llu",
+					     round, cut, i, (unsigned long long)got[i],
+					     (unsigned long long)want[i]);
+		}
+	}
+}

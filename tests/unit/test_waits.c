@@ -352,3 +352,34 @@ Test(waits, a_holders_wait_time_past_64_bits_is_an_overflow)
 	cr_expect_str_eq(err.message, "the waits for a lock held by thread 11 pass 2^64 ns");
 	plumb_rec_data_free(d);
 }
+
+/* -p: a thread blocked when the window opened (at 50) has its stack read
+ * then; its first interval goes there, not to a CPU sample (another
+ * thread's, or its own later one), and a later interval does not. */
+Test(waits, a_held_stack_takes_the_first_interval_only)
+{
+	plumb_error err;
+	static const uint64_t held_chain[] = { 0x7200, 0x2300, 0x2000 };
+	plumb_rec_data *d = plumb_rec_data_new();
+	cr_assert(d);
+	cr_assert_eq(plumb_rec_event_add(d, "cpu-clock", &err), 0);
+	/* thread 11: blocked at 50 until 4000, runs (a CPU sample at 4500),
+	 * blocked 5000-6000; thread 12: blocked throughout, no stack read */
+	cr_assert_eq(plumb_rec_sample_add(d, 1, 11, 4500, 0, 1, cpu_chain, 2, 0, &err), 0);
+	cr_assert_eq(plumb_rec_held_add(d, 1, 11, 50, held_chain, 3, 0, &err), 0);
+	static const uint64_t t11[][2] = { { 50, 4000 }, { 5000, 6000 } };
+	for (size_t i = 0; i < 2; i++) {
+		cr_assert_eq(plumb_rec_switch_add(d, 1, 11, t11[i][0], true, false, &err), 0);
+		cr_assert_eq(plumb_rec_switch_add(d, 1, 11, t11[i][1], false, false, &err), 0);
+	}
+	cr_assert_eq(plumb_rec_switch_add(d, 1, 12, 50, true, false, &err), 0);
+	cr_assert_eq(plumb_rec_switch_add(d, 1, 12, 9000, false, false, &err), 0);
+	plumb_rec_waits_opts o = { true, false, 1000000 };
+	cr_assert_eq(plumb_rec_waits_finish(d, &o, &err), 0, "%s", err.message);
+	cr_expect_eq(at(d, "off-cpu", 0x7200), 3950, "the held stack's interval: %llu",
+		     (unsigned long long)at(d, "off-cpu", 0x7200));
+	cr_expect_eq(at(d, "off-cpu", 0x1000), 1000, "the later interval, at the CPU sample: %llu",
+		     (unsigned long long)at(d, "off-cpu", 0x1000));
+	cr_expect_eq(total(d, "off-cpu"), 4950, "thread 12 has no stack: none of its time");
+	plumb_rec_data_free(d);
+}
