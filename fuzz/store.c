@@ -21,7 +21,8 @@
  * reader accepts, the store writes, and reading that back gives the same
  * events, the same total per event, and the same number of parts, frames,
  * calling contexts, call-graph entries, arcs, samples and points; and read
- * with functions_only, the same events, parts, functions and totals.
+ * with functions_only, the same events, parts, functions and totals; read
+ * with flat_only and inputs_only, the same parts and functions.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "plumb/analysis.h"
 #include "plumb/formats.h"
 #include "roundtrip.h"
 #include "plumb/store.h"
@@ -81,6 +83,23 @@ static void check_functions_only(const plumb_profile *p, const char *in, const c
 		abort();
 	free(ta);
 	free(tb);
+	plumb_profile_free(q);
+	/* Read for the flat view only (the metrics the file keeps, version 8):
+	 * refused or not, never a crash; accepted, the same parts and
+	 * functions as the whole read, and metrics of those functions. */
+	plumb_read_opts flo = { .lines_only = true, .functions_only = true, .flat_only = true,
+				.inputs_only = true };
+	q = plumb_profile_new();
+	if (!q)
+		abort();
+	if (plumb_store_read(q, in, &flo, &err) != 0) {
+		if (err.code == PLUMB_ERR_NOMEM)
+			abort();
+	} else if (q->parts.n != p->parts.n || q->functions.n != p->functions.n ||
+		   (q->flat && (q->flat->nkeys > q->functions.n || !q->kept_totals)) ||
+		   (q->inputs && !q->kept_totals)) {
+		abort();
+	}
 	plumb_profile_free(q);
 }
 

@@ -204,6 +204,32 @@ static inline const plumb_metric_cycle *plumb_metrics_cycle(const plumb_metrics 
 	return &m->cycles[n - 1];
 }
 
+/* ---- the inputs view's routines ------------------------------------------ */
+
+/* One routine of the inputs view of a whole profile (all parts, its calling
+ * contexts merged): what the view computes from its points. */
+typedef struct plumb_inputs_routine {
+	plumb_id function;
+	uint32_t has;          /* PLUMB_PT_* every point had */
+	uint64_t calls, points, min_input, max_input;
+	uint64_t cost, self;   /* sums of real_sum and self_sum (saturating) */
+	uint64_t order_cost;   /* cost, or the sum of sums without real sums */
+	int growth;            /* the fitted growth class (analysis/fit.h); 0: none */
+	double exponent;       /* the free power law's c */
+	double r2;             /* the chosen curve's R^2 (NaN: none) */
+} plumb_inputs_routine;
+
+typedef struct plumb_inputs_summary {
+	size_t n;
+	plumb_inputs_routine *v;  /* in the order of their first point */
+	uint64_t total_cost;      /* what shares are of */
+} plumb_inputs_summary;
+
+/* The routines of p's inputs view (p has points): what a .plumb store
+ * keeps (plumb_profile.inputs) so that a report does not fit them again. */
+int plumb_inputs_summarize(const plumb_profile *p, plumb_inputs_summary **out, plumb_error *err);
+void plumb_inputs_summary_free(plumb_inputs_summary *s);
+
 /* ---- views ------------------------------------------------------------ */
 
 typedef enum plumb_view_kind {

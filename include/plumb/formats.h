@@ -43,6 +43,14 @@ typedef struct plumb_read_opts {
 	 * store) may read that instead of every position. Implies lines_only
 	 * for the others. */
 	bool functions_only;
+	/* Only the flat view of the whole profile is needed (function level,
+	 * no --focus, part or time range): a reader that keeps its metrics
+	 * (the .plumb store) may read them (plumb_profile.flat) instead of
+	 * any costs, into an empty profile. Implies functions_only. */
+	bool flat_only;
+	/* The same for the inputs view of a profile with performance points
+	 * (all parts, routines whole, no charts): plumb_profile.inputs. */
+	bool inputs_only;
 	/* The executable a gmon.out belongs to (its symbols, address size and
 	 * byte order); NULL = "a.out" in the gmon file's directory, as gprof
 	 * defaults to a.out. Only gmon files use it. */

@@ -256,6 +256,22 @@ typedef struct plumb_profile {
 	PLUMB_VEC(plumb_jump) jumps;
 	plumb_index jump_ix;  /* private: finds a jump by its key */
 
+	/* The flat view's function-level metrics of the whole profile (a
+	 * struct plumb_metrics, include/plumb/analysis.h), when known: computed
+	 * to be kept in a .plumb store (plumb convert, plumb record), or read
+	 * from one. NULL otherwise. Freed with the profile by flat_free. */
+	struct plumb_metrics *flat;
+	void (*flat_free)(struct plumb_metrics *);
+	/* The same for the inputs view of a profile with performance points
+	 * (a struct plumb_inputs_summary). */
+	struct plumb_inputs_summary *inputs;
+	void (*inputs_free)(struct plumb_inputs_summary *);
+	/* Set (events.n totals) when a reader asked for the flat or inputs
+	 * view only (plumb_read_opts.flat_only, inputs_only) read flat or
+	 * inputs instead of the costs and points: the profile then has parts,
+	 * names and metadata but no costs, and plumb_profile_totals gives these. */
+	uint64_t *kept_totals;
+
 	/* private lookup tables */
 	plumb_index module_ix, file_ix, function_ix, frame_ix, cct_ix, cg_self_ix, arc_ix;
 	plumb_index point_ix;

@@ -11,9 +11,10 @@ struct plumb_read_opts;
 /* The schema version kept in PRAGMA user_version (5: frames, the CCT, the
  * call graph and samples in compressed blocks; 6: performance points too;
  * 7: the lines and stacks tables for sqlite3 users, which plumb never
- * reads). Versions 5 to 7 are read; an older file is refused with a message saying
+ * reads; 8: the flat view's metrics, when the writer was given them).
+ * Versions 5 to 8 are read; an older file is refused with a message saying
  * to convert it again (docs/plumb-format.md). */
-#define PLUMB_STORE_VERSION 7
+#define PLUMB_STORE_VERSION 8
 /* The oldest version read. */
 #define PLUMB_STORE_VERSION_OLDEST 5
 /* PRAGMA application_id: 'PLMB'. */

@@ -127,6 +127,9 @@ int view_add_event_column(plumb_table *t, const plumb_profile *p, const char *wh
 int view_metrics(const plumb_profile *p, const plumb_view_opts *o, plumb_level level,
 		 bool with_arcs, plumb_metrics **m, plumb_error *err)
 {
+	if (p->kept_totals)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "the profile was read for one view only (the "
+				  "one its .plumb store keeps): this view needs its costs");
 	plumb_metrics_opts mo;
 	plumb_metrics_opts_init(&mo);
 	mo.level = level;
@@ -294,7 +297,16 @@ int view_rows_prepare(const plumb_profile *p, const plumb_view_opts *o, plumb_le
 		      bool with_cycles, bool with_arcs, view_rows *r, plumb_error *err)
 {
 	memset(r, 0, sizeof *r);
-	if (view_events_of(p, o, &r->ve, err) || view_metrics(p, o, level, with_arcs, &r->m, err))
+	if (view_events_of(p, o, &r->ve, err))
+		return -1;
+	/* The flat view of the whole profile, kept by a .plumb store: the
+	 * same metrics plumb_metrics_compute gives with these options. */
+	r->m_kept = p->flat && level == PLUMB_LEVEL_FUNCTION && !with_arcs && !o->no_cycles &&
+		    !(o->focus && o->focus->n) && o->part == PLUMB_NONE &&
+		    p->flat->nevents == p->events.n;
+	if (r->m_kept)
+		r->m = p->flat;
+	else if (view_metrics(p, o, level, with_arcs, &r->m, err))
 		return -1;
 	if (view_ordered_keys(p, r->m, o, &r->ve, with_cycles, &r->keys, &r->n, err)) {
 		view_rows_free(r);
@@ -306,7 +318,8 @@ int view_rows_prepare(const plumb_profile *p, const plumb_view_opts *o, plumb_le
 void view_rows_free(view_rows *r)
 {
 	free(r->keys);
-	plumb_metrics_free(r->m);
+	if (!r->m_kept)
+		plumb_metrics_free(r->m);
 	r->keys = NULL;
 	r->m = NULL;
 }

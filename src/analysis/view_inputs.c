@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "analysis/fit.h"
@@ -115,8 +116,7 @@ static int fit_groups(const points_set *s, plumb_fit *fits, plumb_error *err)
 
 typedef struct order_ctx {
 	const plumb_profile *p;
-	const points_set *s;
-	const plumb_fit *fits;
+	const plumb_inputs_routine *v;
 	plumb_sort_key by;
 } order_ctx;
 
@@ -138,11 +138,17 @@ static uint64_t order_cost(const points_set *s, const points_group *g)
 	return v;
 }
 
-static int group_cmp(const void *va, const void *vb, void *ctx)
+static double steepness(const plumb_inputs_routine *r)
+{
+	plumb_fit f = { .growth = (plumb_growth)r->growth, .power = { .c = r->exponent } };
+	return plumb_fit_steepness(&f);
+}
+
+static int routine_cmp(const void *va, const void *vb, void *ctx)
 {
 	const order_ctx *c = ctx;
 	uint32_t ia = *(const uint32_t *)va, ib = *(const uint32_t *)vb;
-	const points_group *a = &c->s->groups[ia], *b = &c->s->groups[ib];
+	const plumb_inputs_routine *a = &c->v[ia], *b = &c->v[ib];
 	int r = 0;
 	switch (c->by) {
 	case PLUMB_SORT_CALLS:
@@ -152,7 +158,7 @@ static int group_cmp(const void *va, const void *vb, void *ctx)
 		r = view_cmp_desc(a->self, b->self);
 		break;
 	case PLUMB_SORT_INCLUSIVE:
-		r = view_cmp_desc(order_cost(c->s, a), order_cost(c->s, b));
+		r = view_cmp_desc(a->order_cost, b->order_cost);
 		break;
 	case PLUMB_SORT_MODULE:
 		r = view_cmp_str(module_of(c->p, a->function), module_of(c->p, b->function));
@@ -161,13 +167,13 @@ static int group_cmp(const void *va, const void *vb, void *ctx)
 	case PLUMB_SORT_FILE:
 		break;
 	default: {
-		double sa = plumb_fit_steepness(&c->fits[ia]), sb = plumb_fit_steepness(&c->fits[ib]);
+		double sa = steepness(a), sb = steepness(b);
 		r = sa > sb ? -1 : sa < sb;
 		break;
 	}
 	}
 	if (!r && c->by != PLUMB_SORT_NAME)
-		r = view_cmp_desc(order_cost(c->s, a), order_cost(c->s, b));
+		r = view_cmp_desc(a->order_cost, b->order_cost);
 	if (!r)
 		r = view_cmp_str(plumb_function_name(c->p, a->function),
 				 plumb_function_name(c->p, b->function));
@@ -176,8 +182,20 @@ static int group_cmp(const void *va, const void *vb, void *ctx)
 	return r;
 }
 
-static int add_row(plumb_table *t, const plumb_profile *p, const points_set *s,
-		   const points_group *g, const plumb_fit *fit)
+/* A group and its fit as the view shows them. */
+static void routine_of(const points_set *s, const points_group *g, const plumb_fit *fit,
+		       plumb_inputs_routine *r)
+{
+	*r = (plumb_inputs_routine){
+		.function = g->function, .has = g->has, .calls = g->calls, .points = g->n,
+		.min_input = s->pts[g->first]->input, .max_input = s->pts[g->first + g->n - 1]->input,
+		.cost = g->cost, .self = g->self, .order_cost = order_cost(s, g),
+		.growth = (int)fit->growth, .exponent = fit->power.c, .r2 = fit->chosen.r2,
+	};
+}
+
+static int add_row(plumb_table *t, const plumb_profile *p, const plumb_inputs_routine *g,
+		   uint64_t total_cost)
 {
 	plumb_row *r = plumb_table_add_row(t, PLUMB_ROW_NORMAL, 0);
 	if (!r)
@@ -186,35 +204,36 @@ static int add_row(plumb_table *t, const plumb_profile *p, const points_set *s,
 	plumb_cell_str(&c[C_ROUTINE], plumb_function_name(p, g->function));
 	plumb_cell_str(&c[C_MODULE], module_of(p, g->function));
 	plumb_cell_u64(&c[C_CALLS], g->calls);
-	plumb_cell_u64(&c[C_POINTS], g->n);
-	plumb_cell_u64(&c[C_MIN_INPUT], s->pts[g->first]->input);
-	plumb_cell_u64(&c[C_MAX_INPUT], s->pts[g->first + g->n - 1]->input);
+	plumb_cell_u64(&c[C_POINTS], g->points);
+	plumb_cell_u64(&c[C_MIN_INPUT], g->min_input);
+	plumb_cell_u64(&c[C_MAX_INPUT], g->max_input);
 	if (g->has & PLUMB_PT_REAL) {
 		plumb_cell_u64(&c[C_COST], g->cost);
-		if (s->total_cost)
-			plumb_cell_pct(&c[C_COST_PCT], view_pct(g->cost, s->total_cost));
+		if (total_cost)
+			plumb_cell_pct(&c[C_COST_PCT], view_pct(g->cost, total_cost));
 	}
 	if (g->has & PLUMB_PT_SELF) {
 		plumb_cell_u64(&c[C_SELF], g->self);
-		if (s->total_cost)
-			plumb_cell_pct(&c[C_SELF_PCT], view_pct(g->self, s->total_cost));
+		if (total_cost)
+			plumb_cell_pct(&c[C_SELF_PCT], view_pct(g->self, total_cost));
 	}
-	if (fit->growth == PLUMB_GROWTH_NONE)
+	plumb_growth growth = (plumb_growth)g->growth;
+	if (growth == PLUMB_GROWTH_NONE)
 		return 0;
 	char buf[64];
-	const char *name = plumb_growth_name(fit->growth);
+	const char *name = plumb_growth_name(growth);
 	if (!name) {
-		snprintf(buf, sizeof buf, "n^%.2f", fit->power.c);
+		snprintf(buf, sizeof buf, "n^%.2f", g->exponent);
 		name = buf;
 	}
 	if (!(name = plumb_table_strdup(t, name)))
 		return -1;
 	plumb_cell_str(&c[C_GROWTH], name);
 	/* a constant's power law only fits noise: its exponent is 0 */
-	double e = fit->growth == PLUMB_GROWTH_CONST || fabs(fit->power.c) < 5e-4 ? 0 : fit->power.c;
+	double e = growth == PLUMB_GROWTH_CONST || fabs(g->exponent) < 5e-4 ? 0 : g->exponent;
 	plumb_cell_num(&c[C_EXPONENT], e); /* no "-0.000" */
-	if (isfinite(fit->chosen.r2))
-		plumb_cell_num(&c[C_R2], fit->chosen.r2);
+	if (isfinite(g->r2))
+		plumb_cell_num(&c[C_R2], g->r2);
 	return 0;
 }
 
@@ -235,49 +254,134 @@ static int add_notes(plumb_table *t, const plumb_profile *p)
 	return plumb_table_add_note(t, note);
 }
 
+/* The points gathered and fitted, as o asks (fits: one per group). */
+static int gather_fit(const plumb_profile *p, const plumb_view_opts *o, points_set *s,
+		      plumb_fit **fits, plumb_inputs_routine **v, plumb_error *err)
+{
+	*fits = NULL;
+	*v = NULL;
+	if (points_gather(p, o, false, s, err))
+		return -1;
+	*fits = calloc(s->ngroups ? s->ngroups : 1, sizeof **fits);
+	*v = malloc((s->ngroups ? s->ngroups : 1) * sizeof **v);
+	if (!*fits || !*v)
+		return plumb_fail_nomem(err);
+	if (fit_groups(s, *fits, err))
+		return -1;
+	for (size_t g = 0; g < s->ngroups; g++)
+		routine_of(s, &s->groups[g], &(*fits)[g], &(*v)[g]);
+	return 0;
+}
+
+int plumb_inputs_summarize(const plumb_profile *p, plumb_inputs_summary **out, plumb_error *err)
+{
+	plumb_view_opts o;
+	plumb_view_opts_init(&o);
+	o.kind = PLUMB_VIEW_INPUTS;
+	points_set s;
+	memset(&s, 0, sizeof s);
+	plumb_fit *fits = NULL;
+	plumb_inputs_routine *v = NULL;
+	plumb_inputs_summary *sum = calloc(1, sizeof *sum);
+	int rc = !sum ? plumb_fail_nomem(err) : gather_fit(p, &o, &s, &fits, &v, err);
+	free(fits);
+	if (rc == 0) {
+		sum->n = s.ngroups;
+		sum->v = v;
+		sum->total_cost = s.total_cost;
+		*out = sum;
+	} else {
+		free(v);
+		free(sum);
+	}
+	points_set_free(&s);
+	return rc;
+}
+
+void plumb_inputs_summary_free(plumb_inputs_summary *s)
+{
+	if (s)
+		free(s->v);
+	free(s);
+}
+
+/* The routines kept by a store (plumb_profile.inputs) stand for the
+ * points of the whole profile when no chart needs the points themselves:
+ * the same rows, --hide dropping routines as points_gather does. */
+static bool use_kept(const plumb_profile *p, const plumb_view_opts *o, bool charts)
+{
+	return p->inputs && o->part == PLUMB_NONE && !charts;
+}
+
+static int kept_routines(const plumb_profile *p, const plumb_view_opts *o, plumb_inputs_routine **v,
+			 size_t *n, plumb_error *err)
+{
+	const plumb_inputs_summary *k = p->inputs;
+	*v = malloc((k->n ? k->n : 1) * sizeof **v);
+	if (!*v)
+		return plumb_fail_nomem(err);
+	*n = 0;
+	for (size_t i = 0; i < k->n; i++)
+		if (!(o->hide && o->hide->n &&
+		      plumb_symspec_list_match_function(o->hide, p, k->v[i].function)))
+			(*v)[(*n)++] = k->v[i];
+	return 0;
+}
+
 int view_inputs(const plumb_profile *p, const plumb_view_opts *o, plumb_table **out,
 		plumb_error *err)
 {
 	if (o->chart && !plumb_chart_known(o->chart))
 		return plumb_fail(err, PLUMB_ERR_USAGE, "unknown chart '%s' (%s)", o->chart,
 				  plumb_charts_list());
+	/* pictures of the routines --select names, or for an HTML report
+	 * (report_views) of the first rows: the worst-scaling routines */
+	bool charts = (o->select && o->select->n) || o->report_views;
+	bool kept = use_kept(p, o, charts);
+	if (!kept && p->kept_totals)
+		return plumb_fail(err, PLUMB_ERR_USAGE, "the profile was read for one view only (the "
+				  "one its .plumb store keeps): this view needs its points");
 	points_set s;
-	if (points_gather(p, o, false, &s, err))
-		return -1;
+	memset(&s, 0, sizeof s);
+	plumb_fit *fits = NULL;
+	plumb_inputs_routine *v = NULL;
+	size_t nv = 0;
+	uint32_t *order = NULL;
 	char title[256], in[128];
 	snprintf(title, sizeof title,
 		 "Input sensitivity: how each routine's cost per call grows with its input size (%s)",
 		 view_points_input_desc(p, in, sizeof in));
 	plumb_table *t = plumb_table_new("inputs", title);
-	plumb_fit *fits = calloc(s.ngroups ? s.ngroups : 1, sizeof *fits);
-	uint32_t *order = malloc((s.ngroups ? s.ngroups : 1) * sizeof *order);
-	if (!t || !fits || !order)
+	if (!t)
 		goto nomem;
-	if (fit_groups(&s, fits, err))
+	if (kept ? kept_routines(p, o, &v, &nv, err) : gather_fit(p, o, &s, &fits, &v, err))
 		goto fail;
+	if (!kept)
+		nv = s.ngroups;
+	uint64_t total_cost = kept ? p->inputs->total_cost : s.total_cost;
+	if (!(order = malloc((nv ? nv : 1) * sizeof *order)))
+		goto nomem;
 	for (int c = 0; c < C_N; c++)
 		if (plumb_table_add_column(t, columns[c].key, columns[c].title, columns[c].type,
 					   columns[c].cost && p->events.n ? 0 : -1, c == C_ROUTINE) < 0)
 			goto nomem;
-	for (size_t g = 0; g < s.ngroups; g++)
+	for (size_t g = 0; g < nv; g++)
 		order[g] = (uint32_t)g;
-	order_ctx oc = { p, &s, fits, o->sort };
-	qsort_r(order, s.ngroups, sizeof *order, group_cmp, &oc);
-	size_t n = s.ngroups;
+	order_ctx oc = { p, v, o->sort };
+	qsort_r(order, nv, sizeof *order, routine_cmp, &oc);
+	size_t n = nv;
 	if (o->limit && n > o->limit)
 		n = o->limit;
 	for (size_t i = 0; i < n; i++)
-		if (add_row(t, p, &s, &s.groups[order[i]], &fits[order[i]]))
+		if (add_row(t, p, &v[order[i]], total_cost))
 			goto nomem;
 	if (add_notes(t, p))
 		goto nomem;
-	/* pictures of the routines --select names, or for an HTML report
-	 * (report_views) of the first rows: the worst-scaling routines */
-	bool charts = (o->select && o->select->n) || o->report_views;
 	for (size_t i = 0; charts && i < n && i < VIEW_INPUTS_MAX_CHARTED; i++)
 		if (view_inputs_charts(t, p, o, &s, &s.groups[order[i]], &fits[order[i]], err))
 			goto fail;
 	free(fits);
+	free(v);
 	free(order);
 	points_set_free(&s);
 	*out = t;
@@ -286,6 +390,7 @@ nomem:
 	plumb_fail_nomem(err);
 fail:
 	free(fits);
+	free(v);
 	free(order);
 	plumb_table_free(t);
 	points_set_free(&s);

@@ -85,6 +85,7 @@ int view_add_event_column(plumb_table *t, const plumb_profile *p, const char *wh
 typedef struct view_rows {
 	view_events ve;
 	plumb_metrics *m;
+	bool m_kept;     /* m is the profile's (plumb_profile.flat): not freed */
 	uint32_t *keys;
 	size_t n;
 } view_rows;

@@ -30,9 +30,19 @@ int cli_unknown_command(const char *word, const char *const *names, size_t n);
  * format. Returns NULL after filling err. */
 plumb_profile *cli_load(char *const *paths, int n, plumb_format *fmt_out, plumb_error *err);
 /* The detail a command shows: every address; lines (readers may merge the
- * instructions of a line: big Callgrind files load faster); or functions
- * only (the .plumb store may read its call graph summed by function). */
-typedef enum cli_detail { CLI_ADDRESSES, CLI_LINES, CLI_FUNCTIONS } cli_detail;
+ * instructions of a line: big Callgrind files load faster); the inputs
+ * view of one whole profile (a .plumb store may read the routines it keeps
+ * instead of every point); functions only (the .plumb store may read its
+ * call graph summed by function); the flat view of one whole profile (a
+ * .plumb store may read the flat view's metrics it keeps instead of any
+ * cost); or either of those two, the profile's default view. */
+typedef enum cli_detail {
+	CLI_ADDRESSES, CLI_LINES, CLI_INPUTS, CLI_FUNCTIONS, CLI_FLAT, CLI_DEFAULT_VIEW
+} cli_detail;
+/* Before p is written to a .plumb store: give it the view every plain
+ * report of it computes (plumb_profile.flat or .inputs), for the store to
+ * keep (none when it cannot be computed). */
+void cli_keep_views(plumb_profile *p);
 /* Does a spec of l name a file or a line (which function-level detail
  * cannot match)? */
 bool cli_names_position(const plumb_symspec_list *l);

@@ -176,8 +176,12 @@ bool cli_names_position(const plumb_symspec_list *l)
 plumb_profile *cli_load_ex(char *const *paths, int n, cli_detail detail, plumb_format *fmt_out,
 			   plumb_error *err)
 {
+	bool views = n == 1; /* profiles added up need their costs and points */
 	plumb_read_opts ro = { .warn = print_warning, .lines_only = detail != CLI_ADDRESSES,
-			       .functions_only = detail == CLI_FUNCTIONS, .executable = executable,
+			       .functions_only = detail >= CLI_FUNCTIONS,
+			       .flat_only = views && detail >= CLI_FLAT,
+			       .inputs_only = views && (detail == CLI_INPUTS || detail == CLI_DEFAULT_VIEW),
+			       .executable = executable,
 			       .event_name = folded_event, .event_unit = folded_unit };
 	cli_progress_setup(&ro);
 	plumb_profile *all = NULL;
@@ -188,6 +192,8 @@ plumb_profile *cli_load_ex(char *const *paths, int n, cli_detail detail, plumb_f
 		if (sib)
 			print_part_files(paths[i], sib, ns);
 		int rc = 0;
+		if (sib)
+			ro.flat_only = ro.inputs_only = false; /* parts added up */
 		for (size_t k = 0; rc == 0 && k < ns; k++)
 			rc = load_one(&all, sib[k], &ro, &fmt, err);
 		free_list(sib, ns);
@@ -266,4 +272,30 @@ unsigned cli_terminal_width(void)
 	if (cols && cli_parse_size(cols, &n) == 0 && n > 0 && n < 100000)
 		return (unsigned)n;
 	return 80;
+}
+
+/* A store keeps the view every plain report of it would compute again
+ * (include/plumb/store.h, version 8), computed here as a report computes
+ * it: the flat view's metrics (function level, the whole profile, cycles),
+ * or for a profile with performance points, whose report is the inputs
+ * view, its routines with their fitted growth. A view that cannot be
+ * computed (no memory) is not kept: the profile is written all the same,
+ * and reports compute it. */
+void cli_keep_views(plumb_profile *p)
+{
+	plumb_error err;
+	if (p->points.n) {
+		if (plumb_inputs_summarize(p, &p->inputs, &err) == 0)
+			p->inputs_free = plumb_inputs_summary_free;
+		return;
+	}
+	if (!p->events.n)
+		return;
+	plumb_metrics_opts mo;
+	plumb_metrics_opts_init(&mo);
+	mo.keys_only = true;
+	if (plumb_metrics_compute(p, &mo, &p->flat, &err) == 0)
+		p->flat_free = plumb_metrics_free;
+	else
+		p->flat = NULL;
 }

@@ -91,13 +91,15 @@ static int note_source(plumb_profile *p, char *const *paths, int n, plumb_error 
 /* Write p to the file out, with a progress line on a terminal: the store
  * reports its blocks; a text format is written through a stream that
  * counts its bytes, into a temporary file renamed at the end. */
-static int write_file(const plumb_profile *p, const char *out, plumb_format fmt,
+static int write_file(plumb_profile *p, const char *out, plumb_format fmt,
 		      const plumb_folded_write_opts *fo, plumb_error *err)
 {
 	plumb_write_progress wp;
 	cli_progress_write_setup(&wp);
-	if (fmt == PLUMB_FMT_PLUMB)
+	if (fmt == PLUMB_FMT_PLUMB) {
+		cli_keep_views(p);
 		return plumb_store_write_progress(p, out, &wp, err);
+	}
 	if (!wp.fn)
 		return fmt == PLUMB_FMT_FOLDED ? plumb_folded_write_with(p, out, fo, err)
 					       : plumb_write_file(p, out, fmt, err);

@@ -535,6 +535,14 @@ static void print_header(FILE *out, const plumb_profile *p, char *const *files, 
 	free(tot);
 }
 
+/* The inputs view of the whole profile without charts (which need the
+ * points): a store may have its routines kept. */
+static bool plain_inputs(const report_args *a)
+{
+	return !a->select.n && !a->focus.n && !a->part && !a->time && !a->no_inline &&
+	       !a->writer->needs_summary && !a->writer->needs_report_views;
+}
+
 /* What the report shows: fprof shows instruction addresses; these views,
  * without a spec naming a file or line, functions only; the rest lines. */
 static cli_detail report_detail(const report_args *a)
@@ -549,7 +557,13 @@ static cli_detail report_detail(const report_args *a)
 		    cli_names_position(&a->select) || cli_names_position(&a->hide) ||
 		    cli_names_position(&a->focus))
 			return CLI_LINES;
+		/* the flat view of the whole profile: a store may have it kept */
+		if (a->view.kind == PLUMB_VIEW_FLAT && !a->writer->needs_summary && !a->focus.n &&
+		    !a->part && !a->view.no_cycles)
+			return a->view_set || !plain_inputs(a) ? CLI_FLAT : CLI_DEFAULT_VIEW;
 		return CLI_FUNCTIONS;
+	case PLUMB_VIEW_INPUTS:
+		return plain_inputs(a) ? CLI_INPUTS : CLI_LINES;
 	default:
 		return CLI_LINES;
 	}
@@ -615,7 +629,7 @@ static int run(report_args *a, char *const *files, int nfiles)
 		a->view.part = (plumb_id)(a->part - 1);
 	}
 	/* An input-sensitive profile is about growth: its own view by default. */
-	if (!a->view_set && p->points.n > 0)
+	if (!a->view_set && (p->points.n > 0 || p->inputs))
 		a->view.kind = PLUMB_VIEW_INPUTS;
 	a->view.summary = a->writer->needs_summary;
 	a->view.report_views = a->writer->needs_report_views;

@@ -114,6 +114,9 @@ static int merge(plumb_profile *dst, const plumb_profile *src, const uint8_t *fo
 		 plumb_error *err)
 {
 	size_t shared = piece ? dst->parts.n : 0;
+	if (dst->kept_totals || src->kept_totals) /* read without costs: nothing to add */
+		return plumb_fail(err, PLUMB_ERR_USAGE, "a profile read for one view only (the one "
+				  "its .plumb store keeps, no costs) cannot be merged");
 	if (dst->events.n == 0 && !dst->costs_started) {
 		if (copy_events(dst, src, err))
 			return -1;

@@ -45,6 +45,11 @@ void plumb_profile_free(plumb_profile *p)
 	free(p->points.v);
 	free(p->jumps.v);
 	plumb_index_free(&p->jump_ix);
+	if (p->flat && p->flat_free)
+		p->flat_free(p->flat);
+	if (p->inputs && p->inputs_free)
+		p->inputs_free(p->inputs);
+	free(p->kept_totals);
 	plumb_index *ixs[] = { &p->module_ix, &p->function_ix, &p->file_ix, &p->frame_ix,
 			       &p->cct_ix, &p->cg_self_ix, &p->arc_ix, &p->point_ix };
 	for (size_t i = 0; i < sizeof ixs / sizeof *ixs; i++)
@@ -90,6 +95,10 @@ int plumb_costs_add(uint64_t *dst, const uint64_t *src, size_t n, plumb_error *e
 int plumb_profile_totals(const plumb_profile *p, uint64_t *out, plumb_error *err)
 {
 	size_t nev = p->events.n;
+	if (p->kept_totals) { /* costs not read: the flat view's totals */
+		memcpy(out, p->kept_totals, nev * sizeof *out);
+		return 0;
+	}
 	memset(out, 0, nev * sizeof *out);
 	/* a flat loop (a big tree has millions of nodes, most with no cost);
 	 * plumb_costs_add says what overflowed */

@@ -463,6 +463,9 @@ int plumb_store_write(const plumb_profile *p, const char *path, plumb_error *err
 int plumb_store_write_progress(const plumb_profile *p, const char *path,
 			       const plumb_write_progress *wp, plumb_error *err)
 {
+	if (p->kept_totals) /* read for its flat view only */
+		return plumb_fail(err, PLUMB_ERR_USAGE, "%s: cannot write a profile read without its "
+				  "costs", path);
 	if (check_entities(p, path, err) || check_tree(p, path, err) || check_costs(p, path, err) ||
 	    store_check_jumps(p, path, err))
 		return -1;

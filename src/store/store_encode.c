@@ -5,9 +5,12 @@
  * docs/plumb-format.md). Consecutive entities
  * are alike (the instructions of one function, the samples of one thread),
  * so most fields take one byte before zstd and less after. */
+#include <stdlib.h>
+
 #include "plumb/formats.h"
 #include "store/store_bulk.h"
 #include "store/store_encode.h"
+#include "store/store_flat.h"
 #include "store/store_fnlevel.h"
 #include "store/store_points.h"
 #include "store/store_private.h"
@@ -56,14 +59,21 @@ static int enc_frames(store_bulk_out *o, const plumb_profile *p)
 	return store_bulk_flush(o);
 }
 
-/* Nodes: parent as the distance back to it (0: a part's root, whose part
- * is the next one), frame as a difference, activations + 1 (0: unknown),
- * self costs. */
+/* Nodes (version 8): a tag, the distance back to the parent (0: a part's
+ * root, whose part is the next one) times 4, plus 2 when the activations
+ * are known and 1 when the self costs are not all 0; then the frame as a
+ * difference (not for a root), the activations and the costs, each when
+ * the tag says. Most nodes of a big tree are a stack's inner frames: one
+ * after their parent, no count, no cost, two or three bytes (versions 5 to
+ * 7 wrote the distance, activations + 1 and every cost: twice the bytes to
+ * compress and to decode). Compressed at zstd level 1, as the call
+ * graph's blocks are: the 3.2-million-node pprof tree's store is 2% larger
+ * and written 0.2 s faster. */
 static int enc_cct(store_bulk_out *o, const plumb_profile *p)
 {
 	size_t nev = p->events.n;
 	uint64_t frame = 0;
-	store_bulk_kind(o, "cct");
+	store_bulk_kind_level(o, "cct", STORE_ZSTD_CG_LEVEL);
 	for (size_t i = 0; i < p->cct.n; i++) {
 		const plumb_cct_node *n = &p->cct.v[i];
 		uint8_t *w = store_bulk_room(o, (3 + nev) * PLUMB_VARINT_MAX);
@@ -71,15 +81,21 @@ static int enc_cct(store_bulk_out *o, const plumb_profile *p)
 			return -1;
 		if (o->count == 0)
 			frame = 0;
-		if (n->parent == PLUMB_NONE) {
-			w = plumb_varint_put(w, 0);
-		} else {
-			w = plumb_varint_put(w, i - n->parent);
+		uint64_t act = plumb_cct_activations(p, (plumb_id)i);
+		const uint64_t *cost = p->cct_self.v + i * nev;
+		bool costs = false;
+		for (size_t e = 0; e < nev; e++)
+			costs |= cost[e] != 0;
+		uint64_t up = n->parent == PLUMB_NONE ? 0 : i - n->parent;
+		w = plumb_varint_put(w, up << 2 | (act != PLUMB_COUNT_UNKNOWN ? 2u : 0u) | (costs ? 1u : 0u));
+		if (up) {
 			w = plumb_varint_put(w, plumb_zigzag(n->frame, frame));
 			frame = n->frame;
 		}
-		w = plumb_varint_put(w, plumb_cct_activations(p, (plumb_id)i) + 1);
-		w = put_costs(w, p->cct_self.v + i * nev, nev);
+		if (act != PLUMB_COUNT_UNKNOWN)
+			w = plumb_varint_put(w, act);
+		if (costs)
+			w = put_costs(w, cost, nev);
 		if (store_bulk_done(o, w))
 			return -1;
 	}
@@ -189,6 +205,19 @@ static int enc_fnlevel(store_bulk_out *o, const plumb_profile *p, plumb_error *e
 	return rc < 0 ? -1 : 0; /* 1: no summary, and none is needed */
 }
 
+/* The inputs view's routines, with the profile's totals (which a report
+ * that reads them alone shows). */
+static int enc_inputs(store_bulk_out *o, const plumb_profile *p)
+{
+	if (!p->inputs || !p->points.n)
+		return 0;
+	uint64_t *tot = calloc(p->events.n ? p->events.n : 1, sizeof *tot);
+	int rc = !tot ? plumb_fail_nomem(o->err)
+		 : plumb_profile_totals(p, tot, o->err) ? -1 : store_enc_inputs(o, p, tot);
+	free(tot);
+	return rc;
+}
+
 int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path,
 		     const plumb_write_progress *wp, plumb_error *err)
 {
@@ -204,7 +233,7 @@ int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path,
 	    enc_arcs(&o, "arcs", p->arcs.v, p->arcs.n, p->arc_incl.v, p->arc_zero.v,
 		     p->arc_zero.n, nev) == 0 &&
 	    enc_samples(&o, p) == 0 && store_enc_points(&o, p) == 0 &&
-	    enc_fnlevel(&o, p, err) == 0)
+	    enc_fnlevel(&o, p, err) == 0 && store_enc_flat(&o, p) == 0 && enc_inputs(&o, p) == 0)
 		ret = 0;
 	store_bulk_out_close(&o);
 	return ret;

@@ -13,6 +13,7 @@
 
 #include "plumb/formats.h"
 #include "plumb/store.h"
+#include "store/store_flat.h"
 #include "store/store_read.h"
 #include "store/store_jumps.h"
 #include "store/store_points.h"
@@ -724,14 +725,43 @@ static int use_fnlevel(rd *r, bool asked, bool *use)
 	return 0;
 }
 
-static int read_all(rd *r, bool functions_only)
+/* The parts alone, for a read of the flat view only: made as their root
+ * nodes would make them, without the nodes' costs. */
+static int flat_parts(rd *r)
 {
-	bool fnlevel;
+	for (size_t i = 0; i < r->nparts; i++) {
+		const file_part *fp = &r->parts[i];
+		plumb_id id = plumb_part_add(r->p, fp->kind, plumb_str(r->p, fp->name), fp->pid, fp->tid);
+		if (store_map_push(r, &r->part, id))
+			return -1;
+		r->p->parts.v[id].start_function = fp->start_function;
+		r->p->parts.v[id].arc_costs = fp->arc_costs;
+	}
+	return 0;
+}
+
+static int read_all(rd *r, const plumb_read_opts *o)
+{
+	bool fnlevel, functions_only = o && (o->functions_only || o->flat_only);
+	/* the flat view only, into an empty profile, from a file that keeps it */
+	bool empty = plumb_profile_is_empty(r->p);
+	bool flat_only = o && o->flat_only && empty, inputs_only = o && o->inputs_only && empty;
+	int64_t flat = 0, inputs = 0;
 	/* One read transaction: a consistent snapshot of the whole file. */
 	if (check_version(r) || rd_exec(r, "BEGIN"))
 		return -1;
 	if (read_strings(r) || read_events(r) || read_modules(r) || read_files(r) ||
-	    read_functions(r) || store_check_bulk_size(r) || use_fnlevel(r, functions_only, &fnlevel))
+	    read_functions(r) || store_check_bulk_size(r) ||
+	    (flat_only && r->version >= 8 && store_kept_count(r, "flat", &flat)) ||
+	    (inputs_only && r->version >= 8 && store_kept_count(r, "inputs", &inputs)))
+		return -1;
+	if (flat > 0)
+		return read_parts(r) || flat_parts(r) || store_read_flat(r, flat) || read_meta(r) ||
+		       rd_exec(r, "COMMIT");
+	if (inputs > 0)
+		return read_parts(r) || flat_parts(r) || store_read_inputs(r, inputs) ||
+		       read_points_info(r) || read_meta(r) || rd_exec(r, "COMMIT");
+	if (use_fnlevel(r, functions_only, &fnlevel))
 		return -1;
 	if (fnlevel) {
 		r->frame.table = "functions";
@@ -766,7 +796,7 @@ int plumb_store_read(plumb_profile *p, const char *path, const struct plumb_read
 	r.frame.table = "frames";
 	r.part.table = "parts";
 	r.node.table = "cct_nodes";
-	int ret = rd_open(&r) || read_all(&r, opts && opts->functions_only) ? -1 : 0;
+	int ret = rd_open(&r) || read_all(&r, opts) ? -1 : 0;
 	sqlite3_close(r.db); /* every statement is finalized; a read-only close cannot fail */
 	idmap *maps[] = { &r.str, &r.mod, &r.file, &r.fn, &r.frame, &r.part, &r.node };
 	for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)

@@ -216,16 +216,48 @@ static int chain_flush(rd *r, chain *c)
 	return 0;
 }
 
+/* A node's tag (version 8, store_encode.c): the distance to its parent
+ * and which fields follow; versions 5 to 7 wrote every field. */
+typedef struct cct_tag {
+	uint64_t up;
+	bool act, costs;
+} cct_tag;
+
+static cct_tag cct_tag_get(rd *r, store_bulk_in *b)
+{
+	uint64_t v = plumb_varint_get(&b->in);
+	if (r->version < 8)
+		return (cct_tag){ v, true, true };
+	return (cct_tag){ v >> 2, v & 2, v & 1 };
+}
+
+/* Activations (PLUMB_COUNT_UNKNOWN when not known). */
+static uint64_t cct_act_get(store_bulk_in *b, const cct_tag *t, int version)
+{
+	if (version < 8)
+		return plumb_varint_get(&b->in) - 1; /* 0: unknown */
+	return t->act ? plumb_varint_get(&b->in) : PLUMB_COUNT_UNKNOWN;
+}
+
+static void cct_costs_get(store_bulk_in *b, const cct_tag *t, uint64_t *cost, size_t nev)
+{
+	for (size_t e = 0; e < nev; e++)
+		cost[e] = t->costs ? plumb_varint_get(&b->in) : 0;
+}
+
 static int cct_entity(rd *r, store_bulk_in *b, uint64_t *frame, chain *c)
 {
 	if (b->next == b->first)
 		*frame = 0;
 	size_t nev = r->p->events.n;
-	uint64_t up = plumb_varint_get(&b->in);
+	cct_tag tag = cct_tag_get(r, b);
+	uint64_t up = tag.up;
 	if (up == 0) { /* a root: made at once, as its part */
-		uint64_t activations = plumb_varint_get(&b->in) - 1; /* 0: unknown */
-		bool any;
-		bulk_costs(r, b, &any);
+		uint64_t activations = cct_act_get(b, &tag, r->version);
+		bool any = false;
+		cct_costs_get(b, &tag, r->vec, nev);
+		for (size_t e = 0; e < nev; e++)
+			any |= r->vec[e] != 0;
 		if (b->in.bad)
 			return store_bulk_end_entity(b);
 		if (chain_flush(r, c) || cct_root(r, b))
@@ -238,13 +270,12 @@ static int cct_entity(rd *r, store_bulk_in *b, uint64_t *frame, chain *c)
 		return store_bulk_end_entity(b);
 	}
 	*frame = plumb_unzigzag(plumb_varint_get(&b->in), *frame);
-	uint64_t activations = plumb_varint_get(&b->in) - 1;
+	uint64_t activations = cct_act_get(b, &tag, r->version);
 	size_t k = c->n < CHAIN && c->n && b->next - (int64_t)up == c->first + (int64_t)c->n - 1
 			   ? c->n : 0; /* its place in the chain: 0 starts a new one */
 	/* a new chain's costs wait in r->vec while the pending one is made */
 	uint64_t *cost = k ? c->costs + k * nev : r->vec;
-	for (size_t e = 0; e < nev; e++)
-		cost[e] = plumb_varint_get(&b->in);
+	cct_costs_get(b, &tag, cost, nev);
 	if (b->in.bad)
 		return store_bulk_end_entity(b);
 	if (up > (uint64_t)b->next)
@@ -266,10 +297,43 @@ static int cct_entity(rd *r, store_bulk_in *b, uint64_t *frame, chain *c)
 	return store_bulk_end_entity(b);
 }
 
+/* Room for the nodes the cct blocks hold, made at once: growing the tree
+ * and the node map by doubling copied them over and over (a tenth of
+ * loading a 3-million-node pprof store). Only as many as the blocks' data
+ * can hold (a node takes 2 bytes or more, 3 + events before version 8; a
+ * part's root one less), so that a damaged count reserves little it does
+ * not fill. */
+static int cct_room(rd *r)
+{
+	sqlite3_stmt *st;
+	if (store_rd_prepare(r, "SELECT sum(count), sum(size) FROM bulk WHERE kind = 'cct'", &st))
+		return -1;
+	int rc = sqlite3_step(st);
+	int64_t count = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	int64_t size = rc == SQLITE_ROW ? sqlite3_column_int64(st, 1) : 0;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return store_rd_fail(r, rc);
+	int64_t most = size / (r->version < 8 ? (int64_t)(2 + r->p->events.n) : 2);
+	size_t n = (size_t)(count < 0 ? 0 : count < most ? count : most);
+	if (n == 0)
+		return 0;
+	if (r->node.cap < r->node.n + n) {
+		plumb_id *v = realloc(r->node.v, (r->node.n + n) * sizeof *v);
+		if (!v)
+			return plumb_fail_nomem(r->err);
+		r->node.v = v;
+		r->node.cap = r->node.n + n;
+	}
+	return plumb_cct_reserve(r->p, n) ? plumb_fail_nomem(r->err) : 0;
+}
+
 int store_read_cct(rd *r)
 {
 	store_bulk_in b;
 	uint64_t frame = 0;
+	if (cct_room(r))
+		return -1;
 	chain c = { .costs = calloc(CHAIN * r->p->events.n + 1, sizeof(uint64_t)) };
 	if (!c.costs)
 		return plumb_fail_nomem(r->err);

@@ -119,6 +119,89 @@ for f in threads lsprof; do
 		fi
 	done
 done
+# A store also keeps the flat view's metrics (kind flat, version 8), which a
+# plain flat report reads instead of any cost: the same report as from the
+# text with each option a flat view takes (the header's first line names
+# the file); an aprof store, whose report is the inputs view, has none.
+for s in mutual.callgrind.plumb go_cpu.pb.gz.plumb fig21.folded.plumb; do
+	k=$(sqlite3 "$s" "SELECT count(*) FROM bulk WHERE kind = 'flat'" 2> /dev/null)
+	if [ "${k:-0}" -gt 0 ]; then ok "$s keeps the flat view ($k blocks)"; else fail "$s: no flat blocks" "found '$k'"; fi
+done
+k=$(sqlite3 app_100_1_4.aprof.plumb "SELECT count(*) FROM bulk WHERE kind = 'flat'" 2> /dev/null)
+if [ "$k" = 0 ]; then ok "an aprof store keeps no flat view"; else fail "aprof store: flat blocks" "expected 0, found '$k'"; fi
+M="$DATA/cycles/mutual.callgrind"
+for o in "" "--sort name" "--sort calls" "--threshold 5" "--limit 2" "--cycles=no" "--select main" \
+	"--hide main" "--metric Ir" "--format json" "--format csv" "--width 100"; do
+	# shellcheck disable=SC2086 # the options are words
+	"$PLUMB" report $o "$M" 2>&1 | tail -n +2 > .fa
+	# shellcheck disable=SC2086
+	run "$PLUMB" report $o mutual.callgrind.plumb
+	if [ "$rc" -eq 0 ] && [ -s .fa ] && [ "$(printf '%s\n' "$out" | tail -n +2)" = "$(cat .fa)" ]; then
+		ok "flat report ${o:-(no options)}: the same from the kept flat view"
+	else
+		fail "flat report ${o:-(no options)} from the kept flat view" "exit $rc, $err" \
+			"$(printf '%s\n' "$out" | tail -n +2 | diff .fa - | head -5)"
+	fi
+done
+# It is what the report reads: without the costs' blocks, the flat view is
+# still there, and a view that needs them says it cannot read them.
+cp mutual.callgrind.plumb nocosts.plumb
+sqlite3 nocosts.plumb "DELETE FROM bulk WHERE kind NOT IN ('flat', 'frames')" 2> /dev/null
+run "$PLUMB" report --format csv nocosts.plumb
+if [ "$rc" -eq 0 ] && [ "$out" = "$("$PLUMB" report --format csv "$M")" ]; then
+	ok "the flat report reads the kept flat view, no cost"
+else
+	fail "flat report without the costs' blocks" "exit $rc, $err"
+fi
+expect_status "a view that needs the costs of a store without them: exit 1" 1 \
+	"$PLUMB" report --view callers nocosts.plumb
+# A damaged flat block is refused with the entity it is at.
+cp mutual.callgrind.plumb badflat.plumb
+sqlite3 badflat.plumb "UPDATE bulk SET count = count + 1 WHERE kind = 'flat'" 2> /dev/null
+run "$PLUMB" report badflat.plumb
+case "$rc:$err" in
+1:*badflat.plumb*flat*) ok "a damaged flat block is refused: $err" ;;
+*) fail "damaged flat block" "exit 1 naming the file and the flat blocks" "exit $rc: $err" ;;
+esac
+
+# An aprof store keeps its inputs view's routines with their fitted growth
+# (kind inputs), which a plain inputs report reads instead of every point:
+# the same report as from the text with each option it takes, also without
+# the points' blocks; with --select (charts of the points) it reads them.
+AP="$DATA/aprof/app_100_1_4.aprof"
+k=$(sqlite3 app_100_1_4.aprof.plumb "SELECT count(*) FROM bulk WHERE kind = 'inputs'" 2> /dev/null)
+if [ "${k:-0}" -gt 0 ]; then ok "an aprof store keeps its inputs view ($k blocks)"; else fail "aprof store: no inputs blocks" "found '$k'"; fi
+for o in "" "--view inputs" "--sort calls" "--sort exclusive" "--sort inclusive" "--sort name" \
+	"--sort module" "--limit 3" "--hide read_request" "--format csv" "--format json" \
+	"--select read_request" \
+	"--part 1" "--view flat"; do
+	# shellcheck disable=SC2086 # the options are words
+	"$PLUMB" report $o "$AP" 2>&1 | tail -n +2 > .fa
+	# shellcheck disable=SC2086
+	run "$PLUMB" report $o app_100_1_4.aprof.plumb
+	if [ "$rc" -eq 0 ] && [ -s .fa ] && [ "$(printf '%s\n' "$out" | tail -n +2)" = "$(cat .fa)" ]; then
+		ok "inputs report ${o:-(no options)}: the same from the store"
+	else
+		fail "inputs report ${o:-(no options)} from the store" "exit $rc, $err" \
+			"$(printf '%s\n' "$out" | tail -n +2 | diff .fa - | head -5)"
+	fi
+done
+cp app_100_1_4.aprof.plumb nopoints.plumb
+sqlite3 nopoints.plumb "DELETE FROM bulk WHERE kind IN ('points', 'cct', 'cg_self', 'fn_self')" 2> /dev/null
+run "$PLUMB" report --format csv nopoints.plumb
+if [ "$rc" -eq 0 ] && [ "$out" = "$("$PLUMB" report --format csv "$AP")" ]; then
+	ok "the inputs report reads the kept routines, no point"
+else
+	fail "inputs report without the points' blocks" "exit $rc, $err"
+fi
+cp app_100_1_4.aprof.plumb badinputs.plumb
+sqlite3 badinputs.plumb "UPDATE bulk SET count = count + 1 WHERE kind = 'inputs'" 2> /dev/null
+run "$PLUMB" report badinputs.plumb
+case "$rc:$err" in
+1:*badinputs.plumb*inputs*) ok "a damaged inputs block is refused: $err" ;;
+*) fail "damaged inputs block" "exit 1 naming the file and the inputs blocks" "exit $rc: $err" ;;
+esac
+
 same_views "inline.cg, --focus util.h" "$C/inline.cg" inline.cg.plumb --focus util.h
 same_views "threads.cg, --hide t.c:3" "$C/threads.cg" threads.cg.plumb --hide t.c:3
 
@@ -137,6 +220,20 @@ if command -v gcc > /dev/null 2>&1 && gcc -O1 -g "$P/rec_shares.c" -o shares 2> 
 	run "$PLUMB" convert rec.plumb -o again.plumb
 	same_views "a recording written again" rec.plumb again.plumb
 	same_views "a recording, --inline=no" rec.plumb again.plumb --inline=no
+	# plumb record keeps the flat view too: a report reads it, and says the
+	# same as from the recording's costs
+	cp rec.plumb rec-costs.plumb
+	sqlite3 rec-costs.plumb "DELETE FROM bulk WHERE kind = 'flat'" 2> /dev/null
+	k=$(sqlite3 rec.plumb "SELECT count(*) FROM bulk WHERE kind = 'flat'" 2> /dev/null)
+	"$PLUMB" report rec-costs.plumb 2>&1 | tail -n +2 > .fa
+	run "$PLUMB" report rec.plumb
+	if [ "${k:-0}" -gt 0 ] && [ "$rc" -eq 0 ] && [ -s .fa ] &&
+		[ "$(printf '%s\n' "$out" | tail -n +2)" = "$(cat .fa)" ]; then
+		ok "a recording keeps its flat view ($k blocks), reported as from its costs"
+	else
+		fail "a recording's kept flat view" "$k flat blocks, exit $rc, $err" \
+			"$(printf '%s\n' "$out" | tail -n +2 | diff .fa - | head -5)"
+	fi
 else
 	skip "recording round trip" "plumb record cannot sample here"
 fi

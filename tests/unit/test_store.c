@@ -579,7 +579,7 @@ Test(store, older_version_is_refused_with_a_way_out)
 	write_built();
 	edit("PRAGMA user_version = 4");
 	read_fails(PLUMB_ERR_UNSUPPORTED, "schema version 4 was written by an older plumb; this "
-		   "plumb reads versions 5 to 7: convert the original profile again");
+		   "plumb reads versions 5 to 8: convert the original profile again");
 }
 
 Test(store, merge_keeps_the_parts_arc_costs)
@@ -791,12 +791,14 @@ Test(store, bad_frame_function)
 	block_fails("frames", 2, zz(1ull << 32, 0), 0, 0, "entity 0: line 4294967296 out of range");
 }
 
-/* CCT nodes of build(): a root is 5 varints (0, activations, 3 costs), a
- * child 6 (distance to the parent, frame, activations, 3 costs): node 2
- * starts at 11, node 5 (the second part's root) at 29, node 6 at 34. */
+/* CCT nodes of build(): a tag (distance to the parent x 4, + 2 with
+ * activations, + 1 with costs), then for a child its frame, then the
+ * activations and the 3 costs as the tag says: node 0 (a root, nothing
+ * known) is varint 0, node 1 1-3, node 2 4-5, node 3 6-11, node 4 12-13,
+ * node 5 (the second part's root) 14, node 6 15-16, node 7 17-22. */
 Test(store, parent_before_the_first_node)
 {
-	block_fails("cct", 11, 3, 0, 0, "cct block at id 0: entity 2: parent 3 nodes back");
+	block_fails("cct", 4, 3 << 2, 0, 0, "cct block at id 0: entity 2: parent 3 nodes back");
 }
 
 Test(store, part_root_mismatch)
@@ -807,19 +809,19 @@ Test(store, part_root_mismatch)
 
 Test(store, extra_root)
 {
-	block_fails("cct", 34, 0, 0, 0, "entity 6: a root node, but every part has its root");
+	block_fails("cct", 15, 0, 0, 0, "entity 6: a root node, but every part has its root");
 }
 
 Test(store, part_without_root)
 {
-	block_fails("cct", 0, 0, 29, -3, "table parts, row 1: root 5 is not a root node");
+	block_fails("cct", 0, 0, 14, -3, "table parts, row 1: root 5 is not a root node");
 }
 
 Test(store, block_cut_short_or_too_long)
 {
 	block_fails("frames", 0, 0, 0, 10, "frames block at id 0: entity 0: 14 entities in 27 bytes: "
 		    "too many (each takes 4 or more)");
-	block_fails("cct", 0, 0, 44, 0, "cct block at id 0: entity 7: cut short");
+	block_fails("cct", 0, 0, 21, 0, "cct block at id 0: entity 7: cut short");
 	block_fails("cct", 0, 0, 0, -1, "cct block at id 0: 24 bytes left after its 7 entities");
 }
 
