@@ -45,8 +45,9 @@ struct heap_thread {
 	pid_t tid;
 	/* events */
 	uint64_t prev_seq, prev_ptr, time0, since_time;
-	uint64_t allocs;               /* this thread's allocations */
-	int64_t countdown;             /* sampled mode: bytes to the next sample */
+	/* sampled mode: bytes to the next mark (0 in exact mode); read by
+	 * other threads' frees (the temporaries), written by this one only */
+	_Atomic int64_t countdown;
 	uint64_t rng;
 	size_t len, slen;
 	/* stacks: chain -> id, chains in arena */
@@ -73,9 +74,10 @@ struct heap_state {
 	_Atomic(struct heap_thread *) threads;
 	/* sampled mode: live sampled blocks (key: address, 0 empty, 1 deleted) */
 	_Atomic uint64_t *set_key;
-	uint64_t *set_val;             /* allocating thread's allocs at the sample */
+	int64_t *set_val;              /* allocating thread's countdown after the sample */
 	struct heap_thread **set_owner;
 	_Atomic uint16_t *filter;
+	_Atomic(_Atomic uint16_t *) free_filter;  /* = filter once sampling runs */
 	int key_made;
 	char env_mode[48], env_seed[24];  /* the settings, for an exec's environment */
 };
@@ -91,28 +93,42 @@ static inline size_t filter_slot(uint64_t p)
 	return (size_t)((p * 0xff51afd7ed558ccdu) >> (64 - HEAP_FILTER_BITS));
 }
 
-/* The sampled mode's fast paths, inlined in the wrappers: an allocation
- * that holds no mark is only counted down; a free of a block that was
- * never sampled (the filter says so in one load) is not reported. 1 when
- * done here, 0 when heap.c must see the call. */
-static inline int heap_sampled_alloc_done(void *p, size_t size)
+/* Bytes an allocation of n counts down: malloc(0) gives a block too, and
+ * counts as 1 byte (the reader weighs it so). */
+static inline uint64_t heap_sample_bytes(size_t n)
+{
+	return (uint64_t)n + (n == 0);
+}
+
+/* The sampled mode's allocation fast path, inlined in the wrappers before
+ * the allocator is called: an allocation that holds no mark only counts
+ * down, and the wrapper then jumps to the allocator. 1 when done here, 0
+ * when heap.c must see the call (a mark, the thread's first allocation,
+ * exact mode: countdown stays 0 there). The countdown doubles as the
+ * thread's allocation clock (it falls at every allocation): a sampled
+ * block freed while its thread's countdown still has the value it had
+ * after that block is a temporary. */
+static inline int heap_sampled_alloc_skip(size_t n)
 {
 	struct heap_thread *t = heap_self;
-	if (atomic_load_explicit(&heap.mode, memory_order_relaxed) != PSMP_HEAP_SAMPLED || !p || !t ||
-	    heap_guard)
+	if (!t)
 		return 0;
-	if (t->countdown - (int64_t)size <= 0)
+	int64_t c = atomic_load_explicit(&t->countdown, memory_order_relaxed);
+	uint64_t b = heap_sample_bytes(n);
+	if (c <= 0 || b >= (uint64_t)c)
 		return 0;
-	t->allocs++;
-	t->countdown -= (int64_t)size;
+	atomic_store_explicit(&t->countdown, c - (int64_t)b, memory_order_relaxed);
 	return 1;
 }
 
-static inline int heap_sampled_free_done(void *p)
+/* The sampled mode's free fast path: the block was never sampled when
+ * its counting filter slot is 0 (a sampled block keeps its slot above 0
+ * until its free is seen), one load. heap.free_filter is set only in
+ * sampled mode, after the real functions were found. */
+static inline int heap_sampled_free_skip(const void *p)
 {
-	return atomic_load_explicit(&heap.mode, memory_order_relaxed) == PSMP_HEAP_SAMPLED &&
-	       !atomic_load_explicit(&heap.filter[filter_slot((uint64_t)(uintptr_t)p)],
-				     memory_order_relaxed);
+	_Atomic uint16_t *f = atomic_load_explicit(&heap.free_filter, memory_order_relaxed);
+	return f && !atomic_load_explicit(&f[filter_slot((uint64_t)(uintptr_t)p)], memory_order_relaxed);
 }
 /* Must the wrappers tell heap.c? Not when tracing is off (the signal
  * sampler alone): then they only forward, the cheapest they can. */
