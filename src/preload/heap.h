@@ -100,26 +100,27 @@ static inline uint64_t heap_sample_bytes(size_t n)
 	return (uint64_t)n + (n == 0);
 }
 
-/* The sampled mode's allocation fast path, inlined in the wrappers before
- * the allocator is called: an allocation that holds no mark only counts
- * down, and the wrapper then jumps to the allocator. 1 when done here, 0
- * when heap.c must see the call (a mark, the thread's first allocation,
- * exact mode: countdown stays 0 there). The countdown doubles as the
- * thread's allocation clock (it falls at every allocation): a sampled
- * block freed while its thread's countdown still has the value it had
- * after that block is a temporary. */
-static inline int heap_sampled_alloc_skip(size_t n)
-{
-	struct heap_thread *t = heap_self;
-	if (!t)
-		return 0;
-	int64_t c = atomic_load_explicit(&t->countdown, memory_order_relaxed);
-	uint64_t b = heap_sample_bytes(n);
-	if (c <= 0 || b >= (uint64_t)c)
-		return 0;
-	atomic_store_explicit(&t->countdown, c - (int64_t)b, memory_order_relaxed);
-	return 1;
-}
+/* The sampled mode's allocation fast path, at the start of the wrappers,
+ * before the allocator is called: an allocation that holds no mark only
+ * counts down, and the wrapper returns `call` (a jump to the allocator);
+ * else heap.c must see the call (a mark, the thread's first allocation,
+ * exact mode: the countdown stays 0 there). A macro, not
+ * an inline function: a stack's leaf is the wrapper's first address, which
+ * must name the wrapper alone, with no inlined function in front of it.
+ * The countdown doubles as the thread's allocation clock (it falls at
+ * every allocation): a sampled block freed while its thread's countdown
+ * still has the value it had after that block is a temporary. */
+#define HEAP_SAMPLED_ALLOC_FAST(n, call)                                                    \
+	do {                                                                                \
+		struct heap_thread *t_ = heap_self;                                         \
+		int64_t c_ = t_ ? atomic_load_explicit(&t_->countdown, memory_order_relaxed) : 0; \
+		uint64_t b_ = (uint64_t)(n) + ((n) == 0);                                   \
+		if (c_ > 0 && b_ < (uint64_t)c_) {                                          \
+			atomic_store_explicit(&t_->countdown, c_ - (int64_t)b_,             \
+					      memory_order_relaxed);                        \
+			return call;                                                        \
+		}                                                                           \
+	} while (0)
 
 /* The sampled mode's free fast path: the block was never sampled when
  * its counting filter slot is 0 (a sampled block keeps its slot above 0
@@ -130,6 +131,7 @@ static inline int heap_sampled_free_skip(const void *p)
 	_Atomic uint16_t *f = atomic_load_explicit(&heap.free_filter, memory_order_relaxed);
 	return f && !atomic_load_explicit(&f[filter_slot((uint64_t)(uintptr_t)p)], memory_order_relaxed);
 }
+
 /* Must the wrappers tell heap.c? Not when tracing is off (the signal
  * sampler alone): then they only forward, the cheapest they can. */
 static inline int heap_hooked(void)

@@ -121,8 +121,7 @@ static __attribute__((noinline)) void *malloc_slow(size_t n, uint64_t ra, uint64
 
 SMP_EXPORT void *malloc(size_t n)
 {
-	if (heap_sampled_alloc_skip(n))
-		return real.malloc(n);
+	HEAP_SAMPLED_ALLOC_FAST(n, real.malloc(n));
 	return malloc_slow(n, CALLER_RA(), CALLER_SP());
 }
 
