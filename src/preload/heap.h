@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "preload/cfi_walk.h"
 #include "preload/format.h"
 
 #define HEAP_BUF (64 * 1024)      /* a thread's event record */
@@ -59,6 +60,7 @@ struct heap_thread {
 	uint64_t *pairs;               /* (slot address, value) pairs */
 	size_t npairs;
 	struct heap_cache_ent cache[HEAP_CACHE];
+	struct cfi_near near[1];       /* its recipes (cfi_walk.h) */
 	unsigned char sbuf[HEAP_SBUF];
 	unsigned char buf[HEAP_BUF];
 };
