@@ -136,6 +136,8 @@ static void reset_thread(struct heap_thread *t)
 	heap_stack_reset(t);
 }
 
+static int64_t draw(struct heap_thread *t);
+
 static struct heap_thread *acquire(void)
 {
 	struct heap_thread *t = NULL;
@@ -157,7 +159,12 @@ static struct heap_thread *acquire(void)
 	reset_thread(t);
 	t->tid = (pid_t)syscall(SYS_gettid);
 	t->rng = heap.seed ^ ((uint64_t)t->tid * 0x9e3779b97f4a7c15u);
-	atomic_store_explicit(&t->countdown, 0, memory_order_relaxed);
+	/* Sampled: the first mark is drawn now, not at the first allocation
+	 * (which would then always be sampled, and each thread's first block
+	 * counted 1/p times over). Exact: 0, which the fast path never takes. */
+	atomic_store_explicit(&t->countdown,
+			      atomic_load(&heap.mode) == PSMP_HEAP_SAMPLED ? draw(t) : 0,
+			      memory_order_relaxed);
 	atomic_store(&t->busy, 0);
 	heap_self = t;
 	if (heap.key_made)

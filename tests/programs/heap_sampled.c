@@ -83,6 +83,16 @@ static void *thread_big(void *arg)
 	return NULL;
 }
 
+/* the thread's first and only allocation */
+__attribute__((noinline)) static void *thread_once(void *arg)
+{
+	(void)arg;
+	void *p = malloc(64);
+	use(p);
+	free(p);
+	return NULL;
+}
+
 /* a million small blocks, all freed */
 __attribute__((noinline)) static void small_noise(void)
 {
@@ -122,6 +132,9 @@ int main(void)
 		return 1;
 	for (int i = 0; i < 4; i++)
 		free(tv[i]);
+	for (int i = 0; i < 200; i++)
+		if (pthread_create(&th, NULL, thread_once, NULL) != 0 || pthread_join(th, NULL) != 0)
+			return 1;
 	small_noise();
 	void *pre = big_prefork();
 	pid_t pid = fork();
