@@ -18,7 +18,7 @@
 #define HEAP_BUF (64 * 1024)      /* a thread's event record */
 #define HEAP_SBUF (32 * 1024)     /* its new stacks */
 #define HEAP_CACHE 4096           /* call sites remembered per thread */
-#define HEAP_WAYS 4               /* stacks per (return address, stack pointer) */
+#define HEAP_WAYS 16              /* stacks per (return address, stack pointer) */
 #define HEAP_PAIRS (512 * 1024)   /* return address slots kept for the cache */
 #define HEAP_SET_BITS 18          /* sampled mode: live sampled blocks, 2^18 slots */
 #define HEAP_FILTER_BITS 16       /* and a counting filter in front of them */
