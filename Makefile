@@ -38,6 +38,9 @@ HEADERS  := $(wildcard include/plumb/*.h src/*/*.h)
 # only, never sanitized, symbols hidden except the libc functions it wraps.
 PRELOAD_SRC    := $(sort $(wildcard src/preload/*.c))
 PRELOAD_OBJ    := $(PRELOAD_SRC:src/preload/%.c=$(BUILD)/preload-obj/%.o)
+# two builds of it: libplumb-sampler.so wraps no allocator (heap_nohooks.c),
+# libplumb-sampler-heap.so (plumb record --heap) does (heap_hooks.c)
+PRELOAD_COMMON := $(filter-out %/heap_hooks.o %/heap_nohooks.o,$(PRELOAD_OBJ))
 PRELOAD_CFLAGS := -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers -fPIC \
 	-fvisibility=hidden -O2 -g
 
@@ -65,7 +68,7 @@ proto:
 
 .PHONY: all deps demo check proto test unit e2e sanitize install uninstall clean bench fuzz tsan
 
-all: $(BUILD)/plumb $(BUILD)/libplumb.a $(BUILD)/libplumb.so $(BUILD)/libplumb-sampler.so $(BUILD)/libplumb-inputs.a $(INPUTS_PLUGIN)
+all: $(BUILD)/plumb $(BUILD)/libplumb.a $(BUILD)/libplumb.so $(BUILD)/libplumb-sampler.so $(BUILD)/libplumb-sampler-heap.so $(BUILD)/libplumb-inputs.a $(INPUTS_PLUGIN)
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -95,12 +98,15 @@ $(BUILD)/plumb-inputs-gcc.so: src/inputs/gcc_plugin.cc
 $(BUILD)/src/record/signal.o: ALL_CPPFLAGS += -DPLUMB_LIBDIR='"$(PREFIX)/lib/plumb"'
 $(BUILD)/src/cli/cc.o: ALL_CPPFLAGS += -DPLUMB_LIBDIR='"$(PREFIX)/lib/plumb"'
 
-$(BUILD)/libplumb-sampler.so: $(PRELOAD_OBJ)
+$(BUILD)/libplumb-sampler.so: $(PRELOAD_COMMON) $(BUILD)/preload-obj/heap_nohooks.o
 	$(CC) -shared -Wl,-z,now -Wl,-soname,libplumb-sampler.so -o $@ $^ -lgcc_s
+
+$(BUILD)/libplumb-sampler-heap.so: $(PRELOAD_COMMON) $(BUILD)/preload-obj/heap_hooks.o
+	$(CC) -shared -Wl,-z,now -Wl,-soname,libplumb-sampler-heap.so -o $@ $^ -lgcc_s
 
 # plumb record --sampler=signal loads the sampler from next to plumb, so
 # every build of plumb (make check, make test) has one.
-$(BUILD)/plumb: | $(BUILD)/libplumb-sampler.so $(BUILD)/libplumb-inputs.a $(INPUTS_PLUGIN)
+$(BUILD)/plumb: | $(BUILD)/libplumb-sampler.so $(BUILD)/libplumb-sampler-heap.so $(BUILD)/libplumb-inputs.a $(INPUTS_PLUGIN)
 
 $(BUILD)/libplumb.a: $(LIB_OBJ)
 	@rm -f $@
@@ -225,6 +231,7 @@ install: all
 	install -m 755 $(BUILD)/libplumb.so $(DESTDIR)$(PREFIX)/lib/libplumb.so.0
 	install -d $(DESTDIR)$(PREFIX)/lib/plumb
 	install -m 755 $(BUILD)/libplumb-sampler.so $(DESTDIR)$(PREFIX)/lib/plumb/libplumb-sampler.so
+	install -m 755 $(BUILD)/libplumb-sampler-heap.so $(DESTDIR)$(PREFIX)/lib/plumb/libplumb-sampler-heap.so
 	install -m 644 $(BUILD)/libplumb-inputs.a $(DESTDIR)$(PREFIX)/lib/plumb/libplumb-inputs.a
 	$(if $(INPUTS_PLUGIN),install -m 755 $(INPUTS_PLUGIN) $(DESTDIR)$(PREFIX)/lib/plumb/plumb-inputs-gcc.so)
 	ln -sf libplumb.so.0 $(DESTDIR)$(PREFIX)/lib/libplumb.so

@@ -39,6 +39,7 @@ struct slot {
 	uint64_t val;
 };
 static struct slot *tab;
+static atomic_uint_fast64_t gen = 1;   /* +1 at each forget: the near copies go */
 
 int cfi_walk_init(void)
 {
@@ -51,6 +52,7 @@ void cfi_walk_forget(void)
 {
 	if (!tab)
 		return;
+	atomic_fetch_add(&gen, 1);
 	for (size_t i = 0; i < ((size_t)1 << TAB_BITS); i++) {
 		if (atomic_load_explicit(&tab[i].key, memory_order_relaxed) < 2)
 			continue;
@@ -410,10 +412,24 @@ static uint64_t recipe(uint64_t ip, uint64_t pc)
 	return v;
 }
 
+/* The recipe for ip, from the thread's copy when it has it. */
+static inline uint64_t near_recipe(struct cfi_near *near, uint64_t ip)
+{
+	if (!near)
+		return recipe(ip, ip - 1);
+	size_t i = (size_t)((ip * 0x9e3779b97f4a7c15u) >> 54) & (CFI_NEAR - 1);
+	if (near->e[i].key == ip)
+		return near->e[i].val;
+	uint64_t v = recipe(ip, ip - 1);
+	near->e[i].key = ip;
+	near->e[i].val = v;
+	return v;
+}
+
 /* ---- the walk ---------------------------------------------------------------- */
 
 __attribute__((noinline)) unsigned cfi_walk(uint64_t ra, uint64_t sp0, uint64_t *ips, uint64_t *sps,
-					   unsigned max, int *truncated)
+					   unsigned max, int *truncated, struct cfi_near *near)
 {
 	uint64_t ip, sp, bp;
 	/* where we are: our own frame is walked like any other */
@@ -421,6 +437,13 @@ __attribute__((noinline)) unsigned cfi_walk(uint64_t ra, uint64_t sp0, uint64_t 
 			 : "=r"(ip), "=r"(sp), "=r"(bp));
 	if (!tab)
 		return 0;
+	if (near) {
+		uint64_t g = atomic_load_explicit(&gen, memory_order_acquire);
+		if (near->gen != g) {
+			memset(near->e, 0, sizeof near->e);
+			near->gen = g;
+		}
+	}
 	unsigned n = 0, own = 0;
 	int started = 0;
 	*truncated = 0;
@@ -438,7 +461,7 @@ __attribute__((noinline)) unsigned cfi_walk(uint64_t ra, uint64_t sp0, uint64_t 
 		} else if (++own > 16) {
 			return 0;
 		}
-		uint64_t v = recipe(ip, ip - 1);
+		uint64_t v = near_recipe(near, ip);
 		if (!(v & R_VALID))
 			return 0;     /* libgcc's walk decides */
 		if (v & R_END)

@@ -10,12 +10,23 @@ int cfi_walk_init(void);
 /* Forget every recipe: a library was unloaded, and another may come to
  * its addresses. */
 void cfi_walk_forget(void);
+/* A thread's own small copy of the recipes it used last, in front of the
+ * process-wide table: that table is large, and a probe there is a cache
+ * miss more often than not (most of a walk's time on cc1plus). */
+#define CFI_NEAR 1024
+struct cfi_near {
+	uint64_t gen;                  /* the table's generation it copies */
+	struct {
+		uint64_t key, val;
+	} e[CFI_NEAR];
+};
+
 /* The frames from the one executing at return address ra with stack
  * pointer sp0 (the caller of our wrapper) outwards: ips[i] its code
  * addresses, sps[i] each frame's stack pointer, as libgcc's walk gives
  * them. 0 when some frame is one the recipes cannot follow: then use
- * libgcc's walk. */
+ * libgcc's walk. near: the calling thread's copy, or NULL. */
 unsigned cfi_walk(uint64_t ra, uint64_t sp0, uint64_t *ips, uint64_t *sps, unsigned max,
-		  int *truncated);
+		  int *truncated, struct cfi_near *near);
 
 #endif

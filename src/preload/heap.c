@@ -136,6 +136,8 @@ static void reset_thread(struct heap_thread *t)
 	heap_stack_reset(t);
 }
 
+static int64_t draw(struct heap_thread *t);
+
 static struct heap_thread *acquire(void)
 {
 	struct heap_thread *t = NULL;
@@ -156,9 +158,13 @@ static struct heap_thread *acquire(void)
 	}
 	reset_thread(t);
 	t->tid = (pid_t)syscall(SYS_gettid);
-	t->allocs = 0;
 	t->rng = heap.seed ^ ((uint64_t)t->tid * 0x9e3779b97f4a7c15u);
-	t->countdown = 0;
+	/* Sampled: the first mark is drawn now, not at the first allocation
+	 * (which would then always be sampled, and each thread's first block
+	 * counted 1/p times over). Exact: 0, which the fast path never takes. */
+	atomic_store_explicit(&t->countdown,
+			      atomic_load(&heap.mode) == PSMP_HEAP_SAMPLED ? draw(t) : 0,
+			      memory_order_relaxed);
 	atomic_store(&t->busy, 0);
 	heap_self = t;
 	if (heap.key_made)
@@ -266,7 +272,7 @@ static void set_add(struct heap_thread *t, uint64_t p)
 		uint64_t cur = atomic_load_explicit(&heap.set_key[i], memory_order_relaxed);
 		if (cur > 1)
 			continue;
-		heap.set_val[i] = t->allocs;
+		heap.set_val[i] = atomic_load_explicit(&t->countdown, memory_order_relaxed);
 		heap.set_owner[i] = t;
 		if (atomic_compare_exchange_strong(&heap.set_key[i], &cur, p))
 			return;
@@ -289,7 +295,7 @@ static int set_take(uint64_t p, int *temp)
 		if (cur != p)
 			continue;
 		struct heap_thread *o = heap.set_owner[i];
-		*temp = o && o->allocs == heap.set_val[i];
+		*temp = o && atomic_load_explicit(&o->countdown, memory_order_relaxed) == heap.set_val[i];
 		atomic_store(&heap.set_key[i], 1);
 		atomic_fetch_sub_explicit(f, 1, memory_order_relaxed);
 		return 1;
@@ -328,30 +334,37 @@ void heap_on_alloc(void *p, size_t size, uint64_t fn, uint64_t ra, uint64_t sp)
 	if (!p)
 		return;
 	struct heap_thread *t = heap_self;
-	if (mode == PSMP_HEAP_SAMPLED && t && !heap_guard) {
-		/* the fast path: count down, no atomics */
-		t->allocs++;
-		if ((t->countdown -= (int64_t)size) > 0)
+	if (mode == PSMP_HEAP_SAMPLED) {
+		/* what the wrappers' fast path did not take (heap.h): count down */
+		if (!t) {
+			if (heap_guard)
+				return;
+			heap_guard = 1;
+			t = acquire();
+			heap_guard = 0;
+			if (!t)
+				return;
+		}
+		int64_t c = atomic_load_explicit(&t->countdown, memory_order_relaxed) -
+			    (int64_t)heap_sample_bytes(size);
+		if (c > 0) {
+			atomic_store_explicit(&t->countdown, c, memory_order_relaxed);
 			return;
-		while (t->countdown <= 0)
-			t->countdown += draw(t);
-		if ((ra >= heap.self_lo && ra < heap.self_hi) ||
+		}
+		while (c <= 0)
+			c += draw(t);
+		atomic_store_explicit(&t->countdown, c, memory_order_relaxed);
+		/* A mark in our own allocation (or while the buffer is written out
+		 * at exit) is dropped: marks fall on all bytes independently, so
+		 * the program's bytes keep their rate. */
+		if (heap_guard || (ra >= heap.self_lo && ra < heap.self_hi) ||
 		    atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))
-			return;   /* our own allocation, or written out at exit */
+			return;
 		record_alloc(t, mode, p, size, fn, ra, sp);
 		return;
 	}
 	if (!(t = take(ra)))
 		return;
-	t->allocs++;
-	if (mode == PSMP_HEAP_SAMPLED) {
-		if ((t->countdown -= (int64_t)size) > 0) {
-			give(t);
-			return;
-		}
-		while (t->countdown <= 0)
-			t->countdown += draw(t);
-	}
 	record_alloc(t, mode, p, size, fn, ra, sp);
 }
 
@@ -535,6 +548,8 @@ void heap_start(void)
 	}
 	heap.key_made = pthread_key_create(&heap_key, thread_done) == 0;
 	atomic_store(&heap.mode, mode);
+	if (mode == PSMP_HEAP_SAMPLED)
+		atomic_store(&heap.free_filter, heap.filter);
 	write_info();
 	heap_guard = 0;
 	pthread_atfork(heap_atfork_prepare, NULL, heap_atfork_child);

@@ -12,12 +12,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "preload/cfi_walk.h"
 #include "preload/format.h"
 
 #define HEAP_BUF (64 * 1024)      /* a thread's event record */
 #define HEAP_SBUF (32 * 1024)     /* its new stacks */
 #define HEAP_CACHE 4096           /* call sites remembered per thread */
-#define HEAP_WAYS 4               /* stacks per (return address, stack pointer) */
+#define HEAP_WAYS 16              /* stacks per (return address, stack pointer) */
 #define HEAP_PAIRS (512 * 1024)   /* return address slots kept for the cache */
 #define HEAP_SET_BITS 18          /* sampled mode: live sampled blocks, 2^18 slots */
 #define HEAP_FILTER_BITS 16       /* and a counting filter in front of them */
@@ -45,8 +46,9 @@ struct heap_thread {
 	pid_t tid;
 	/* events */
 	uint64_t prev_seq, prev_ptr, time0, since_time;
-	uint64_t allocs;               /* this thread's allocations */
-	int64_t countdown;             /* sampled mode: bytes to the next sample */
+	/* sampled mode: bytes to the next mark (0 in exact mode); read by
+	 * other threads' frees (the temporaries), written by this one only */
+	_Atomic int64_t countdown;
 	uint64_t rng;
 	size_t len, slen;
 	/* stacks: chain -> id, chains in arena */
@@ -58,6 +60,7 @@ struct heap_thread {
 	uint64_t *pairs;               /* (slot address, value) pairs */
 	size_t npairs;
 	struct heap_cache_ent cache[HEAP_CACHE];
+	struct cfi_near near[1];       /* its recipes (cfi_walk.h) */
 	unsigned char sbuf[HEAP_SBUF];
 	unsigned char buf[HEAP_BUF];
 };
@@ -73,9 +76,10 @@ struct heap_state {
 	_Atomic(struct heap_thread *) threads;
 	/* sampled mode: live sampled blocks (key: address, 0 empty, 1 deleted) */
 	_Atomic uint64_t *set_key;
-	uint64_t *set_val;             /* allocating thread's allocs at the sample */
+	int64_t *set_val;              /* allocating thread's countdown after the sample */
 	struct heap_thread **set_owner;
 	_Atomic uint16_t *filter;
+	_Atomic(_Atomic uint16_t *) free_filter;  /* = filter once sampling runs */
 	int key_made;
 	char env_mode[48], env_seed[24];  /* the settings, for an exec's environment */
 };
@@ -91,29 +95,45 @@ static inline size_t filter_slot(uint64_t p)
 	return (size_t)((p * 0xff51afd7ed558ccdu) >> (64 - HEAP_FILTER_BITS));
 }
 
-/* The sampled mode's fast paths, inlined in the wrappers: an allocation
- * that holds no mark is only counted down; a free of a block that was
- * never sampled (the filter says so in one load) is not reported. 1 when
- * done here, 0 when heap.c must see the call. */
-static inline int heap_sampled_alloc_done(void *p, size_t size)
+/* Bytes an allocation of n counts down: malloc(0) gives a block too, and
+ * counts as 1 byte (the reader weighs it so). */
+static inline uint64_t heap_sample_bytes(size_t n)
 {
-	struct heap_thread *t = heap_self;
-	if (atomic_load_explicit(&heap.mode, memory_order_relaxed) != PSMP_HEAP_SAMPLED || !p || !t ||
-	    heap_guard)
-		return 0;
-	if (t->countdown - (int64_t)size <= 0)
-		return 0;
-	t->allocs++;
-	t->countdown -= (int64_t)size;
-	return 1;
+	return (uint64_t)n + (n == 0);
 }
 
-static inline int heap_sampled_free_done(void *p)
+/* The sampled mode's allocation fast path, at the start of the wrappers,
+ * before the allocator is called: an allocation that holds no mark only
+ * counts down, and the wrapper returns `call` (a jump to the allocator);
+ * else heap.c must see the call (a mark, the thread's first allocation,
+ * exact mode: the countdown stays 0 there). A macro, not
+ * an inline function: a stack's leaf is the wrapper's first address, which
+ * must name the wrapper alone, with no inlined function in front of it.
+ * The countdown doubles as the thread's allocation clock (it falls at
+ * every allocation): a sampled block freed while its thread's countdown
+ * still has the value it had after that block is a temporary. */
+#define HEAP_SAMPLED_ALLOC_FAST(n, call)                                                    \
+	do {                                                                                \
+		struct heap_thread *t_ = heap_self;                                         \
+		int64_t c_ = t_ ? atomic_load_explicit(&t_->countdown, memory_order_relaxed) : 0; \
+		uint64_t b_ = (uint64_t)(n) + ((n) == 0);                                   \
+		if (c_ > 0 && b_ < (uint64_t)c_) {                                          \
+			atomic_store_explicit(&t_->countdown, c_ - (int64_t)b_,             \
+					      memory_order_relaxed);                        \
+			return call;                                                        \
+		}                                                                           \
+	} while (0)
+
+/* The sampled mode's free fast path: the block was never sampled when
+ * its counting filter slot is 0 (a sampled block keeps its slot above 0
+ * until its free is seen), one load. heap.free_filter is set only in
+ * sampled mode, after the real functions were found. */
+static inline int heap_sampled_free_skip(const void *p)
 {
-	return atomic_load_explicit(&heap.mode, memory_order_relaxed) == PSMP_HEAP_SAMPLED &&
-	       !atomic_load_explicit(&heap.filter[filter_slot((uint64_t)(uintptr_t)p)],
-				     memory_order_relaxed);
+	_Atomic uint16_t *f = atomic_load_explicit(&heap.free_filter, memory_order_relaxed);
+	return f && !atomic_load_explicit(&f[filter_slot((uint64_t)(uintptr_t)p)], memory_order_relaxed);
 }
+
 /* Must the wrappers tell heap.c? Not when tracing is off (the signal
  * sampler alone): then they only forward, the cheapest they can. */
 static inline int heap_hooked(void)

@@ -51,7 +51,7 @@ static int resolving;
 
 static int in_boot(const void *p)
 {
-	return (const unsigned char *)p >= boot && (const unsigned char *)p < boot + sizeof boot;
+	return (uintptr_t)p - (uintptr_t)boot < sizeof boot;
 }
 
 /* 16-byte aligned, with the size in front (for realloc). */
@@ -102,16 +102,27 @@ int heap_hooks_resolve(void)
 
 /* ---- the malloc family -------------------------------------------------------------- */
 
-SMP_EXPORT void *malloc(size_t n)
+/* The sampled mode's fast paths come first and end in a jump to the
+ * allocator (a tail call): a malloc+free pair that is not sampled costs a
+ * countdown, a filter load and two jumps. The rest is in functions of
+ * their own, so that the fast paths save no registers. */
+SMP_EXPORT void *malloc(size_t n);
+
+static __attribute__((noinline)) void *malloc_slow(size_t n, uint64_t ra, uint64_t sp)
 {
 	if (!READY())
 		return boot_alloc(n);
 	if (!heap_hooked())
 		return real.malloc(n);
 	void *p = real.malloc(n);
-	if (!heap_sampled_alloc_done(p, n))
-		heap_on_alloc(p, n, FN(malloc), CALLER_RA(), CALLER_SP());
+	heap_on_alloc(p, n, FN(malloc), ra, sp);
 	return p;
+}
+
+SMP_EXPORT void *malloc(size_t n)
+{
+	HEAP_SAMPLED_ALLOC_FAST(n, real.malloc(n));
+	return malloc_slow(n, CALLER_RA(), CALLER_SP());
 }
 
 SMP_EXPORT void *calloc(size_t k, size_t n)
@@ -129,15 +140,23 @@ SMP_EXPORT void *calloc(size_t k, size_t n)
 	return p;
 }
 
-SMP_EXPORT void free(void *p)
+static __attribute__((noinline)) void free_slow(void *p)
 {
 	if (!p || in_boot(p))
 		return;
 	if (!READY())
 		return;   /* cannot happen: p came from somewhere */
-	if (heap_hooked() && !heap_sampled_free_done(p))
+	if (heap_hooked())
 		heap_on_free(p);
 	real.free(p);
+}
+
+SMP_EXPORT void free(void *p)
+{
+	/* free(NULL) too: libc's free ignores it */
+	if (!in_boot(p) && heap_sampled_free_skip(p))
+		return real.free(p);
+	free_slow(p);
 }
 
 /* A free of the old block, then an allocation of the new size here. */

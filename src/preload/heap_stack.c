@@ -248,7 +248,7 @@ uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, uint64_t ra, uint64_t
 	struct walk w = { .ra = ra, .sp = sp, .ips = ips, .cfas = cfas, .max = PSMP_MAX_FRAMES };
 	int trunc = 0;
 	if (!heap_cfi_check) {
-		if ((w.n = cfi_walk(ra, sp, ips, cfas, PSMP_MAX_FRAMES, &trunc))) {
+		if ((w.n = cfi_walk(ra, sp, ips, cfas, PSMP_MAX_FRAMES, &trunc, t->near))) {
 			w.started = 1;
 			w.truncated = trunc;
 		} else {
@@ -256,7 +256,7 @@ uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, uint64_t ra, uint64_t
 		}
 	} else {
 		uint64_t fips[PSMP_MAX_FRAMES], fsps[PSMP_MAX_FRAMES];
-		unsigned fast = cfi_walk(ra, sp, fips, fsps, PSMP_MAX_FRAMES, &trunc);
+		unsigned fast = cfi_walk(ra, sp, fips, fsps, PSMP_MAX_FRAMES, &trunc, t->near);
 		_Unwind_Backtrace(step, &w);
 		check_walk(&w, fast, fips, fsps, trunc);
 	}

@@ -131,7 +131,7 @@ static unsigned walk_stack(uint64_t ra, uint64_t sp, uint64_t *out, unsigned max
 {
 	uint64_t sps[PSMP_MAX_FRAMES];
 	unsigned n = cfi_walk(ra, sp, out, sps, max < PSMP_MAX_FRAMES ? max : PSMP_MAX_FRAMES,
-			      truncated);
+			      truncated, NULL);
 	if (n) {
 		/* the sampler's thread start wrapper is left out, as below */
 		unsigned k = 0;

@@ -95,9 +95,11 @@ typedef struct cursor {
 	PLUMB_VEC(evrec) recs;
 	size_t ri, pos, end, base;
 	uint64_t seq, ptr, now;
-	/* the last site this thread's allocations went to */
+	/* the last site this thread's allocations went to, and its sites by
+	 * stack number (+ 1; 0 not seen yet): numbers are dense per thread */
 	uint64_t last_stack;
 	uint32_t last_site;
+	PLUMB_VEC(uint32_t) by_id;
 	/* the next event */
 	bool has;
 	unsigned kind;
@@ -293,11 +295,27 @@ static void touch(rd *r, site *s)
 		s->time_ns = r->now;
 }
 
+/* The site of c's allocation: no hashing for a stack number seen before
+ * (kept for numbers up to the number of sites, so a stray big number in a
+ * file costs no memory). */
+static uint32_t cursor_site(rd *r, cursor *c)
+{
+	uint64_t id = c->stack;
+	if (id < c->by_id.n && c->by_id.v[id])
+		return c->by_id.v[id] - 1;
+	uint32_t si = site_of(r, c->tid, (uint32_t)id);
+	if (si == UINT32_MAX || id > r->sites.n + 1024 || plumb_vec_reserve(c->by_id, id + 1))
+		return si;
+	while (c->by_id.n <= id)
+		c->by_id.v[c->by_id.n++] = 0;
+	c->by_id.v[id] = si + 1;
+	return si;
+}
+
 static int on_alloc(rd *r, cursor *c)
 {
-	uint32_t si = c->last_site != UINT32_MAX && c->last_stack == c->stack
-			      ? c->last_site
-			      : site_of(r, c->tid, (uint32_t)c->stack);
+	uint32_t si = c->last_site != UINT32_MAX && c->last_stack == c->stack ? c->last_site
+									       : cursor_site(r, c);
 	c->last_stack = c->stack;
 	c->last_site = si;
 	thr *t = thread_of(r, c->tid);
@@ -589,8 +607,10 @@ static void reset_image(rd *r)
 	plumb_index_free(&r->site_ix);
 	memset(&r->site_ix, 0, sizeof r->site_ix);
 	r->chains.n = 0;
-	for (size_t i = 0; i < r->cur.n; i++)
+	for (size_t i = 0; i < r->cur.n; i++) {
 		free(r->cur.v[i].recs.v);
+		free(r->cur.v[i].by_id.v);
+	}
 	r->cur.n = 0;
 	r->thrs.n = 0;
 	free(r->blocks);

@@ -145,7 +145,14 @@ int plumb_rec_sample_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t t
 	if (event >= d->events.n)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "sample of event %u: only %zu events", event,
 				  d->events.n);
-	size_t at = n ? chain_store(d, pid, chain, n) : 0;
+	/* the chain of the sample before, again (a heap site's events): kept
+	 * once, found without hashing it */
+	const plumb_rec_sample *last = d->samples.n ? &d->samples.v[d->samples.n - 1] : NULL;
+	size_t at = !n ? 0
+		    : last && last->pid == pid && last->nips == n &&
+				      memcmp(d->ips.v + last->ips, chain, n * sizeof *chain) == 0
+			    ? last->ips
+			    : chain_store(d, pid, chain, n);
 	if (at == (size_t)-1 || plumb_vec_reserve(d->samples, d->samples.n + 1))
 		return plumb_fail_nomem(err);
 	d->samples.v[d->samples.n++] =

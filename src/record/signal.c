@@ -25,7 +25,10 @@
 #define PLUMB_LIBDIR "/usr/local/lib/plumb"
 #endif
 
+/* the sampler, and its build with the allocator wrappers (--heap): a
+ * recording without heap tracing wraps no malloc, so pays nothing per call */
 #define SAMPLER_SO "libplumb-sampler.so"
+#define SAMPLER_HEAP_SO "libplumb-sampler-heap.so"
 
 extern char **environ;
 
@@ -36,27 +39,28 @@ static int readable(const char *path)
 
 /* The sampler next to the running plumb (a build tree), else in
  * ../lib/plumb from it, else where make install put it. */
-int plumb_sampler_find(char *out, size_t cap, plumb_error *err)
+int plumb_sampler_find(char *out, size_t cap, bool heap, plumb_error *err)
 {
+	const char *so = heap ? SAMPLER_HEAP_SO : SAMPLER_SO;
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {
 		exe[n] = 0;
 		const char *bin = dirname(exe);
-		snprintf(out, cap, "%s/" SAMPLER_SO, bin);
+		snprintf(out, cap, "%s/%s", bin, so);
 		if (readable(out))
 			return 0;
 		/* an installed tree moved elsewhere: PREFIX/bin/../lib/plumb */
-		snprintf(out, cap, "%s/../lib/plumb/" SAMPLER_SO, bin);
+		snprintf(out, cap, "%s/../lib/plumb/%s", bin, so);
 		if (readable(out))
 			return 0;
 	}
-	snprintf(out, cap, "%s/" SAMPLER_SO, PLUMB_LIBDIR);
+	snprintf(out, cap, "%s/%s", PLUMB_LIBDIR, so);
 	if (readable(out))
 		return 0;
 	return plumb_fail(err, PLUMB_ERR_IO,
-			  "the signal sampler " SAMPLER_SO " is neither next to the plumb binary "
-			  "nor in " PLUMB_LIBDIR " (make builds it; make install installs it)");
+			  "the signal sampler %s is neither next to the plumb binary "
+			  "nor in " PLUMB_LIBDIR " (make builds it; make install installs it)", so);
 }
 
 /* Which clock the events ask for: cpu-clock and task-clock are the
@@ -328,7 +332,7 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 		res->wait_status = -1;
 	}
 	char lib[PATH_MAX];
-	if (check_events(o, err) || plumb_sampler_find(lib, sizeof lib, err) ||
+	if (check_events(o, err) || plumb_sampler_find(lib, sizeof lib, o->heap, err) ||
 	    (o->heap && plumb_heap_check_command(o->argv[0], err)))
 		return -1;
 	if (o->stack == PLUMB_STACK_FP && o->warn)

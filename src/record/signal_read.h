@@ -35,12 +35,13 @@ int plumb_sig_read_file(const char *path, plumb_rec_data *d, uint32_t event, boo
 			plumb_sig_info *info, plumb_warn_fn warn, void *warn_ctx, plumb_error *err);
 
 /* The preloaded library (signal.c), shared with the perf recorder, which
- * preloads it for --off-cpu and --sync-wait: its path; the command's
+ * preloads it for --off-cpu and --sync-wait: its path (heap: the build
+ * with the allocator wrappers, for --heap); the command's
  * environment (ours plus LD_PRELOAD and the PLUMB_SAMPLER_* settings:
  * clock "cpu" or "none", waits as plumb_rec_waits_env gives, heap's
  * --heap settings when heap is not NULL); the
  * plumb-sampler.* files of dir, sorted. */
-int plumb_sampler_find(char *out, size_t cap, plumb_error *err);
+int plumb_sampler_find(char *out, size_t cap, bool heap, plumb_error *err);
 char **plumb_sampler_env(const char *lib, const char *dir, uint64_t hz, const char *clock,
 			 const char *waits, const plumb_record_opts *heap);
 void plumb_sampler_env_free(char **env);

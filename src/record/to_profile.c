@@ -56,6 +56,10 @@ typedef struct conv {
 	PLUMB_VEC(part_key) parts;
 	PLUMB_VEC(module_count) mods;
 	PLUMB_VEC(plumb_id) path;      /* one sample's frames, root first */
+	/* the path placed before and its tree nodes: the next one, in the same
+	 * part, starts from the node where they part */
+	PLUMB_VEC(plumb_id) prev_path, prev_nodes;
+	plumb_id prev_part;
 	PLUMB_VEC(placed) placed;
 	plumb_index placed_ix;
 	uint64_t rooted, total, nostack;
@@ -314,6 +318,31 @@ static uint32_t placed_hash(const placed *k)
 	return (uint32_t)plumb_hash_mix(h, k->part);
 }
 
+/* The tree node of c->path in part: the frames it shares from the root
+ * with the path placed before are not looked up again. */
+static plumb_id place_path(conv *c, plumb_id part)
+{
+	size_t n = c->path.n, same = 0;
+	if (c->prev_part == part && c->prev_path.n)
+		while (same < n && same < c->prev_path.n && c->path.v[same] == c->prev_path.v[same])
+			same++;
+	if (plumb_vec_reserve(c->prev_nodes, n) || plumb_vec_reserve(c->prev_path, n))
+		return PLUMB_NONE;
+	plumb_id node = same ? c->prev_nodes.v[same - 1] : c->p->parts.v[part].root;
+	for (size_t i = same; i < n && node != PLUMB_NONE; i++) {
+		node = plumb_cct_child(c->p, node, c->path.v[i]);
+		c->prev_nodes.v[i] = node;
+	}
+	if (node == PLUMB_NONE || !n) {
+		c->prev_path.n = 0;
+		return node;
+	}
+	memcpy(c->prev_path.v + same, c->path.v + same, (n - same) * sizeof *c->path.v);
+	c->prev_path.n = c->prev_nodes.n = n;
+	c->prev_part = part;
+	return node;
+}
+
 /* The tree node of sample s's chain in part pk: placed once per chain. */
 static const placed *place(conv *c, const plumb_rec_sample *s, part_key *pk, plumb_error *err)
 {
@@ -353,7 +382,7 @@ static const placed *place(conv *c, const plumb_rec_sample *s, part_key *pk, plu
 			pk->start_known = true;
 		}
 	}
-	k.node = plumb_cct_path(c->p, pk->part, c->path.v, c->path.n);
+	k.node = place_path(c, pk->part);
 	k.leaf_module = leaf_module;
 	k.rooted = rooted;
 	if (k.node == PLUMB_NONE || plumb_vec_push(c->placed, k) ||
@@ -502,6 +531,8 @@ int plumb_rec_to_profile(const plumb_rec_data *d, const plumb_rec_profile_opts *
 	free(c.parts.v);
 	free(c.mods.v);
 	free(c.path.v);
+	free(c.prev_path.v);
+	free(c.prev_nodes.v);
 	free(c.placed.v);
 	plumb_index_free(&c.placed_ix);
 	return rc;

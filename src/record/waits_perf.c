@@ -16,7 +16,7 @@
 char **plumb_rec_waits_prepare(const plumb_record_opts *o, char *dir, size_t cap, plumb_error *err)
 {
 	char lib[PATH_MAX], waits[96];
-	if (plumb_sampler_find(lib, sizeof lib, err))
+	if (plumb_sampler_find(lib, sizeof lib, false, err))
 		return NULL;
 	const char *tmp = getenv("TMPDIR");
 	snprintf(dir, cap, "%s/plumb-waits.XXXXXX", tmp && *tmp ? tmp : "/tmp");

@@ -65,6 +65,8 @@ assert len(pids) == 2, rows'
 run "$PLUMB" report --view heap exact.plumb
 expect_out "heap view: the peak" "peak heap (at"
 expect_out "heap view: peak consumers name the site" "peak consumers        site_peak"
+# a malloc's site is its caller (the wrapper's first address names malloc alone)
+expect_out "heap view: a malloc site is the function that called malloc" "most allocations      site_temp"
 expect_out "heap view: leaks" "leaks                 site_mmap"
 expect_out "heap view: the size histogram" "size histogram        32-63 B"
 run "$PLUMB" report --view heap --format csv exact.plumb
@@ -113,6 +115,70 @@ for f, e, want in (("big_small", "alloc-bytes", 200000000), ("big_small", "alloc
 assert not bad, "\n".join(bad)'
 run "$PLUMB" report --view heap sampled.plumb
 expect_out "sampled: the heap view says the values are estimates" "unbiased estimates"
+
+# Sampled and unsampled blocks told apart exactly (tests/programs/heap_sampled.c):
+# 4 MiB blocks are always sampled at a 64 KiB mean (weight 1), through malloc,
+# calloc, realloc (to 0 too), memalign, posix_memalign, aligned_alloc, a free
+# from another thread and a block allocated before a fork and freed in the
+# child; a million small blocks around them, all freed, leave no leak; 200
+# threads' first allocations are not each sampled. Exact tracing of the same
+# program gives the same numbers.
+gcc -O2 -g -fomit-frame-pointer -pthread "$progs/heap_sampled.c" -o heap_sampled || fail "compile heap_sampled.c"
+for mode in exact sample:65536; do
+	seed=
+	[ "$mode" = exact ] || seed="--heap-seed 11"
+	# shellcheck disable=SC2086
+	expect_status "sampled blocks ($mode): record" 0 "$PLUMB" record --heap=$mode $seed -o "hs_$mode.plumb" ./heap_sampled
+	run sites "hs_$mode.plumb"
+	MODE=$mode py "sampled blocks ($mode): big sites exact, no small block leaked" '
+import os, sys
+got = {}
+for l in sys.stdin:
+    f, e, v = l.split()
+    got[(f, e)] = int(v)
+M = 4 << 20
+want = {
+    "big_malloc": dict(allocs=10, leaks=3, **{"alloc-bytes": 10 * M, "leak-bytes": 3 * M, "peak-bytes": 10 * M}),
+    "big_calloc": dict(allocs=4, **{"alloc-bytes": 4 * M, "temp-allocs": 4}),
+    "big_realloc": dict(allocs=2, **{"alloc-bytes": 3 * M, "temp-allocs": 2}),
+    "big_aligned": dict(allocs=3, leaks=1, **{"alloc-bytes": 3 * M, "leak-bytes": M, "temp-allocs": 1}),
+    "thread_big": dict(allocs=4, **{"alloc-bytes": 4 * M, "temp-allocs": 1}),
+    "big_prefork": dict(allocs=1, **{"alloc-bytes": M, "temp-allocs": 1}),
+    "child_big": dict(allocs=1, leaks=1, **{"alloc-bytes": M, "leak-bytes": M, "peak-bytes": M}),
+}
+events = ["allocs", "alloc-bytes", "leaks", "leak-bytes", "temp-allocs", "peak-bytes"]
+bad = []
+for f, w in want.items():
+    for e in events:
+        if e == "peak-bytes" and "peak-bytes" not in w:
+            continue
+        if got.get((f, e), 0) != w.get(e, 0):
+            bad.append("%s %s: got %s, expected %s" % (f, e, got.get((f, e), 0), w.get(e, 0)))
+# the small blocks: the program'"'"'s own sizes, all freed at once
+x, n, size = 1, 1000000, 0
+for i in range(n):
+    x = (x * 1103515245 + 12345) & 0xffffffff
+    size += 16 + (x >> 16) % 64
+a, b = got.get(("small_noise", "allocs"), 0), got.get(("small_noise", "alloc-bytes"), 0)
+for e in ("leaks", "leak-bytes"):
+    if got.get(("small_noise", e), 0):
+        bad.append("small_noise %s: got %s, expected 0" % (e, got[("small_noise", e)]))
+if got.get(("small_noise", "temp-allocs"), 0) != a:
+    bad.append("small_noise temp-allocs: got %s, expected its allocs %s" % (got.get(("small_noise", "temp-allocs"), 0), a))
+once = got.get(("thread_once", "allocs"), 0)
+if os.environ["MODE"] == "exact":
+    if (a, b) != (n, size):
+        bad.append("small_noise: got %s allocs, %s bytes, expected %s, %s" % (a, b, n, size))
+    if once != 200:
+        bad.append("thread_once allocs: got %s, expected 200" % once)
+elif once > 20000:
+    # 200 blocks of 64 B: about 0.2 samples; each thread'"'"'s first block always
+    # sampled would give 200 x 1024
+    bad.append("thread_once allocs: got %s, expected about 200 (each first block sampled?)" % once)
+elif abs(a - n) > n / 4 or abs(b - size) > size / 4:
+    bad.append("small_noise: got %s allocs, %s bytes, expected %s, %s within 25%%" % (a, b, n, size))
+assert not bad, "\n".join(bad)'
+done
 
 # What cannot be seen is said.
 if gcc -static -O2 "$progs/heap_known.c" -o heap_static -pthread 2>/dev/null; then
