@@ -97,23 +97,6 @@ int store_enc_flat(store_bulk_out *o, const plumb_profile *p)
 
 /* ---- reading ------------------------------------------------------------- */
 
-static void flat_free(plumb_metrics *m)
-{
-	if (!m)
-		return;
-	free(m->keys);
-	free(m->exclusive);
-	free(m->inclusive);
-	free(m->calls);
-	free(m->totals);
-	free(m->cycle);
-	free(m->cycles);
-	free(m->cycle_members);
-	free(m->cycle_exclusive);
-	free(m->cycle_inclusive);
-	free(m);
-}
-
 static void get_costs(store_bulk_in *b, uint64_t *c, size_t nev)
 {
 	for (size_t e = 0; e < nev; e++)
@@ -285,12 +268,12 @@ int store_read_flat(rd *r, int64_t total)
 	if (!more && !(totals = malloc((nev ? nev : 1) * sizeof *totals)))
 		more = plumb_fail_nomem(r->err);
 	if (more) {
-		flat_free(m);
+		plumb_metrics_free(m); /* what it leaves out is NULL */
 		return -1;
 	}
 	memcpy(totals, m->totals, nev * sizeof *totals);
 	r->p->flat = m;
-	r->p->flat_free = flat_free;
+	r->p->flat_free = plumb_metrics_free;
 	r->p->kept_totals = totals;
 	return 0;
 }
