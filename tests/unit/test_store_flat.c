@@ -32,15 +32,19 @@ static void teardown(void)
 
 TestSuite(store_flat, .init = setup, .fini = teardown);
 
-/* tests/data/cycles/mutual.callgrind: a call graph with a cycle of two. */
-static plumb_profile *text(void)
+static plumb_profile *read_text(const char *file)
 {
 	plumb_error err;
 	plumb_profile *p = plumb_profile_new();
 	cr_assert_not_null(p);
-	cr_assert_eq(plumb_read_file(p, "tests/data/cycles/mutual.callgrind", NULL, NULL, &err), 0,
-		     "%s", err.message);
+	cr_assert_eq(plumb_read_file(p, file, NULL, NULL, &err), 0, "%s: %s", file, err.message);
 	return p;
+}
+
+/* tests/data/cycles/mutual.callgrind: a call graph with a cycle of two. */
+static plumb_profile *text(void)
+{
+	return read_text("tests/data/cycles/mutual.callgrind");
 }
 
 static plumb_metrics *flat_of(const plumb_profile *p)
@@ -191,12 +195,7 @@ Test(store_flat, damaged_blocks_are_named)
 
 static plumb_profile *aprof_text(void)
 {
-	plumb_error err;
-	plumb_profile *p = plumb_profile_new();
-	cr_assert_not_null(p);
-	cr_assert_eq(plumb_read_file(p, "tests/data/aprof/growth_1_0_4.aprof", NULL, NULL, &err), 0,
-		     "%s", err.message);
-	return p;
+	return read_text("tests/data/aprof/growth_1_0_4.aprof");
 }
 
 static int read_inputs(plumb_profile *q, plumb_error *err)
