@@ -129,20 +129,28 @@ for s in mutual.callgrind.plumb go_cpu.pb.gz.plumb fig21.folded.plumb; do
 done
 k=$(sqlite3 app_100_1_4.aprof.plumb "SELECT count(*) FROM bulk WHERE kind = 'flat'" 2> /dev/null)
 if [ "$k" = 0 ]; then ok "an aprof store keeps no flat view"; else fail "aprof store: flat blocks" "expected 0, found '$k'"; fi
+# same_report WHAT TEXT STORE OPTIONS...: each option's report (past its
+# first line, which names the file) the same from the store as from the text
+same_report() {
+	what=$1 text=$2 store=$3
+	shift 3
+	for o in "$@"; do
+		# shellcheck disable=SC2086 # the options are words
+		"$PLUMB" report $o "$text" 2>&1 | tail -n +2 > .fa
+		# shellcheck disable=SC2086
+		run "$PLUMB" report $o "$store"
+		if [ "$rc" -eq 0 ] && [ -s .fa ] && [ "$(printf '%s\n' "$out" | tail -n +2)" = "$(cat .fa)" ]; then
+			ok "$what report ${o:-(no options)}: the same from the store"
+		else
+			fail "$what report ${o:-(no options)} from the store" "exit $rc, $err" \
+				"$(printf '%s\n' "$out" | tail -n +2 | diff .fa - | head -5)"
+		fi
+	done
+}
 M="$DATA/cycles/mutual.callgrind"
-for o in "" "--sort name" "--sort calls" "--threshold 5" "--limit 2" "--cycles=no" "--select main" \
-	"--hide main" "--metric Ir" "--format json" "--format csv" "--width 100"; do
-	# shellcheck disable=SC2086 # the options are words
-	"$PLUMB" report $o "$M" 2>&1 | tail -n +2 > .fa
-	# shellcheck disable=SC2086
-	run "$PLUMB" report $o mutual.callgrind.plumb
-	if [ "$rc" -eq 0 ] && [ -s .fa ] && [ "$(printf '%s\n' "$out" | tail -n +2)" = "$(cat .fa)" ]; then
-		ok "flat report ${o:-(no options)}: the same from the kept flat view"
-	else
-		fail "flat report ${o:-(no options)} from the kept flat view" "exit $rc, $err" \
-			"$(printf '%s\n' "$out" | tail -n +2 | diff .fa - | head -5)"
-	fi
-done
+same_report flat "$M" mutual.callgrind.plumb "" "--sort name" "--sort calls" "--threshold 5" \
+	"--limit 2" "--cycles=no" "--select main" "--hide main" "--metric Ir" "--format json" \
+	"--format csv" "--width 100"
 # It is what the report reads: without the costs' blocks, the flat view is
 # still there, and a view that needs them says it cannot read them.
 cp mutual.callgrind.plumb nocosts.plumb
@@ -171,21 +179,10 @@ esac
 AP="$DATA/aprof/app_100_1_4.aprof"
 k=$(sqlite3 app_100_1_4.aprof.plumb "SELECT count(*) FROM bulk WHERE kind = 'inputs'" 2> /dev/null)
 if [ "${k:-0}" -gt 0 ]; then ok "an aprof store keeps its inputs view ($k blocks)"; else fail "aprof store: no inputs blocks" "found '$k'"; fi
-for o in "" "--view inputs" "--sort calls" "--sort exclusive" "--sort inclusive" "--sort name" \
-	"--sort module" "--limit 3" "--hide read_request" "--format csv" "--format json" \
-	"--select read_request" \
-	"--part 1" "--view flat"; do
-	# shellcheck disable=SC2086 # the options are words
-	"$PLUMB" report $o "$AP" 2>&1 | tail -n +2 > .fa
-	# shellcheck disable=SC2086
-	run "$PLUMB" report $o app_100_1_4.aprof.plumb
-	if [ "$rc" -eq 0 ] && [ -s .fa ] && [ "$(printf '%s\n' "$out" | tail -n +2)" = "$(cat .fa)" ]; then
-		ok "inputs report ${o:-(no options)}: the same from the store"
-	else
-		fail "inputs report ${o:-(no options)} from the store" "exit $rc, $err" \
-			"$(printf '%s\n' "$out" | tail -n +2 | diff .fa - | head -5)"
-	fi
-done
+same_report inputs "$AP" app_100_1_4.aprof.plumb "" "--view inputs" "--sort calls" \
+	"--sort exclusive" "--sort inclusive" "--sort name" "--sort module" "--limit 3" \
+	"--hide read_request" "--format csv" "--format json" "--select read_request" "--part 1" \
+	"--view flat"
 cp app_100_1_4.aprof.plumb nopoints.plumb
 sqlite3 nopoints.plumb "DELETE FROM bulk WHERE kind IN ('points', 'cct', 'cg_self', 'fn_self')" 2> /dev/null
 run "$PLUMB" report --format csv nopoints.plumb
