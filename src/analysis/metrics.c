@@ -233,19 +233,16 @@ static int walk_stack(builder *b, plumb_id n, const uint64_t *m, uint32_t stamp,
 	uint32_t below_arc = PLUMB_NONE; /* arc x -> f(i+1) */
 	for (plumb_id x = n; p->cct.v[x].parent != PLUMB_NONE; x = p->cct.v[x].parent) {
 		uint32_t k = b->frame_key[p->cct.v[x].frame];
-		if (b->keys_only) {
-			if (b->seen[k] != stamp) {
-				b->seen[k] = stamp;
-				if (add_costs(b, b->incl.v, k, m, err))
-					return -1;
-			}
-			continue;
-		}
-		uint32_t up_arc = b->node_arc[x];
-		if (b->seen[k] != stamp) {
+		bool first = b->seen[k] != stamp;
+		if (first) {
 			b->seen[k] = stamp;
 			if (add_costs(b, b->incl.v, k, m, err))
 				return -1;
+		}
+		if (b->keys_only) /* no arcs: node_arc is not even made */
+			continue;
+		uint32_t up_arc = b->node_arc[x];
+		if (first) {
 			if (below_arc != PLUMB_NONE && add_costs(b, b->callee_attr.v, below_arc, m, err))
 				return -1;
 			if (up_arc == PLUMB_NONE) {

@@ -177,8 +177,9 @@ void pprof_sort_stacks_2(const plumb_id *fr, sitem *a, size_t n)
  * past TAKEN_MOST entries the samples are sorted instead. */
 #define TAKEN_MOST ((size_t)1 << 25)
 
-/* May frame become a new child of node (at depth d), which has children?
- * true: no, it has one at frame (the samples are not grouped). */
+/* May frame become a new child of node, which has children? row is the
+ * table's row of node's depth. true: no, it has one at frame (the samples
+ * are not grouped). */
 static bool child_taken(const plumb_profile *p, uint32_t *row, plumb_id node, plumb_id frame)
 {
 	plumb_id c = p->cct.v[node].first_child;
