@@ -564,6 +564,17 @@ typedef struct decoding {
 
 #define DECODING_NOMEM (-3)   /* ran out of memory, r->err says so */
 
+/* Sample i's n frames, written after the stacks' others, become its. */
+static int stack_done(decoding *dc, size_t i, size_t n)
+{
+	stacks *st = &dc->st;
+	if (n > UINT32_MAX && dc->bad_len == SIZE_MAX)
+		dc->bad_len = i;
+	st->n += n;
+	st->off[i + 1] = st->n;
+	return 0;
+}
+
 /* Sample i's location ids (leaf first) become its frames, root first and
  * cut by drop_frames, appended to the stacks (pprof_take_samples' fn). */
 static int sample_frames(void *ctx, size_t i, const uint64_t *ids, size_t nids)
@@ -596,13 +607,8 @@ static int sample_frames(void *ctx, size_t i, const uint64_t *ids, size_t nids)
 				break; /* the general way below */
 			out[j] = (plumb_id)r->loc_tag[li];
 		}
-		if (j == nids) {
-			if (nids > UINT32_MAX && dc->bad_len == SIZE_MAX)
-				dc->bad_len = i;
-			st->n += nids;
-			st->off[i + 1] = st->n;
-			return 0;
-		}
+		if (j == nids)
+			return stack_done(dc, i, nids);
 	}
 	/* the locations come in no order: their tags fetched all at once */
 	for (size_t j = 0; j < nids && r->locs.dense; j++)
@@ -650,12 +656,7 @@ static int sample_frames(void *ctx, size_t i, const uint64_t *ids, size_t nids)
 				*out++ = r->frames[k];
 		}
 	}
-	size_t n = (size_t)(out - st->fr) - st->n;
-	if (n > UINT32_MAX && dc->bad_len == SIZE_MAX)
-		dc->bad_len = i;
-	st->n += n;
-	st->off[i + 1] = st->n;
-	return 0;
+	return stack_done(dc, i, (size_t)(out - st->fr) - st->n);
 }
 
 /* Check every sample's values, in the file's order. */

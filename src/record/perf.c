@@ -25,7 +25,6 @@
 #include "record/record_internal.h"
 #include "record/signal_read.h"
 
-#define MAX_CHAIN 512
 #define MAX_EVENTS 16
 
 /* One ring buffer per CPU, shared (SET_OUTPUT) by every event and task

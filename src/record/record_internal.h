@@ -8,6 +8,8 @@
  * ones an unwinder needs: AX..IP and R8..R15 (no segment registers). */
 #define UNWIND_REGS_MASK 0xff01ffULL
 #define UNWIND_NREGS 17
+/* The most frames a stack keeps, sampled or read at -p's attach. */
+#define MAX_CHAIN 512
 
 typedef struct unwinder unwinder;
 

@@ -135,7 +135,7 @@ typedef struct held {
 	uint64_t at_ns;
 	uint8_t *stack;
 	size_t stack_size;
-	uint64_t chain[256];
+	uint64_t chain[MAX_CHAIN];
 	plumb_error *err;
 } held;
 
