@@ -8,7 +8,10 @@
  * The encoding is in docs/plumb-format.md. The reader appends each point
  * without looking it up: the file's parts are new parts of the profile,
  * and its points were unique in theirs when written. */
+#include <assert.h>
+#include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "store/store_points.h"
 #include "store/store_private.h"
@@ -19,6 +22,25 @@
  * smallest subnormal's (-16445), with room for the mantissa's 64 bits. */
 #define SQR_EXP_MAX 16500
 
+/* v's odd mantissa and power of two, read from the bits of x87's 80-bit
+ * format where long double is that (x86-64): frexpl and ldexpl are x87
+ * instructions of tens of cycles, and a profile has a sum of squares per
+ * point. */
+static bool sqr_bits(long double v, uint64_t *mant, int64_t *exp)
+{
+#if defined(__x86_64__) && LDBL_MANT_DIG == 64 && LDBL_MAX_EXP == 16384
+	struct { uint64_t m; uint16_t se; } b;
+	memcpy(&b, &v, 10); /* the mantissa (its integer bit explicit), then sign and exponent */
+	int e = b.se & 0x7fff;
+	*mant = b.m;
+	*exp = (int64_t)(e ? e : 1) - 16383 - 63; /* e = 0: subnormal */
+	return true;
+#else
+	(void)v, (void)mant, (void)exp;
+	return false;
+#endif
+}
+
 int store_sqr_split(long double v, uint64_t *zig_e, uint64_t *m)
 {
 	*zig_e = *m = 0;
@@ -28,18 +50,20 @@ int store_sqr_split(long double v, uint64_t *zig_e, uint64_t *m)
 		*m = (uint64_t)v;
 		return 0;
 	}
-	int e;
-	long double f = ldexpl(frexpl(v, &e), 64); /* v = f * 2^(e - 64), f < 2^64 */
-	if (f != (long double)(uint64_t)f)
-		return -1; /* more than 64 significant bits (a wider long double) */
-	uint64_t mant = (uint64_t)f;
-	int64_t exp = (int64_t)e - 64;
-	while (!(mant & 1)) { /* v > 0 here, so mant is not 0 */
-		mant >>= 1;
-		exp++;
+	uint64_t mant;
+	int64_t exp;
+	if (!sqr_bits(v, &mant, &exp)) {
+		int e;
+		long double f = ldexpl(frexpl(v, &e), 64); /* v = f * 2^(e - 64), f < 2^64 */
+		if (f != (long double)(uint64_t)f)
+			return -1; /* more than 64 significant bits (a wider long double) */
+		mant = (uint64_t)f;
+		exp = (int64_t)e - 64;
 	}
-	*m = mant;
-	*zig_e = plumb_zigzag(store_i2u(exp), 0);
+	assert(mant != 0); /* v > 0 here */
+	int zeros = __builtin_ctzll(mant);
+	*m = mant >> zeros;
+	*zig_e = plumb_zigzag(store_i2u(exp + zeros), 0);
 	return 0;
 }
 

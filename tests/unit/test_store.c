@@ -5,6 +5,7 @@
  * into one profile add up. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <float.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 #include "plumb/formats.h"
 #include "plumb/store.h"
+#include "store/store_points.h"
 
 static char dir[] = "/tmp/plumb-store-XXXXXX";
 static char path[sizeof dir + 32];
@@ -1225,4 +1227,40 @@ Test(store, bad_point_rows_are_named)
 			  "table points, row 1: function 999 out of range");
 	points_edit_fails("UPDATE points SET calls = 'x' WHERE id = 1",
 			  "table points, row 1: calls: expected an integer, found text");
+}
+
+/* A sum of squares is written as an odd mantissa and a power of two, read
+ * from the long double's bits on x86-64: the same pair frexpl gives, and
+ * it reads back exactly, for whole numbers past 2^64, fractions, the
+ * largest and the subnormal. */
+Test(store, sums_of_squares_split_to_an_odd_mantissa_and_join_back)
+{
+	const long double vals[] = { 0x1p64L,      3 * 0x1p70L,   0x1.fffffffffffffffep100L,
+				     0.5L,         0.1L,          1e30L,
+				     LDBL_MAX,     LDBL_MIN,      LDBL_TRUE_MIN,
+				     LDBL_MIN / 3, 18446744073709551615.5L, 12345.678L };
+	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+		long double v = vals[i];
+		uint64_t e, m;
+		cr_assert_eq(store_sqr_split(v, &e, &m), 0, "value %zu (%Lg) did not split", i, v);
+		int fe;
+		long double f = ldexpl(frexpl(v, &fe), 64);
+		uint64_t want_m = (uint64_t)f;
+		int64_t want_e = (int64_t)fe - 64;
+		while (!(want_m & 1)) {
+			want_m >>= 1;
+			want_e++;
+		}
+		cr_expect_eq(m, want_m, "value %zu (%La): mantissa %#llx, expected %#llx", i, v,
+			     (unsigned long long)m, (unsigned long long)want_m);
+		cr_expect_eq(e, plumb_zigzag((uint64_t)want_e, 0),
+			     "value %zu (%La): exponent (zigzag) %llu, expected %lld", i, v,
+			     (unsigned long long)e, (long long)want_e);
+		long double back;
+		cr_assert_eq(store_sqr_join(e, m, &back), 0, "value %zu (%La) did not join", i, v);
+		cr_expect(back == v, "value %zu: wrote %La, read back %La", i, v, back);
+	}
+	uint64_t e, m;
+	cr_expect_eq(store_sqr_split(-1.0L, &e, &m), -1, "a negative sum of squares was split");
+	cr_expect_eq(store_sqr_split(INFINITY, &e, &m), -1, "an infinite sum of squares was split");
 }
