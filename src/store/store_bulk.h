@@ -43,12 +43,6 @@ int store_bulk_out_open(store_bulk_out *o, sqlite3 *db, const char *path, plumb_
 void store_bulk_out_close(store_bulk_out *o);
 /* Start the blocks of kind (after finishing those of the kind before). */
 int store_bulk_kind(store_bulk_out *o, const char *kind);
-/* The call graph's kinds (frames, cg_self, arcs and their function-level
- * sums) at level 1: the 100 MB Callgrind file's store is 0.9 MB larger (of
- * 59) and written 0.25 s faster, which pays for its lines table. */
-#define STORE_ZSTD_CG_LEVEL 1
-/* The same, compressed at zstd level level instead of the default (3). */
-int store_bulk_kind_level(store_bulk_out *o, const char *kind, int level);
 /* Room for need more bytes: where to write one entity; NULL on ENOMEM (err set). */
 uint8_t *store_bulk_room(store_bulk_out *o, size_t need);
 /* The entity just written ends at end; a full block is written out. */

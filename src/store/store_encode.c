@@ -35,10 +35,7 @@ static uint64_t frame_file_code(const plumb_profile *p, const plumb_frame *f)
 static int enc_frames(store_bulk_out *o, const plumb_profile *p)
 {
 	uint64_t fn = 0, line = 0, addr = 0;
-	if (p->cct.n > p->parts.n) /* a CCT's frames, kept small (pprof) */
-		store_bulk_kind(o, "frames");
-	else
-		store_bulk_kind_level(o, "frames", STORE_ZSTD_CG_LEVEL);
+	store_bulk_kind(o, "frames");
 	for (size_t i = 0; i < p->frames.n; i++) {
 		const plumb_frame *f = &p->frames.v[i];
 		uint8_t *w = store_bulk_room(o, 4 * PLUMB_VARINT_MAX);
@@ -66,14 +63,12 @@ static int enc_frames(store_bulk_out *o, const plumb_profile *p)
  * the tag says. Most nodes of a big tree are a stack's inner frames: one
  * after their parent, no count, no cost, two or three bytes (versions 5 to
  * 7 wrote the distance, activations + 1 and every cost: twice the bytes to
- * compress and to decode). Compressed at zstd level 1, as the call
- * graph's blocks are: the 3.2-million-node pprof tree's store is 2% larger
- * and written 0.2 s faster. */
+ * compress and to decode). */
 static int enc_cct(store_bulk_out *o, const plumb_profile *p)
 {
 	size_t nev = p->events.n;
 	uint64_t frame = 0;
-	store_bulk_kind_level(o, "cct", STORE_ZSTD_CG_LEVEL);
+	store_bulk_kind(o, "cct");
 	for (size_t i = 0; i < p->cct.n; i++) {
 		const plumb_cct_node *n = &p->cct.v[i];
 		uint8_t *w = store_bulk_room(o, (3 + nev) * PLUMB_VARINT_MAX);
@@ -109,7 +104,7 @@ static int enc_cg_self(store_bulk_out *o, const char *kind, const plumb_cg_self 
 		       const uint64_t *cost, const uint64_t *zero, size_t nzero, size_t nev)
 {
 	uint64_t part = 0, next_frame = 0;
-	store_bulk_kind_level(o, kind, STORE_ZSTD_CG_LEVEL);
+	store_bulk_kind(o, kind);
 	for (size_t i = 0; i < n; i++) {
 		const plumb_cg_self *c = &v[i];
 		uint8_t *w = store_bulk_room(o, (3 + nev) * PLUMB_VARINT_MAX);
@@ -137,7 +132,7 @@ static int enc_arcs(store_bulk_out *o, const char *kind, const plumb_arc *v, siz
 		    const uint64_t *incl, const uint64_t *zero, size_t nzero, size_t nev)
 {
 	uint64_t part = 0, caller = 0, callee = 0;
-	store_bulk_kind_level(o, kind, STORE_ZSTD_CG_LEVEL);
+	store_bulk_kind(o, kind);
 	for (size_t i = 0; i < n; i++) {
 		const plumb_arc *a = &v[i];
 		uint8_t *w = store_bulk_room(o, (6 + nev) * PLUMB_VARINT_MAX);

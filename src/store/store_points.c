@@ -22,48 +22,57 @@
  * smallest subnormal's (-16445), with room for the mantissa's 64 bits. */
 #define SQR_EXP_MAX 16500
 
-/* v's odd mantissa and power of two, read from the bits of x87's 80-bit
- * format where long double is that (x86-64): frexpl and ldexpl are x87
- * instructions of tens of cycles, and a profile has a sum of squares per
- * point. */
-static bool sqr_bits(long double v, uint64_t *mant, int64_t *exp)
+/* v = mant * 2^exp: 1, 0 for a zero, -1 for a negative or infinite v or
+ * one with more than 64 significant bits. Read from the bits of x87's
+ * 80-bit format where long double is that (x86-64): frexpl, ldexpl and a
+ * long double's conversion to an integer are x87 instructions of tens of
+ * cycles, and a profile has a few sums of squares per point. */
+static int sqr_parts(long double v, uint64_t *mant, int64_t *exp)
 {
 #if defined(__x86_64__) && LDBL_MANT_DIG == 64 && LDBL_MAX_EXP == 16384
 	struct { uint64_t m; uint16_t se; } b;
 	memcpy(&b, &v, 10); /* the mantissa (its integer bit explicit), then sign and exponent */
 	int e = b.se & 0x7fff;
+	if (b.m == 0)
+		return 0;
+	if ((b.se & 0x8000) || e == 0x7fff)
+		return -1;
 	*mant = b.m;
 	*exp = (int64_t)(e ? e : 1) - 16383 - 63; /* e = 0: subnormal */
-	return true;
+	return 1;
 #else
-	(void)v, (void)mant, (void)exp;
-	return false;
+	if (!(v >= 0) || !isfinite(v))
+		return -1;
+	if (v == 0)
+		return 0;
+	int e;
+	long double f = ldexpl(frexpl(v, &e), 64); /* v = f * 2^(e - 64), f < 2^64 */
+	if (f != (long double)(uint64_t)f)
+		return -1; /* more than 64 significant bits (a wider long double) */
+	*mant = (uint64_t)f;
+	*exp = (int64_t)e - 64;
+	return 1;
 #endif
 }
 
 int store_sqr_split(long double v, uint64_t *zig_e, uint64_t *m)
 {
 	*zig_e = *m = 0;
-	if (!(v >= 0) || !isfinite(v))
-		return -1;
-	if (v < 0x1p64L && v == (long double)(uint64_t)v) { /* the common case: e = 0 */
-		*m = (uint64_t)v;
-		return 0;
-	}
 	uint64_t mant;
 	int64_t exp;
-	if (!sqr_bits(v, &mant, &exp)) {
-		int e;
-		long double f = ldexpl(frexpl(v, &e), 64); /* v = f * 2^(e - 64), f < 2^64 */
-		if (f != (long double)(uint64_t)f)
-			return -1; /* more than 64 significant bits (a wider long double) */
-		mant = (uint64_t)f;
-		exp = (int64_t)e - 64;
-	}
-	assert(mant != 0); /* v > 0 here */
+	int k = sqr_parts(v, &mant, &exp);
+	if (k <= 0)
+		return k;
+	assert(mant != 0);
 	int zeros = __builtin_ctzll(mant);
-	*m = mant >> zeros;
-	*zig_e = plumb_zigzag(store_i2u(exp + zeros), 0);
+	mant >>= zeros;
+	exp += zeros;
+	if (exp >= 0 && exp < 64 && mant <= UINT64_MAX >> exp) { /* a whole number below 2^64 */
+		*m = mant << exp;
+		return 0;
+	}
+	*m = mant;
+	*zig_e = plumb_zigzag(store_i2u(exp), 0);
 	return 0;
 }
 
@@ -113,16 +122,10 @@ static inline uint64_t least(uint64_t calls, uint64_t min, uint32_t has, uint32_
  * self, the four drms counts. */
 #define POINT_VARINTS 22
 
-/* Points are mostly distinct measurements, which zstd shrinks little:
- * the 300,000 points of bench/gen_aprof.py, 12.2 MB of varints, make
- * 10.50 MB at level 3 and 10.53 at level 1, and the whole convert takes
- * 0.15-0.20 s user at level 1 against 0.24-0.27 at level 3. */
-#define POINTS_ZSTD_LEVEL 1
-
 int store_enc_points(store_bulk_out *o, const plumb_profile *p)
 {
 	uint64_t part = 0, fn = 0, ctx = 0, input = 0;
-	store_bulk_kind_level(o, "points", POINTS_ZSTD_LEVEL);
+	store_bulk_kind(o, "points");
 	for (size_t i = 0; i < p->points.n; i++) {
 		const plumb_point *t = &p->points.v[i];
 		uint32_t h = t->has;

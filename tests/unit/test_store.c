@@ -1232,13 +1232,16 @@ Test(store, bad_point_rows_are_named)
 /* A sum of squares is written as an odd mantissa and a power of two, read
  * from the long double's bits on x86-64: the same pair frexpl gives, and
  * it reads back exactly, for whole numbers past 2^64, fractions, the
- * largest and the subnormal. */
+ * largest and the subnormal; a whole number below 2^64 is itself, with
+ * exponent 0. */
 Test(store, sums_of_squares_split_to_an_odd_mantissa_and_join_back)
 {
 	const long double vals[] = { 0x1p64L,      3 * 0x1p70L,   0x1.fffffffffffffffep100L,
 				     0.5L,         0.1L,          1e30L,
 				     LDBL_MAX,     LDBL_MIN,      LDBL_TRUE_MIN,
-				     LDBL_MIN / 3, 18446744073709551615.5L, 12345.678L };
+				     LDBL_MIN / 3, 18446744073709551615.5L, 12345.678L,
+				     0,            -0.0L,         1,
+				     12345,        0x1p63L,       18446744073709551615.0L };
 	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
 		long double v = vals[i];
 		uint64_t e, m;
@@ -1247,9 +1250,13 @@ Test(store, sums_of_squares_split_to_an_odd_mantissa_and_join_back)
 		long double f = ldexpl(frexpl(v, &fe), 64);
 		uint64_t want_m = (uint64_t)f;
 		int64_t want_e = (int64_t)fe - 64;
-		while (!(want_m & 1)) {
+		while (want_m && !(want_m & 1)) {
 			want_m >>= 1;
 			want_e++;
+		}
+		if (v < 0x1p64L && v == (long double)(uint64_t)v) { /* whole: as it is, e = 0 */
+			want_m = (uint64_t)v;
+			want_e = 0;
 		}
 		cr_expect_eq(m, want_m, "value %zu (%La): mantissa %#llx, expected %#llx", i, v,
 			     (unsigned long long)m, (unsigned long long)want_m);
@@ -1263,4 +1270,5 @@ Test(store, sums_of_squares_split_to_an_odd_mantissa_and_join_back)
 	uint64_t e, m;
 	cr_expect_eq(store_sqr_split(-1.0L, &e, &m), -1, "a negative sum of squares was split");
 	cr_expect_eq(store_sqr_split(INFINITY, &e, &m), -1, "an infinite sum of squares was split");
+	cr_expect_eq(store_sqr_split(NAN, &e, &m), -1, "a NaN sum of squares was split");
 }
