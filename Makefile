@@ -189,17 +189,22 @@ check:
 # splits every input it reads and compares with the serial reader, over the
 # test files, a generated file and generated files of several parts
 # (tests/gen_cg_parts.py); so do folded stacks (fuzz/folded.c,
-# formats/folded.c). make check runs them last.
+# formats/folded.c); tests/tsan/store_write.c writes .plumb stores (their
+# lines, summaries and function-level sums built on the second thread) and
+# reads them back. make check runs them last.
 TSAN_VARS := BUILD=build-tsan CFLAGS='-O1 -g -fsanitize=thread' LDFLAGS=-fsanitize=thread
 
 $(BUILD)/tsan-readahead: tests/tsan/readahead.c $(BUILD)/libplumb.a
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libplumb.a $(LDLIBS)
 $(BUILD)/tsan-pprof-gz: tests/tsan/pprof_gz.c $(BUILD)/libplumb.a
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libplumb.a $(LDLIBS)
+$(BUILD)/tsan-store: tests/tsan/store_write.c $(BUILD)/libplumb.a
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libplumb.a $(LDLIBS)
 
 tsan:
 	@$(MAKE) --no-print-directory $(TSAN_VARS) build-tsan/tsan-readahead build-tsan/fuzz-readahead \
-		build-tsan/fuzz-callgrind build-tsan/fuzz-folded build-tsan/tsan-pprof-gz
+		build-tsan/fuzz-callgrind build-tsan/fuzz-folded build-tsan/tsan-pprof-gz \
+		build-tsan/tsan-store
 	@python3 bench/gen_callgrind.py build-tsan/gen.cg 3
 	@gzip -1 -c build-tsan/gen.cg > build-tsan/gen.cg.gz
 	@zstd -q -1 -f -o build-tsan/gen.cg.zst build-tsan/gen.cg
@@ -219,6 +224,9 @@ tsan:
 	@python3 bench/gen_pprof.py build-tsan/gen.pb.gz 25000 3000 7
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/tsan-pprof-gz tests/data/pprof/*.pb.gz \
 		tests/data/fig21.folded build-tsan/gen.pb.gz
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/tsan-store build-tsan \
+		tests/data/callgrind/*.cg build-tsan/gen.cg build-tsan/parts.cg build-tsan/gen.pb.gz \
+		tests/data/aprof/*.aprof
 
 bench: all
 	@sh bench/run.sh

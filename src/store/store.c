@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "formats/jobs.h"
 #include "plumb/formats.h"
 #include "plumb/store.h"
 #include "store/store_bulk.h"
@@ -329,7 +330,28 @@ static int wr_strings(wr *w, sqlite3_stmt *st)
 	return 0;
 }
 
-static int wr_entities(wr *w, sqlite3_stmt **st)
+/* The lines table and the functions' summaries, built on the jobs' helper
+ * thread while the caller writes the strings table: both are about a
+ * tenth of writing a big Callgrind profile. */
+typedef struct lines_job {
+	plumb_job job;
+	const plumb_profile *p;
+	store_lines *lines;
+	store_summary sum;
+	plumb_error err;
+	int rc;
+} lines_job;
+
+static void lines_run(plumb_job *job, unsigned worker)
+{
+	(void)worker;
+	lines_job *j = (lines_job *)job;
+	j->rc = store_lines_build(j->p, j->lines, &j->err) ||
+			store_summary_build(j->p, j->lines, &j->sum, &j->err)
+		? -1 : 0;
+}
+
+static int wr_entities(wr *w, sqlite3_stmt **st, const store_summary *sum)
 {
 	const plumb_profile *p = w->p;
 	for (size_t i = 0; i < p->events.n; i++) {
@@ -345,21 +367,15 @@ static int wr_entities(wr *w, sqlite3_stmt **st)
 	for (size_t i = 0; i < p->files.n; i++)
 		if (WR_ROW(w, st[S_FILE], v_int((int64_t)i), v_id(p->files.v[i].path)))
 			return -1;
-	store_summary sum;
-	if (store_summary_build(p, &w->lines, &sum, w->err))
-		return -1;
 	for (size_t i = 0; i < p->functions.n; i++) {
 		const plumb_function *f = &p->functions.v[i];
 		if (WR_ROW(w, st[S_FUNCTION], v_int((int64_t)i), v_id(f->name), v_id(f->mangled),
 			   v_id(f->module), v_id(f->file), v_int(f->line),
-			   v_text(store_summary_text(&sum, sum.self, i)),
-			   v_text(store_summary_text(&sum, sum.calls, i)),
-			   v_text(store_summary_text(&sum, sum.points, i)))) {
-			store_summary_free(&sum);
+			   v_text(store_summary_text(sum, sum->self, i)),
+			   v_text(store_summary_text(sum, sum->calls, i)),
+			   v_text(store_summary_text(sum, sum->points, i))))
 			return -1;
-		}
 	}
-	store_summary_free(&sum);
 	for (size_t i = 0; i < p->parts.n; i++) {
 		const plumb_part *t = &p->parts.v[i];
 		if (WR_ROW(w, st[S_PART], v_int((int64_t)i), v_int(t->kind), v_id(t->name),
@@ -410,6 +426,7 @@ static int wr_pragmas(wr *w)
 static int wr_all(wr *w)
 {
 	sqlite3_stmt *st[S_COUNT] = { 0 };
+	lines_job lj = { .job.run = lines_run, .p = w->p, .lines = &w->lines };
 	int ret = -1;
 	if (wr_pragmas(w) || wr_exec(w, "BEGIN") || wr_exec(w, store_bulk_schema) ||
 	    wr_exec(w, schema_sql))
@@ -421,8 +438,14 @@ static int wr_all(wr *w)
 			goto out;
 		}
 	}
-	if (store_lines_build(w->p, &w->lines, w->err) || wr_strings(w, st[S_STRING]) ||
-	    wr_entities(w, st) ||
+	plumb_jobs q;
+	plumb_jobs_start(&q);
+	plumb_jobs_add(&q, &lj.job);
+	int strings_rc = wr_strings(w, st[S_STRING]);
+	plumb_jobs_wait(&q); /* the job is done, or run here */
+	if (strings_rc == 0 && lj.rc && w->err)
+		*w->err = lj.err;
+	if (strings_rc || lj.rc || wr_entities(w, st, &lj.sum) ||
 	    store_write_bulk(w->db, w->p, w->path, w->progress, w->err) || wr_points_info(w, st) ||
 	    store_write_jumps(w->db, w->p, w->path, w->err) ||
 	    store_lines_write(w->db, &w->lines, w->path, w->err) ||
@@ -432,6 +455,7 @@ static int wr_all(wr *w)
 out:
 	for (int k = 0; k < S_COUNT; k++)
 		sqlite3_finalize(st[k]); /* harmless on NULL; errors were reported by step */
+	store_summary_free(&lj.sum);
 	store_lines_free(&w->lines);
 	return ret ? ret : wr_exec(w, "COMMIT");
 }

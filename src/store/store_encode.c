@@ -5,8 +5,10 @@
  * docs/plumb-format.md). Consecutive entities
  * are alike (the instructions of one function, the samples of one thread),
  * so most fields take one byte before zstd and less after. */
+#include <stdbool.h>
 #include <stdlib.h>
 
+#include "formats/jobs.h"
 #include "plumb/formats.h"
 #include "store/store_bulk.h"
 #include "store/store_encode.h"
@@ -186,18 +188,40 @@ static int enc_samples(store_bulk_out *o, const plumb_profile *p)
 }
 
 /* The call graph by function, when the profile has one to sum. */
-static int enc_fnlevel(store_bulk_out *o, const plumb_profile *p, plumb_error *err)
-{
+/* The function-level sums, built on the jobs' helper thread while the
+ * caller encodes the full call graph: about a third of writing a big
+ * Callgrind profile's bulk, on the other core. */
+typedef struct fnlevel_job {
+	plumb_job job;
+	const plumb_profile *p;
 	store_fnlevel s;
-	size_t nev = p->events.n;
-	int rc = store_fnlevel_build(p, &s, err);
-	if (rc == 0 && (enc_cg_self(o, "fn_self", s.self.v, s.self.n, s.self_cost.v, s.self_zero.v,
-				    s.self_zero.n, nev) ||
-			enc_arcs(o, "fn_arcs", s.arcs.v, s.arcs.n, s.arc_incl.v, s.arc_zero.v,
-				 s.arc_zero.n, nev)))
-		rc = -1;
-	store_fnlevel_free(&s);
-	return rc < 0 ? -1 : 0; /* 1: no summary, and none is needed */
+	plumb_error err;
+	int rc;
+} fnlevel_job;
+
+static void fnlevel_run(plumb_job *job, unsigned worker)
+{
+	(void)worker;
+	fnlevel_job *j = (fnlevel_job *)job;
+	j->rc = store_fnlevel_build(j->p, &j->s, &j->err);
+}
+
+static int enc_fnlevel(store_bulk_out *o, fnlevel_job *j, size_t nev)
+{
+	if (j->rc < 0) {
+		if (o->err)
+			*o->err = j->err;
+		return -1;
+	}
+	if (j->rc > 0) /* no summary, and none is needed */
+		return 0;
+	const store_fnlevel *s = &j->s;
+	if (enc_cg_self(o, "fn_self", s->self.v, s->self.n, s->self_cost.v, s->self_zero.v,
+			s->self_zero.n, nev) ||
+	    enc_arcs(o, "fn_arcs", s->arcs.v, s->arcs.n, s->arc_incl.v, s->arc_zero.v, s->arc_zero.n,
+		     nev))
+		return -1;
+	return 0;
 }
 
 /* The inputs view's routines, with the profile's totals (which a report
@@ -219,17 +243,23 @@ int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path,
 	store_bulk_out o;
 	size_t nev = p->events.n;
 	int ret = -1;
+	fnlevel_job fj = { .job.run = fnlevel_run, .p = p };
+	plumb_jobs q;
+	plumb_jobs_start(&q);
+	plumb_jobs_add(&q, &fj.job);
 	int opened = store_bulk_out_open(&o, db, path, err);
 	o.progress = wp;
-	if (opened == 0 && enc_frames(&o, p) == 0 &&
-	    enc_cct(&o, p) == 0 &&
-	    enc_cg_self(&o, "cg_self", p->cg_self.v, p->cg_self.n, p->cg_self_cost.v,
-			p->cg_self_zero.v, p->cg_self_zero.n, nev) == 0 &&
-	    enc_arcs(&o, "arcs", p->arcs.v, p->arcs.n, p->arc_incl.v, p->arc_zero.v,
-		     p->arc_zero.n, nev) == 0 &&
-	    enc_samples(&o, p) == 0 && store_enc_points(&o, p) == 0 &&
-	    enc_fnlevel(&o, p, err) == 0 && store_enc_flat(&o, p) == 0 && enc_inputs(&o, p) == 0)
+	bool ok = opened == 0 && enc_frames(&o, p) == 0 && enc_cct(&o, p) == 0 &&
+		  enc_cg_self(&o, "cg_self", p->cg_self.v, p->cg_self.n, p->cg_self_cost.v,
+			      p->cg_self_zero.v, p->cg_self_zero.n, nev) == 0 &&
+		  enc_arcs(&o, "arcs", p->arcs.v, p->arcs.n, p->arc_incl.v, p->arc_zero.v,
+			   p->arc_zero.n, nev) == 0 &&
+		  enc_samples(&o, p) == 0 && store_enc_points(&o, p) == 0;
+	plumb_jobs_wait(&q); /* the job is done, or run here */
+	if (ok && enc_fnlevel(&o, &fj, nev) == 0 && store_enc_flat(&o, p) == 0 &&
+	    enc_inputs(&o, p) == 0)
 		ret = 0;
+	store_fnlevel_free(&fj.s);
 	store_bulk_out_close(&o);
 	return ret;
 }
