@@ -412,14 +412,20 @@ static int wr_exec(wr *w, const char *sql)
 /* The temporary file is private until renamed, so neither a journal nor
  * syncing inside SQLite is needed: a failure discards the whole file, and
  * plumb_atomic_commit fsyncs it before the rename. */
+/* Pages of 16 KiB for a big profile: its bulk blocks (up to 256 KiB) then
+ * take a quarter of the overflow pages, and the 100 MB Callgrind file
+ * converts in 0.6 s less CPU (of 5.0) into a store 0.4 MB larger (of 64.6).
+ * A small one keeps SQLite's 4 KiB, as each table takes a page at least. */
 static int wr_pragmas(wr *w)
 {
-	char sql[256];
+	const plumb_profile *p = w->p;
+	int page = p->frames.n + p->cct.n + p->samples.n + p->points.n > 65536 ? 16384 : 4096;
+	char sql[288];
 	snprintf(sql, sizeof sql,
-		 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
-		 " PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32768;"
+		 "PRAGMA page_size=%d; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+		 " PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32768;"
 		 " PRAGMA application_id=%d; PRAGMA user_version=%d;",
-		 (int)PLUMB_STORE_APPLICATION_ID, (int)PLUMB_STORE_VERSION);
+		 page, (int)PLUMB_STORE_APPLICATION_ID, (int)PLUMB_STORE_VERSION);
 	return wr_exec(w, sql);
 }
 
