@@ -82,11 +82,12 @@ one() {
 	it=$(mean "$j" 0) is=$(mean "$j" 1) cv=$(mean "$j" 2) rt=$(mean "$j" 3) rs=$(mean "$j" 4)
 	ct=$(cpu "$j" 0) cs=$(cpu "$j" 1) cc=$(cpu "$j" 2) crt=$(cpu "$j" 3) crs=$(cpu "$j" 4)
 	wr=$(python3 -c 'import sys; print("%.3f" % max(0.0, float(sys.argv[1]) - float(sys.argv[2])))' "$cc" "$ct")
+	ww=$(python3 -c 'import sys; print("%.3f" % max(0.0, float(sys.argv[1]) - float(sys.argv[2])))' "$cv" "$it")
 	mt=$(peak "$PLUMB info $in") ms=$(peak "$PLUMB info $st")
 	# the tables for SQL users (lines, stacks, sql_info): their pages
 	sq=$(sqlite3 "$st" "SELECT sum(pgsize) FROM dbstat WHERE name IN ('lines', 'stacks', 'sql_info')" 2>/dev/null || echo '?')
 	kept=$(sqlite3 "$st" "SELECT group_concat(value, ' / ') FROM (SELECT value FROM sql_info WHERE name IN ('lines_kept', 'lines', 'stacks_kept', 'stacks') ORDER BY name)" 2>/dev/null || echo '?')
-	rows="$rows| $name | $(size "$in") | $(size "$st") | $(ratio "$(size "$st")" "$(size "$in")") | $sq | $kept | $ct / $cs | $(ratio "$ct" "$cs")× | $cc | $wr | $(ratio "$wr" "$ct") | $crt / $crs | $(ratio "$crt" "$crs")× | $it / $is | $rt / $rs | $mt / $ms |
+	rows="$rows| $name | $(size "$in") | $(size "$st") | $(ratio "$(size "$st")" "$(size "$in")") | $sq | $kept | $ct / $cs | $(ratio "$ct" "$cs")× | $cc | $wr | $(ratio "$wr" "$ct") | $ww | $(ratio "$ww" "$it") | $crt / $crs | $(ratio "$crt" "$crs")× | $it / $is | $rt / $rs | $mt / $ms |
 "
 	if [ -n "$BASELINE" ]; then
 		bs=$WORK/store-$name.old.plumb
@@ -117,15 +118,16 @@ for the encoding.
 - plumb: commit $commit, \`$PLUMB\`; timing: \`hyperfine --warmup 1 --runs $RUNS\`, the five
   commands of an input in one run; memory: \`/usr/bin/time -f '%M'\` of \`plumb info\` (KB)
 - load = \`plumb info\` (read the whole profile, print its summary); write = convert − load
-  from the text; times are CPU seconds (user + system, hyperfine's means), which a loaded
+  from the text, in CPU seconds and in wall seconds (the writer builds its lines, summaries
+  and function-level sums on a second thread); other times are CPU seconds (user + system, hyperfine's means), which a loaded
   machine disturbs less than wall time (also given, last columns); ratios: store / text for
   sizes and write, text / store for speed-ups
 - SQL tables: the bytes of the pages of the tables for SQL users (\`lines\`, \`stacks\`,
   \`sql_info\`; part of the .plumb bytes), and how many lines and stacks they keep of
   the profile's (lines / kept / stacks / kept)
 
-| input | text bytes | .plumb bytes | size | SQL tables bytes | lines / kept / stacks / kept | load CPU text / store (s) | load speed-up | convert CPU (s) | write CPU (s) | write / load text | report CPU text / store (s) | report speed-up | load wall text / store (s) | report wall text / store (s) | peak KB text / store |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| input | text bytes | .plumb bytes | size | SQL tables bytes | lines / kept / stacks / kept | load CPU text / store (s) | load speed-up | convert CPU (s) | write CPU (s) | write / load text | write wall (s) | write / load text, wall | report CPU text / store (s) | report speed-up | load wall text / store (s) | report wall text / store (s) | peak KB text / store |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 $rows
 EOT
 	if [ -n "$BASELINE" ]; then

@@ -83,22 +83,30 @@ typedef struct fit_data {
 	const double *y, *w, *logn;
 	double *x;     /* scratch: f(n) of the curve being fitted */
 	size_t n;
+	double sw, sy; /* sums of w and w * y, the same for every curve */
 	double tss;    /* weighted total sum of squares about the weighted mean */
 } fit_data;
 
-/* Fit a + b * x over d->x and measure it. */
-static void measure(const fit_data *d, plumb_fit_curve *c, bool constant)
+/* Fit a + b * x over d->x, whose sum of w * x is sx (summed as the x were
+ * made: one pass less per curve, and the same sums as plumb_fit_line's),
+ * and measure it. */
+static void measure(const fit_data *d, double sx, plumb_fit_curve *c, bool constant)
 {
-	if (constant) {
-		double sw = 0, sy = 0;
+	double ym = d->sw > 0 ? d->sy / d->sw : 0;
+	c->a = ym;
+	c->b = 0;
+	if (!constant) {
+		double xm = d->sw > 0 ? sx / d->sw : 0;
+		double sxx = 0, sxy = 0;
 		for (size_t i = 0; i < d->n; i++) {
-			sw += d->w[i];
-			sy += d->w[i] * d->y[i];
+			double dx = d->x[i] - xm;
+			sxx += d->w[i] * dx * dx;
+			sxy += d->w[i] * dx * (d->y[i] - ym);
 		}
-		c->a = sw > 0 ? sy / sw : 0;
-		c->b = 0;
-	} else {
-		plumb_fit_line(d->x, d->y, d->w, d->n, &c->a, &c->b);
+		if (sxx > 1e-300 * (d->sw > 0 ? d->sw : 1) && isfinite(sxx)) { /* as plumb_fit_line */
+			c->b = sxy / sxx;
+			c->a = ym - c->b * xm;
+		}
 	}
 	double sse = 0;
 	for (size_t i = 0; i < d->n; i++) {
@@ -109,18 +117,21 @@ static void measure(const fit_data *d, plumb_fit_curve *c, bool constant)
 	c->r2 = constant || !(d->tss > 0) ? NAN : 1 - sse / d->tss;
 }
 
-static void power_measure(const fit_data *d, double c, plumb_fit_curve *out)
+static void power_measure(const fit_data *d, double c, double sx, plumb_fit_curve *out)
 {
 	out->cls = PLUMB_GROWTH_POWER;
 	out->c = c;
-	measure(d, out, c == 0);
+	measure(d, sx, out, c == 0);
 }
 
 static void power_at(const fit_data *d, double c, plumb_fit_curve *out)
 {
-	for (size_t i = 0; i < d->n; i++)
+	double sx = 0;
+	for (size_t i = 0; i < d->n; i++) {
 		d->x[i] = exp(c * d->logn[i]);
-	power_measure(d, c, out);
+		sx += d->w[i] * d->x[i];
+	}
+	power_measure(d, c, sx, out);
 }
 
 /* The power law: the exponent by a grid over [-1, 4], then a golden-section
@@ -136,9 +147,12 @@ static void fit_power(const fit_data *d, double *step_pow, plumb_fit_curve *best
 	for (size_t i = 0; i < d->n; i++)
 		step_pow[i] = exp(step * d->logn[i]);
 	for (int k = 1; k <= steps; k++) {
-		for (size_t i = 0; i < d->n; i++)
+		double sx = 0;
+		for (size_t i = 0; i < d->n; i++) {
 			d->x[i] *= step_pow[i];
-		power_measure(d, lo + k * step, &cur); /* exact: quarters are binary */
+			sx += d->w[i] * d->x[i];
+		}
+		power_measure(d, lo + k * step, sx, &cur); /* exact: quarters are binary */
 		if (cur.rms < best->rms)
 			*best = cur;
 	}
@@ -220,19 +234,21 @@ void plumb_fit_growth(const double *n, const double *y, size_t npts, plumb_fit *
 		logn[i] = log(n[i] < 1 ? 1 : n[i]);
 	}
 	fit_data d = { .y = y, .w = w, .logn = logn, .x = x, .n = npts };
-	double sw = 0, sy = 0;
 	for (size_t i = 0; i < npts; i++) {
-		sw += w[i];
-		sy += w[i] * y[i];
+		d.sw += w[i];
+		d.sy += w[i] * y[i];
 	}
 	for (size_t i = 0; i < npts; i++)
-		d.tss += w[i] * (y[i] - sy / sw) * (y[i] - sy / sw);
+		d.tss += w[i] * (y[i] - d.sy / d.sw) * (y[i] - d.sy / d.sw);
 	for (int k = 0; k < 6; k++) {
 		plumb_growth g = (plumb_growth)(PLUMB_GROWTH_CONST + k);
-		for (size_t i = 0; i < npts; i++)
+		double sx = 0;
+		for (size_t i = 0; i < npts; i++) {
 			x[i] = plumb_growth_f(g, n[i]);
+			sx += w[i] * x[i];
+		}
 		out->classes[k].cls = g;
-		measure(&d, &out->classes[k], g == PLUMB_GROWTH_CONST);
+		measure(&d, sx, &out->classes[k], g == PLUMB_GROWTH_CONST);
 	}
 	fit_power(&d, step_pow, &out->power);
 	free(buf);
