@@ -473,8 +473,9 @@ const char *plumb_function_module(const plumb_profile *p, plumb_id fn);
 /* ---- merging ----------------------------------------------------------- */
 
 /* Add everything of src into dst: events must be the same names in the same
- * order (or dst must have none yet). Parts of src become parts of dst.
- * Used to read several input files into one profile. */
+ * order (or dst must have none yet). Parts of src become parts of dst, with
+ * the costs written as 0 (cg_self_zero, arc_zero). Used to read several
+ * input files into one profile. */
 int plumb_profile_merge(plumb_profile *dst, const plumb_profile *src, plumb_error *err);
 /* The same, with the CCT nodes i of src where fold[i] is non-zero merged
  * into their parent (its self cost, children and samples go to the
@@ -483,8 +484,7 @@ int plumb_profile_merge_folding(plumb_profile *dst, const plumb_profile *src, co
 				plumb_error *err);
 /* The same for a piece of one file read on another thread (a parallel
  * reader): src read the file from its start, so its first dst->parts.n
- * parts are dst's own, and the written zeros (cg_self_zero, arc_zero) come
- * along. Metadata src has and dst lacks is added, as by the others. */
+ * parts are dst's own. Metadata src has and dst lacks is added, as by the others. */
 int plumb_profile_merge_piece(plumb_profile *dst, const plumb_profile *src, plumb_error *err);
 
 #endif

@@ -197,7 +197,7 @@ static int merge(plumb_profile *dst, const plumb_profile *src, const uint8_t *fo
 	}
 	for (size_t i = 0; i < src->cg_self.n; i++) {
 		plumb_id sp = part[src->cg_self.v[i].part], sf = frame[src->cg_self.v[i].frame];
-		uint64_t zeros = piece && i < src->cg_self_zero.n ? src->cg_self_zero.v[i] : 0;
+		uint64_t zeros = i < src->cg_self_zero.n ? src->cg_self_zero.v[i] : 0;
 		if (plumb_cg_add_self(dst, sp, sf, src->cg_self_cost.v + i * nev, err) ||
 		    (zeros && plumb_cg_note_zeros(dst, sp, sf, zeros, err)))
 			goto out;
@@ -206,7 +206,7 @@ static int merge(plumb_profile *dst, const plumb_profile *src, const uint8_t *fo
 		const plumb_arc *a = &src->arcs.v[i];
 		int id = plumb_arc_add(dst, part[a->part], frame[a->caller], fn[a->callee], a->calls,
 				       a->has_inclusive ? src->arc_incl.v + i * nev : NULL, err);
-		uint64_t zeros = piece && i < src->arc_zero.n ? src->arc_zero.v[i] : 0;
+		uint64_t zeros = i < src->arc_zero.n ? src->arc_zero.v[i] : 0;
 		if (id < 0 || (zeros && plumb_arc_note_zeros(dst, (plumb_id)id, zeros, err)))
 			goto out;
 	}

@@ -1272,3 +1272,23 @@ Test(store, sums_of_squares_split_to_an_odd_mantissa_and_join_back)
 	cr_expect_eq(store_sqr_split(INFINITY, &e, &m), -1, "an infinite sum of squares was split");
 	cr_expect_eq(store_sqr_split(NAN, &e, &m), -1, "a NaN sum of squares was split");
 }
+
+/* A merge (several input files read into one profile) keeps which costs
+ * were written as 0: annotate shows those as 0, not as never written. */
+Test(store, merge_keeps_the_written_zeros)
+{
+	plumb_profile *p = build();
+	plumb_profile *q = plumb_profile_new();
+	plumb_error err;
+	cr_assert_not_null(q);
+	ok(plumb_profile_merge(q, p, &err), &err);
+	cr_assert_eq(q->cg_self.n, p->cg_self.n);
+	cr_assert_eq(q->arcs.n, p->arcs.n);
+	same_zeros(p->cg_self_zero.v, p->cg_self_zero.n, q->cg_self_zero.v, q->cg_self_zero.n,
+		   p->cg_self.n, "call-graph entry");
+	same_zeros(p->arc_zero.v, p->arc_zero.n, q->arc_zero.v, q->arc_zero.n, p->arcs.n, "arc");
+	cr_assert_eq(q->cg_self_zero.v[2], 5, "entry 2's zero mask: %llu, expected 5",
+		     (unsigned long long)q->cg_self_zero.v[2]);
+	plumb_profile_free(p);
+	plumb_profile_free(q);
+}
