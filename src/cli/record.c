@@ -151,7 +151,7 @@ static int parse_args(int argc, char **argv, record_args *a)
 		{ "cost", required_argument, NULL, OPT_COST },
 		{ "heap", optional_argument, NULL, OPT_HEAP },
 		{ "heap-seed", required_argument, NULL, OPT_HEAP_SEED },
-		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+		{ "off-cpu", optional_argument, NULL, OPT_OFF_CPU },
 		{ "sync-wait", optional_argument, NULL, OPT_SYNC_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -218,7 +218,10 @@ static int parse_args(int argc, char **argv, record_args *a)
 			a->quiet = true;
 			break;
 		case OPT_OFF_CPU:
+			if (optarg && strcmp(optarg, "sched") && strcmp(optarg, "exact"))
+				return cli_unknown_word("record", "--off-cpu mode", optarg, "sched, exact");
 			a->ro.off_cpu = true;
+			a->ro.off_cpu_exact = optarg && strcmp(optarg, "exact") == 0;
 			break;
 		case OPT_SYNC_WAIT: {
 			char *end;
@@ -269,6 +272,10 @@ static int parse_args(int argc, char **argv, record_args *a)
 	if (a->ro.heap && a->sampler && strcmp(a->sampler, "perf") == 0)
 		return cli_usage_error("record", "--heap traces in the preloaded library, whose timer "
 					       "signals take the CPU samples too: --sampler=perf cannot go with it");
+	if (a->ro.off_cpu_exact && (a->ro.heap || (a->sampler && strcmp(a->sampler, "signal") == 0)))
+		return cli_usage_error("record", "--off-cpu=exact reads the kernel's switch records, which "
+					       "need the perf sampler: not with %s",
+				       a->ro.heap ? "--heap (the signal sampler)" : "--sampler=signal");
 	if (a->ro.heap && a->ro.pid)
 		return cli_usage_error("record", "--heap needs the command started by plumb (the tracer "
 					       "is preloaded into it), not -p");
@@ -426,7 +433,7 @@ static void warn_shared_period(const record_args *a)
 }
 
 static int command_meta(plumb_profile *p, const record_args *a, const plumb_rec_data *d,
-			plumb_error *err)
+			const char *sampler, plumb_error *err)
 {
 	char buf[4096];
 	size_t len = 0;
@@ -445,7 +452,13 @@ static int command_meta(plumb_profile *p, const record_args *a, const plumb_rec_
 			 strcmp(a->ro.sync_wait, "auto") == 0 ? " (calibrated)" : "");
 	if (waits[0] && plumb_meta_set(p, "record.sync_threshold", waits, err))
 		return -1;
-	if (a->ro.off_cpu && plumb_meta_set(p, "record.off_cpu", "switch records + wait tracer", err))
+	/* which mode (docs/waits.md): what plumb info shows */
+	char off[96];
+	snprintf(off, sizeof off, "%s%s", strcmp(sampler, "signal") == 0 ? "traced: wait tracer only"
+					  : a->ro.off_cpu_exact ? "exact: switch records"
+								: "sched: schedstat polls",
+		 strcmp(sampler, "signal") == 0 ? " (signal sampler)" : a->ro.pid ? "" : " + wait tracer");
+	if (a->ro.off_cpu && plumb_meta_set(p, "record.off_cpu", off, err))
 		return -1;
 	return plumb_meta_set(p, "cmd", buf, err) || plumb_meta_set(p, "creator", "plumb record", err) ||
 	       plumb_meta_set(p, "record.stack", modes[a->ro.stack], err) ||
@@ -461,7 +474,7 @@ static int save(const record_args *a, const plumb_rec_data *d, const char *sampl
 	plumb_rec_profile_opts po = { NULL, true };
 	int rc = plumb_rec_to_profile(d, &po, p, err);
 	if (rc == 0)
-		rc = command_meta(p, a, d, err) || plumb_meta_set(p, "record.sampler", sampler, err) ||
+		rc = command_meta(p, a, d, sampler, err) || plumb_meta_set(p, "record.sampler", sampler, err) ||
 		     (*note && plumb_meta_set(p, "record.note", note, err));
 	if (rc == 0)
 		rc = keep_old_profile(a->output, a->quiet, err);

@@ -1,0 +1,187 @@
+/* --off-cpu's default mode: each thread's /proc/PID/task/TID/schedstat
+ * ("EXEC_NS RUN_DELAY_NS TIMESLICES", CONFIG_SCHED_INFO) read by plumb
+ * record every few milliseconds through a file kept open (pread at 0):
+ * nothing runs in the target, unlike the kernel's switch records, which
+ * cost it ~0.8 us a switch (docs/waits.md, Cost). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "model/index.h"
+#include "record/record_internal.h"
+#include "record/waits_sched.h"
+
+void plumb_sched_split_period(plumb_sched_carry *c, uint64_t wall, uint64_t exec, uint64_t delay,
+			      uint64_t traced, plumb_sched_split *s)
+{
+	memset(s, 0, sizeof *s);
+	uint64_t off = 0;
+	if (exec > wall)
+		c->debt = c->debt > UINT64_MAX - (exec - wall) ? UINT64_MAX : c->debt + (exec - wall);
+	else
+		off = wall - exec;
+	uint64_t paid = off < c->debt ? off : c->debt;
+	off -= paid;
+	c->debt -= paid;
+	delay = delay > UINT64_MAX - c->delay ? UINT64_MAX : delay + c->delay;
+	s->off = off;
+	s->traced = traced < off ? traced : off;
+	s->preempted = delay < off ? delay : off;
+	c->delay = delay - s->preempted;
+	uint64_t untraced = off - s->traced;
+	s->pre_untraced = s->preempted < untraced ? s->preempted : untraced;
+	s->pre_traced = s->preempted - s->pre_untraced;
+	s->blocked = untraced - s->pre_untraced;
+}
+
+/* ---- the poller -------------------------------------------------------- */
+
+typedef struct watched {
+	int32_t pid, tid;
+	int fd;                /* -1: opened at each reading (no descriptor was left) */
+	bool gone;             /* ended or unreadable: dropped at the next poll */
+} watched;
+
+struct plumb_sched_poller {
+	PLUMB_VEC(watched) w;
+	uint64_t last_poll;
+};
+
+plumb_sched_poller *plumb_sched_poller_new(void)
+{
+	/* a descriptor per live thread: take the hard limit of them */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return calloc(1, sizeof(plumb_sched_poller));
+}
+
+void plumb_sched_poller_free(plumb_sched_poller *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->w.n; i++)
+		if (p->w.v[i].fd >= 0)
+			close(p->w.v[i].fd);
+	free(p->w.v);
+	free(p);
+}
+
+static int open_stat(int32_t pid, int32_t tid)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Read w's counters into exec and delay; false when it cannot be read
+ * (it has ended and been reaped). */
+static bool read_stat(watched *w, uint64_t *exec, uint64_t *delay)
+{
+	char buf[96];
+	int fd = w->fd >= 0 ? w->fd : open_stat(w->pid, w->tid);
+	if (fd < 0)
+		return false;
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	if (w->fd < 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	unsigned long long e, dl;
+	if (sscanf(buf, "%llu %llu", &e, &dl) != 2)
+		return false;
+	*exec = e;
+	*delay = dl;
+	return true;
+}
+
+static int reading(plumb_rec_data *d, watched *w, plumb_error *err)
+{
+	uint64_t exec, delay, t = plumb_rec_now_ns();
+	if (!read_stat(w, &exec, &delay)) {
+		w->gone = true;
+		return 0;
+	}
+	return plumb_rec_sched_add(d, w->pid, w->tid, t, exec, delay, PLUMB_SCHED_READ, err);
+}
+
+int plumb_sched_watch(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, int32_t tid,
+		      uint64_t time_ns, bool start, plumb_error *err)
+{
+	for (size_t i = 0; i < p->w.n; i++)
+		if (p->w.v[i].tid == tid && p->w.v[i].pid == pid && !p->w.v[i].gone)
+			return 0;
+	if (start && plumb_rec_sched_add(d, pid, tid, time_ns, 0, 0, PLUMB_SCHED_START, err))
+		return -1;
+	int fd = open_stat(pid, tid);
+	if (fd < 0 && errno != EMFILE && errno != ENFILE)
+		return 0; /* gone already: its start and end records say enough */
+	if (plumb_vec_push(p->w, ((watched){ pid, tid, fd, false })))
+		return plumb_fail_nomem(err);
+	return start ? 0 : reading(d, &p->w.v[p->w.n - 1], err);
+}
+
+typedef struct watch_ctx {
+	plumb_sched_poller *p;
+	plumb_rec_data *d;
+	int32_t pid;
+	plumb_error *err;
+} watch_ctx;
+
+static int watch_one(void *ctx, int32_t tid)
+{
+	watch_ctx *c = ctx;
+	return plumb_sched_watch(c->p, c->d, c->pid, tid, 0, false, c->err);
+}
+
+int plumb_sched_watch_all(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, plumb_error *err)
+{
+	watch_ctx c = { p, d, pid, err };
+	int rc = plumb_rec_each_thread(pid, watch_one, &c);
+	return rc == -2 ? 0 : rc;
+}
+
+int plumb_sched_ended(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, int32_t tid,
+		      uint64_t time_ns, plumb_error *err)
+{
+	for (size_t i = 0; i < p->w.n; i++) {
+		watched *w = &p->w.v[i];
+		if (w->tid != tid || w->pid != pid || w->gone)
+			continue;
+		if (reading(d, w, err))
+			return -1;
+		w->gone = true;
+	}
+	return plumb_rec_sched_add(d, pid, tid, time_ns, 0, 0, PLUMB_SCHED_END, err);
+}
+
+int plumb_sched_poll(plumb_sched_poller *p, plumb_rec_data *d, uint64_t period_ns, bool force,
+		     plumb_error *err)
+{
+	uint64_t now = plumb_rec_now_ns();
+	if (!force && now - p->last_poll < period_ns)
+		return 0;
+	p->last_poll = now;
+	size_t k = 0;
+	for (size_t i = 0; i < p->w.n; i++) {
+		watched *w = &p->w.v[i];
+		if (!w->gone && reading(d, w, err))
+			return -1;
+		if (w->gone) {
+			if (w->fd >= 0)
+				close(w->fd);
+			continue;
+		}
+		p->w.v[k++] = *w;
+	}
+	p->w.n = k;
+	return 0;
+}
