@@ -137,8 +137,10 @@ int plumb_rec_period_note(plumb_rec_data *d, size_t index, uint64_t period_ns, p
  * default mode, no switch records): its cumulative on-CPU ns (exec_ns) and
  * ns runnable but not running (delay_ns, the kernel's run_delay). kind
  * PLUMB_SCHED_START: the thread began then (both 0); PLUMB_SCHED_END: it
- * ended then, the counters not known (0). */
-enum { PLUMB_SCHED_READ = 0, PLUMB_SCHED_START, PLUMB_SCHED_END };
+ * ended then, the counters not known (0); PLUMB_SCHED_CPU: exec_ns from
+ * the thread's own CPU clock (the preloaded library's THREAD record as it
+ * began or ended), delay_ns not known. */
+enum { PLUMB_SCHED_READ = 0, PLUMB_SCHED_START, PLUMB_SCHED_END, PLUMB_SCHED_CPU };
 int plumb_rec_sched_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns,
 			uint64_t exec_ns, uint64_t delay_ns, unsigned kind, plumb_error *err);
 /* The preloaded library's settings (WAITCFG), kept for the metadata. */
@@ -148,6 +150,7 @@ typedef struct plumb_rec_waits_opts {
 	bool off_cpu;              /* events off-cpu, preempted, wall */
 	bool sync_wait;            /* events sync-wait, sync-waits */
 	uint64_t cpu_period_ns;    /* a cpu-clock sample without a noted period */
+	bool sched;                /* off-CPU time from the schedstat readings */
 } plumb_rec_waits_opts;
 
 /* Turn the waits and switches into samples: with schedstat readings

@@ -457,10 +457,8 @@ static int command_meta(plumb_profile *p, const record_args *a, const plumb_rec_
 		return -1;
 	/* which mode (docs/waits.md): what plumb info shows */
 	char off[96];
-	snprintf(off, sizeof off, "%s%s", strcmp(sampler, "signal") == 0 ? "traced: wait tracer only"
-					  : a->ro.off_cpu_exact ? "exact: switch records"
-								: "sched: schedstat polls",
-		 strcmp(sampler, "signal") == 0 ? " (signal sampler)" : a->ro.pid ? "" : " + wait tracer");
+	snprintf(off, sizeof off, "%s%s%s", a->ro.off_cpu_exact ? "exact: switch records" : "sched: schedstat polls",
+		 a->ro.pid ? "" : " + wait tracer", strcmp(sampler, "signal") == 0 ? " (signal sampler)" : "");
 	if (a->ro.off_cpu && plumb_meta_set(p, "record.off_cpu", off, err))
 		return -1;
 	return plumb_meta_set(p, "cmd", buf, err) || plumb_meta_set(p, "creator", "plumb record", err) ||

@@ -922,7 +922,7 @@ int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_recor
 		if (o->off_cpu && o->off_cpu_exact)
 			rc = plumb_rec_waits_window_edge(d, (int32_t)o->pid, false, plumb_rec_now_ns(), err);
 	}
-	plumb_rec_waits_opts wo = { o->off_cpu, o->sync_wait != NULL, 0 };
+	plumb_rec_waits_opts wo = { o->off_cpu, o->sync_wait != NULL, 0, r.sched != NULL };
 	if (rc == 0 && !r.fatal)
 		rc = plumb_rec_waits_finish(d, &wo, err);
 	close_all(&r);

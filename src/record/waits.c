@@ -454,7 +454,7 @@ static int sched_thread(fin *f, const thread_view *v, const rec_sched *r, size_t
 	uint64_t a = r[k].time, ea = r[k].exec, da = r[k].delay, exec0 = r[k].exec;
 	bool ran = false;
 	for (k++; k < n; k++) {
-		uint64_t b = r[k].time, eb = r[k].exec, db = r[k].delay;
+		uint64_t b = r[k].time, eb = r[k].exec, db = r[k].kind == PLUMB_SCHED_CPU ? da : r[k].delay;
 		bool known = r[k].kind != PLUMB_SCHED_END, last = !known;
 		for (size_t z = k + 1; !known && z < n; z++)
 			if (r[z].kind == PLUMB_SCHED_READ) /* read after its end: a zombie's final figures */
@@ -565,7 +565,7 @@ static int off_cpu(fin *f, const plumb_rec_waits_opts *o)
 	}
 	qsort(cpu, ncpu, sizeof *cpu, by_thread_time_cpu);
 	if (rc == 0)
-		rc = f->w->sched.n ? from_sched(f, cpu, ncpu)
+		rc = o->sched ? from_sched(f, cpu, ncpu)
 		     : f->w->switches.n ? from_switches(f, cpu, ncpu) : from_waits(f);
 	free(cpu);
 	return rc;

@@ -3,6 +3,7 @@
  * record every few milliseconds through a file kept open (pread at 0):
  * nothing runs in the target, unlike the kernel's switch records, which
  * cost it ~0.8 us a switch (docs/waits.md, Cost). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -147,6 +148,42 @@ int plumb_sched_watch_all(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid,
 	watch_ctx c = { p, d, pid, err };
 	int rc = plumb_rec_each_thread(pid, watch_one, &c);
 	return rc == -2 ? 0 : rc;
+}
+
+static int scan(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, int depth, plumb_error *err)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return 0; /* ended meanwhile */
+	PLUMB_VEC(int32_t) tids = { NULL, 0, 0 };
+	int rc = 0;
+	for (struct dirent *e; rc == 0 && (e = readdir(dir));)
+		if (e->d_name[0] != '.' && plumb_vec_push(tids, (int32_t)atoi(e->d_name)))
+			rc = plumb_fail_nomem(err);
+	closedir(dir);
+	for (size_t i = 0; rc == 0 && i < tids.n; i++) {
+		rc = plumb_sched_watch(p, d, pid, tids.v[i], 0, false, err);
+		char buf[4096];
+		snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)tids.v[i]);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? 0 : read(fd, buf, sizeof buf - 1);
+		if (fd >= 0)
+			close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		char *save = NULL;
+		for (char *t = strtok_r(buf, " \n", &save); rc == 0 && t && depth < 64;
+		     t = strtok_r(NULL, " \n", &save))
+			rc = scan(p, d, (int32_t)atoi(t), depth + 1, err);
+	}
+	free(tids.v);
+	return rc;
+}
+
+int plumb_sched_scan(plumb_sched_poller *p, plumb_rec_data *d, int32_t root, plumb_error *err)
+{
+	return scan(p, d, root, 0, err);
 }
 
 int plumb_sched_ended(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, int32_t tid,

@@ -54,6 +54,10 @@ int plumb_sched_watch(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, int
 		      uint64_t time_ns, bool start, plumb_error *err);
 /* Every thread of pid, read now (-p, as the window opens). */
 int plumb_sched_watch_all(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, plumb_error *err);
+/* Watch every thread of root and of its descendant processes not watched
+ * yet (read now), found through /proc/PID/task and each thread's
+ * children file: the signal sampler has no FORK records to say so. */
+int plumb_sched_scan(plumb_sched_poller *p, plumb_rec_data *d, int32_t root, plumb_error *err);
 /* tid ended at time_ns (PERF_RECORD_EXIT): a last reading if it can still
  * be read (a zombie leader), then its end. */
 int plumb_sched_ended(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, int32_t tid,

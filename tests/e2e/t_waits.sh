@@ -164,7 +164,7 @@ expect_status "record --sampler=signal --off-cpu" 0 \
 run waits sig.plumb
 py "signal sampler: each wait's off-cpu on the function that waited" "$waits_check"
 run "$PLUMB" info sig.plumb
-expect_out "signal sampler: the metadata says which mode" "record.off_cpu traced: wait tracer only"
+expect_out "signal sampler: the metadata says which mode" "record.off_cpu sched: schedstat polls + wait tracer (signal sampler)"
 
 # --off-cpu takes a mode, strictly.
 expect_err "--off-cpu: an unknown mode is refused with the nearest" 2 "did you mean 'exact'" \
@@ -172,13 +172,17 @@ expect_err "--off-cpu: an unknown mode is refused with the nearest" 2 "did you m
 expect_err "--off-cpu=exact needs perf's switch records" 2 "--sampler=signal" \
 	"$PLUMB" record --off-cpu=exact --sampler=signal -o x.plumb ./wait_known
 
-# Preemption is its own event in both modes: two threads that never block,
+# Preemption is its own event in both modes, and with the signal sampler: two threads that never block,
 # on one CPU, are runnable but not running about half the time each (more
 # when the machine is loaded); little of their off-CPU time is anything else.
 gcc -O2 -g -pthread "$progs/wait_preempt.c" -o wait_preempt || fail "compile wait_preempt.c"
 if command -v taskset >/dev/null 2>&1; then
-	for opt in default exact; do
-		[ "$opt" = default ] && flag=--off-cpu || flag=--off-cpu=$opt
+	for opt in default exact signal; do
+		case $opt in
+		default) flag=--off-cpu ;;
+		signal) flag="--off-cpu --sampler=signal" ;;
+		*) flag=--off-cpu=$opt ;;
+		esac
 		expect_status "record $flag, two threads on one CPU" 0 \
 			taskset -c 0 "$PLUMB" record -q $flag -o "p-$opt.plumb" ./wait_preempt 600
 		for e in wall off-cpu preempted; do

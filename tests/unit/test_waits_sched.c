@@ -128,7 +128,7 @@ static void reading(plumb_rec_data *d, int32_t tid, uint64_t t, uint64_t exec, u
 static void finish(plumb_rec_data *d)
 {
 	plumb_error err;
-	plumb_rec_waits_opts o = { true, false, 0 };
+	plumb_rec_waits_opts o = { true, false, 0, true };
 	cr_assert_eq(plumb_rec_waits_finish(d, &o, &err), 0, "%s", err.message);
 }
 
@@ -224,5 +224,23 @@ Test(waits_sched, a_held_stack_takes_the_time_until_the_thread_first_runs)
 	finish(d);
 	cr_expect_eq(at(d, "off-cpu", 13, 0x7200), 4950);
 	cr_expect_eq(at(d, "off-cpu", 13, 0x1000), 4500);
+	plumb_rec_data_free(d);
+}
+
+/* The preloaded library's THREAD records: the thread's own CPU clock as it
+ * began and ended, the runqueue time not known (it stays the last
+ * reading's). */
+Test(waits_sched, a_thread_record_s_cpu_time_closes_the_last_period)
+{
+	plumb_rec_data *d = data();
+	cpu_sample(d, 14, 1000, cpu_chain, 1000);
+	reading(d, 14, 0, 0, 0, PLUMB_SCHED_START);
+	reading(d, 14, 100, 50, 0, PLUMB_SCHED_CPU);
+	reading(d, 14, 5000, 1000, 400, PLUMB_SCHED_READ);
+	reading(d, 14, 9000, 3000, 0, PLUMB_SCHED_CPU);      /* ended: 2000 more on the CPU */
+	reading(d, 14, 9010, 0, 0, PLUMB_SCHED_END);
+	finish(d);
+	cr_expect_eq(total(d, "off-cpu"), 9010 - 3000);
+	cr_expect_eq(total(d, "preempted"), 400);
 	plumb_rec_data_free(d);
 }
