@@ -833,6 +833,10 @@ static int run_command(recorder *r)
 	int rc = open_task(r, child, true);
 	if (rc == 0 && r->sched) /* its counters before it runs the command */
 		rc = plumb_sched_watch(r->sched, r->d, (int32_t)child, (int32_t)child, 0, false, r->err);
+	if (rc == 0 && r->sched && !plumb_sched_watching(r->sched) && r->o->warn)
+		r->o->warn(r->o->warn_ctx, "cannot read /proc/PID/task/TID/schedstat (a kernel without "
+					   "CONFIG_SCHED_INFO?): off-CPU time only from the traced calls and "
+					   "each thread's start and end; --off-cpu=exact reads switch records");
 	if (rc) {
 		kill(child, SIGKILL);
 		close(go);

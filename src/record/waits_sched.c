@@ -130,6 +130,11 @@ int plumb_sched_watch(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, int
 	return start ? 0 : reading(d, &p->w.v[p->w.n - 1], err);
 }
 
+size_t plumb_sched_watching(const plumb_sched_poller *p)
+{
+	return p->w.n;
+}
+
 typedef struct watch_ctx {
 	plumb_sched_poller *p;
 	plumb_rec_data *d;

@@ -52,6 +52,8 @@ void plumb_sched_poller_free(plumb_sched_poller *p);
  * has gone already is not an error. */
 int plumb_sched_watch(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, int32_t tid,
 		      uint64_t time_ns, bool start, plumb_error *err);
+/* Threads being read (0 when the first could not be: no schedstat). */
+size_t plumb_sched_watching(const plumb_sched_poller *p);
 /* Every thread of pid, read now (-p, as the window opens). */
 int plumb_sched_watch_all(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, plumb_error *err);
 /* Watch every thread of root and of its descendant processes not watched
