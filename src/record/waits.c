@@ -516,8 +516,13 @@ static int from_sched(fin *f, cpu_ref *cpu, size_t ncpu)
 			hi++;
 		if (hi < w->held.n && w->held.v[hi].pid == v.pid && w->held.v[hi].tid == v.tid)
 			v.held = &w->held.v[hi];
-		if (sched_thread(f, &v, r + i, j - i))
-			return -1;
+		/* a START begins a thread's life: the id may have been reused */
+		for (size_t k = i, e; k < j; k = e) {
+			for (e = k + 1; e < j && r[e].kind != PLUMB_SCHED_START;)
+				e++;
+			if (sched_thread(f, &v, r + k, e - k))
+				return -1;
+		}
 		i = j;
 	}
 	return 0;

@@ -244,3 +244,20 @@ Test(waits_sched, a_thread_record_s_cpu_time_closes_the_last_period)
 	cr_expect_eq(total(d, "preempted"), 400);
 	plumb_rec_data_free(d);
 }
+
+/* A thread id used again after its thread ended: two lives, not one with
+ * the time between them. */
+Test(waits_sched, a_reused_thread_id_starts_a_new_life)
+{
+	plumb_rec_data *d = data();
+	cpu_sample(d, 15, 500, cpu_chain, 1000);
+	reading(d, 15, 0, 0, 0, PLUMB_SCHED_START);
+	reading(d, 15, 2000, 1000, 0, PLUMB_SCHED_READ);
+	reading(d, 15, 3000, 0, 0, PLUMB_SCHED_END);
+	reading(d, 15, 100000, 0, 0, PLUMB_SCHED_START);
+	reading(d, 15, 104000, 1000, 0, PLUMB_SCHED_READ);
+	finish(d);
+	/* 1000, 1000 to its end (no CPU sample there), then 3000: not the 97000 between */
+	cr_expect_eq(total(d, "off-cpu"), 1000 + 1000 + 3000);
+	plumb_rec_data_free(d);
+}
