@@ -229,7 +229,8 @@ static int poll_command(pid_t pid, plumb_rec_data *d, plumb_error *err)
 		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 ? si.si_pid == pid
 										     : errno != EINTR)
 			break;
-		struct timespec ts = { 0, 5000000 };
+		uint64_t ns = plumb_sched_period(p, 5000000);
+		struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
 		nanosleep(&ts, NULL);
 	}
 	if (rc == 0)

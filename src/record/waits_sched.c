@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "model/hash.h"
 #include "model/index.h"
 #include "record/record_internal.h"
 #include "record/waits_sched.h"
@@ -50,8 +51,27 @@ typedef struct watched {
 
 struct plumb_sched_poller {
 	PLUMB_VEC(watched) w;
+	plumb_index ix;        /* (pid, tid) -> index into w, of the live ones */
 	uint64_t last_poll;
 };
+
+static uint32_t key_hash(int32_t pid, int32_t tid)
+{
+	return (uint32_t)plumb_hash_mix((uint64_t)(uint32_t)pid, (uint64_t)(uint32_t)tid);
+}
+
+static bool same_thread(const void *ctx, uint32_t id, const void *key)
+{
+	const watched *w = &((const plumb_sched_poller *)ctx)->w.v[id], *k = key;
+	return w->pid == k->pid && w->tid == k->tid;
+}
+
+static watched *find(plumb_sched_poller *p, int32_t pid, int32_t tid)
+{
+	watched k = { pid, tid, -1, false };
+	uint32_t id = plumb_index_find(&p->ix, key_hash(pid, tid), same_thread, p, &k);
+	return id == PLUMB_NONE ? NULL : &p->w.v[id];
+}
 
 plumb_sched_poller *plumb_sched_poller_new(void)
 {
@@ -72,6 +92,7 @@ void plumb_sched_poller_free(plumb_sched_poller *p)
 		if (p->w.v[i].fd >= 0)
 			close(p->w.v[i].fd);
 	free(p->w.v);
+	plumb_index_free(&p->ix);
 	free(p);
 }
 
@@ -117,16 +138,26 @@ static int reading(plumb_rec_data *d, watched *w, plumb_error *err)
 int plumb_sched_watch(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, int32_t tid,
 		      uint64_t time_ns, bool start, plumb_error *err)
 {
-	for (size_t i = 0; i < p->w.n; i++)
-		if (p->w.v[i].tid == tid && p->w.v[i].pid == pid && !p->w.v[i].gone)
-			return 0;
+	watched *known = find(p, pid, tid);
+	if (known && !known->gone)
+		return 0;
 	if (start && plumb_rec_sched_add(d, pid, tid, time_ns, 0, 0, PLUMB_SCHED_START, err))
 		return -1;
 	int fd = open_stat(pid, tid);
 	if (fd < 0 && errno != EMFILE && errno != ENFILE)
 		return 0; /* gone already: its start and end records say enough */
-	if (plumb_vec_push(p->w, ((watched){ pid, tid, fd, false })))
+	if (known) { /* its id again, before the poll that drops the old one */
+		if (known->fd >= 0)
+			close(known->fd);
+		*known = (watched){ pid, tid, fd, false };
+		return start ? 0 : reading(d, known, err);
+	}
+	if (plumb_vec_push(p->w, ((watched){ pid, tid, fd, false })) ||
+	    plumb_index_insert(&p->ix, key_hash(pid, tid), (uint32_t)(p->w.n - 1))) {
+		if (fd >= 0)
+			close(fd);
 		return plumb_fail_nomem(err);
+	}
 	return start ? 0 : reading(d, &p->w.v[p->w.n - 1], err);
 }
 
@@ -194,10 +225,8 @@ int plumb_sched_scan(plumb_sched_poller *p, plumb_rec_data *d, int32_t root, plu
 int plumb_sched_ended(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, int32_t tid,
 		      uint64_t time_ns, plumb_error *err)
 {
-	for (size_t i = 0; i < p->w.n; i++) {
-		watched *w = &p->w.v[i];
-		if (w->tid != tid || w->pid != pid || w->gone)
-			continue;
+	watched *w = find(p, pid, tid);
+	if (w && !w->gone) {
 		if (reading(d, w, err))
 			return -1;
 		w->gone = true;
@@ -205,11 +234,17 @@ int plumb_sched_ended(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, int
 	return plumb_rec_sched_add(d, pid, tid, time_ns, 0, 0, PLUMB_SCHED_END, err);
 }
 
+uint64_t plumb_sched_period(const plumb_sched_poller *p, uint64_t period_ns)
+{
+	uint64_t many = (uint64_t)p->w.n * 100000u; /* a read is 3-7 us here */
+	return many > period_ns ? many : period_ns;
+}
+
 int plumb_sched_poll(plumb_sched_poller *p, plumb_rec_data *d, uint64_t period_ns, bool force,
 		     plumb_error *err)
 {
 	uint64_t now = plumb_rec_now_ns();
-	if (!force && now - p->last_poll < period_ns)
+	if (!force && now - p->last_poll < plumb_sched_period(p, period_ns))
 		return 0;
 	p->last_poll = now;
 	size_t k = 0;
@@ -224,6 +259,12 @@ int plumb_sched_poll(plumb_sched_poller *p, plumb_rec_data *d, uint64_t period_n
 		}
 		p->w.v[k++] = *w;
 	}
-	p->w.n = k;
+	if (k == p->w.n)
+		return 0;
+	p->w.n = k; /* some ended: index the rest again */
+	plumb_index_free(&p->ix);
+	for (size_t i = 0; i < p->w.n; i++)
+		if (plumb_index_insert(&p->ix, key_hash(p->w.v[i].pid, p->w.v[i].tid), (uint32_t)i))
+			return plumb_fail_nomem(err);
 	return 0;
 }

@@ -64,8 +64,12 @@ int plumb_sched_scan(plumb_sched_poller *p, plumb_rec_data *d, int32_t root, plu
  * be read (a zombie leader), then its end. */
 int plumb_sched_ended(plumb_sched_poller *p, plumb_rec_data *d, int32_t pid, int32_t tid,
 		      uint64_t time_ns, plumb_error *err);
-/* Read every watched thread now if period_ns have passed since the last
- * poll (force: now). */
+/* The time between two polls: period_ns, longer with many threads (100 us
+ * a thread), so that reading them costs plumb at most a few percent of a
+ * CPU. */
+uint64_t plumb_sched_period(const plumb_sched_poller *p, uint64_t period_ns);
+/* Read every watched thread now if plumb_sched_period(period_ns) has
+ * passed since the last poll (force: now). */
 int plumb_sched_poll(plumb_sched_poller *p, plumb_rec_data *d, uint64_t period_ns, bool force,
 		     plumb_error *err);
 
