@@ -189,6 +189,7 @@ typedef struct cpu_ref {
 	uint64_t time;
 	size_t index;
 	uint64_t ns;           /* the CPU time it stands for */
+	bool covered;          /* its wall came from a schedstat period */
 } cpu_ref;
 
 static int by_thread_time_cpu(const void *a, const void *b)
@@ -208,20 +209,20 @@ static int cmp_thread(int32_t pa, int32_t ta, int32_t pb, int32_t tb)
 	return ta < tb ? -1 : ta > tb;
 }
 
-/* Add one off-CPU interval of ns, pre of it preempted, to chain (copied
- * first: d->ips may move). */
-static int charge(fin *f, int32_t pid, int32_t tid, uint64_t t, uint64_t ns, uint64_t pre,
-		  const uint64_t *chain, size_t n, uint32_t flags)
+/* Add off ns of off-CPU time, pre of it preempted, and wall ns of wall
+ * time to chain (copied first: d->ips may move). */
+static int charge3(fin *f, int32_t pid, int32_t tid, uint64_t t, uint64_t off, uint64_t wall,
+		   uint64_t pre, const uint64_t *chain, size_t n, uint32_t flags)
 {
-	if (ns == 0 || n == 0)
+	if ((off == 0 && wall == 0) || n == 0)
 		return 0;
 	if (plumb_vec_reserve(f->tmp, n))
 		return plumb_fail_nomem(f->err);
 	memcpy(f->tmp.v, chain, n * sizeof *chain);
-	int evs[3] = { f->off, f->wall, pre ? f->pre : -1 };
-	uint64_t ws[3] = { ns, ns, pre };
+	int evs[3] = { f->off, f->wall, f->pre };
+	uint64_t ws[3] = { off, wall, pre };
 	for (int k = 0; k < 3; k++) {
-		if (evs[k] < 0)
+		if (evs[k] < 0 || ws[k] == 0)
 			continue;
 		plumb_rec_sample *prev = f->last[k] ? &f->d->samples.v[f->last[k] - 1] : NULL;
 		if (prev && prev->pid == pid && prev->tid == tid && prev->nips == n &&
@@ -237,6 +238,13 @@ static int charge(fin *f, int32_t pid, int32_t tid, uint64_t t, uint64_t ns, uin
 		f->last[k] = f->d->samples.n;
 	}
 	return 0;
+}
+
+/* ns off the CPU, pre of it preempted: off-cpu and wall. */
+static int charge(fin *f, int32_t pid, int32_t tid, uint64_t t, uint64_t ns, uint64_t pre,
+		  const uint64_t *chain, size_t n, uint32_t flags)
+{
+	return ns ? charge3(f, pid, tid, t, ns, ns, pre, chain, n, flags) : 0;
 }
 
 /* ns of wait wt weighted by its 1/p (x65536) into *out; past 64 bits
@@ -355,7 +363,7 @@ typedef struct thread_view {
 	int32_t pid, tid;
 	const rec_wait *waits;
 	size_t nwaits;
-	const cpu_ref *cpu;
+	cpu_ref *cpu;
 	size_t ncpu;
 	const rec_held *held;
 } thread_view;
@@ -443,6 +451,37 @@ static int charge_preempted(fin *f, const thread_view *v, size_t c0, size_t c1, 
 	return 0;
 }
 
+/* The period's on-CPU time (schedstat's, exact) as wall time: to its CPU
+ * samples in proportion to the time each stands for, or the nearest one;
+ * so a thread's wall is its elapsed time, whatever the samples missed
+ * (user-only cpu-clock samples do not see the time in the kernel). */
+static int charge_running(fin *f, const thread_view *v, size_t c0, size_t c1, uint64_t cpu_ns,
+			  uint64_t b, uint64_t ns)
+{
+	for (size_t i = c0; i < c1; i++)
+		v->cpu[i].covered = true;
+	if (!ns)
+		return 0;
+	if (c0 == c1 || !cpu_ns) {
+		const plumb_rec_sample *sm = stand_in(f, v->cpu, 0, v->ncpu, b);
+		return sm ? charge3(f, v->pid, v->tid, sm->time_ns, 0, ns, 0, f->d->ips.v + sm->ips, sm->nips,
+				    sm->flags)
+			  : 0;
+	}
+	uint64_t left = ns;
+	for (size_t i = c0; i < c1; i++) {
+		uint64_t part = i + 1 == c1 ? left
+				: (uint64_t)((double)ns * (double)v->cpu[i].ns / (double)cpu_ns + 0.5);
+		if (part > left)
+			part = left;
+		left -= part;
+		plumb_rec_sample sm = f->d->samples.v[v->cpu[i].index];
+		if (charge3(f, v->pid, v->tid, sm.time_ns, 0, part, 0, f->d->ips.v + sm.ips, sm.nips, sm.flags))
+			return -1;
+	}
+	return 0;
+}
+
 static int sched_thread(fin *f, const thread_view *v, const rec_sched *r, size_t n)
 {
 	plumb_sched_carry carry = { 0, 0 };
@@ -470,7 +509,8 @@ static int sched_thread(fin *f, const thread_view *v, const rec_sched *r, size_t
 		plumb_sched_split s;
 		plumb_sched_split_period(&carry, b - a, exec, delay, traced, &s);
 		ran = ran || (known ? eb > exec0 : exec > 0);
-		if (charge_traced(f, v, wlo, a, b, traced, &s) ||
+		if (charge_running(f, v, c0, c1, cpu_ns, b, exec) ||
+		    charge_traced(f, v, wlo, a, b, traced, &s) ||
 		    charge_preempted(f, v, c0, c1, cpu_ns, b, s.pre_untraced))
 			return -1;
 		if (s.blocked && v->held && !ran) { /* -p: blocked where it was when the window opened */
@@ -557,7 +597,9 @@ static int off_cpu(fin *f, const plumb_rec_waits_opts *o)
 		if (!is_cpu_event(d->events.v[s->event]))
 			continue;
 		uint64_t ns = period_of(f, i, s->weight * o->cpu_period_ns, &pi);
-		cpu[ncpu++] = (cpu_ref){ s->pid, s->tid, s->time_ns, i, ns };
+		cpu[ncpu++] = (cpu_ref){ s->pid, s->tid, s->time_ns, i, ns, false };
+		if (o->sched)
+			continue; /* wall from schedstat's on-CPU time (charge_running) */
 		plumb_rec_sample c = *s;   /* d->samples may move */
 		if (plumb_vec_reserve(f->tmp, c.nips ? c.nips : 1))
 			rc = plumb_fail_nomem(f->err);
@@ -572,6 +614,13 @@ static int off_cpu(fin *f, const plumb_rec_waits_opts *o)
 	if (rc == 0)
 		rc = o->sched ? from_sched(f, cpu, ncpu)
 		     : f->w->switches.n ? from_switches(f, cpu, ncpu) : from_waits(f);
+	for (size_t i = 0; rc == 0 && o->sched && i < ncpu; i++) {
+		if (cpu[i].covered) /* else outside every period: its own time */
+			continue;
+		plumb_rec_sample sm = d->samples.v[cpu[i].index];
+		rc = charge3(f, sm.pid, sm.tid, sm.time_ns, 0, cpu[i].ns, 0, d->ips.v + sm.ips, sm.nips,
+			     sm.flags);
+	}
 	free(cpu);
 	return rc;
 }

@@ -165,7 +165,8 @@ Test(waits_sched, periods_go_to_traced_waits_cpu_samples_and_the_nearest_sample)
 	cr_expect_eq(at(d, "off-cpu", 10, 0x7100), 16000, "10000 ns weighted 2, cut to 8000/10000");
 	cr_expect_eq(total(d, "off-cpu"), 21000, "the untaken wait's time is the weights' to stand for");
 	cr_expect_eq(total(d, "preempted"), 500);
-	cr_expect_eq(total(d, "wall"), 21000 + 1000);
+	cr_expect_eq(total(d, "wall"), 21000 + 4000, "+ schedstat's on-CPU time, not the sample's 1000");
+	cr_expect_eq(at(d, "wall", 10, 0x1000), 4000 + 1000, "the on-CPU time at the CPU sample");
 	plumb_rec_data_free(d);
 }
 
@@ -259,5 +260,26 @@ Test(waits_sched, a_reused_thread_id_starts_a_new_life)
 	finish(d);
 	/* 1000, 1000 to its end (no CPU sample there), then 3000: not the 97000 between */
 	cr_expect_eq(total(d, "off-cpu"), 1000 + 1000 + 3000);
+	plumb_rec_data_free(d);
+}
+
+/* wall = on-CPU + off-CPU = elapsed, per thread: the on-CPU part is
+ * schedstat's, spread over the period's CPU samples by the time each
+ * stands for, whatever they missed (time in the kernel). A sample outside
+ * every period keeps its own time. */
+Test(waits_sched, wall_is_the_elapsed_time_whatever_the_samples_missed)
+{
+	plumb_rec_data *d = data();
+	cpu_sample(d, 16, 1000, cpu_chain, 1000);
+	cpu_sample(d, 16, 2000, cpu2_chain, 3000);
+	cpu_sample(d, 16, 50000, cpu2_chain, 700);    /* after the last reading */
+	reading(d, 16, 0, 0, 0, PLUMB_SCHED_START);
+	reading(d, 16, 10000, 8000, 0, PLUMB_SCHED_READ);  /* 8000 on the CPU, 4000 sampled */
+	finish(d);
+	cr_expect_eq(total(d, "off-cpu"), 2000);
+	cr_expect_eq(at(d, "wall", 16, 0x1000), 2000, "a quarter of 8000");
+	cr_expect_eq(at(d, "wall", 16, 0x1100), 6000 + 2000 + 700,
+		     "three quarters, the blocked 2000 (the last sample before the period's end), its own");
+	cr_expect_eq(total(d, "wall"), 10000 + 700);
 	plumb_rec_data_free(d);
 }
