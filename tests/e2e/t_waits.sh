@@ -204,6 +204,24 @@ else
 	skip "preemption" "taskset not installed"
 fi
 
+# wall = elapsed for every thread, even one that spends its time in the
+# kernel, where user-only cpu-clock samples do not see it: in the default
+# mode the on-CPU part is schedstat's (the two players of a ping-pong live
+# about as long as main).
+gcc -O2 -g -pthread "$progs/wait_pingpong.c" -o wait_pingpong || fail "compile wait_pingpong.c"
+for opt in default signal; do
+	[ "$opt" = default ] && flag=--off-cpu || flag="--off-cpu --sampler=signal"
+	expect_status "record $flag of a ping-pong" 0 "$PLUMB" record -q $flag -o "pp-$opt.plumb" ./wait_pingpong 20000
+	run "$PLUMB" report --format csv --view threads -m wall "pp-$opt.plumb"
+	py "$flag: each player's wall is about main's" '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+main = [int(r["exclusive.wall"]) for r in rows if r["start"] == "main"]
+players = [int(r["exclusive.wall"]) for r in rows if r["start"] == "player"]
+assert len(main) == 1 and len(players) == 2, rows
+assert all(0.8 * main[0] <= p <= 1.02 * main[0] for p in players), (main, players)'
+done
+
 expect_err "--sync-wait takes microseconds" 2 "microseconds" \
 	"$PLUMB" record --sync-wait=abc -o x.plumb ./wait_known
 expect_err "--off-cpu needs a CPU clock event" 2 "cpu-clock or task-clock" \
