@@ -276,6 +276,82 @@ static const plumb_rec_sample *stand_in(fin *f, const cpu_ref *c, size_t lo, siz
 	return &f->d->samples.v[c[a > lo ? a - 1 : lo].index];
 }
 
+/* ---- from schedstat readings (--off-cpu's default) ---------------------- */
+
+/* One thread's readings, waits, CPU samples and held stack. */
+typedef struct thread_view {
+	int32_t pid, tid;
+	const rec_wait *waits;
+	size_t nwaits;
+	cpu_ref *cpu;
+	size_t ncpu;
+	const rec_held *held;
+} thread_view;
+
+/* The time the thread spent in traced calls within [a, b]. */
+static uint64_t traced_in(const thread_view *v, size_t *lo, uint64_t a, uint64_t b)
+{
+	while (*lo < v->nwaits && v->waits[*lo].t1 <= a)
+		(*lo)++;
+	uint64_t sum = 0;
+	for (size_t i = *lo; i < v->nwaits && v->waits[i].t0 < b; i++) {
+		uint64_t x = v->waits[i].t0 > a ? v->waits[i].t0 : a;
+		uint64_t y = v->waits[i].t1 < b ? v->waits[i].t1 : b;
+		if (y > x)
+			sum += y - x;
+	}
+	return sum;
+}
+
+/* The CPU samples of the thread in (a, b]: [*first, end), their CPU ns. */
+static uint64_t cpu_in(const thread_view *v, size_t *first, size_t *end, uint64_t a, uint64_t b)
+{
+	size_t i = *first;
+	while (i < v->ncpu && v->cpu[i].time <= a)
+		i++;
+	uint64_t sum = 0;
+	size_t j = i;
+	for (; j < v->ncpu && v->cpu[j].time <= b; j++)
+		sum += v->cpu[j].ns;
+	*first = i;
+	*end = j;
+	return sum;
+}
+
+/* On-CPU time measured (a schedstat period's, or between a switch in and
+ * out) as wall time: to the CPU samples in it in proportion to the time
+ * each stands for, or the nearest one; so a thread's wall is its elapsed
+ * time, whatever the samples missed (user-only cpu-clock samples do not
+ * see the time in the kernel). */
+static int charge_running(fin *f, const thread_view *v, size_t c0, size_t c1, uint64_t cpu_ns,
+			  uint64_t b, uint64_t ns)
+{
+	for (size_t i = c0; i < c1; i++)
+		v->cpu[i].covered = true;
+	if (!ns)
+		return 0;
+	if (c0 == c1 || !cpu_ns) {
+		const plumb_rec_sample *sm = stand_in(f, v->cpu, 0, v->ncpu, b);
+		return sm ? charge3(f, v->pid, v->tid, sm->time_ns, 0, ns, 0, f->d->ips.v + sm->ips, sm->nips,
+				    sm->flags)
+			  : 0;
+	}
+	uint64_t left = ns;
+	for (size_t i = c0; i < c1; i++) {
+		uint64_t part = i + 1 == c1 ? left
+				: (uint64_t)((double)ns * (double)v->cpu[i].ns / (double)cpu_ns + 0.5);
+		if (part > left)
+			part = left;
+		left -= part;
+		plumb_rec_sample sm = f->d->samples.v[v->cpu[i].index];
+		if (charge3(f, v->pid, v->tid, sm.time_ns, 0, part, 0, f->d->ips.v + sm.ips, sm.nips, sm.flags))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- from switch records (--off-cpu=exact) -------------------------------- */
+
 /* Each thread's switch intervals against its waits and CPU samples. */
 static int from_switches(fin *f, cpu_ref *cpu, size_t ncpu)
 {
@@ -299,12 +375,23 @@ static int from_switches(fin *f, cpu_ref *cpu, size_t ncpu)
 			hi++;
 		const rec_held *held = hi < w->held.n && w->held.v[hi].pid == pid &&
 				       w->held.v[hi].tid == tid ? &w->held.v[hi] : NULL;
-		const rec_switch *out = NULL;
+		const rec_switch *out = NULL, *in = NULL;
+		thread_view v = { pid, tid, NULL, 0, cpu + ci, cj - ci, NULL };
+		size_t clo = 0;
 		for (size_t k = i; k < j; k++) {
 			if (sw[k].out) {
+				if (in) { /* on the CPU from in to here: wall */
+					size_t c0 = clo, c1;
+					uint64_t cpu_ns = cpu_in(&v, &c0, &c1, in->time, sw[k].time);
+					clo = c0;
+					if (charge_running(f, &v, c0, c1, cpu_ns, sw[k].time, sw[k].time - in->time))
+						return -1;
+				}
 				out = &sw[k];
+				in = NULL;
 				continue;
 			}
+			in = &sw[k];
 			if (!out)
 				continue;
 			uint64_t a = out->time, b = sw[k].time;
@@ -356,48 +443,6 @@ static int from_waits(fin *f)
 	return 0;
 }
 
-/* ---- from schedstat readings (--off-cpu's default) ---------------------- */
-
-/* One thread's readings, waits, CPU samples and held stack. */
-typedef struct thread_view {
-	int32_t pid, tid;
-	const rec_wait *waits;
-	size_t nwaits;
-	cpu_ref *cpu;
-	size_t ncpu;
-	const rec_held *held;
-} thread_view;
-
-/* The time the thread spent in traced calls within [a, b]. */
-static uint64_t traced_in(const thread_view *v, size_t *lo, uint64_t a, uint64_t b)
-{
-	while (*lo < v->nwaits && v->waits[*lo].t1 <= a)
-		(*lo)++;
-	uint64_t sum = 0;
-	for (size_t i = *lo; i < v->nwaits && v->waits[i].t0 < b; i++) {
-		uint64_t x = v->waits[i].t0 > a ? v->waits[i].t0 : a;
-		uint64_t y = v->waits[i].t1 < b ? v->waits[i].t1 : b;
-		if (y > x)
-			sum += y - x;
-	}
-	return sum;
-}
-
-/* The CPU samples of the thread in (a, b]: [*first, end), their CPU ns. */
-static uint64_t cpu_in(const thread_view *v, size_t *first, size_t *end, uint64_t a, uint64_t b)
-{
-	size_t i = *first;
-	while (i < v->ncpu && v->cpu[i].time <= a)
-		i++;
-	uint64_t sum = 0;
-	size_t j = i;
-	for (; j < v->ncpu && v->cpu[j].time <= b; j++)
-		sum += v->cpu[j].ns;
-	*first = i;
-	*end = j;
-	return sum;
-}
-
 /* The taken traced waits in [a, b], their share of s->traced (the time
  * in traced calls, scaled to the period's off-CPU time when the calls
  * held on-CPU time too), each weighted by its 1/p. */
@@ -446,37 +491,6 @@ static int charge_preempted(fin *f, const thread_view *v, size_t c0, size_t c1, 
 		left -= part;
 		plumb_rec_sample sm = f->d->samples.v[v->cpu[i].index];
 		if (charge(f, v->pid, v->tid, sm.time_ns, part, part, f->d->ips.v + sm.ips, sm.nips, sm.flags))
-			return -1;
-	}
-	return 0;
-}
-
-/* The period's on-CPU time (schedstat's, exact) as wall time: to its CPU
- * samples in proportion to the time each stands for, or the nearest one;
- * so a thread's wall is its elapsed time, whatever the samples missed
- * (user-only cpu-clock samples do not see the time in the kernel). */
-static int charge_running(fin *f, const thread_view *v, size_t c0, size_t c1, uint64_t cpu_ns,
-			  uint64_t b, uint64_t ns)
-{
-	for (size_t i = c0; i < c1; i++)
-		v->cpu[i].covered = true;
-	if (!ns)
-		return 0;
-	if (c0 == c1 || !cpu_ns) {
-		const plumb_rec_sample *sm = stand_in(f, v->cpu, 0, v->ncpu, b);
-		return sm ? charge3(f, v->pid, v->tid, sm->time_ns, 0, ns, 0, f->d->ips.v + sm->ips, sm->nips,
-				    sm->flags)
-			  : 0;
-	}
-	uint64_t left = ns;
-	for (size_t i = c0; i < c1; i++) {
-		uint64_t part = i + 1 == c1 ? left
-				: (uint64_t)((double)ns * (double)v->cpu[i].ns / (double)cpu_ns + 0.5);
-		if (part > left)
-			part = left;
-		left -= part;
-		plumb_rec_sample sm = f->d->samples.v[v->cpu[i].index];
-		if (charge3(f, v->pid, v->tid, sm.time_ns, 0, part, 0, f->d->ips.v + sm.ips, sm.nips, sm.flags))
 			return -1;
 	}
 	return 0;
@@ -598,8 +612,8 @@ static int off_cpu(fin *f, const plumb_rec_waits_opts *o)
 			continue;
 		uint64_t ns = period_of(f, i, s->weight * o->cpu_period_ns, &pi);
 		cpu[ncpu++] = (cpu_ref){ s->pid, s->tid, s->time_ns, i, ns, false };
-		if (o->sched)
-			continue; /* wall from schedstat's on-CPU time (charge_running) */
+		if (o->sched || f->w->switches.n)
+			continue; /* wall from the on-CPU time measured (charge_running) */
 		plumb_rec_sample c = *s;   /* d->samples may move */
 		if (plumb_vec_reserve(f->tmp, c.nips ? c.nips : 1))
 			rc = plumb_fail_nomem(f->err);
@@ -614,7 +628,7 @@ static int off_cpu(fin *f, const plumb_rec_waits_opts *o)
 	if (rc == 0)
 		rc = o->sched ? from_sched(f, cpu, ncpu)
 		     : f->w->switches.n ? from_switches(f, cpu, ncpu) : from_waits(f);
-	for (size_t i = 0; rc == 0 && o->sched && i < ncpu; i++) {
+	for (size_t i = 0; rc == 0 && (o->sched || f->w->switches.n) && i < ncpu; i++) {
 		if (cpu[i].covered) /* else outside every period: its own time */
 			continue;
 		plumb_rec_sample sm = d->samples.v[cpu[i].index];

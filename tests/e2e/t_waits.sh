@@ -205,12 +205,16 @@ else
 fi
 
 # wall = elapsed for every thread, even one that spends its time in the
-# kernel, where user-only cpu-clock samples do not see it: in the default
-# mode the on-CPU part is schedstat's (the two players of a ping-pong live
-# about as long as main).
+# kernel, where user-only cpu-clock samples do not see it: the on-CPU part
+# is what schedstat or the switch records measured (the two players of a
+# ping-pong live about as long as main).
 gcc -O2 -g -pthread "$progs/wait_pingpong.c" -o wait_pingpong || fail "compile wait_pingpong.c"
-for opt in default signal; do
-	[ "$opt" = default ] && flag=--off-cpu || flag="--off-cpu --sampler=signal"
+for opt in default exact signal; do
+	case $opt in
+	default) flag=--off-cpu ;;
+	signal) flag="--off-cpu --sampler=signal" ;;
+	*) flag=--off-cpu=$opt ;;
+	esac
 	expect_status "record $flag of a ping-pong" 0 "$PLUMB" record -q $flag -o "pp-$opt.plumb" ./wait_pingpong 20000
 	run "$PLUMB" report --format csv --view threads -m wall "pp-$opt.plumb"
 	py "$flag: each player's wall is about main's" '
