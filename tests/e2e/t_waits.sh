@@ -207,7 +207,8 @@ fi
 # wall = elapsed for every thread, even one that spends its time in the
 # kernel, where user-only cpu-clock samples do not see it: the on-CPU part
 # is what schedstat or the switch records measured (the two players of a
-# ping-pong live about as long as main).
+# ping-pong live about as long as main; main, which mostly waits in
+# pthread_join, may have no CPU sample for its own few ms on the CPU).
 gcc -O2 -g -pthread "$progs/wait_pingpong.c" -o wait_pingpong || fail "compile wait_pingpong.c"
 for opt in default exact signal; do
 	case $opt in
@@ -223,7 +224,7 @@ rows = list(csv.DictReader(sys.stdin))
 main = [int(r["exclusive.wall"]) for r in rows if r["start"] == "main"]
 players = [int(r["exclusive.wall"]) for r in rows if r["start"] == "player"]
 assert len(main) == 1 and len(players) == 2, rows
-assert all(0.8 * main[0] <= p <= 1.02 * main[0] for p in players), (main, players)'
+assert all(0.8 * main[0] <= p <= 1.1 * main[0] for p in players), (main, players)'
 done
 
 expect_err "--sync-wait takes microseconds" 2 "microseconds" \
