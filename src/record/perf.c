@@ -797,7 +797,10 @@ static void loop(recorder *r, pid_t child)
 				if (r->sched)
 					note(r, plumb_sched_poll(r->sched, r->d, 0, true, r->err));
 				int st;
-				if (waitpid(child, &st, 0) == child)
+				pid_t w;
+				while ((w = waitpid(child, &st, 0)) < 0 && errno == EINTR)
+					;
+				if (w == child)
 					r->res->wait_status = st;
 				break;
 			}
@@ -873,8 +876,6 @@ int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_recor
 	recorder r = { .o = o, .d = d, .res = res, .err = err, .page = (size_t)sysconf(_SC_PAGESIZE) };
 	r.events = o->events;
 	r.waits = o->off_cpu || o->sync_wait;
-	if (o->off_cpu && !o->off_cpu_exact && !(r.sched = plumb_sched_poller_new()))
-		return plumb_fail_nomem(err);
 	if (o->pid && o->sync_wait)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "--sync-wait needs a command to start "
 				  "(the wait tracer is loaded into it), not -p");
@@ -907,6 +908,8 @@ int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_recor
 			return -1;
 		d->periods[ev] = o->period;
 	}
+	if (o->off_cpu && !o->off_cpu_exact && !(r.sched = plumb_sched_poller_new()))
+		return plumb_fail_nomem(err);
 	if (rings_new(&r) || !(r.uw = unwinder_new(d, err))) {
 		close_all(&r);
 		plumb_sched_poller_free(r.sched);
