@@ -318,22 +318,19 @@ static uint64_t cpu_in(const thread_view *v, size_t *first, size_t *end, uint64_
 	return sum;
 }
 
-/* On-CPU time measured (a schedstat period's, or between a switch in and
- * out) as wall time: to the CPU samples in it in proportion to the time
- * each stands for, or the nearest one; so a thread's wall is its elapsed
- * time, whatever the samples missed (user-only cpu-clock samples do not
- * see the time in the kernel). */
-static int charge_running(fin *f, const thread_view *v, size_t c0, size_t c1, uint64_t cpu_ns,
-			  uint64_t b, uint64_t ns)
+/* ns spread over the CPU samples [c0, c1) of the thread (cpu_ns in all) in
+ * proportion to the time each stands for, or at the nearest one before b
+ * when there are none: as preempted off-CPU time (preempted) or as the
+ * wall time of running. */
+static int spread(fin *f, const thread_view *v, size_t c0, size_t c1, uint64_t cpu_ns, uint64_t b,
+		  uint64_t ns, bool preempted)
 {
-	for (size_t i = c0; i < c1; i++)
-		v->cpu[i].covered = true;
 	if (!ns)
 		return 0;
 	if (c0 == c1 || !cpu_ns) {
 		const plumb_rec_sample *sm = stand_in(f, v->cpu, 0, v->ncpu, b);
-		return sm ? charge3(f, v->pid, v->tid, sm->time_ns, 0, ns, 0, f->d->ips.v + sm->ips, sm->nips,
-				    sm->flags)
+		return sm ? charge3(f, v->pid, v->tid, b, preempted ? ns : 0, ns, preempted ? ns : 0,
+				    f->d->ips.v + sm->ips, sm->nips, sm->flags)
 			  : 0;
 	}
 	uint64_t left = ns;
@@ -344,10 +341,24 @@ static int charge_running(fin *f, const thread_view *v, size_t c0, size_t c1, ui
 			part = left;
 		left -= part;
 		plumb_rec_sample sm = f->d->samples.v[v->cpu[i].index];
-		if (charge3(f, v->pid, v->tid, sm.time_ns, 0, part, 0, f->d->ips.v + sm.ips, sm.nips, sm.flags))
+		if (charge3(f, v->pid, v->tid, sm.time_ns, preempted ? part : 0, part, preempted ? part : 0,
+			    f->d->ips.v + sm.ips, sm.nips, sm.flags))
 			return -1;
 	}
 	return 0;
+}
+
+/* On-CPU time measured (a schedstat period's, or between a switch in and
+ * out) as wall time, at the CPU samples in it; so a thread's wall is its
+ * elapsed time, whatever the samples missed (user-only cpu-clock samples
+ * do not see the time in the kernel). Those samples' own time is not
+ * counted again. */
+static int charge_running(fin *f, const thread_view *v, size_t c0, size_t c1, uint64_t cpu_ns,
+			  uint64_t b, uint64_t ns)
+{
+	for (size_t i = c0; i < c1; i++)
+		v->cpu[i].covered = true;
+	return spread(f, v, c0, c1, cpu_ns, b, ns, false);
 }
 
 /* ---- from switch records (--off-cpu=exact) -------------------------------- */
@@ -468,34 +479,6 @@ static int charge_traced(fin *f, const thread_view *v, size_t lo, uint64_t a, ui
 	return 0;
 }
 
-/* Preempted time outside traced calls: to the thread's CPU samples in the
- * period in proportion to their CPU time (preemption takes a thread while
- * it runs, so each stack's share of the running is its expected share of
- * the preemption), or the nearest one when the period has none. */
-static int charge_preempted(fin *f, const thread_view *v, size_t c0, size_t c1, uint64_t cpu_ns,
-			    uint64_t b, uint64_t ns)
-{
-	if (!ns)
-		return 0;
-	if (c0 == c1 || !cpu_ns) {
-		const plumb_rec_sample *sm = stand_in(f, v->cpu, 0, v->ncpu, b);
-		return sm ? charge(f, v->pid, v->tid, b, ns, ns, f->d->ips.v + sm->ips, sm->nips, sm->flags)
-			  : 0;
-	}
-	uint64_t left = ns;
-	for (size_t i = c0; i < c1; i++) {
-		uint64_t part = i + 1 == c1 ? left
-				: (uint64_t)((double)ns * (double)v->cpu[i].ns / (double)cpu_ns + 0.5);
-		if (part > left)
-			part = left;
-		left -= part;
-		plumb_rec_sample sm = f->d->samples.v[v->cpu[i].index];
-		if (charge(f, v->pid, v->tid, sm.time_ns, part, part, f->d->ips.v + sm.ips, sm.nips, sm.flags))
-			return -1;
-	}
-	return 0;
-}
-
 static int sched_thread(fin *f, const thread_view *v, const rec_sched *r, size_t n)
 {
 	plumb_sched_carry carry = { 0, 0 };
@@ -525,7 +508,10 @@ static int sched_thread(fin *f, const thread_view *v, const rec_sched *r, size_t
 		ran = ran || (known ? eb > exec0 : exec > 0);
 		if (charge_running(f, v, c0, c1, cpu_ns, b, exec) ||
 		    charge_traced(f, v, wlo, a, b, traced, &s) ||
-		    charge_preempted(f, v, c0, c1, cpu_ns, b, s.pre_untraced))
+		    /* preemption takes a thread while it runs, so each stack's
+		     * share of the running is its expected share of the
+		     * preemption */
+		    spread(f, v, c0, c1, cpu_ns, b, s.pre_untraced, true))
 			return -1;
 		if (s.blocked && v->held && !ran) { /* -p: blocked where it was when the window opened */
 			if (charge(f, v->pid, v->tid, a, s.blocked, 0, f->w->ips.v + v->held->ips, v->held->nips,
