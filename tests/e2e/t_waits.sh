@@ -29,15 +29,19 @@ for r in csv.DictReader(sys.stdin):
 # wait_pipe_read would also hold the forked child's sleep), and the locker
 # thread's mutex wait over all parts.
 waits_check='
-import sys
+import os, sys
 f = {}
 for l in sys.stdin:
     part, name, v = l.split()
     f[part, name] = f.get((part, name), 0) + int(v)
-for part, name, ms in (("all", "wait_for_mutex", 200), ("main", "do_sleep_300ms", 300),
-                       ("main", "wait_pipe_read", 150), ("main", "wait_cond_100ms", 100)):
+# what the program measured of each wait (a loaded machine stretches them,
+# or starts the locker thread late), else the nominal times
+took = os.environ.get("WAITED", "").split()
+took = [float(x) for x in took[2:9:2]] if len(took) >= 9 else [200, 300, 150, 100]
+for (part, name), ms in zip((("all", "wait_for_mutex"), ("main", "do_sleep_300ms"),
+                             ("main", "wait_pipe_read"), ("main", "wait_cond_100ms")), took):
     got = f.get((part, name), 0) / 1e6
-    assert 0.85 * ms <= got <= 2.0 * ms, (name, "off-cpu ms", got, "expected", ms)'
+    assert 0.85 * ms <= got <= 1.15 * ms + 10, (name, "off-cpu ms", got, "the program measured", ms)'
 
 # main_part FILE: the part number of the main process's main thread (the
 # longest wall time among the parts that started in main).
@@ -64,7 +68,9 @@ wall = max(int(r["exclusive.wall"]) for r in rows) / 1e6
 assert abs(wall - elapsed) <= 0.15 * elapsed, ("main wall ms", wall, "elapsed ms", elapsed)'
 
 sync_check='
-import csv, sys
+import csv, os, sys
+took = os.environ.get("WAITED", "").split()
+mutex_ms, cond_ms = (float(took[2]), float(took[8])) if len(took) >= 9 else (200, 100)
 rows = list(csv.DictReader(sys.stdin))
 objs = {r["object"]: r for r in rows if r["depth"] == "0"} if rows and "depth" in rows[0] else None
 if objs is None:
@@ -75,8 +81,8 @@ if objs is None:
 m, c = objs.get("[mutex big_lock]"), objs.get("[cond cv]")
 assert m and c, ("locks", list(objs))
 assert int(m["count.sync-waits"]) == 1 and int(c["count.sync-waits"]) == 1, (m, c)
-assert int(m["total.sync-wait"]) >= 170e6, m
-assert int(c["total.sync-wait"]) >= 85e6, c
+assert int(m["total.sync-wait"]) >= 0.85e6 * mutex_ms, (m, mutex_ms)
+assert int(c["total.sync-wait"]) >= 0.85e6 * cond_ms - 10e6, (c, cond_ms)
 waiters = [r["object"] for r in rows if "pthread_mutex_lock" in (r.get("via") or "")]
 assert "wait_for_mutex" in waiters, waiters'
 
@@ -94,7 +100,9 @@ check_recording() {
 	py "$1: the lock and the condition wait counted once each with their times" "$sync_check"
 	"$PLUMB" report --format csv --view threads "$2" > threads.csv
 	py "$1: big_lock was held by the main thread (hold_lock_200ms), for the one wait" '
-import csv, sys
+import csv, os, sys
+took = os.environ.get("WAITED", "").split()
+mutex_ms = float(took[2]) if len(took) >= 9 else 200
 rows = list(csv.DictReader(sys.stdin))
 # the locker thread'"'"'s process'"'"'s main thread (the forked child has a main too)
 parts = list(csv.DictReader(open("threads.csv")))
@@ -109,7 +117,7 @@ for r in rows[i + 1:]:
     if r["object"].startswith("held by "):
         held.append(r)
 assert [h["object"] for h in held] == ["held by " + main[0]], (held, main)
-assert int(held[0]["count.sync-waits"]) == 1 and int(held[0]["total.sync-wait"]) >= 170e6, held'
+assert int(held[0]["count.sync-waits"]) == 1 and int(held[0]["total.sync-wait"]) >= 0.85e6 * mutex_ms, held'
 	run incl "$2" sync-wait
 	py "$1: the sleep is not a lock wait" '
 import sys
@@ -125,6 +133,8 @@ for m in $modes; do
 	expect_status "record $flag --sync-wait" 0 \
 		"$PLUMB" record $flag --sync-wait -o "w-$opt.plumb" ./wait_known
 	elapsed=$(printf '%s' "$out" | sed -n 's/^elapsed \([0-9]*\) ms$/\1/p')
+	WAITED=$(printf '%s' "$out" | grep '^waited ')
+	export WAITED
 	check_recording "root $flag" "w-$opt.plumb" "${elapsed:-0}"
 	run "$PLUMB" info "w-$opt.plumb"
 	expect_out "$flag: the calibrated threshold is in the metadata" "(calibrated)"
@@ -139,7 +149,8 @@ py "timeline: off-cpu buckets sum to the total" '
 import csv, sys
 rows = [r for r in csv.DictReader(sys.stdin) if r["event"] == "off-cpu"]
 assert rows and sum(float(r["value"]) for r in rows) > 700e6, len(rows)'
-# (the mutex wait runs from 100 to 300 ms, the sleep from 300 ms on: the
+# (the mutex wait runs from 100 to 300 ms, the sleep from 300 ms on, later
+# on a loaded machine: the
 # default mode charges each 5 ms of a wait at its time, =exact a wait at
 # its start)
 for opt in default exact; do
@@ -147,7 +158,7 @@ for opt in default exact; do
 	py "--time ($opt): the first third holds the mutex wait, not the sleep" '
 import csv, sys
 f = {r["function"]: int(r["inclusive.off-cpu"]) for r in csv.DictReader(sys.stdin)}
-assert f.get("wait_for_mutex", 0) > 100e6 and f.get("do_sleep_300ms", 0) == 0, f'
+assert f.get("wait_for_mutex", 0) > 40e6 and f.get("do_sleep_300ms", 0) == 0, f'
 done
 
 # A threshold given: =0 counts every wait, uncontended ones included.
@@ -161,6 +172,8 @@ assert "[mutex cv_lock]" in objs, objs'
 # The signal sampler (no perf_event_open): waits from the tracer alone.
 expect_status "record --sampler=signal --off-cpu" 0 \
 	"$PLUMB" record -q --sampler=signal --off-cpu --sync-wait -o sig.plumb ./wait_known
+WAITED=$(printf '%s' "$out" | grep '^waited ')
+export WAITED
 run waits sig.plumb
 py "signal sampler: each wait's off-cpu on the function that waited" "$waits_check"
 run "$PLUMB" info sig.plumb
@@ -247,6 +260,8 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev
 			setpriv --reuid=nobody --regid=nogroup --clear-groups \
 			env HOME="$nb" TMPDIR="$nb" "$PLUMB" record $flag --sync-wait -o "$nb/w.plumb" "$nb/wait_known"
 		elapsed=$(printf '%s' "$out" | sed -n 's/^elapsed \([0-9]*\) ms$/\1/p')
+		WAITED=$(printf '%s' "$out" | grep '^waited ')
+		export WAITED
 		case "$err" in
 		*"signal sampler"*) skip "nobody $flag: perf sampler" "perf_event_open refused here: $err" ;;
 		*) ok "nobody $flag: recorded with perf_event_open" ;;
