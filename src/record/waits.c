@@ -472,16 +472,56 @@ static int charge_traced(fin *f, const thread_view *v, size_t lo, uint64_t a, ui
 		if (scaled(f, wt, y - x, &ns))
 			return -1;
 		ns = (uint64_t)((double)ns * scale + 0.5);
-		if (charge(f, v->pid, v->tid, x, ns, (uint64_t)((double)ns * pre + 0.5), f->w->ips.v + wt->ips,
-			   wt->nips, 0))
+		/* at the wait's start, as with switch records: the pieces of a
+		 * long wait make one sample, not one per period */
+		if (charge(f, v->pid, v->tid, wt->t0, ns, (uint64_t)((double)ns * pre + 0.5),
+			   f->w->ips.v + wt->ips, wt->nips, 0))
 			return -1;
 	}
+	return 0;
+}
+
+/* Blocked time of consecutive periods at one stack (a CPU sample's, or
+ * -p's held stack: index SIZE_MAX), kept as one sample at the first
+ * one's start: a thread blocked for an hour in an untraced call makes one
+ * sample, not 720,000. */
+typedef struct blocked_run {
+	size_t at;             /* the stand-in's index into d->samples; 0: none */
+	uint64_t t, end, ns;
+} blocked_run;
+
+static int blocked_flush(fin *f, const thread_view *v, blocked_run *br)
+{
+	int rc = 0;
+	if (br->at == SIZE_MAX)
+		rc = charge(f, v->pid, v->tid, br->t, br->ns, 0, f->w->ips.v + v->held->ips, v->held->nips,
+			    v->held->flags);
+	else if (br->at) {
+		plumb_rec_sample sm = f->d->samples.v[br->at - 1];
+		rc = charge(f, v->pid, v->tid, br->t, br->ns, 0, f->d->ips.v + sm.ips, sm.nips, sm.flags);
+	}
+	br->at = 0;
+	return rc;
+}
+
+static int blocked_add(fin *f, const thread_view *v, blocked_run *br, size_t at, uint64_t a,
+		       uint64_t b, uint64_t ns)
+{
+	if (br->at == at && br->end == a && br->ns <= UINT64_MAX - ns) {
+		br->ns += ns;
+		br->end = b;
+		return 0;
+	}
+	if (blocked_flush(f, v, br))
+		return -1;
+	*br = (blocked_run){ at, a, b, ns };
 	return 0;
 }
 
 static int sched_thread(fin *f, const thread_view *v, const rec_sched *r, size_t n)
 {
 	plumb_sched_carry carry = { 0, 0 };
+	blocked_run br = { 0, 0, 0, 0 };
 	size_t k = 0, wlo = 0, clo = 0;
 	while (k < n && r[k].kind == PLUMB_SCHED_END)
 		k++; /* an end without a beginning: nothing to measure */
@@ -514,20 +554,18 @@ static int sched_thread(fin *f, const thread_view *v, const rec_sched *r, size_t
 		    spread(f, v, c0, c1, cpu_ns, b, s.pre_untraced, true))
 			return -1;
 		if (s.blocked && v->held && !ran) { /* -p: blocked where it was when the window opened */
-			if (charge(f, v->pid, v->tid, a, s.blocked, 0, f->w->ips.v + v->held->ips, v->held->nips,
-				   v->held->flags))
+			if (blocked_add(f, v, &br, SIZE_MAX, a, b, s.blocked))
 				return -1;
 		} else if (s.blocked) {
 			const plumb_rec_sample *sm = stand_in(f, v->cpu, 0, v->ncpu, b);
-			if (sm && charge(f, v->pid, v->tid, a, s.blocked, 0, f->d->ips.v + sm->ips, sm->nips,
-					 sm->flags))
+			if (sm && blocked_add(f, v, &br, (size_t)(sm - f->d->samples.v) + 1, a, b, s.blocked))
 				return -1;
 		}
 		if (last)
 			break;
 		a = b, ea = eb, da = db;
 	}
-	return 0;
+	return blocked_flush(f, v, &br);
 }
 
 /* Each thread's poll periods against its waits and CPU samples. */

@@ -150,9 +150,7 @@ import csv, sys
 rows = [r for r in csv.DictReader(sys.stdin) if r["event"] == "off-cpu"]
 assert rows and sum(float(r["value"]) for r in rows) > 700e6, len(rows)'
 # (the mutex wait runs from 100 to 300 ms, the sleep from 300 ms on, later
-# on a loaded machine: the
-# default mode charges each 5 ms of a wait at its time, =exact a wait at
-# its start)
+# on a loaded machine: both modes charge a wait at its start)
 for opt in default exact; do
 	run "$PLUMB" report --format csv -t 0 -m off-cpu --time 0%-33% w-$opt.plumb
 	py "--time ($opt): the first third holds the mutex wait, not the sleep" '

@@ -283,3 +283,36 @@ Test(waits_sched, wall_is_the_elapsed_time_whatever_the_samples_missed)
 	cr_expect_eq(total(d, "wall"), 10000 + 700);
 	plumb_rec_data_free(d);
 }
+
+static size_t count(const plumb_rec_data *d, const char *event)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->samples.n; i++)
+		n += strcmp(d->events.v[d->samples.v[i].event], event) == 0;
+	return n;
+}
+
+/* A long wait spans many periods: one sample at its start, as with switch
+ * records, whether it was traced or not; the recording does not grow with
+ * the time a thread sleeps. */
+Test(waits_sched, a_long_wait_makes_one_sample)
+{
+	plumb_error err;
+	plumb_rec_data *d = data();
+	cpu_sample(d, 17, 100, cpu_chain, 100);
+	cpu_sample(d, 18, 100, cpu_chain, 100);
+	cr_assert_eq(plumb_rec_wait_add(d, 1, 17, PSMP_WAIT_SLEEP, 0, 1000, 200000, 0, 65536, sleep_chain, 3,
+					&err), 0);
+	for (uint64_t t = 0; t <= 200000; t += 5000) {
+		reading(d, 17, t, 200, 0, t ? PLUMB_SCHED_READ : PLUMB_SCHED_START);
+		reading(d, 18, t, 200, 0, t ? PLUMB_SCHED_READ : PLUMB_SCHED_START);
+	}
+	finish(d);
+	cr_expect_eq(at(d, "off-cpu", 17, 0x7100), 199000);
+	cr_expect_eq(at(d, "off-cpu", 18, 0x1000), 200000, "untraced: at the nearest CPU sample");
+	cr_expect_eq(count(d, "off-cpu"), 3, "the traced wait, the time before it, the untraced one");
+	for (size_t i = 0; i < d->samples.n; i++)
+		if (d->samples.v[i].tid == 17 && d->ips.v[d->samples.v[i].ips] == 0x7100)
+			cr_expect_eq(d->samples.v[i].time_ns, 1000);
+	plumb_rec_data_free(d);
+}
