@@ -527,9 +527,19 @@ static int sched_thread(fin *f, const thread_view *v, const rec_sched *r, size_t
 		k++; /* an end without a beginning: nothing to measure */
 	if (k == n)
 		return 0;
+	/* the thread's own CPU clock (PLUMB_SCHED_CPU) begins its first period
+	 * (when no fork was seen) and closes its last: between schedstat
+	 * readings it would cut a runqueue wait out of the period it lies in
+	 * (it has no runqueue time) */
+	size_t last_read = 0;
+	for (size_t z = k; z < n; z++)
+		if (r[z].kind == PLUMB_SCHED_READ)
+			last_read = z;
 	uint64_t a = r[k].time, ea = r[k].exec, da = r[k].delay, exec0 = r[k].exec;
 	bool ran = false;
 	for (k++; k < n; k++) {
+		if (r[k].kind == PLUMB_SCHED_CPU && k < last_read)
+			continue;
 		uint64_t b = r[k].time, eb = r[k].exec, db = r[k].kind == PLUMB_SCHED_CPU ? da : r[k].delay;
 		bool known = r[k].kind != PLUMB_SCHED_END, last = !known;
 		for (size_t z = k + 1; !known && z < n; z++)

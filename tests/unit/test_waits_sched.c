@@ -316,3 +316,19 @@ Test(waits_sched, a_long_wait_makes_one_sample)
 			cr_expect_eq(d->samples.v[i].time_ns, 1000);
 	plumb_rec_data_free(d);
 }
+
+/* A new thread waits on a runqueue before it first runs (and writes its
+ * THREAD record): that wait is preempted time, not cut out of its period
+ * and left as blocked. */
+Test(waits_sched, a_thread_record_between_readings_does_not_cut_a_runqueue_wait)
+{
+	plumb_rec_data *d = data();
+	cpu_sample(d, 19, 8000, cpu_chain, 1000);
+	reading(d, 19, 0, 0, 0, PLUMB_SCHED_START);
+	reading(d, 19, 3000, 10, 0, PLUMB_SCHED_CPU);       /* ran at last, after 3000 queued */
+	reading(d, 19, 10000, 7010, 3000, PLUMB_SCHED_READ);
+	finish(d);
+	cr_expect_eq(total(d, "off-cpu"), 2990);
+	cr_expect_eq(total(d, "preempted"), 2990, "all of it runnable");
+	plumb_rec_data_free(d);
+}
