@@ -313,6 +313,10 @@ for opt in default exact; do
 		fail "record -p $flag: a thread blocked when the window opens is charged from then" \
 			"expected 1500-4000 ms of off-cpu (0.5 s inside the window + about 1.7 s from its start), got ${ms:-nothing}"
 	fi
+	run "$PLUMB" info "w1-$opt.plumb"
+	[ "$opt" = default ] && mode="sched: schedstat polls" || mode="exact: switch records"
+	same "record -p $flag: the metadata says which mode, without the tracer" \
+		"$(printf '%s\n' "$out" | sed -n 's/^record\.off_cpu  *//p')" "$mode"
 	# blocked from 0.4 s to 4.4 s, attached after 0.1 s, stopped 1.5 s later:
 	# about 1.2 s at the end, besides 0.1-0.2 s at the start
 	ms=$(window 200 200 4000 0.1 1.5 w2-$opt.plumb)
