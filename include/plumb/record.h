@@ -133,6 +133,16 @@ int plumb_rec_held_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t tim
 /* The CPU time (ns) sample `index` of d stands for, when not its weight
  * times the period given to plumb_rec_waits_finish (perf's PERIOD). */
 int plumb_rec_period_note(plumb_rec_data *d, size_t index, uint64_t period_ns, plumb_error *err);
+/* What /proc/PID/task/TID/schedstat said of tid at time_ns (--off-cpu's
+ * default mode, no switch records): its cumulative on-CPU ns (exec_ns) and
+ * ns runnable but not running (delay_ns, the kernel's run_delay). kind
+ * PLUMB_SCHED_START: the thread began then (both 0); PLUMB_SCHED_END: it
+ * ended then, the counters not known (0); PLUMB_SCHED_CPU: exec_ns from
+ * the thread's own CPU clock (the preloaded library's THREAD record as it
+ * began or ended), delay_ns not known. */
+enum { PLUMB_SCHED_READ = 0, PLUMB_SCHED_START, PLUMB_SCHED_END, PLUMB_SCHED_CPU };
+int plumb_rec_sched_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns,
+			uint64_t exec_ns, uint64_t delay_ns, unsigned kind, plumb_error *err);
 /* The preloaded library's settings (WAITCFG), kept for the metadata. */
 void plumb_rec_waits_config(plumb_rec_data *d, uint64_t sync_threshold_ns, uint64_t offcpu_mean_ns);
 
@@ -140,9 +150,14 @@ typedef struct plumb_rec_waits_opts {
 	bool off_cpu;              /* events off-cpu, preempted, wall */
 	bool sync_wait;            /* events sync-wait, sync-waits */
 	uint64_t cpu_period_ns;    /* a cpu-clock sample without a noted period */
+	bool sched;                /* off-CPU time from the schedstat readings */
 } plumb_rec_waits_opts;
 
-/* Turn the waits and switches into samples: with switches, each off-CPU
+/* Turn the waits and switches into samples: with schedstat readings
+ * (plumb_rec_sched_add), each thread's off-CPU time per poll period
+ * (elapsed - on-CPU) goes to the traced waits in the period, its runqueue
+ * delay (preempted) to the thread's CPU samples in it, the rest to the
+ * nearest CPU sample (waits_sched.h has the arithmetic); with switches, each off-CPU
  * interval of a thread goes to the stack of the wait it lies in (weighted
  * by inv_p; dropped if that wait's stack was not taken, which the weights
  * of the taken ones stand for), or, outside any traced call, to the
@@ -227,7 +242,8 @@ typedef struct plumb_record_opts {
 	/* Set to non-zero (e.g. by a signal handler) to stop recording
 	 * (-p; with a command, recording ends when the command does). */
 	volatile int *stop;
-	bool off_cpu;              /* --off-cpu: switch records + the wait tracer */
+	bool off_cpu;              /* --off-cpu: schedstat polls + the wait tracer */
+	bool off_cpu_exact;        /* --off-cpu=exact: switch records instead of polls */
 	const char *sync_wait;     /* --sync-wait: NULL off, "auto" or a threshold in ns */
 	uint64_t offcpu_mean_ns;   /* mean wait between two stacks taken; 0: 1 ms */
 	plumb_warn_fn warn;        /* non-fatal news; may be NULL */

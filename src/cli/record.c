@@ -59,12 +59,15 @@ static const char record_help[] =
 	"                         'plumb report --view heap' sums them up. Uses the\n"
 	"                         signal sampler for the CPU samples beside them\n"
 	"      --heap-seed N      the random seed of --heap=sample (default: the clock)\n"
-	"      --off-cpu          also where threads wait: events off-cpu (ns each thread\n"
+	"      --off-cpu[=MODE]   also where threads wait: events off-cpu (ns each thread\n"
 	"                         spent off the CPU, at the stack it left with),\n"
-	"                         preempted (the part where it was still runnable) and\n"
-	"                         wall (on-CPU + off-CPU: plumb report -m wall). Exact\n"
-	"                         switch times from the kernel; stacks from a preloaded\n"
-	"                         library that times blocking calls (docs/waits.md)\n"
+	"                         preempted (the part where it was runnable but not\n"
+	"                         running) and wall (on-CPU + off-CPU: plumb report -m\n"
+	"                         wall). Stacks from a preloaded library that times\n"
+	"                         blocking calls; times, by MODE: sched (default),\n"
+	"                         each thread's schedstat read every 5 ms by plumb,\n"
+	"                         nothing added in the program; exact, the kernel's\n"
+	"                         switch records, ~0.8 us a switch (docs/waits.md)\n"
 	"      --sync-wait[=US]   lock waits, as gprofng -s: events sync-wait (ns) and\n"
 	"                         sync-waits (count) at each wait of US microseconds or\n"
 	"                         more in a mutex, condvar, rwlock, semaphore, barrier\n"
@@ -151,7 +154,7 @@ static int parse_args(int argc, char **argv, record_args *a)
 		{ "cost", required_argument, NULL, OPT_COST },
 		{ "heap", optional_argument, NULL, OPT_HEAP },
 		{ "heap-seed", required_argument, NULL, OPT_HEAP_SEED },
-		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+		{ "off-cpu", optional_argument, NULL, OPT_OFF_CPU },
 		{ "sync-wait", optional_argument, NULL, OPT_SYNC_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -218,7 +221,10 @@ static int parse_args(int argc, char **argv, record_args *a)
 			a->quiet = true;
 			break;
 		case OPT_OFF_CPU:
+			if (optarg && strcmp(optarg, "sched") && strcmp(optarg, "exact"))
+				return cli_unknown_word("record", "--off-cpu mode", optarg, "sched, exact");
 			a->ro.off_cpu = true;
+			a->ro.off_cpu_exact = optarg && strcmp(optarg, "exact") == 0;
 			break;
 		case OPT_SYNC_WAIT: {
 			char *end;
@@ -269,6 +275,10 @@ static int parse_args(int argc, char **argv, record_args *a)
 	if (a->ro.heap && a->sampler && strcmp(a->sampler, "perf") == 0)
 		return cli_usage_error("record", "--heap traces in the preloaded library, whose timer "
 					       "signals take the CPU samples too: --sampler=perf cannot go with it");
+	if (a->ro.off_cpu_exact && (a->ro.heap || (a->sampler && strcmp(a->sampler, "signal") == 0)))
+		return cli_usage_error("record", "--off-cpu=exact reads the kernel's switch records, which "
+					       "need the perf sampler: not with %s",
+				       a->ro.heap ? "--heap (the signal sampler)" : "--sampler=signal");
 	if (a->ro.heap && a->ro.pid)
 		return cli_usage_error("record", "--heap needs the command started by plumb (the tracer "
 					       "is preloaded into it), not -p");
@@ -426,7 +436,7 @@ static void warn_shared_period(const record_args *a)
 }
 
 static int command_meta(plumb_profile *p, const record_args *a, const plumb_rec_data *d,
-			plumb_error *err)
+			const char *sampler, plumb_error *err)
 {
 	char buf[4096];
 	size_t len = 0;
@@ -445,7 +455,11 @@ static int command_meta(plumb_profile *p, const record_args *a, const plumb_rec_
 			 strcmp(a->ro.sync_wait, "auto") == 0 ? " (calibrated)" : "");
 	if (waits[0] && plumb_meta_set(p, "record.sync_threshold", waits, err))
 		return -1;
-	if (a->ro.off_cpu && plumb_meta_set(p, "record.off_cpu", "switch records + wait tracer", err))
+	/* which mode (docs/waits.md): what plumb info shows */
+	char off[96];
+	snprintf(off, sizeof off, "%s%s%s", a->ro.off_cpu_exact ? "exact: switch records" : "sched: schedstat polls",
+		 a->ro.pid ? "" : " + wait tracer", strcmp(sampler, "signal") == 0 ? " (signal sampler)" : "");
+	if (a->ro.off_cpu && plumb_meta_set(p, "record.off_cpu", off, err))
 		return -1;
 	return plumb_meta_set(p, "cmd", buf, err) || plumb_meta_set(p, "creator", "plumb record", err) ||
 	       plumb_meta_set(p, "record.stack", modes[a->ro.stack], err) ||
@@ -461,7 +475,7 @@ static int save(const record_args *a, const plumb_rec_data *d, const char *sampl
 	plumb_rec_profile_opts po = { NULL, true };
 	int rc = plumb_rec_to_profile(d, &po, p, err);
 	if (rc == 0)
-		rc = command_meta(p, a, d, err) || plumb_meta_set(p, "record.sampler", sampler, err) ||
+		rc = command_meta(p, a, d, sampler, err) || plumb_meta_set(p, "record.sampler", sampler, err) ||
 		     (*note && plumb_meta_set(p, "record.note", note, err));
 	if (rc == 0)
 		rc = keep_old_profile(a->output, a->quiet, err);

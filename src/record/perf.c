@@ -24,8 +24,11 @@
 
 #include "record/record_internal.h"
 #include "record/signal_read.h"
+#include "record/waits_sched.h"
 
 #define MAX_EVENTS 16
+/* --off-cpu: how often each thread's schedstat is read */
+#define SCHED_POLL_NS 5000000u
 
 /* One ring buffer per CPU, shared (SET_OUTPUT) by every event and task
  * on that CPU: the kernel refuses to map inherited per-task counters that
@@ -64,6 +67,7 @@ typedef struct recorder {
 	PLUMB_VEC(event_id) ids;
 	uint64_t chain[MAX_CHAIN];
 	bool waits;            /* --off-cpu or --sync-wait: CLOCK_MONOTONIC times */
+	plumb_sched_poller *sched; /* --off-cpu without =exact: schedstat polls */
 	plumb_error *err;
 	int fatal;             /* -1 once a record could not be stored */
 } recorder;
@@ -105,7 +109,7 @@ static void attr_for(const recorder *r, const plumb_rec_event_spec *e, bool firs
 		a->use_clockid = 1;
 		a->clockid = CLOCK_MONOTONIC;
 	}
-	a->context_switch = first && r->o->off_cpu;
+	a->context_switch = first && r->o->off_cpu && r->o->off_cpu_exact;
 	if (first) {
 		a->mmap = 1;
 		a->mmap2 = 1;
@@ -496,6 +500,9 @@ static void on_fork(recorder *r, const uint8_t *rec, size_t size)
 	if (name)
 		snprintf(copy, sizeof copy, "%s", name);
 	note(r, plumb_rec_thread_set(r->d, (int32_t)m->pid, (int32_t)m->tid, copy, 0, r->err));
+	if (r->sched)
+		note(r, plumb_sched_watch(r->sched, r->d, (int32_t)m->pid, (int32_t)m->tid, m->time, true,
+					  r->err));
 }
 
 /* A process ended: its unwinding state (modules, CFI) can go, which keeps
@@ -505,8 +512,13 @@ static void on_exit_record(recorder *r, const uint8_t *rec, size_t size)
 	const struct {
 		struct perf_event_header h;
 		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
 	} *m = (const void *)rec;
-	if (size >= sizeof *m && m->pid == m->tid)
+	if (size < sizeof *m)
+		return;
+	if (r->sched) /* before the leader is reaped: its last figures */
+		note(r, plumb_sched_ended(r->sched, r->d, (int32_t)m->pid, (int32_t)m->tid, m->time, r->err));
+	if (m->pid == m->tid)
 		unwinder_forget(r->uw, (int32_t)m->pid);
 }
 
@@ -772,11 +784,24 @@ static void loop(recorder *r, pid_t child)
 	struct pollfd *pf = calloc(r->ncpus, sizeof *pf);
 	for (;;) {
 		drain_all(r);
+		if (r->sched)
+			note(r, plumb_sched_poll(r->sched, r->d, SCHED_POLL_NS, false, r->err));
 		if (child > 0) {
-			int st;
-			pid_t w = waitpid(child, &st, WNOHANG);
-			if (w == child) {
-				r->res->wait_status = st;
+			/* ended: its last records (exits) are read while the
+			 * leader is a zombie, whose schedstat still reads */
+			siginfo_t si;
+			si.si_pid = 0;
+			if (waitid(P_PID, (id_t)child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+			    si.si_pid == child) {
+				drain_all(r);
+				if (r->sched)
+					note(r, plumb_sched_poll(r->sched, r->d, 0, true, r->err));
+				int st;
+				pid_t w;
+				while ((w = waitpid(child, &st, 0)) < 0 && errno == EINTR)
+					;
+				if (w == child)
+					r->res->wait_status = st;
 				break;
 			}
 		} else if (stopped(r) || kill(r->o->pid, 0) != 0) {
@@ -786,9 +811,11 @@ static void loop(recorder *r, pid_t child)
 		for (size_t i = 0; pf && i < r->ncpus; i++)
 			if (r->rings[i].fd >= 0)
 				pf[np++] = (struct pollfd){ r->rings[i].fd, POLLIN, 0 };
-		poll(pf, np, 20);
+		poll(pf, np, r->sched ? (int)(SCHED_POLL_NS / 1000000) : 20);
 	}
 	drain_all(r);
+	if (r->sched)
+		note(r, plumb_sched_poll(r->sched, r->d, 0, true, r->err));
 	free(pf);
 }
 
@@ -807,6 +834,12 @@ static int run_command(recorder *r)
 		return -1;
 	}
 	int rc = open_task(r, child, true);
+	if (rc == 0 && r->sched) /* its counters before it runs the command */
+		rc = plumb_sched_watch(r->sched, r->d, (int32_t)child, (int32_t)child, 0, false, r->err);
+	if (rc == 0 && r->sched && !plumb_sched_watching(r->sched) && r->o->warn)
+		r->o->warn(r->o->warn_ctx, "cannot read /proc/PID/task/TID/schedstat (a kernel without "
+					   "CONFIG_SCHED_INFO?): off-CPU time only from the traced calls and "
+					   "each thread's start and end; --off-cpu=exact reads switch records");
 	if (rc) {
 		kill(child, SIGKILL);
 		close(go);
@@ -875,26 +908,32 @@ int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_recor
 			return -1;
 		d->periods[ev] = o->period;
 	}
+	if (o->off_cpu && !o->off_cpu_exact && !(r.sched = plumb_sched_poller_new()))
+		return plumb_fail_nomem(err);
 	if (rings_new(&r) || !(r.uw = unwinder_new(d, err))) {
 		close_all(&r);
+		plumb_sched_poller_free(r.sched);
 		return -1;
 	}
 	uint64_t opened = plumb_rec_now_ns();
 	int rc = o->pid ? attach(&r, o->pid) : run_command(&r);
-	if (rc == 0 && o->pid && o->off_cpu)
+	if (rc == 0 && o->pid && o->off_cpu && o->off_cpu_exact)
 		rc = plumb_rec_waits_window_edge(d, (int32_t)o->pid, true, opened, err);
+	if (rc == 0 && o->pid && r.sched)
+		rc = plumb_sched_watch_all(r.sched, d, (int32_t)o->pid, err);
 	if (rc == 0 && o->pid && o->off_cpu)
 		rc = plumb_rec_waits_held_stacks(d, r.uw, (int32_t)o->pid, opened,
 						 o->stack_size ? o->stack_size : 16384, err);
 	if (rc == 0 && o->pid) {
 		loop(&r, 0);
-		if (o->off_cpu)
+		if (o->off_cpu && o->off_cpu_exact)
 			rc = plumb_rec_waits_window_edge(d, (int32_t)o->pid, false, plumb_rec_now_ns(), err);
 	}
-	plumb_rec_waits_opts wo = { o->off_cpu, o->sync_wait != NULL, 0 };
+	plumb_rec_waits_opts wo = { o->off_cpu, o->sync_wait != NULL, 0, r.sched != NULL };
 	if (rc == 0 && !r.fatal)
 		rc = plumb_rec_waits_finish(d, &wo, err);
 	close_all(&r);
+	plumb_sched_poller_free(r.sched);
 	unwinder_free(r.uw);
 	res->lost = d->lost;
 	res->throttled = d->throttled;

@@ -15,11 +15,13 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "preload/format.h"
 #include "record/heap.h"
 #include "record/signal_read.h"
+#include "record/waits_sched.h"
 
 #ifndef PLUMB_LIBDIR
 #define PLUMB_LIBDIR "/usr/local/lib/plumb"
@@ -209,6 +211,34 @@ static int wait_command(pid_t pid)
 	return st;
 }
 
+/* --off-cpu: until pid ends, read the schedstat of its threads and its
+ * descendants' every 5 ms (waits_sched.c; the preloaded library's THREAD
+ * records give each thread's start and end). The last reading is of the
+ * leader as a zombie, before wait_command reaps it. */
+static int poll_command(pid_t pid, plumb_rec_data *d, plumb_error *err)
+{
+	plumb_sched_poller *p = plumb_sched_poller_new();
+	if (!p)
+		return plumb_fail_nomem(err);
+	int rc = 0;
+	for (;;) {
+		if (rc == 0)
+			rc = plumb_sched_scan(p, d, (int32_t)pid, err) || plumb_sched_poll(p, d, 0, true, err);
+		siginfo_t si;
+		si.si_pid = 0;
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 ? si.si_pid == pid
+										     : errno != EINTR)
+			break;
+		uint64_t ns = plumb_sched_period(p, 5000000);
+		struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+		nanosleep(&ts, NULL);
+	}
+	if (rc == 0)
+		rc = plumb_sched_poll(p, d, 0, true, err);
+	plumb_sched_poller_free(p);
+	return rc;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -363,12 +393,15 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 	}
 	if (o->started)
 		o->started(pid, o->ctx);
+	int polled = o->off_cpu ? poll_command(pid, d, err) : 0;
 	int st = wait_command(pid);
 	if (res)
 		res->wait_status = st;
 	bool full = fs_full(dir);
 	plumb_sig_info info = { 0 };
 	int rc = read_all(o, dir, d, &info, err);
+	if (rc == 0 && polled)
+		rc = -1; /* err says why */
 	rmdir(dir);   /* only when empty: a damaged file stays for a look */
 	if (rc == 0) {
 		if (res) {
@@ -382,7 +415,7 @@ int plumb_record_signal(const plumb_record_opts *o, plumb_rec_data *d, plumb_rec
 					 dir, info.samples);
 		}
 		rate_note(o, &info, hz, res);
-		plumb_rec_waits_opts wo = { o->off_cpu, o->sync_wait != NULL, 1000000000ull / hz };
+		plumb_rec_waits_opts wo = { o->off_cpu, o->sync_wait != NULL, 1000000000ull / hz, o->off_cpu };
 		rc = plumb_rec_waits_finish(d, &wo, err);
 	}
 	return rc;

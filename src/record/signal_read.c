@@ -111,6 +111,10 @@ static int read_thread(struct rd *r, size_t off, uint32_t size)
 	char name[17];
 	memcpy(name, t.name, 16);
 	name[16] = 0;
+	/* its own CPU clock as it began or ended: --off-cpu's figures */
+	if (plumb_rec_sched_add(r->d, r->pid, (int32_t)t.tid, t.time_ns, t.cpu_ns, 0, PLUMB_SCHED_CPU,
+				r->err))
+		return -1;
 	return plumb_rec_thread_set(r->d, r->pid, (int32_t)t.tid, name[0] ? name : NULL,
 				    t.start_routine, r->err);
 }

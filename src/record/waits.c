@@ -12,6 +12,7 @@
 #include "preload/format.h"
 #include "record/signal_read.h"
 #include "record/waits_order.h"
+#include "record/waits_sched.h"
 
 typedef struct rec_wait {
 	int32_t pid, tid;
@@ -37,6 +38,13 @@ typedef struct rec_held {
 	size_t ips;            /* into plumb_rec_waits.ips */
 } rec_held;
 
+/* A schedstat reading (waits_sched.c): PLUMB_SCHED_* kind. */
+typedef struct rec_sched {
+	int32_t pid, tid;
+	uint64_t time, exec, delay;
+	unsigned kind;
+} rec_sched;
+
 typedef struct rec_period {
 	size_t index;
 	uint64_t ns;
@@ -48,6 +56,7 @@ struct plumb_rec_waits {
 	PLUMB_VEC(rec_switch) switches;
 	PLUMB_VEC(rec_held) held;     /* by thread once sorted */
 	PLUMB_VEC(rec_period) periods;
+	PLUMB_VEC(rec_sched) sched;
 	uint64_t sync_threshold_ns, offcpu_mean_ns;
 	bool have_config;
 };
@@ -68,6 +77,7 @@ void plumb_rec_waits_free(struct plumb_rec_waits *w)
 	free(w->switches.v);
 	free(w->held.v);
 	free(w->periods.v);
+	free(w->sched.v);
 	free(w);
 }
 
@@ -100,6 +110,15 @@ int plumb_rec_switch_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t t
 	if (!w || plumb_vec_reserve(w->switches, w->switches.n + 1))
 		return plumb_fail_nomem(err);
 	w->switches.v[w->switches.n++] = (rec_switch){ pid, tid, time_ns, out, preempted };
+	return 0;
+}
+
+int plumb_rec_sched_add(plumb_rec_data *d, int32_t pid, int32_t tid, uint64_t time_ns,
+			uint64_t exec_ns, uint64_t delay_ns, unsigned kind, plumb_error *err)
+{
+	struct plumb_rec_waits *w = waits_of(d);
+	if (!w || plumb_vec_push(w->sched, ((rec_sched){ pid, tid, time_ns, exec_ns, delay_ns, kind })))
+		return plumb_fail_nomem(err);
 	return 0;
 }
 
@@ -169,6 +188,8 @@ typedef struct cpu_ref {
 	int32_t pid, tid;
 	uint64_t time;
 	size_t index;
+	uint64_t ns;           /* the CPU time it stands for */
+	bool covered;          /* its wall came from a schedstat period */
 } cpu_ref;
 
 static int by_thread_time_cpu(const void *a, const void *b)
@@ -188,33 +209,42 @@ static int cmp_thread(int32_t pa, int32_t ta, int32_t pb, int32_t tb)
 	return ta < tb ? -1 : ta > tb;
 }
 
-/* Add one off-CPU interval of ns to chain (copied first: d->ips may move). */
-static int charge(fin *f, int32_t pid, int32_t tid, uint64_t t, uint64_t ns, bool preempted,
-		  const uint64_t *chain, size_t n, uint32_t flags)
+/* Add off ns of off-CPU time, pre of it preempted, and wall ns of wall
+ * time to chain (copied first: d->ips may move). */
+static int charge3(fin *f, int32_t pid, int32_t tid, uint64_t t, uint64_t off, uint64_t wall,
+		   uint64_t pre, const uint64_t *chain, size_t n, uint32_t flags)
 {
-	if (ns == 0 || n == 0)
+	if ((off == 0 && wall == 0) || n == 0)
 		return 0;
 	if (plumb_vec_reserve(f->tmp, n))
 		return plumb_fail_nomem(f->err);
 	memcpy(f->tmp.v, chain, n * sizeof *chain);
-	int evs[3] = { f->off, f->wall, preempted ? f->pre : -1 };
+	int evs[3] = { f->off, f->wall, f->pre };
+	uint64_t ws[3] = { off, wall, pre };
 	for (int k = 0; k < 3; k++) {
-		if (evs[k] < 0)
+		if (evs[k] < 0 || ws[k] == 0)
 			continue;
 		plumb_rec_sample *prev = f->last[k] ? &f->d->samples.v[f->last[k] - 1] : NULL;
 		if (prev && prev->pid == pid && prev->tid == tid && prev->nips == n &&
 		    prev->flags == flags && t - prev->time_ns < COALESCE_NS &&
-		    prev->weight <= UINT64_MAX - ns && /* else a sample of its own */
+		    prev->weight <= UINT64_MAX - ws[k] && /* else a sample of its own */
 		    memcmp(f->d->ips.v + prev->ips, f->tmp.v, n * sizeof *chain) == 0) {
-			prev->weight += ns;
+			prev->weight += ws[k];
 			continue;
 		}
-		if (plumb_rec_sample_add(f->d, pid, tid, t, (uint32_t)evs[k], ns, f->tmp.v, n, flags,
+		if (plumb_rec_sample_add(f->d, pid, tid, t, (uint32_t)evs[k], ws[k], f->tmp.v, n, flags,
 					 f->err))
 			return -1;
 		f->last[k] = f->d->samples.n;
 	}
 	return 0;
+}
+
+/* ns off the CPU, pre of it preempted: off-cpu and wall. */
+static int charge(fin *f, int32_t pid, int32_t tid, uint64_t t, uint64_t ns, uint64_t pre,
+		  const uint64_t *chain, size_t n, uint32_t flags)
+{
+	return ns ? charge3(f, pid, tid, t, ns, ns, pre, chain, n, flags) : 0;
 }
 
 /* ns of wait wt weighted by its 1/p (x65536) into *out; past 64 bits
@@ -246,6 +276,93 @@ static const plumb_rec_sample *stand_in(fin *f, const cpu_ref *c, size_t lo, siz
 	return &f->d->samples.v[c[a > lo ? a - 1 : lo].index];
 }
 
+/* ---- from schedstat readings (--off-cpu's default) ---------------------- */
+
+/* One thread's readings, waits, CPU samples and held stack. */
+typedef struct thread_view {
+	int32_t pid, tid;
+	const rec_wait *waits;
+	size_t nwaits;
+	cpu_ref *cpu;
+	size_t ncpu;
+	const rec_held *held;
+} thread_view;
+
+/* The time the thread spent in traced calls within [a, b]. */
+static uint64_t traced_in(const thread_view *v, size_t *lo, uint64_t a, uint64_t b)
+{
+	while (*lo < v->nwaits && v->waits[*lo].t1 <= a)
+		(*lo)++;
+	uint64_t sum = 0;
+	for (size_t i = *lo; i < v->nwaits && v->waits[i].t0 < b; i++) {
+		uint64_t x = v->waits[i].t0 > a ? v->waits[i].t0 : a;
+		uint64_t y = v->waits[i].t1 < b ? v->waits[i].t1 : b;
+		if (y > x)
+			sum += y - x;
+	}
+	return sum;
+}
+
+/* The CPU samples of the thread in (a, b]: [*first, end), their CPU ns. */
+static uint64_t cpu_in(const thread_view *v, size_t *first, size_t *end, uint64_t a, uint64_t b)
+{
+	size_t i = *first;
+	while (i < v->ncpu && v->cpu[i].time <= a)
+		i++;
+	uint64_t sum = 0;
+	size_t j = i;
+	for (; j < v->ncpu && v->cpu[j].time <= b; j++)
+		sum += v->cpu[j].ns;
+	*first = i;
+	*end = j;
+	return sum;
+}
+
+/* ns spread over the CPU samples [c0, c1) of the thread (cpu_ns in all) in
+ * proportion to the time each stands for, or at the nearest one before b
+ * when there are none: as preempted off-CPU time (preempted) or as the
+ * wall time of running. */
+static int spread(fin *f, const thread_view *v, size_t c0, size_t c1, uint64_t cpu_ns, uint64_t b,
+		  uint64_t ns, bool preempted)
+{
+	if (!ns)
+		return 0;
+	if (c0 == c1 || !cpu_ns) {
+		const plumb_rec_sample *sm = stand_in(f, v->cpu, 0, v->ncpu, b);
+		return sm ? charge3(f, v->pid, v->tid, b, preempted ? ns : 0, ns, preempted ? ns : 0,
+				    f->d->ips.v + sm->ips, sm->nips, sm->flags)
+			  : 0;
+	}
+	uint64_t left = ns;
+	for (size_t i = c0; i < c1; i++) {
+		uint64_t part = i + 1 == c1 ? left
+				: (uint64_t)((double)ns * (double)v->cpu[i].ns / (double)cpu_ns + 0.5);
+		if (part > left)
+			part = left;
+		left -= part;
+		plumb_rec_sample sm = f->d->samples.v[v->cpu[i].index];
+		if (charge3(f, v->pid, v->tid, sm.time_ns, preempted ? part : 0, part, preempted ? part : 0,
+			    f->d->ips.v + sm.ips, sm.nips, sm.flags))
+			return -1;
+	}
+	return 0;
+}
+
+/* On-CPU time measured (a schedstat period's, or between a switch in and
+ * out) as wall time, at the CPU samples in it; so a thread's wall is its
+ * elapsed time, whatever the samples missed (user-only cpu-clock samples
+ * do not see the time in the kernel). Those samples' own time is not
+ * counted again. */
+static int charge_running(fin *f, const thread_view *v, size_t c0, size_t c1, uint64_t cpu_ns,
+			  uint64_t b, uint64_t ns)
+{
+	for (size_t i = c0; i < c1; i++)
+		v->cpu[i].covered = true;
+	return spread(f, v, c0, c1, cpu_ns, b, ns, false);
+}
+
+/* ---- from switch records (--off-cpu=exact) -------------------------------- */
+
 /* Each thread's switch intervals against its waits and CPU samples. */
 static int from_switches(fin *f, cpu_ref *cpu, size_t ncpu)
 {
@@ -269,12 +386,23 @@ static int from_switches(fin *f, cpu_ref *cpu, size_t ncpu)
 			hi++;
 		const rec_held *held = hi < w->held.n && w->held.v[hi].pid == pid &&
 				       w->held.v[hi].tid == tid ? &w->held.v[hi] : NULL;
-		const rec_switch *out = NULL;
+		const rec_switch *out = NULL, *in = NULL;
+		thread_view v = { pid, tid, NULL, 0, cpu + ci, cj - ci, NULL };
+		size_t clo = 0;
 		for (size_t k = i; k < j; k++) {
 			if (sw[k].out) {
+				if (in) { /* on the CPU from in to here: wall */
+					size_t c0 = clo, c1;
+					uint64_t cpu_ns = cpu_in(&v, &c0, &c1, in->time, sw[k].time);
+					clo = c0;
+					if (charge_running(f, &v, c0, c1, cpu_ns, sw[k].time, sw[k].time - in->time))
+						return -1;
+				}
 				out = &sw[k];
+				in = NULL;
 				continue;
 			}
+			in = &sw[k];
 			if (!out)
 				continue;
 			uint64_t a = out->time, b = sw[k].time;
@@ -292,14 +420,14 @@ static int from_switches(fin *f, cpu_ref *cpu, size_t ncpu)
 			uint64_t ns = 0;
 			if (wt && wt->nips)
 				rc = scaled(f, wt, b - a, &ns) ||
-				     charge(f, pid, tid, a, ns, pre, w->ips.v + wt->ips, wt->nips, 0);
+				     charge(f, pid, tid, a, ns, pre ? ns : 0, w->ips.v + wt->ips, wt->nips, 0);
 			else if (!wt && held && held->time == a) /* blocked when the window opened */
-				rc = charge(f, pid, tid, a, b - a, pre, w->ips.v + held->ips, held->nips,
+				rc = charge(f, pid, tid, a, b - a, pre ? b - a : 0, w->ips.v + held->ips, held->nips,
 					    held->flags);
 			else if (!wt) {
 				const plumb_rec_sample *s = stand_in(f, cpu, ci, cj, a);
 				if (s)
-					rc = charge(f, pid, tid, a, b - a, pre, f->d->ips.v + s->ips, s->nips,
+					rc = charge(f, pid, tid, a, b - a, pre ? b - a : 0, f->d->ips.v + s->ips, s->nips,
 						    s->flags);
 			}
 			if (rc)
@@ -320,8 +448,170 @@ static int from_waits(fin *f)
 		const rec_wait *wt = &w->waits.v[i];
 		uint64_t ns = 0;
 		if (wt->nips && (scaled(f, wt, wt->t1 - wt->t0, &ns) ||
-				 charge(f, wt->pid, wt->tid, wt->t0, ns, false, w->ips.v + wt->ips, wt->nips, 0)))
+				 charge(f, wt->pid, wt->tid, wt->t0, ns, 0, w->ips.v + wt->ips, wt->nips, 0)))
 			return -1;
+	}
+	return 0;
+}
+
+/* The taken traced waits in [a, b], their share of s->traced (the time
+ * in traced calls, scaled to the period's off-CPU time when the calls
+ * held on-CPU time too), each weighted by its 1/p. */
+static int charge_traced(fin *f, const thread_view *v, size_t lo, uint64_t a, uint64_t b,
+			 uint64_t traced, const plumb_sched_split *s)
+{
+	if (!s->traced)
+		return 0;
+	double scale = (double)s->traced / (double)traced;
+	double pre = (double)s->pre_traced / (double)s->traced;
+	for (size_t i = lo; i < v->nwaits && v->waits[i].t0 < b; i++) {
+		const rec_wait *wt = &v->waits[i];
+		uint64_t x = wt->t0 > a ? wt->t0 : a, y = wt->t1 < b ? wt->t1 : b, ns = 0;
+		if (y <= x || !wt->nips)
+			continue;
+		if (scaled(f, wt, y - x, &ns))
+			return -1;
+		ns = (uint64_t)((double)ns * scale + 0.5);
+		/* at the wait's start, as with switch records: the pieces of a
+		 * long wait make one sample, not one per period */
+		if (charge(f, v->pid, v->tid, wt->t0, ns, (uint64_t)((double)ns * pre + 0.5),
+			   f->w->ips.v + wt->ips, wt->nips, 0))
+			return -1;
+	}
+	return 0;
+}
+
+/* Blocked time of consecutive periods at one stack (a CPU sample's, or
+ * -p's held stack: index SIZE_MAX), kept as one sample at the first
+ * one's start: a thread blocked for an hour in an untraced call makes one
+ * sample, not 720,000. */
+typedef struct blocked_run {
+	size_t at;             /* the stand-in's index into d->samples; 0: none */
+	uint64_t t, end, ns;
+} blocked_run;
+
+static int blocked_flush(fin *f, const thread_view *v, blocked_run *br)
+{
+	int rc = 0;
+	if (br->at == SIZE_MAX)
+		rc = charge(f, v->pid, v->tid, br->t, br->ns, 0, f->w->ips.v + v->held->ips, v->held->nips,
+			    v->held->flags);
+	else if (br->at) {
+		plumb_rec_sample sm = f->d->samples.v[br->at - 1];
+		rc = charge(f, v->pid, v->tid, br->t, br->ns, 0, f->d->ips.v + sm.ips, sm.nips, sm.flags);
+	}
+	br->at = 0;
+	return rc;
+}
+
+static int blocked_add(fin *f, const thread_view *v, blocked_run *br, size_t at, uint64_t a,
+		       uint64_t b, uint64_t ns)
+{
+	if (br->at == at && br->end == a && br->ns <= UINT64_MAX - ns) {
+		br->ns += ns;
+		br->end = b;
+		return 0;
+	}
+	if (blocked_flush(f, v, br))
+		return -1;
+	*br = (blocked_run){ at, a, b, ns };
+	return 0;
+}
+
+static int sched_thread(fin *f, const thread_view *v, const rec_sched *r, size_t n)
+{
+	plumb_sched_carry carry = { 0, 0 };
+	blocked_run br = { 0, 0, 0, 0 };
+	size_t k = 0, wlo = 0, clo = 0;
+	while (k < n && r[k].kind == PLUMB_SCHED_END)
+		k++; /* an end without a beginning: nothing to measure */
+	if (k == n)
+		return 0;
+	/* the thread's own CPU clock (PLUMB_SCHED_CPU) begins its first period
+	 * (when no fork was seen) and closes its last: between schedstat
+	 * readings it would cut a runqueue wait out of the period it lies in
+	 * (it has no runqueue time) */
+	size_t last_read = 0;
+	for (size_t z = k; z < n; z++)
+		if (r[z].kind == PLUMB_SCHED_READ)
+			last_read = z;
+	uint64_t a = r[k].time, ea = r[k].exec, da = r[k].delay, exec0 = r[k].exec;
+	bool ran = false;
+	for (k++; k < n; k++) {
+		if (r[k].kind == PLUMB_SCHED_CPU && k < last_read)
+			continue;
+		uint64_t b = r[k].time, eb = r[k].exec, db = r[k].kind == PLUMB_SCHED_CPU ? da : r[k].delay;
+		bool known = r[k].kind != PLUMB_SCHED_END, last = !known;
+		for (size_t z = k + 1; !known && z < n; z++)
+			if (r[z].kind == PLUMB_SCHED_READ) /* read after its end: a zombie's final figures */
+				eb = r[z].exec, db = r[z].delay, known = true;
+		if (b < a)
+			b = a;
+		size_t c0 = clo, c1;
+		uint64_t cpu_ns = cpu_in(v, &c0, &c1, a, b);
+		clo = c0;
+		uint64_t exec = known ? (eb > ea ? eb - ea : 0) : cpu_ns;
+		uint64_t delay = known && db > da ? db - da : 0;
+		uint64_t traced = traced_in(v, &wlo, a, b);
+		plumb_sched_split s;
+		plumb_sched_split_period(&carry, b - a, exec, delay, traced, &s);
+		ran = ran || (known ? eb > exec0 : exec > 0);
+		if (charge_running(f, v, c0, c1, cpu_ns, b, exec) ||
+		    charge_traced(f, v, wlo, a, b, traced, &s) ||
+		    /* preemption takes a thread while it runs, so each stack's
+		     * share of the running is its expected share of the
+		     * preemption */
+		    spread(f, v, c0, c1, cpu_ns, b, s.pre_untraced, true))
+			return -1;
+		if (s.blocked && v->held && !ran) { /* -p: blocked where it was when the window opened */
+			if (blocked_add(f, v, &br, SIZE_MAX, a, b, s.blocked))
+				return -1;
+		} else if (s.blocked) {
+			const plumb_rec_sample *sm = stand_in(f, v->cpu, 0, v->ncpu, b);
+			if (sm && blocked_add(f, v, &br, (size_t)(sm - f->d->samples.v) + 1, a, b, s.blocked))
+				return -1;
+		}
+		if (last)
+			break;
+		a = b, ea = eb, da = db;
+	}
+	return blocked_flush(f, v, &br);
+}
+
+/* Each thread's poll periods against its waits and CPU samples. */
+static int from_sched(fin *f, cpu_ref *cpu, size_t ncpu)
+{
+	struct plumb_rec_waits *w = f->w;
+	const rec_sched *r = w->sched.v;
+	size_t wi = 0, ci = 0, hi = 0;
+	for (size_t i = 0; i < w->sched.n;) {
+		size_t j = i;
+		while (j < w->sched.n && r[j].pid == r[i].pid && r[j].tid == r[i].tid)
+			j++;
+		thread_view v = { r[i].pid, r[i].tid, NULL, 0, NULL, 0, NULL };
+		while (wi < w->waits.n && cmp_thread(w->waits.v[wi].pid, w->waits.v[wi].tid, v.pid, v.tid) < 0)
+			wi++;
+		v.waits = w->waits.v + wi;
+		while (wi + v.nwaits < w->waits.n && w->waits.v[wi + v.nwaits].pid == v.pid &&
+		       w->waits.v[wi + v.nwaits].tid == v.tid)
+			v.nwaits++;
+		while (ci < ncpu && cmp_thread(cpu[ci].pid, cpu[ci].tid, v.pid, v.tid) < 0)
+			ci++;
+		v.cpu = cpu + ci;
+		while (ci + v.ncpu < ncpu && cpu[ci + v.ncpu].pid == v.pid && cpu[ci + v.ncpu].tid == v.tid)
+			v.ncpu++;
+		while (hi < w->held.n && cmp_thread(w->held.v[hi].pid, w->held.v[hi].tid, v.pid, v.tid) < 0)
+			hi++;
+		if (hi < w->held.n && w->held.v[hi].pid == v.pid && w->held.v[hi].tid == v.tid)
+			v.held = &w->held.v[hi];
+		/* a START begins a thread's life: the id may have been reused */
+		for (size_t k = i, e; k < j; k = e) {
+			for (e = k + 1; e < j && r[e].kind != PLUMB_SCHED_START;)
+				e++;
+			if (sched_thread(f, &v, r + k, e - k))
+				return -1;
+		}
+		i = j;
 	}
 	return 0;
 }
@@ -354,8 +644,10 @@ static int off_cpu(fin *f, const plumb_rec_waits_opts *o)
 		const plumb_rec_sample *s = &d->samples.v[i];
 		if (!is_cpu_event(d->events.v[s->event]))
 			continue;
-		cpu[ncpu++] = (cpu_ref){ s->pid, s->tid, s->time_ns, i };
 		uint64_t ns = period_of(f, i, s->weight * o->cpu_period_ns, &pi);
+		cpu[ncpu++] = (cpu_ref){ s->pid, s->tid, s->time_ns, i, ns, false };
+		if (o->sched || f->w->switches.n)
+			continue; /* wall from the on-CPU time measured (charge_running) */
 		plumb_rec_sample c = *s;   /* d->samples may move */
 		if (plumb_vec_reserve(f->tmp, c.nips ? c.nips : 1))
 			rc = plumb_fail_nomem(f->err);
@@ -368,7 +660,15 @@ static int off_cpu(fin *f, const plumb_rec_waits_opts *o)
 	}
 	qsort(cpu, ncpu, sizeof *cpu, by_thread_time_cpu);
 	if (rc == 0)
-		rc = f->w->switches.n ? from_switches(f, cpu, ncpu) : from_waits(f);
+		rc = o->sched ? from_sched(f, cpu, ncpu)
+		     : f->w->switches.n ? from_switches(f, cpu, ncpu) : from_waits(f);
+	for (size_t i = 0; rc == 0 && (o->sched || f->w->switches.n) && i < ncpu; i++) {
+		if (cpu[i].covered) /* else outside every period: its own time */
+			continue;
+		plumb_rec_sample sm = d->samples.v[cpu[i].index];
+		rc = charge3(f, sm.pid, sm.tid, sm.time_ns, 0, cpu[i].ns, 0, d->ips.v + sm.ips, sm.nips,
+			     sm.flags);
+	}
 	free(cpu);
 	return rc;
 }
@@ -468,11 +768,13 @@ static int by_thread_held(const void *a, const void *b)
 	return cmp_thread(x->pid, x->tid, y->pid, y->tid);
 }
 
-/* Switches and waits by thread, then time (waits_order.c); the held
+/* Switches, schedstat readings and waits by thread, then time (waits_order.c); the held
  * stacks (one a thread) by thread. */
 static int sort_records(struct plumb_rec_waits *w)
 {
 	size_t n = w->switches.n > w->waits.n ? w->switches.n : w->waits.n;
+	if (w->sched.n > n)
+		n = w->sched.n;
 	plumb_order_key *k = malloc((n ? n : 1) * sizeof *k);
 	if (!k)
 		return -1;
@@ -486,6 +788,11 @@ static int sort_records(struct plumb_rec_waits *w)
 	if (rc == 0)
 		rc = plumb_order_by_thread_time(k, w->waits.n) ||
 		     plumb_order_apply(w->waits.v, w->waits.n, sizeof *w->waits.v, k);
+	for (size_t i = 0; rc == 0 && i < w->sched.n; i++)
+		k[i] = (plumb_order_key){ w->sched.v[i].time, w->sched.v[i].pid, w->sched.v[i].tid, i };
+	if (rc == 0)
+		rc = plumb_order_by_thread_time(k, w->sched.n) ||
+		     plumb_order_apply(w->sched.v, w->sched.n, sizeof *w->sched.v, k);
 	free(k);
 	if (rc == 0 && w->held.n > 1)
 		qsort(w->held.v, w->held.n, sizeof *w->held.v, by_thread_held);

@@ -2,7 +2,8 @@
  * 200 ms while a thread waits for it in wait_for_mutex, sleeps 300 ms in
  * do_sleep_300ms, reads a pipe a child writes 150 ms later in
  * wait_pipe_read, and waits 100 ms on a condition variable in
- * wait_cond_100ms. Prints its elapsed time. */
+ * wait_cond_100ms. Prints its elapsed time and how long each wait took
+ * (a loaded machine makes them longer, or starts the mutex wait late). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,14 @@ static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
 __attribute__((noinline)) static void spin_ms(double ms) { double e = now() + ms / 1000; volatile unsigned x = 0; while (now() < e) x++; }
 __attribute__((noinline)) static void sleep_ms(long ms) { struct timespec t = { ms / 1000, (ms % 1000) * 1000000 }; nanosleep(&t, NULL); }
 
-__attribute__((noinline)) static void wait_for_mutex(void) { pthread_mutex_lock(&big_lock); pthread_mutex_unlock(&big_lock); NOT_TAIL(); }
+static double mutex_ms;
+__attribute__((noinline)) static void wait_for_mutex(void) {
+	double a = now();
+	pthread_mutex_lock(&big_lock);
+	mutex_ms = (now() - a) * 1000;
+	pthread_mutex_unlock(&big_lock);
+	NOT_TAIL();
+}
 static void *locker(void *a) { (void)a; wait_for_mutex(); return NULL; }
 __attribute__((noinline)) static void hold_lock_200ms(void) {
 	pthread_mutex_lock(&big_lock);
@@ -51,9 +59,15 @@ int main(void) {
 	double t0 = now();
 	spin_ms(100);
 	hold_lock_200ms();
+	double a = now();
 	do_sleep_300ms();
+	double b = now();
 	wait_pipe_read();
+	double c = now();
 	wait_cond_100ms();
-	printf("elapsed %.0f ms\n", (now() - t0) * 1000);
+	double e = now();
+	printf("elapsed %.0f ms\n", (e - t0) * 1000);
+	printf("waited mutex %.0f sleep %.0f read %.0f cond %.0f ms\n", mutex_ms, (b - a) * 1000,
+	       (c - b) * 1000, (e - c) * 1000);
 	return 0;
 }

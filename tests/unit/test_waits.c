@@ -77,7 +77,9 @@ Test(waits, switch_intervals_go_to_the_wait_they_lie_in)
 	cr_expect_eq(total(d, "off-cpu"), 6000);            /* the untaken wait's interval is dropped */
 	cr_expect_eq(total(d, "preempted"), 1000);
 	cr_expect_eq(at(d, "preempted", 0x1000), 1000);
-	cr_expect_eq(total(d, "wall"), 6000 + 1000000);     /* + the CPU sample's period */
+	/* + the CPU sample's period (before the first switch: its own) + the
+	 * on-CPU time between each switch in and the next out */
+	cr_expect_eq(total(d, "wall"), 6000 + 1000000 + 2000 + 4000 + 17000);
 	plumb_rec_data_free(d);
 }
 
