@@ -44,6 +44,14 @@ if python3 -c "import sys; sys.exit(0 if float('$r') >= 99 else 1)"; then
 else
 	fail "-O2 -fomit-frame-pointer: stacks reach a root in >= 99% of samples" "got $r%"
 fi
+# 1a. Those stacks come from the per-file CFI recipes (record.unwound:
+# recipe walks, libdwfl walks), not from libdwfl's unwinder frame by frame.
+u=$("$PLUMB" info shares.plumb | awk '$1 == "record.unwound" { print $2, $3 }')
+if [ -n "$u" ] && python3 -c "import sys; a, b = map(int, '$u'.split()); sys.exit(0 if a >= 0.95 * (a + b) and a > 0 else 1)"; then
+	ok "record.unwound: >= 95% of the stacks walked by recipes ($u)"
+else
+	fail "record.unwound: >= 95% of the stacks walked by recipes" "got '$u'"
+fi
 # 1b. A caller's cost is at its call instruction, not inside it (return
 # address - 1): every call site written to Callgrind, in the program and in
 # libc (where main is called through a register), starts a call
