@@ -9,7 +9,14 @@
  * unwinder searches the CFI, runs its program and allocates a frame state
  * at every frame of every sample (1 s of plumb's CPU for four compiles).
  * Anything a recipe cannot say is RECIPE_NONE and libdwfl unwinds that
- * sample, as before. */
+ * sample, as before.
+ *
+ * Three levels, as a sample's leaf pc is mostly new and its return
+ * addresses mostly seen before: a small direct-mapped table of recent
+ * addresses (a probe in cache), the table of every address derived, and
+ * the CFI row (the address range one rule holds for) last derived in each
+ * KiB of code, which spares a third of the new addresses libdw's search
+ * (cc1plus: of 14,000 misses, 4,400 found their row there). */
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +29,23 @@ typedef struct recipe_entry {
 	unwind_recipe r;
 } recipe_entry;
 
+typedef struct recipe_row {
+	uint64_t lo, hi;       /* the rule holds for [lo, hi); hi 0: empty */
+	unwind_recipe r;
+} recipe_row;
+
+#define NEAR_BITS 11
+#define ROW_BITS 14
+#define ROW_LINE 10
+
 struct recipe_file {
 	char *path;
 	Elf *elf;
 	Dwarf_CFI *cfi;        /* the file's .eh_frame; NULL: none */
 	plumb_index ix;
 	PLUMB_VEC(recipe_entry) ents;
+	recipe_entry near[1u << NEAR_BITS];   /* off + 1; 0: empty */
+	recipe_row rows[1u << ROW_BITS];
 };
 
 recipe_file *recipe_file_open(const char *path, int fd)
@@ -62,31 +80,35 @@ const char *recipe_file_path(const recipe_file *f)
 	return f->path;
 }
 
-/* ops is a location CFA + N (DW_OP_call_frame_cfa [DW_OP_plus_uconst N]):
- * N into *off. */
-static bool cfa_location(const Dwarf_Op *ops, size_t n, int64_t *off)
+/* ops is a location CFA + N (DW_OP_call_frame_cfa [DW_OP_plus_uconst N])
+ * with N in 16 bits: N into *off. */
+static bool cfa_location(const Dwarf_Op *ops, size_t n, int16_t *off)
 {
 	if (n < 1 || n > 2 || ops[0].atom != DW_OP_call_frame_cfa)
 		return false;
 	if (n == 2 && ops[1].atom != DW_OP_plus_uconst)
 		return false;
-	*off = n == 2 ? (int64_t)ops[1].number : 0;
+	int64_t v = n == 2 ? (int64_t)ops[1].number : 0;
+	if (v < INT16_MIN || v > INT16_MAX)
+		return false;
+	*off = (int16_t)v;
 	return true;
 }
 
 /* The rule at pc (an address in the file's own terms), as libdwfl's
- * handle_cfi would apply it to rip, rsp and rbp. */
-static unwind_recipe derive(Dwarf_CFI *cfi, uint64_t pc)
+ * handle_cfi would apply it to rip, rsp and rbp, and the range [*lo, *hi)
+ * it holds for (empty when there is no CFI row). */
+static unwind_recipe derive(Dwarf_CFI *cfi, uint64_t pc, uint64_t *lo, uint64_t *hi)
 {
 	unwind_recipe r = { .kind = RECIPE_NONE };
 	Dwarf_Frame *fr;
+	*lo = *hi = 0;
 	if (!cfi || dwarf_cfi_addrframe(cfi, pc, &fr) != 0)
 		return r;
-	Dwarf_Addr lo, hi;
 	bool signal;
 	Dwarf_Op mem[3], *ops, *cfa;
 	size_t n, ncfa;
-	if (dwarf_frame_info(fr, &lo, &hi, &signal) != 16 || signal)
+	if (dwarf_frame_info(fr, lo, hi, &signal) != 16 || signal)
 		goto out;  /* the next frame would not be a call's: libdwfl's */
 	if (dwarf_frame_register(fr, 16, mem, &ops, &n) != 0)
 		goto out;
@@ -109,10 +131,11 @@ static unwind_recipe derive(Dwarf_CFI *cfi, uint64_t pc)
 	else
 		goto out;
 	if (dwarf_frame_cfa(fr, &cfa, &ncfa) != 0 || ncfa != 1 || cfa[0].atom != DW_OP_bregx ||
-	    (cfa[0].number != 6 && cfa[0].number != 7))
+	    (cfa[0].number != 6 && cfa[0].number != 7) ||
+	    (int64_t)cfa[0].number2 < INT32_MIN || (int64_t)cfa[0].number2 > INT32_MAX)
 		goto out;
 	r.cfa_rbp = cfa[0].number == 6;
-	r.cfa_off = (int64_t)cfa[0].number2;
+	r.cfa_off = (int32_t)(int64_t)cfa[0].number2;
 	r.kind = RECIPE_STEP;
 out:
 	free(fr);
@@ -127,14 +150,30 @@ static bool entry_eq(const void *ctx, uint32_t id, const void *key)
 
 unwind_recipe recipe_file_get(recipe_file *f, uint64_t off)
 {
-	uint32_t h = (uint32_t)plumb_hash_mix(off, 0);
+	uint64_t hash = plumb_hash_mix(off, 0);
+	recipe_entry *near = &f->near[hash >> (64 - NEAR_BITS)];
+	if (near->off == off + 1)
+		return near->r;
+	uint32_t h = (uint32_t)hash;
 	uint32_t id = plumb_index_find(&f->ix, h, entry_eq, f, &off);
-	if (id != PLUMB_NONE)
-		return f->ents.v[id].r;
-	unwind_recipe r = derive(f->cfi, off);
+	if (id != PLUMB_NONE) {
+		*near = (recipe_entry){ off + 1, f->ents.v[id].r };
+		return near->r;
+	}
+	recipe_row *row = &f->rows[(off >> ROW_LINE) & ((1u << ROW_BITS) - 1)];
+	unwind_recipe r;
+	if (off >= row->lo && off < row->hi) {
+		r = row->r;
+	} else {
+		uint64_t lo, hi;
+		r = derive(f->cfi, off, &lo, &hi);
+		if (lo <= off && off < hi)
+			*row = (recipe_row){ lo, hi, r };
+	}
 	/* not remembered on ENOMEM: derived again next time */
 	if (f->ents.n < UINT32_MAX - 1 && !plumb_vec_reserve(f->ents, f->ents.n + 1) &&
 	    !plumb_index_insert(&f->ix, h, (uint32_t)f->ents.n))
 		f->ents.v[f->ents.n++] = (recipe_entry){ off, r };
+	*near = (recipe_entry){ off + 1, r };
 	return r;
 }

@@ -16,9 +16,10 @@ enum { RBP_SAME, RBP_SAVED, RBP_UNDEFINED };
  * else rsp) + cfa_off, the return address at CFA + ra_off, the caller's rsp
  * is the CFA and its rbp is the same, saved at CFA + rbp_off, or unknown. */
 typedef struct unwind_recipe {
+	int32_t cfa_off;
+	int16_t ra_off, rbp_off;
 	uint8_t kind, rbp;
 	bool cfa_rbp;
-	int64_t cfa_off, ra_off, rbp_off;
 } unwind_recipe;
 
 typedef struct recipe_file recipe_file;
