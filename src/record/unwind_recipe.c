@@ -11,12 +11,11 @@
  * Anything a recipe cannot say is RECIPE_NONE and libdwfl unwinds that
  * sample, as before.
  *
- * Three levels, as a sample's leaf pc is mostly new and its return
- * addresses mostly seen before: a small direct-mapped table of recent
- * addresses (a probe in cache), the table of every address derived, and
- * the CFI row (the address range one rule holds for) last derived in each
- * KiB of code, which spares a third of the new addresses libdw's search
- * (cc1plus: of 14,000 misses, 4,400 found their row there). */
+ * Two levels: a small direct-mapped table of recent addresses (a probe in
+ * cache; 87% of cc1plus's frames), then the table of every address
+ * derived. The address ranges libdw gives with a rule (dwarf_frame_info)
+ * are not used: they can reach past a DW_CFA_restore_state into rows with
+ * other rules. */
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,14 +28,7 @@ typedef struct recipe_entry {
 	unwind_recipe r;
 } recipe_entry;
 
-typedef struct recipe_row {
-	uint64_t lo, hi;       /* the rule holds for [lo, hi); hi 0: empty */
-	unwind_recipe r;
-} recipe_row;
-
 #define NEAR_BITS 11
-#define ROW_BITS 14
-#define ROW_LINE 10
 
 struct recipe_file {
 	char *path;
@@ -45,7 +37,6 @@ struct recipe_file {
 	plumb_index ix;
 	PLUMB_VEC(recipe_entry) ents;
 	recipe_entry near[1u << NEAR_BITS];   /* off + 1; 0: empty */
-	recipe_row rows[1u << ROW_BITS];
 };
 
 recipe_file *recipe_file_open(const char *path, int fd)
@@ -96,19 +87,18 @@ static bool cfa_location(const Dwarf_Op *ops, size_t n, int16_t *off)
 }
 
 /* The rule at pc (an address in the file's own terms), as libdwfl's
- * handle_cfi would apply it to rip, rsp and rbp, and the range [*lo, *hi)
- * it holds for (empty when there is no CFI row). */
-static unwind_recipe derive(Dwarf_CFI *cfi, uint64_t pc, uint64_t *lo, uint64_t *hi)
+ * handle_cfi would apply it to rip, rsp and rbp. */
+static unwind_recipe derive(Dwarf_CFI *cfi, uint64_t pc)
 {
 	unwind_recipe r = { .kind = RECIPE_NONE };
 	Dwarf_Frame *fr;
-	*lo = *hi = 0;
 	if (!cfi || dwarf_cfi_addrframe(cfi, pc, &fr) != 0)
 		return r;
+	Dwarf_Addr lo, hi;
 	bool signal;
 	Dwarf_Op mem[3], *ops, *cfa;
 	size_t n, ncfa;
-	if (dwarf_frame_info(fr, lo, hi, &signal) != 16 || signal)
+	if (dwarf_frame_info(fr, &lo, &hi, &signal) != 16 || signal)
 		goto out;  /* the next frame would not be a call's: libdwfl's */
 	if (dwarf_frame_register(fr, 16, mem, &ops, &n) != 0)
 		goto out;
@@ -160,16 +150,7 @@ unwind_recipe recipe_file_get(recipe_file *f, uint64_t off)
 		*near = (recipe_entry){ off + 1, f->ents.v[id].r };
 		return near->r;
 	}
-	recipe_row *row = &f->rows[(off >> ROW_LINE) & ((1u << ROW_BITS) - 1)];
-	unwind_recipe r;
-	if (off >= row->lo && off < row->hi) {
-		r = row->r;
-	} else {
-		uint64_t lo, hi;
-		r = derive(f->cfi, off, &lo, &hi);
-		if (lo <= off && off < hi)
-			*row = (recipe_row){ lo, hi, r };
-	}
+	unwind_recipe r = derive(f->cfi, off);
 	/* not remembered on ENOMEM: derived again next time */
 	if (f->ents.n < UINT32_MAX - 1 && !plumb_vec_reserve(f->ents, f->ents.n + 1) &&
 	    !plumb_index_insert(&f->ix, h, (uint32_t)f->ents.n))
