@@ -72,6 +72,7 @@ typedef struct conv {
 	plumb_index placed_ix;
 	PLUMB_VEC(file_addr) file_addrs;
 	plumb_index file_addr_ix;
+	const plumb_rec_map *last_map;  /* the map the last address was in */
 	uint64_t rooted, total, nostack;
 } conv;
 
@@ -232,7 +233,15 @@ static int resolve(conv *c, const plumb_rec_map *m, const plumb_rec_sample *s, u
 static addr_entry *lookup(conv *c, const plumb_rec_sample *s, uint64_t addr, bool ret,
 			  plumb_error *err)
 {
-	const plumb_rec_map *m = plumb_rec_map_find(c->d, s->pid, addr, s->time_ns);
+	/* A process's maps live at one time do not overlap (a new mmap ends
+	 * those it covers): the map of the frame before, when it holds addr
+	 * then, is the one the search would find. */
+	const plumb_rec_map *m = c->last_map;
+	if (!m || m->pid != s->pid || addr < m->start || addr >= m->end || s->time_ns < m->time_ns ||
+	    s->time_ns >= m->end_ns) {
+		m = plumb_rec_map_find(c->d, s->pid, addr, s->time_ns);
+		c->last_map = m && s->time_ns >= m->time_ns && s->time_ns < m->end_ns ? m : NULL;
+	}
 	int64_t key = m ? (int64_t)(m - c->d->maps.v) : -1 - (int64_t)s->pid;
 	if ((c->tab_n + 1) * 2 > c->tab_cap && tab_grow(c)) {
 		plumb_fail_nomem(err);
