@@ -2,7 +2,7 @@
  * on samples recorded here: with unwind_check, every sample the recipes
  * walk is walked by libdwfl too, and the two chains must be the same
  * (frames, order, and whether the stack was cut). Programs without frame
- * pointers: python3 (deep interpreter stacks through libc and libm) and
+ * pointers: Debian's python3 (deep interpreter stacks through libc) and
  * the shell; a small stack copy makes walks run off its end. */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -40,7 +40,7 @@ static void check_same_chains(char *const *argv, uint32_t stack_size)
 }
 
 static char *const python[] = {
-	"python3", "-c",
+	"/usr/bin/python3", "-c",
 	"import math, re\n"
 	"def f(n):\n"
 	"    return sum(math.sin(i) for i in range(200)) if n == 0 else f(n - 1) + 1\n"
