@@ -259,14 +259,20 @@ static const mod_info *module_of(proc *p, uint64_t pc)
 	unwinder *u = p->u;
 	mod_info mi = { NULL, 0 };
 	Dwarf_Addr bias;
+	const unsigned char *bid = NULL;
+	GElf_Addr bid_at;
 	if (path && dwfl_module_getelf(mod, &bias)) {
+		int len = dwfl_module_build_id(mod, &bid, &bid_at);
 		mi.bias = bias;
 		for (size_t i = 0; i < u->rfiles.n && !mi.f; i++)
-			if (strcmp(recipe_file_path(u->rfiles.v[i]), path) == 0)
+			if (recipe_file_is(u->rfiles.v[i], path, bid, len))
 				mi.f = u->rfiles.v[i];
 		if (!mi.f && !plumb_vec_reserve(u->rfiles, u->rfiles.n + 1) &&
-		    (mi.f = recipe_file_open(path, file_fd(u, path))))
+		    (mi.f = recipe_file_open(path))) {
 			u->rfiles.v[u->rfiles.n++] = mi.f;
+			if (!recipe_file_is(mi.f, path, bid, len))
+				mi.f = NULL;  /* the file changed since: libdwfl's */
+		}
 	}
 	if (plumb_vec_push(p->mods, mi))
 		return NULL;

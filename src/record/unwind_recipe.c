@@ -17,8 +17,12 @@
  * are not used: they can reach past a DW_CFA_restore_state into rows with
  * other rules. */
 #include <dwarf.h>
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "model/index.h"
 #include "record/unwind_recipe.h"
@@ -32,6 +36,10 @@ typedef struct recipe_entry {
 
 struct recipe_file {
 	char *path;
+	int fd;
+	struct stat st;        /* the file as opened, when it has no build-id */
+	const void *build_id;  /* in elf */
+	ssize_t build_id_len;
 	Elf *elf;
 	Dwarf_CFI *cfi;        /* the file's .eh_frame; NULL: none */
 	plumb_index ix;
@@ -39,16 +47,19 @@ struct recipe_file {
 	recipe_entry near[1u << NEAR_BITS];   /* off + 1; 0: empty */
 };
 
-recipe_file *recipe_file_open(const char *path, int fd)
+recipe_file *recipe_file_open(const char *path)
 {
 	recipe_file *f = calloc(1, sizeof *f);
 	if (!f || !(f->path = strdup(path))) {
 		free(f);
 		return NULL;
 	}
-	if (fd >= 0 && elf_version(EV_CURRENT) != EV_NONE &&
-	    (f->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)))
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd >= 0 && fstat(f->fd, &f->st) == 0 && elf_version(EV_CURRENT) != EV_NONE &&
+	    (f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL))) {
 		f->cfi = dwarf_getcfi_elf(f->elf);
+		f->build_id_len = dwelf_elf_gnu_build_id(f->elf, &f->build_id);
+	}
 	return f;
 }
 
@@ -60,10 +71,24 @@ void recipe_file_free(recipe_file *f)
 		dwarf_cfi_end(f->cfi);
 	if (f->elf)
 		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
 	plumb_index_free(&f->ix);
 	free(f->ents.v);
 	free(f->path);
 	free(f);
+}
+
+bool recipe_file_is(const recipe_file *f, const char *path, const void *build_id, int len)
+{
+	if (!f->elf || strcmp(f->path, path) != 0)
+		return false;
+	if (len > 0 || f->build_id_len > 0)
+		return len == f->build_id_len && memcmp(build_id, f->build_id, (size_t)len) == 0;
+	struct stat st;
+	return stat(path, &st) == 0 && st.st_dev == f->st.st_dev && st.st_ino == f->st.st_ino &&
+	       st.st_size == f->st.st_size && st.st_mtim.tv_sec == f->st.st_mtim.tv_sec &&
+	       st.st_mtim.tv_nsec == f->st.st_mtim.tv_nsec;
 }
 
 const char *recipe_file_path(const recipe_file *f)

@@ -24,10 +24,14 @@ typedef struct unwind_recipe {
 
 typedef struct recipe_file recipe_file;
 
-/* The recipes of the object file path (open as fd, which stays the
- * caller's); NULL on ENOMEM. A file without .eh_frame only says NONE. */
-recipe_file *recipe_file_open(const char *path, int fd);
+/* The recipes of the object file path as it is now; NULL on ENOMEM. A
+ * file that cannot be read, or has no .eh_frame, only says NONE. */
+recipe_file *recipe_file_open(const char *path);
 void recipe_file_free(recipe_file *f);
+/* f is the file a process mapped from path, whose build-id is build_id
+ * (len bytes; len <= 0: none, then path is still the file f opened). A
+ * program rebuilt during a recording gets new recipes. */
+bool recipe_file_is(const recipe_file *f, const char *path, const void *build_id, int len);
 const char *recipe_file_path(const recipe_file *f);
 /* The recipe at off, an address in the file's own (ELF) terms: derived on
  * first use, then remembered. */
