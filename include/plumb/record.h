@@ -254,11 +254,17 @@ typedef struct plumb_record_opts {
 	 * clock). */
 	bool heap;
 	uint64_t heap_sample, heap_seed;
+	/* For tests: unwind every sample that the recipe walk takes by
+	 * libdwfl too, count the differing chains (res->unwind_differ). */
+	bool unwind_check;
 } plumb_record_opts;
 
 typedef struct plumb_record_result {
 	int wait_status;           /* the command's, as waitpid gives it; -1 if none */
 	uint64_t samples, lost, throttled;
+	/* user stacks unwound by per-file CFI recipes and by libdwfl (perf
+	 * sampler, --stack dwarf); chains the two differed on (unwind_check) */
+	uint64_t unwound_recipe, unwound_libdw, unwind_differ;
 	bool not_permitted;        /* perf_event_open refused (EACCES/EPERM/ENOSYS):
 				      try the signal sampler */
 	char note[256];            /* for the profile's metadata ("record.note"), e.g.

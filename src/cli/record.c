@@ -466,8 +466,8 @@ static int command_meta(plumb_profile *p, const record_args *a, const plumb_rec_
 	       plumb_meta_set(p, "record.rate", rate, err);
 }
 
-static int save(const record_args *a, const plumb_rec_data *d, const char *sampler, const char *note,
-		plumb_error *err)
+static int save(const record_args *a, const plumb_rec_data *d, const char *sampler,
+		const plumb_record_result *res, plumb_error *err)
 {
 	plumb_profile *p = plumb_profile_new();
 	if (!p)
@@ -476,7 +476,13 @@ static int save(const record_args *a, const plumb_rec_data *d, const char *sampl
 	int rc = plumb_rec_to_profile(d, &po, p, err);
 	if (rc == 0)
 		rc = command_meta(p, a, d, sampler, err) || plumb_meta_set(p, "record.sampler", sampler, err) ||
-		     (*note && plumb_meta_set(p, "record.note", note, err));
+		     (*res->note && plumb_meta_set(p, "record.note", res->note, err));
+	if (rc == 0 && res->unwound_recipe + res->unwound_libdw) {
+		/* how the user stacks were unwound (unwind_recipe.c) */
+		char how[64];
+		snprintf(how, sizeof how, "%" PRIu64 " %" PRIu64, res->unwound_recipe, res->unwound_libdw);
+		rc = plumb_meta_set(p, "record.unwound", how, err);
+	}
 	if (rc == 0)
 		rc = keep_old_profile(a->output, a->quiet, err);
 	if (rc == 0) {
@@ -556,7 +562,7 @@ static int record(record_args *a)
 		status = command_status(res.wait_status);
 		if (a->ro.pid && res.wait_status < 0)
 			status = EXIT_OK;
-		if (save(a, d, sampler, res.note, &err)) {
+		if (save(a, d, sampler, &res, &err)) {
 			status = cli_fail(&err);
 		} else if (res.incomplete[0]) {
 			/* what was recorded is saved; that it is not all is a failure */

@@ -915,6 +915,7 @@ int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_recor
 		plumb_sched_poller_free(r.sched);
 		return -1;
 	}
+	unwinder_check(r.uw, o->unwind_check);
 	uint64_t opened = plumb_rec_now_ns();
 	int rc = o->pid ? attach(&r, o->pid) : run_command(&r);
 	if (rc == 0 && o->pid && o->off_cpu && o->off_cpu_exact)
@@ -934,6 +935,10 @@ int plumb_record_perf(const plumb_record_opts *o, plumb_rec_data *d, plumb_recor
 		rc = plumb_rec_waits_finish(d, &wo, err);
 	close_all(&r);
 	plumb_sched_poller_free(r.sched);
+	unwind_stats us = unwinder_stats(r.uw);
+	res->unwound_recipe = us.recipe;
+	res->unwound_libdw = us.libdw;
+	res->unwind_differ = us.differ;
 	unwinder_free(r.uw);
 	res->lost = d->lost;
 	res->throttled = d->throttled;

@@ -26,6 +26,14 @@ void unwinder_forget(unwinder *u, int32_t pid);
 size_t unwinder_unwind(unwinder *u, int32_t pid, int32_t tid, const uint64_t *regs,
 		       const uint8_t *stack, size_t stack_len, uint64_t *chain, size_t max,
 		       bool *truncated);
+/* Samples unwound by recipes and by libdwfl; with unwinder_check on, each
+ * sample a recipe walks is walked by libdwfl too (whose chain is kept) and
+ * differ counts the chains that are not the same. */
+typedef struct unwind_stats {
+	uint64_t recipe, libdw, differ;
+} unwind_stats;
+void unwinder_check(unwinder *u, bool on);
+unwind_stats unwinder_stats(const unwinder *u);
 
 /* --off-cpu / --sync-wait under perf (waits_perf.c): a private directory
  * (into dir) and the command's environment with the wait tracer preloaded;

@@ -44,6 +44,14 @@ typedef struct placed {
 	bool rooted;
 } placed;
 
+/* What an offset of a module resolved to: processes mapping the same file
+ * (four compilers of one make) look each address up once. */
+typedef struct file_addr {
+	plumb_id module;
+	uint64_t off;
+	uint32_t first, n;     /* into conv.frames */
+} file_addr;
+
 typedef struct conv {
 	const plumb_rec_data *d;
 	plumb_profile *p;
@@ -62,6 +70,9 @@ typedef struct conv {
 	plumb_id prev_part;
 	PLUMB_VEC(placed) placed;
 	plumb_index placed_ix;
+	PLUMB_VEC(file_addr) file_addrs;
+	plumb_index file_addr_ix;
+	const plumb_rec_map *last_map;  /* the map the last address was in */
 	uint64_t rooted, total, nostack;
 } conv;
 
@@ -146,6 +157,13 @@ static bool target_mapped(void *ctx, int64_t rel)
 	return plumb_rec_map_find(k->d, k->pid, k->ret + (uint64_t)rel, k->time_ns) != NULL;
 }
 
+static bool file_addr_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const conv *c = ctx;
+	const file_addr *k = key;
+	return c->file_addrs.v[id].module == k->module && c->file_addrs.v[id].off == k->off;
+}
+
 /* Intern the frames of one address into c->frames, outermost first. A
  * return address (ret, looked up as addr = ret - 1) is symbolized at the
  * start of its call instruction, so that the caller's frame has the call's
@@ -162,10 +180,26 @@ static int resolve(conv *c, const plumb_rec_map *m, const plumb_rec_sample *s, u
 			target_check k = { c->d, s->pid, addr + 1, s->time_ns };
 			off = plumb_call_site(c->calls, m->path, off + 1, target_mapped, &k);
 		}
+		e->module = module_of(c, m);
+		if (e->module == PLUMB_NONE)
+			return plumb_fail_nomem(err);
+		file_addr k = { e->module, off, 0, 0 };
+		uint32_t h = (uint32_t)hash2((int64_t)e->module, off);
+		uint32_t id = plumb_index_find(&c->file_addr_ix, h, file_addr_eq, c, &k);
+		if (id != PLUMB_NONE) {
+			e->first = c->file_addrs.v[id].first;
+			e->n = c->file_addrs.v[id].n;
+			return 0;
+		}
 		n = plumb_symbolize(c->sym, m->path, off, f, MAX_INLINE, err);
 		if (n < 0)
 			return -1;
-		e->module = module_of(c, m);
+		k.first = (uint32_t)c->frames.n;
+		k.n = (uint32_t)n;
+		if (plumb_vec_reserve(c->file_addrs, c->file_addrs.n + 1) ||
+		    plumb_index_insert(&c->file_addr_ix, h, (uint32_t)c->file_addrs.n))
+			return plumb_fail_nomem(err);
+		c->file_addrs.v[c->file_addrs.n++] = k;
 	} else {
 		const char *where = addr >= 0xffff800000000000u ? "[kernel]" : "[unmapped]";
 		snprintf(name, sizeof name, "%s+0x%" PRIx64, where, addr);
@@ -199,7 +233,15 @@ static int resolve(conv *c, const plumb_rec_map *m, const plumb_rec_sample *s, u
 static addr_entry *lookup(conv *c, const plumb_rec_sample *s, uint64_t addr, bool ret,
 			  plumb_error *err)
 {
-	const plumb_rec_map *m = plumb_rec_map_find(c->d, s->pid, addr, s->time_ns);
+	/* A process's maps live at one time do not overlap (a new mmap ends
+	 * those it covers): the map of the frame before, when it holds addr
+	 * then, is the one the search would find. */
+	const plumb_rec_map *m = c->last_map;
+	if (!m || m->pid != s->pid || addr < m->start || addr >= m->end || s->time_ns < m->time_ns ||
+	    s->time_ns >= m->end_ns) {
+		m = plumb_rec_map_find(c->d, s->pid, addr, s->time_ns);
+		c->last_map = m && s->time_ns >= m->time_ns && s->time_ns < m->end_ns ? m : NULL;
+	}
 	int64_t key = m ? (int64_t)(m - c->d->maps.v) : -1 - (int64_t)s->pid;
 	if ((c->tab_n + 1) * 2 > c->tab_cap && tab_grow(c)) {
 		plumb_fail_nomem(err);
@@ -535,5 +577,7 @@ int plumb_rec_to_profile(const plumb_rec_data *d, const plumb_rec_profile_opts *
 	free(c.prev_nodes.v);
 	free(c.placed.v);
 	plumb_index_free(&c.placed_ix);
+	plumb_index_free(&c.file_addr_ix);
+	free(c.file_addrs.v);
 	return rc;
 }

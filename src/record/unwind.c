@@ -1,10 +1,12 @@
-/* DWARF CFI unwinding of sampled user stacks with libdwfl, while recording:
- * each process gets a Dwfl holding the modules of its mmap records at their
- * run-time addresses; memory reads are served from the sample's stack copy,
- * then from the mapped files. Only the resulting address chains are kept.
- * libdwfl is needed here for its CFI unwinder over a process's modules at
- * their run-time addresses; the modules are opened through symbols/ like
- * every object file (symbols/dwfl_open.h). */
+/* DWARF CFI unwinding of sampled user stacks, while recording: each process
+ * gets a Dwfl holding the modules of its mmap records at their run-time
+ * addresses; memory reads are served from the sample's stack copy, then
+ * from the mapped files. Only the resulting address chains are kept.
+ * A sample is first walked with the per-file recipes of unwind_recipe.c
+ * (plain arithmetic, giving the chain libdwfl would give); a frame no
+ * recipe describes sends the whole sample to libdwfl's CFI unwinder. The
+ * modules are opened through symbols/ like every object file
+ * (symbols/dwfl_open.h). */
 #include <dwarf.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -12,10 +14,19 @@
 #include <unistd.h>
 
 #include "record/record_internal.h"
+#include "model/index.h"
+#include "record/unwind_recipe.h"
 #include "symbols/dwfl_open.h"
+
+/* A module of a process: its file's recipes and its load bias. */
+typedef struct mod_info {
+	recipe_file *f;        /* NULL: libdwfl unwinds through it */
+	uint64_t bias;
+} mod_info;
 
 typedef struct proc {
 	int32_t pid;
+	PLUMB_VEC(mod_info) mods;  /* index + 1 in each Dwfl_Module's userdata */
 	Dwfl *dwfl;
 	bool attached;
 	size_t scanned;        /* d->maps entries looked at so far */
@@ -25,6 +36,7 @@ typedef struct proc {
 	const uint8_t *stack;
 	uint64_t sp;
 	size_t stack_len;
+	int32_t tid;
 	uint64_t *chain;
 	size_t max, n;
 } proc;
@@ -39,6 +51,9 @@ struct unwinder {
 	Dwfl_Callbacks cb;
 	PLUMB_VEC(proc *) procs;
 	PLUMB_VEC(open_file) files;
+	PLUMB_VEC(recipe_file *) rfiles;
+	bool check;
+	unwind_stats stats;
 };
 
 unwinder *unwinder_new(const plumb_rec_data *d, plumb_error *err)
@@ -59,6 +74,7 @@ static void proc_drop_dwfl(proc *p)
 	p->dwfl = NULL;
 	p->attached = false;
 	p->scanned = 0;
+	p->mods.n = 0;
 }
 
 void unwinder_free(unwinder *u)
@@ -67,8 +83,12 @@ void unwinder_free(unwinder *u)
 		return;
 	for (size_t i = 0; i < u->procs.n; i++) {
 		proc_drop_dwfl(u->procs.v[i]);
+		free(u->procs.v[i]->mods.v);
 		free(u->procs.v[i]);
 	}
+	for (size_t i = 0; i < u->rfiles.n; i++)
+		recipe_file_free(u->rfiles.v[i]);
+	free(u->rfiles.v);
 	for (size_t i = 0; i < u->files.n; i++) {
 		close(u->files.v[i].fd);
 		free(u->files.v[i].path);
@@ -226,6 +246,91 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return p->n < p->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+/* The recipes and bias of the module holding pc in p, made on first use. */
+static const mod_info *module_of(proc *p, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, pc);
+	void **ud;
+	if (!mod)
+		return NULL;
+	const char *path = dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (*ud)
+		return &p->mods.v[(uintptr_t)*ud - 1];
+	unwinder *u = p->u;
+	mod_info mi = { NULL, 0 };
+	Dwarf_Addr bias;
+	const unsigned char *bid = NULL;
+	GElf_Addr bid_at;
+	if (path && dwfl_module_getelf(mod, &bias)) {
+		int len = dwfl_module_build_id(mod, &bid, &bid_at);
+		mi.bias = bias;
+		for (size_t i = 0; i < u->rfiles.n && !mi.f; i++)
+			if (recipe_file_is(u->rfiles.v[i], path, bid, len))
+				mi.f = u->rfiles.v[i];
+		if (!mi.f && !plumb_vec_reserve(u->rfiles, u->rfiles.n + 1) &&
+		    (mi.f = recipe_file_open(path))) {
+			u->rfiles.v[u->rfiles.n++] = mi.f;
+			if (!recipe_file_is(mi.f, path, bid, len))
+				mi.f = NULL;  /* the file changed since: libdwfl's */
+		}
+	}
+	if (plumb_vec_push(p->mods, mi))
+		return NULL;
+	*ud = (void *)(uintptr_t)p->mods.n;
+	return &p->mods.v[p->mods.n - 1];
+}
+
+/* The sample's chain by recipes, as libdwfl's unwinder would make it
+ * (frame_unwind.c's handle_cfi on rip, rsp and rbp): a return address
+ * that cannot be read, is 0 or is undefined, or a CFA from an rbp that is
+ * not known, ends the stack. 0 when a frame has no recipe: libdwfl's. */
+static size_t recipe_walk(proc *p, bool *truncated)
+{
+	uint64_t pc = p->regs[8], sp = p->regs[7], bp = p->regs[6];
+	bool bp_known = true;
+	size_t n = 0;
+	if (pc == 0)
+		return 0;
+	for (;;) {
+		p->chain[n++] = pc;
+		if (n == p->max) {
+			*truncated = true;
+			return n;
+		}
+		/* a return address is looked up in its call instruction */
+		uint64_t at = n == 1 ? pc : pc - 1;
+		const mod_info *mi = module_of(p, at);
+		if (!mi || !mi->f)
+			return 0;
+		unwind_recipe r = recipe_file_get(mi->f, at - mi->bias);
+		if (r.kind == RECIPE_NONE)
+			return 0;
+		*truncated = false;
+		if (r.kind == RECIPE_END || (r.cfa_rbp && !bp_known))
+			return n;
+		uint64_t cfa = (r.cfa_rbp ? bp : sp) + (uint64_t)r.cfa_off;
+		Dwarf_Word ra, w;
+		if (!memory_read(p->dwfl, cfa + (uint64_t)r.ra_off, &ra, p) || ra == 0)
+			return n;
+		if (r.rbp == RBP_SAVED) {
+			bp_known = memory_read(p->dwfl, cfa + (uint64_t)r.rbp_off, &w, p);
+			bp = w;
+		} else if (r.rbp == RBP_UNDEFINED) {
+			bp_known = false;
+		}
+		sp = cfa;
+		pc = ra;
+	}
+}
+
+static size_t libdw_walk(proc *p, bool *truncated)
+{
+	p->n = 0;
+	int rc = dwfl_getthread_frames(p->dwfl, p->tid, frame_cb, p);
+	*truncated = rc != 0; /* stopped by an error, or by max */
+	return p->n;
+}
+
 size_t unwinder_unwind(unwinder *u, int32_t pid, int32_t tid, const uint64_t *regs,
 		       const uint8_t *stack, size_t stack_len, uint64_t *chain, size_t max,
 		       bool *truncated)
@@ -247,12 +352,38 @@ size_t unwinder_unwind(unwinder *u, int32_t pid, int32_t tid, const uint64_t *re
 	p->sp = regs[7];
 	p->chain = chain;
 	p->max = max;
-	p->n = 0;
-	int rc = dwfl_getthread_frames(p->dwfl, tid, frame_cb, p);
-	*truncated = rc != 0; /* stopped by an error, or by max */
-	if (p->n == 0) {
-		chain[0] = regs[8];
-		p->n = 1;
+	p->tid = tid;
+	size_t n = recipe_walk(p, truncated);
+	if (n && u->check) {
+		uint64_t *fast = malloc(n * sizeof *fast);
+		bool fast_trunc = *truncated;
+		if (fast)
+			memcpy(fast, chain, n * sizeof *fast);
+		size_t m = libdw_walk(p, truncated);
+		if (!fast || m != n || fast_trunc != *truncated || memcmp(fast, chain, n * sizeof *fast))
+			u->stats.differ++;
+		free(fast);
+		n = m;
+		u->stats.recipe++;
+	} else if (n) {
+		u->stats.recipe++;
+	} else {
+		n = libdw_walk(p, truncated);
+		u->stats.libdw++;
 	}
-	return p->n;
+	if (n == 0) {
+		chain[0] = regs[8];
+		n = 1;
+	}
+	return n;
+}
+
+void unwinder_check(unwinder *u, bool on)
+{
+	u->check = on;
+}
+
+unwind_stats unwinder_stats(const unwinder *u)
+{
+	return u->stats;
 }

@@ -44,6 +44,36 @@ if python3 -c "import sys; sys.exit(0 if float('$r') >= 99 else 1)"; then
 else
 	fail "-O2 -fomit-frame-pointer: stacks reach a root in >= 99% of samples" "got $r%"
 fi
+# 1a. Those stacks come from the per-file CFI recipes (record.unwound:
+# recipe walks, libdwfl walks), not from libdwfl's unwinder frame by frame.
+u=$("$PLUMB" info shares.plumb | awk '$1 == "record.unwound" { print $2, $3 }')
+if [ -n "$u" ] && python3 -c "import sys; a, b = map(int, '$u'.split()); sys.exit(0 if a >= 0.95 * (a + b) and a > 0 else 1)"; then
+	ok "record.unwound: >= 95% of the stacks walked by recipes ($u)"
+else
+	fail "record.unwound: >= 95% of the stacks walked by recipes" "got '$u'"
+fi
+# 1a'. A program rebuilt during the recording, its frames now of other
+# sizes: its second build gets recipes of its own (by build-id), not the
+# first build's, which would not describe it (libdwfl would then unwind
+# most samples).
+cat > rebuilt.c <<'CEOF'
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) double leaf(long n) { double s = 0; for (long i = 0; i < n; i++) s += (double)i / (i + 1); return s; }
+__attribute__((noinline)) double mid(long n) { volatile char buf[N]; buf[0] = (char)n; buf[N - 1] = 1; double r = leaf(n); return r + buf[0] + buf[N - 1]; }
+int main(int argc, char **argv) { double s = 0; for (int i = 0; i < 40; i++) s += mid(atol(argv[1])); printf("%f\n", s); return 0; }
+CEOF
+cat > rebuild.sh <<'CEOF'
+gcc -O2 -fomit-frame-pointer -DN=16 rebuilt.c -o rebuilt && ./rebuilt 3000000 &&
+gcc -O2 -fomit-frame-pointer -DN=4000 rebuilt.c -o rebuilt && ./rebuilt 3000000
+CEOF
+"$PLUMB" record -q -o rebuilt.plumb -- sh rebuild.sh >/dev/null
+u=$("$PLUMB" info rebuilt.plumb | awk '$1 == "record.unwound" { print $2, $3 }')
+if [ -n "$u" ] && python3 -c "import sys; a, b = map(int, '$u'.split()); sys.exit(0 if a >= 0.9 * (a + b) and a > 0 else 1)"; then
+	ok "rebuilt during the recording: >= 90% of the stacks walked by recipes ($u)"
+else
+	fail "rebuilt during the recording: >= 90% of the stacks walked by recipes" "got '$u'"
+fi
 # 1b. A caller's cost is at its call instruction, not inside it (return
 # address - 1): every call site written to Callgrind, in the program and in
 # libc (where main is called through a register), starts a call
