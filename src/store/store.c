@@ -331,8 +331,9 @@ static int wr_strings(wr *w, sqlite3_stmt *st)
 }
 
 /* The lines table and the functions' summaries, built on the jobs' helper
- * thread while the caller writes the strings table: both are about a
- * tenth of writing a big Callgrind profile. */
+ * thread while the caller writes the strings table and the bulk blocks
+ * (the tables' rows may come in any order): both are about a tenth of
+ * writing a big Callgrind profile, a third of a big pprof profile's. */
 typedef struct lines_job {
 	plumb_job job;
 	const plumb_profile *p;
@@ -447,12 +448,12 @@ static int wr_all(wr *w)
 	plumb_jobs q;
 	plumb_jobs_start(&q);
 	plumb_jobs_add(&q, &lj.job);
-	int strings_rc = wr_strings(w, st[S_STRING]);
+	int main_rc = wr_strings(w, st[S_STRING]) ||
+		      store_write_bulk(w->db, w->p, w->path, w->progress, w->err);
 	plumb_jobs_wait(&q); /* the job is done, or run here */
-	if (strings_rc == 0 && lj.rc && w->err)
+	if (main_rc == 0 && lj.rc && w->err)
 		*w->err = lj.err;
-	if (strings_rc || lj.rc || wr_entities(w, st, &lj.sum) ||
-	    store_write_bulk(w->db, w->p, w->path, w->progress, w->err) || wr_points_info(w, st) ||
+	if (main_rc || lj.rc || wr_entities(w, st, &lj.sum) || wr_points_info(w, st) ||
 	    store_write_jumps(w->db, w->p, w->path, w->err) ||
 	    store_lines_write(w->db, &w->lines, w->path, w->err) ||
 	    store_write_stacks(w->db, w->p, w->path, w->err))
