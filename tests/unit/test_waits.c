@@ -5,17 +5,9 @@
 
 #include "plumb/record.h"
 #include "preload/format.h"
+#include "rec_totals.h"
 #include "record/signal_read.h"
 #include "record/waits_order.h"
-
-static uint64_t total(const plumb_rec_data *d, const char *event)
-{
-	uint64_t sum = 0;
-	for (size_t i = 0; i < d->samples.n; i++)
-		if (strcmp(d->events.v[d->samples.v[i].event], event) == 0)
-			sum += d->samples.v[i].weight;
-	return sum;
-}
 
 /* The chain's first address of event's samples summed by weight. */
 static uint64_t at(const plumb_rec_data *d, const char *event, uint64_t leaf)

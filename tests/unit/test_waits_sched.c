@@ -6,6 +6,7 @@
 
 #include "plumb/record.h"
 #include "preload/format.h"
+#include "rec_totals.h"
 #include "record/waits_sched.h"
 
 /* ---- the arithmetic of one period ---------------------------------------- */
@@ -82,15 +83,6 @@ Test(waits_sched, nothing_overflows_at_the_extremes)
 }
 
 /* ---- samples from readings -------------------------------------------------- */
-
-static uint64_t total(const plumb_rec_data *d, const char *event)
-{
-	uint64_t sum = 0;
-	for (size_t i = 0; i < d->samples.n; i++)
-		if (strcmp(d->events.v[d->samples.v[i].event], event) == 0)
-			sum += d->samples.v[i].weight;
-	return sum;
-}
 
 static uint64_t at(const plumb_rec_data *d, const char *event, int32_t tid, uint64_t leaf)
 {
