@@ -412,11 +412,11 @@ static int wr_exec(wr *w, const char *sql)
 
 /* The temporary file is private until renamed, so neither a journal nor
  * syncing inside SQLite is needed: a failure discards the whole file, and
- * plumb_atomic_commit fsyncs it before the rename. */
-/* Pages of 16 KiB for a big profile: its bulk blocks (up to 256 KiB) then
- * take a quarter of the overflow pages, and the 100 MB Callgrind file
- * converts in 0.6 s less CPU (of 5.0) into a store 0.4 MB larger (of 64.6).
- * A small one keeps SQLite's 4 KiB, as each table takes a page at least. */
+ * plumb_atomic_commit fsyncs it before the rename. Pages of 16 KiB for a
+ * big profile: its bulk blocks (up to 256 KiB) then take a quarter of the
+ * overflow pages, and the 100 MB Callgrind file converts in 0.6 s less CPU
+ * (of 5.0) into a store 0.4 MB larger (of 64.6). A small one keeps
+ * SQLite's 4 KiB, as each table takes a page at least. */
 static int wr_pragmas(wr *w)
 {
 	const plumb_profile *p = w->p;
@@ -450,7 +450,8 @@ static int wr_all(wr *w)
 	plumb_jobs_add(&q, &lj.job);
 	int main_rc = wr_strings(w, st[S_STRING]) ||
 		      store_write_bulk(w->db, w->p, w->path, w->progress, w->err);
-	plumb_jobs_wait(&q); /* the job is done, or run here */
+	plumb_jobs_wait(&q); /* the job is done, or run here; store_write_bulk had a
+			      * queue of its own, so three threads for a while */
 	if (main_rc == 0 && lj.rc && w->err)
 		*w->err = lj.err;
 	if (main_rc || lj.rc || wr_entities(w, st, &lj.sum) || wr_points_info(w, st) ||
