@@ -147,30 +147,39 @@ same_report() {
 		fi
 	done
 }
+
+# kept_view KIND STORE TEXT WHERE WHAT: the store's kept view of KIND is
+# what the report reads: with the bulk blocks WHERE deleted (WHAT: what
+# they hold), the csv report is the text's; with a KIND block's count
+# wrong, it is refused naming the file and the kind. Leaves noKIND.plumb.
+kept_view() {
+	kind=$1 store=$2 text=$3 where=$4 what=$5
+	cp "$store" "no$kind.plumb"
+	sqlite3 "no$kind.plumb" "DELETE FROM bulk WHERE $where" 2> /dev/null
+	run "$PLUMB" report --format csv "no$kind.plumb"
+	if [ "$rc" -eq 0 ] && [ "$out" = "$("$PLUMB" report --format csv "$text")" ]; then
+		ok "the $kind report reads the kept view, without the $what"
+	else
+		fail "$kind report without the $what" "exit $rc, $err"
+	fi
+	cp "$store" "bad$kind.plumb"
+	sqlite3 "bad$kind.plumb" "UPDATE bulk SET count = count + 1 WHERE kind = '$kind'" 2> /dev/null
+	run "$PLUMB" report "bad$kind.plumb"
+	case "$rc:$err" in
+	1:*bad$kind.plumb*$kind*) ok "a damaged $kind block is refused: $err" ;;
+	*) fail "damaged $kind block" "exit 1 naming the file and the $kind blocks" "exit $rc: $err" ;;
+	esac
+}
 M="$DATA/cycles/mutual.callgrind"
 same_report flat "$M" mutual.callgrind.plumb "" "--sort name" "--sort calls" "--threshold 5" \
 	"--limit 2" "--cycles=no" "--select main" "--hide main" "--metric Ir" "--format json" \
 	"--format csv" "--width 100"
 # It is what the report reads: without the costs' blocks, the flat view is
-# still there, and a view that needs them says it cannot read them.
-cp mutual.callgrind.plumb nocosts.plumb
-sqlite3 nocosts.plumb "DELETE FROM bulk WHERE kind NOT IN ('flat', 'frames')" 2> /dev/null
-run "$PLUMB" report --format csv nocosts.plumb
-if [ "$rc" -eq 0 ] && [ "$out" = "$("$PLUMB" report --format csv "$M")" ]; then
-	ok "the flat report reads the kept flat view, no cost"
-else
-	fail "flat report without the costs' blocks" "exit $rc, $err"
-fi
+# still there, and a view that needs them says it cannot read them; a
+# damaged flat block is refused with the entity it is at.
+kept_view flat mutual.callgrind.plumb "$M" "kind NOT IN ('flat', 'frames')" "costs"
 expect_status "a view that needs the costs of a store without them: exit 1" 1 \
-	"$PLUMB" report --view callers nocosts.plumb
-# A damaged flat block is refused with the entity it is at.
-cp mutual.callgrind.plumb badflat.plumb
-sqlite3 badflat.plumb "UPDATE bulk SET count = count + 1 WHERE kind = 'flat'" 2> /dev/null
-run "$PLUMB" report badflat.plumb
-case "$rc:$err" in
-1:*badflat.plumb*flat*) ok "a damaged flat block is refused: $err" ;;
-*) fail "damaged flat block" "exit 1 naming the file and the flat blocks" "exit $rc: $err" ;;
-esac
+	"$PLUMB" report --view callers noflat.plumb
 
 # An aprof store keeps its inputs view's routines with their fitted growth
 # (kind inputs), which a plain inputs report reads instead of every point:
@@ -183,21 +192,8 @@ same_report inputs "$AP" app_100_1_4.aprof.plumb "" "--view inputs" "--sort call
 	"--sort exclusive" "--sort inclusive" "--sort name" "--sort module" "--limit 3" \
 	"--hide read_request" "--format csv" "--format json" "--select read_request" "--part 1" \
 	"--view flat"
-cp app_100_1_4.aprof.plumb nopoints.plumb
-sqlite3 nopoints.plumb "DELETE FROM bulk WHERE kind IN ('points', 'cct', 'cg_self', 'fn_self')" 2> /dev/null
-run "$PLUMB" report --format csv nopoints.plumb
-if [ "$rc" -eq 0 ] && [ "$out" = "$("$PLUMB" report --format csv "$AP")" ]; then
-	ok "the inputs report reads the kept routines, no point"
-else
-	fail "inputs report without the points' blocks" "exit $rc, $err"
-fi
-cp app_100_1_4.aprof.plumb badinputs.plumb
-sqlite3 badinputs.plumb "UPDATE bulk SET count = count + 1 WHERE kind = 'inputs'" 2> /dev/null
-run "$PLUMB" report badinputs.plumb
-case "$rc:$err" in
-1:*badinputs.plumb*inputs*) ok "a damaged inputs block is refused: $err" ;;
-*) fail "damaged inputs block" "exit 1 naming the file and the inputs blocks" "exit $rc: $err" ;;
-esac
+kept_view inputs app_100_1_4.aprof.plumb "$AP" "kind IN ('points', 'cct', 'cg_self', 'fn_self')" \
+	"points"
 
 same_views "inline.cg, --focus util.h" "$C/inline.cg" inline.cg.plumb --focus util.h
 same_views "threads.cg, --hide t.c:3" "$C/threads.cg" threads.cg.plumb --hide t.c:3
