@@ -39,10 +39,6 @@ plumb_profile *cli_load(char *const *paths, int n, plumb_format *fmt_out, plumb_
 typedef enum cli_detail {
 	CLI_ADDRESSES, CLI_LINES, CLI_INPUTS, CLI_FUNCTIONS, CLI_FLAT, CLI_DEFAULT_VIEW
 } cli_detail;
-/* Before p is written to a .plumb store: give it the view every plain
- * report of it computes (plumb_profile.flat or .inputs), for the store to
- * keep (none when it cannot be computed). */
-void cli_keep_views(plumb_profile *p);
 /* Does a spec of l name a file or a line (which function-level detail
  * cannot match)? */
 bool cli_names_position(const plumb_symspec_list *l);

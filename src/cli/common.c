@@ -273,29 +273,3 @@ unsigned cli_terminal_width(void)
 		return (unsigned)n;
 	return 80;
 }
-
-/* A store keeps the view every plain report of it would compute again
- * (include/plumb/store.h, version 8), computed here as a report computes
- * it: the flat view's metrics (function level, the whole profile, cycles),
- * or for a profile with performance points, whose report is the inputs
- * view, its routines with their fitted growth. A view that cannot be
- * computed (no memory) is not kept: the profile is written all the same,
- * and reports compute it. */
-void cli_keep_views(plumb_profile *p)
-{
-	plumb_error err;
-	if (p->points.n) {
-		if (plumb_inputs_summarize(p, &p->inputs, &err) == 0)
-			p->inputs_free = plumb_inputs_summary_free;
-		return;
-	}
-	if (!p->events.n)
-		return;
-	plumb_metrics_opts mo;
-	plumb_metrics_opts_init(&mo);
-	mo.keys_only = true;
-	if (plumb_metrics_compute(p, &mo, &p->flat, &err) == 0)
-		p->flat_free = plumb_metrics_free;
-	else
-		p->flat = NULL;
-}

@@ -96,10 +96,8 @@ static int write_file(plumb_profile *p, const char *out, plumb_format fmt,
 {
 	plumb_write_progress wp;
 	cli_progress_write_setup(&wp);
-	if (fmt == PLUMB_FMT_PLUMB) {
-		cli_keep_views(p);
+	if (fmt == PLUMB_FMT_PLUMB)
 		return plumb_store_write_progress(p, out, &wp, err);
-	}
 	if (!wp.fn)
 		return fmt == PLUMB_FMT_FOLDED ? plumb_folded_write_with(p, out, fo, err)
 					       : plumb_write_file(p, out, fmt, err);

@@ -486,7 +486,6 @@ static int save(const record_args *a, const plumb_rec_data *d, const char *sampl
 	if (rc == 0)
 		rc = keep_old_profile(a->output, a->quiet, err);
 	if (rc == 0) {
-		cli_keep_views(p);
 		plumb_write_progress wp = { NULL, NULL };
 		if (!a->quiet)
 			cli_progress_write_setup(&wp);
@@ -603,7 +602,6 @@ static int record_inputs(record_args *a)
 		buf[0] = 0;
 		for (char *const *s = a->ro.argv; *s && len < sizeof buf - 1; s++)
 			len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", s == a->ro.argv ? "" : " ", *s);
-		cli_keep_views(p);
 		if (plumb_meta_set(p, "cmd", buf, &err) || plumb_meta_set(p, "creator", "plumb record", &err) ||
 		    plumb_meta_set(p, "record.sampler", "inputs (plumb cc)", &err) ||
 		    keep_old_profile(a->output, a->quiet, &err) || plumb_store_write(p, a->output, &err)) {

@@ -17,6 +17,7 @@
 #include "store/store_private.h"
 #include "store/store_stacks.h"
 #include "store/store_summary.h"
+#include "store/store_views.h"
 
 bool plumb_store_detect(const unsigned char *head, size_t len)
 {
@@ -434,6 +435,8 @@ static int wr_all(wr *w)
 {
 	sqlite3_stmt *st[S_COUNT] = { 0 };
 	lines_job lj = { .job.run = lines_run, .p = w->p, .lines = &w->lines };
+	store_views_job vj;
+	store_views_job_init(&vj, w->p);
 	int ret = -1;
 	if (wr_pragmas(w) || wr_exec(w, "BEGIN") || wr_exec(w, store_bulk_schema) ||
 	    wr_exec(w, schema_sql))
@@ -445,25 +448,30 @@ static int wr_all(wr *w)
 			goto out;
 		}
 	}
+	/* The kept views first: the longest job, and the helper's alone while
+	 * the caller writes. Whichever is free next builds the lines. */
 	plumb_jobs q;
 	plumb_jobs_start(&q);
+	plumb_jobs_add(&q, &vj.job);
 	plumb_jobs_add(&q, &lj.job);
 	int main_rc = wr_strings(w, st[S_STRING]) ||
 		      store_write_bulk(w->db, w->p, w->path, w->progress, w->err);
-	plumb_jobs_wait(&q); /* the job is done, or run here; store_write_bulk had a
-			      * queue of its own, so three threads for a while */
+	plumb_jobs_wait(&q); /* the jobs are done, or run here; store_write_bulk had
+			      * a queue of its own, so three threads for a while */
 	if (main_rc == 0 && lj.rc && w->err)
 		*w->err = lj.err;
 	if (main_rc || lj.rc || wr_entities(w, st, &lj.sum) || wr_points_info(w, st) ||
 	    store_write_jumps(w->db, w->p, w->path, w->err) ||
 	    store_lines_write(w->db, &w->lines, w->path, w->err) ||
-	    store_write_stacks(w->db, w->p, w->path, w->err))
+	    store_write_stacks(w->db, w->p, w->path, w->err) ||
+	    store_views_write(w->db, &vj, w->path, w->progress, w->err))
 		goto out;
 	ret = 0;
 out:
 	for (int k = 0; k < S_COUNT; k++)
 		sqlite3_finalize(st[k]); /* harmless on NULL; errors were reported by step */
 	store_summary_free(&lj.sum);
+	store_views_job_free(&vj);
 	store_lines_free(&w->lines);
 	return ret ? ret : wr_exec(w, "COMMIT");
 }

@@ -12,7 +12,6 @@
 #include "plumb/formats.h"
 #include "store/store_bulk.h"
 #include "store/store_encode.h"
-#include "store/store_flat.h"
 #include "store/store_fnlevel.h"
 #include "store/store_points.h"
 #include "store/store_private.h"
@@ -224,19 +223,6 @@ static int enc_fnlevel(store_bulk_out *o, fnlevel_job *j, size_t nev)
 	return 0;
 }
 
-/* The inputs view's routines, with the profile's totals (which a report
- * that reads them alone shows). */
-static int enc_inputs(store_bulk_out *o, const plumb_profile *p)
-{
-	if (!p->inputs || !p->points.n)
-		return 0;
-	uint64_t *tot = calloc(p->events.n ? p->events.n : 1, sizeof *tot);
-	int rc = !tot ? plumb_fail_nomem(o->err)
-		 : plumb_profile_totals(p, tot, o->err) ? -1 : store_enc_inputs(o, p, tot);
-	free(tot);
-	return rc;
-}
-
 int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path,
 		     const plumb_write_progress *wp, plumb_error *err)
 {
@@ -256,8 +242,7 @@ int store_write_bulk(sqlite3 *db, const plumb_profile *p, const char *path,
 			   p->arc_zero.n, nev) == 0 &&
 		  enc_samples(&o, p) == 0 && store_enc_points(&o, p) == 0;
 	plumb_jobs_wait(&q); /* the job is done, or run here */
-	if (ok && enc_fnlevel(&o, &fj, nev) == 0 && store_enc_flat(&o, p) == 0 &&
-	    enc_inputs(&o, p) == 0)
+	if (ok && enc_fnlevel(&o, &fj, nev) == 0)
 		ret = 0;
 	store_fnlevel_free(&fj.s);
 	store_bulk_out_close(&o);

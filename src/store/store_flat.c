@@ -31,18 +31,16 @@ static uint8_t *put_pair(uint8_t *w, const uint64_t *excl, const uint64_t *incl,
 /* Would the flat view of p be the same computed from p as read back? Only
  * function-level metrics of the whole profile, over its events, without
  * points (whose profiles show the inputs view). */
-static bool writable(const plumb_profile *p)
+static bool writable(const plumb_profile *p, const plumb_metrics *m)
 {
-	const plumb_metrics *m = p->flat;
 	return m && m->level == PLUMB_LEVEL_FUNCTION && m->nevents == p->events.n && p->events.n &&
 	       !p->points.n && m->nkeys < UINT32_MAX;
 }
 
-int store_enc_flat(store_bulk_out *o, const plumb_profile *p)
+int store_enc_flat(store_bulk_out *o, const plumb_profile *p, const plumb_metrics *m)
 {
-	if (!writable(p))
+	if (!writable(p, m))
 		return 0;
-	const plumb_metrics *m = p->flat;
 	size_t nev = m->nevents, nmembers = 0;
 	for (size_t c = 0; c < m->ncycles; c++)
 		nmembers += m->cycles[c].n;

@@ -27,9 +27,9 @@ static double get_double(store_bulk_in *b)
 	return d;
 }
 
-int store_enc_inputs(store_bulk_out *o, const plumb_profile *p, const uint64_t *totals)
+int store_enc_inputs(store_bulk_out *o, const plumb_profile *p, const plumb_inputs_summary *s,
+		     const uint64_t *totals)
 {
-	const plumb_inputs_summary *s = p->inputs;
 	size_t nev = p->events.n;
 	if (!s || !p->points.n)
 		return 0;
