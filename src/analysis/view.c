@@ -164,19 +164,29 @@ const char *view_row_label(plumb_table *t, const plumb_profile *p, const plumb_m
 	const char *name = view_is_cycle(m, id) ? NULL : view_key_name(p, &m->keys[id]);
 	if (!n)
 		return name;
-	char buf[64];
-	snprintf(buf, sizeof buf, "<cycle %u>", n);
-	size_t len = strlen(buf) + (name ? strlen(name) + 1 : 0) + 1;
-	char *s = malloc(len);
-	const char *kept = NULL;
-	if (s) {
-		snprintf(s, len, "%s%s%s", name ? name : "", name ? " " : "", buf);
-		kept = plumb_table_strdup(t, s);
-		free(s);
-	}
-	if (!kept)
+	/* "name <cycle n>" by hand, in the table's arena: a big call graph has
+	 * thousands of members, and printf showed in profiles of its report */
+	char num[16], *q = num + sizeof num;
+	do {
+		*--q = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	size_t nl = name ? strlen(name) : 0, dl = (size_t)(num + sizeof num - q);
+	char *s = plumb_table_alloc(t, nl + 1 + 7 + dl + 2);
+	if (!s) {
 		*nomem = true;
-	return kept;
+		return NULL;
+	}
+	char *w = s;
+	if (name) {
+		memcpy(w, name, nl);
+		w += nl;
+		*w++ = ' ';
+	}
+	memcpy(w, "<cycle ", 7);
+	memcpy(w + 7, q, dl);
+	memcpy(w + 7 + dl, ">", 2);
+	return s;
 }
 
 static bool key_is_empty(const plumb_metrics *m, size_t k)

@@ -97,6 +97,27 @@ int plumb_index_insert(plumb_index *ix, uint32_t h, uint32_t id)
 	return 0;
 }
 
+uint32_t plumb_index_find_or_add(plumb_index *ix, uint32_t h, plumb_index_eq eq, const void *ctx,
+				 const void *key, uint32_t new_id, bool *added)
+{
+	assert(new_id != PLUMB_NONE);
+	*added = false;
+	if ((ix->count + 1) * 4 > ix->nslots * 3 && grow(ix))
+		return PLUMB_NONE;
+	size_t mask = ix->nslots - 1, i = h & mask;
+	for (;; i = (i + 1) & mask) {
+		const plumb_index_slot *s = &ix->slots[i];
+		if (!s->id1)
+			break;
+		if (s->hash == h && eq(ctx, s->id1 - 1, key))
+			return s->id1 - 1;
+	}
+	ix->slots[i] = (plumb_index_slot){ new_id + 1, h };
+	ix->count++;
+	*added = true;
+	return new_id;
+}
+
 void plumb_index_free(plumb_index *ix)
 {
 	free(ix->slots);

@@ -18,6 +18,13 @@ uint32_t plumb_index_find(const plumb_index *ix, uint32_t h, plumb_index_eq eq,
 			  const void *ctx, const void *key);
 /* Record id under hash h (the caller has checked it is absent). -1 on ENOMEM. */
 int plumb_index_insert(plumb_index *ix, uint32_t h, uint32_t id);
+/* A find, and an insert of new_id when nothing equals key, in one probe
+ * (a reader's new keys cost one walk of the table, not two). The caller
+ * has made room for entity new_id, so that eq may be asked about it once
+ * it is recorded. The id found, or new_id (*added set), or PLUMB_NONE on
+ * ENOMEM. */
+uint32_t plumb_index_find_or_add(plumb_index *ix, uint32_t h, plumb_index_eq eq, const void *ctx,
+				 const void *key, uint32_t new_id, bool *added);
 void plumb_index_free(plumb_index *ix);
 /* Start fetching the slot a lookup or insert of hash h begins at. */
 static inline void plumb_index_prefetch(const plumb_index *ix, uint32_t h)

@@ -182,18 +182,20 @@ plumb_id plumb_function_intern_ids(plumb_profile *p, plumb_id name, plumb_id man
 		return PLUMB_NONE;
 	plumb_function f = { name, mangled, module, file, line };
 	uint32_t h = (uint32_t)plumb_hash_mix(plumb_hash_mix(f.name, module), file);
-	plumb_id id = plumb_index_find(&p->function_ix, h, function_eq, p, &f);
-	if (id != PLUMB_NONE) {
+	bool added;
+	if (p->functions.n >= PLUMB_NONE - 1 || plumb_vec_reserve(p->functions, p->functions.n + 1))
+		return PLUMB_NONE;
+	plumb_id id = plumb_index_find_or_add(&p->function_ix, h, function_eq, p, &f,
+					      (plumb_id)p->functions.n, &added);
+	if (added) {
+		p->functions.v[p->functions.n++] = f;
+	} else if (id != PLUMB_NONE) {
 		plumb_function *old = &p->functions.v[id];
 		if (!old->line)
 			old->line = line;
 		if (old->mangled == PLUMB_NONE)
 			old->mangled = mangled;
-		return id;
 	}
-	id = (plumb_id)p->functions.n;
-	if (plumb_vec_push(p->functions, f) || plumb_index_insert(&p->function_ix, h, id))
-		return PLUMB_NONE;
 	return id;
 }
 
@@ -241,13 +243,13 @@ plumb_id plumb_frame_intern(plumb_profile *p, plumb_id function, plumb_id file,
 	plumb_frame fr = { function, file, line, address };
 	if (lookups_ready(p))
 		return PLUMB_NONE;
-	uint32_t h = frame_hash(&fr);
-	plumb_id id = plumb_index_find(&p->frame_ix, h, frame_eq, p, &fr);
-	if (id != PLUMB_NONE)
-		return id;
-	id = (plumb_id)p->frames.n;
-	if (plumb_vec_push(p->frames, fr) || plumb_index_insert(&p->frame_ix, h, id))
+	if (p->frames.n >= PLUMB_NONE - 1 || plumb_vec_reserve(p->frames, p->frames.n + 1))
 		return PLUMB_NONE;
+	bool added;
+	plumb_id id = plumb_index_find_or_add(&p->frame_ix, frame_hash(&fr), frame_eq, p, &fr,
+					      (plumb_id)p->frames.n, &added);
+	if (added)
+		p->frames.v[p->frames.n++] = fr;
 	return id;
 }
 

@@ -27,11 +27,12 @@ plumb_id plumb_intern_n(plumb_profile *p, const char *s, size_t len)
 	if (len > UINT32_MAX - 1)
 		return PLUMB_NONE;
 	uint32_t h = (uint32_t)plumb_hash_bytes(s, len);
-	plumb_id id = find(t, s, len, h);
-	if (id != PLUMB_NONE)
-		return id;
 	if (t->off.n >= PLUMB_NONE - 1)
-		return PLUMB_NONE;
+		return find(t, s, len, h);
+	/* Room for it first: the lookup records it when it is new. s may be
+	 * in the table itself (a suffix of a path), which may move. */
+	uintptr_t at = (uintptr_t)s - (uintptr_t)t->buf;
+	bool inside = t->buf && (uintptr_t)s >= (uintptr_t)t->buf && at < t->len;
 	size_t need = t->len + len + 1;
 	if (need > t->cap) {
 		size_t cap = t->cap ? t->cap : 4096;
@@ -42,12 +43,16 @@ plumb_id plumb_intern_n(plumb_profile *p, const char *s, size_t len)
 			return PLUMB_NONE;
 		t->buf = nb;
 		t->cap = cap;
+		if (inside)
+			s = nb + at;
 	}
 	if (plumb_vec_reserve(t->off, t->off.n + 1) || plumb_vec_reserve(t->lens, t->lens.n + 1))
 		return PLUMB_NONE;
-	id = (plumb_id)t->off.n;
-	if (plumb_index_insert(&t->ix, h, id))
-		return PLUMB_NONE;
+	probe k = { s, len };
+	bool added;
+	plumb_id id = plumb_index_find_or_add(&t->ix, h, str_eq, t, &k, (plumb_id)t->off.n, &added);
+	if (!added)
+		return id;
 	memcpy(t->buf + t->len, s, len);
 	t->buf[t->len + len] = '\0';
 	t->off.v[t->off.n++] = t->len;

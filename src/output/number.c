@@ -14,12 +14,11 @@ void plumb_text_opts_init(plumb_text_opts *o)
 		*o = (plumb_text_opts){ .width = 0, .color = false, .header = true };
 }
 
-/* Copy src into buf, cut to size - 1 bytes (the caller asked for >= 32). */
-static const char *copy_out(const char *src, char *buf, size_t size)
+/* Copy src (n bytes) into buf, cut to size - 1 bytes (the caller asked for >= 32). */
+static const char *copy_n(const char *src, size_t n, char *buf, size_t size)
 {
 	if (!buf || size == 0)
 		return buf;
-	size_t n = strlen(src);
 	if (n >= size)
 		n = size - 1;
 	memcpy(buf, src, n);
@@ -27,21 +26,31 @@ static const char *copy_out(const char *src, char *buf, size_t size)
 	return buf;
 }
 
+static const char *copy_out(const char *src, char *buf, size_t size)
+{
+	return copy_n(src, strlen(src), buf, size);
+}
+
 const char *plumb_format_u64(uint64_t v, char *buf, size_t size)
 {
+	/* Built from the right, three digits at a time, so that the commas
+	 * fall between groups (a big table formats millions of counts). */
 	char tmp[32];
-	size_t i = sizeof tmp - 1;
-	int digits = 0;
-	tmp[i] = '\0';
-	/* Build from the right so the commas fall every three digits. */
+	char *q = tmp + sizeof tmp;
+	while (v >= 1000) {
+		unsigned g = (unsigned)(v % 1000);
+		v /= 1000;
+		q -= 4;
+		q[0] = ',';
+		q[1] = (char)('0' + g / 100);
+		q[2] = (char)('0' + g / 10 % 10);
+		q[3] = (char)('0' + g % 10);
+	}
 	do {
-		if (digits && digits % 3 == 0)
-			tmp[--i] = ',';
-		tmp[--i] = (char)('0' + v % 10);
+		*--q = (char)('0' + v % 10);
 		v /= 10;
-		digits++;
 	} while (v);
-	return copy_out(&tmp[i], buf, size);
+	return copy_n(q, (size_t)(tmp + sizeof tmp - q), buf, size);
 }
 
 /* %.*f for the common case, without printf (a big table has millions of
@@ -125,6 +134,8 @@ const char *plumb_format_fixed(double v, int decimals, char *buf, size_t size)
 		decimals = 0;
 	if (decimals > 17)
 		decimals = 17;
+	if (buf && size >= 40 && fixed_fast(v, decimals, buf, size))
+		return buf; /* written in place: the usual case */
 	char fast[64];
 	if (fixed_fast(v, decimals, fast, sizeof fast))
 		return copy_out(fast, buf, size);

@@ -83,8 +83,10 @@ static void sb_str(strbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
 static void sb_spaces(strbuf *b, size_t n)
 {
 	static const char spaces[] = "                                ";
-	if (n <= sizeof spaces - 1) { /* padding is short: one copy */
-		sb_add(b, spaces, n);
+	if (__builtin_expect(!b->failed && b->len + n < b->cap, 1)) { /* the line has room */
+		memset(b->p + b->len, ' ', n);
+		b->len += n;
+		b->p[b->len] = '\0';
 		return;
 	}
 	while (n > 0) {
@@ -593,8 +595,9 @@ static void put_column(writer *wr, size_t c, const char *s, size_t len, size_t s
 		return;
 	size_t avail = wr->w[c];
 	bool right = is_numeric(wr->t->cols[c].type);
-	char mark[24] = "";
+	char mark[24];
 	size_t mw = 0;
+	mark[0] = '\0';
 	if (indent > 0 && indent + sw > avail) {
 		size_t keep = sw < MIN_SHRUNK ? sw : MIN_SHRUNK;
 		if (indent + keep > avail) {
@@ -608,9 +611,7 @@ static void put_column(writer *wr, size_t c, const char *s, size_t len, size_t s
 		}
 	}
 	size_t budget = avail - indent - mw, shown = sw < budget ? sw : budget;
-	if (c > wr->first)
-		sb_spaces(&wr->line, GAP);
-	sb_spaces(&wr->line, right ? avail - shown : indent);
+	sb_spaces(&wr->line, (c > wr->first ? GAP : 0) + (right ? avail - shown : indent));
 	if (mw)
 		sb_str(&wr->line, mark);
 	if (colour)
