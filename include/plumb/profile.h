@@ -257,9 +257,10 @@ typedef struct plumb_profile {
 	plumb_index jump_ix;  /* private: finds a jump by its key */
 
 	/* The flat view's function-level metrics of the whole profile (a
-	 * struct plumb_metrics, include/plumb/analysis.h), when known: computed
-	 * to be kept in a .plumb store (plumb convert, plumb record), or read
-	 * from one. NULL otherwise. Freed with the profile by flat_free. */
+	 * struct plumb_metrics, include/plumb/analysis.h), when known: read
+	 * from a .plumb store (whose writer computes it when it is NULL, and
+	 * keeps it), or given by the caller. NULL otherwise. Freed with the
+	 * profile by flat_free. */
 	struct plumb_metrics *flat;
 	void (*flat_free)(struct plumb_metrics *);
 	/* The same for the inputs view of a profile with performance points

@@ -11,7 +11,8 @@ struct plumb_read_opts;
 /* The schema version kept in PRAGMA user_version (5: frames, the CCT, the
  * call graph and samples in compressed blocks; 6: performance points too;
  * 7: the lines and stacks tables for sqlite3 users, which plumb never
- * reads; 8: the flat view's metrics, when the writer was given them).
+ * reads; 8: the flat view's metrics, or the inputs view's routines, computed by
+ * the writer).
  * Versions 5 to 8 are read; an older file is refused with a message saying
  * to convert it again (docs/plumb-format.md). */
 #define PLUMB_STORE_VERSION 8

@@ -1,9 +1,8 @@
 /* The flat view's metrics in the .plumb store (kind "flat", schema version
  * 8): what every plain `plumb report` of the file computes (each function's
  * exclusive and inclusive costs and calls, the cycles of a call graph),
- * computed once when the file is written (plumb convert gives the profile
- * them, plumb_profile.flat) and kept, so that such a report reads names and
- * these instead of every cost. The encoding is in docs/plumb-format.md. */
+ * computed once when the file is written (store_views.c) and kept, so that
+ * such a report reads names and these instead of every cost. The encoding is in docs/plumb-format.md. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,6 +1,7 @@
-/* The .plumb store's writer, whose lines table, function summaries and
- * function-level sums are built on the jobs' helper thread while the
- * caller writes (store.c, store_encode.c), under ThreadSanitizer (make
+/* The .plumb store's writer, whose kept views (flat metrics, inputs
+ * routines), lines table, function summaries and function-level sums are
+ * built on the jobs' helper threads while the caller writes (store.c,
+ * store_views.c, store_encode.c), under ThreadSanitizer (make
  * tsan; a plain program, as Criterion's runner cannot run under it). Each
  * FILE is read, written to DIR/N.plumb and read back: the totals, the
  * functions and the frames must be the same. Exit 0 when they are, 1
