@@ -1,9 +1,10 @@
-/* The views kept in the .plumb store (version 8). The flat view: given the
- * metrics plumb_metrics_compute makes, a store keeps them, and a read for
- * the flat view only gives them back exactly (cycles included) with the
- * totals and no cost; without them, or into a profile that has something,
- * the read is the usual one; a damaged flat block is named. The inputs
- * view's routines (kind inputs) likewise, fits bit for bit. */
+/* The views kept in the .plumb store (version 8). The flat view: the
+ * metrics plumb_metrics_compute makes, given by the caller or computed by
+ * the writer, are kept, and a read for the flat view only gives them back
+ * exactly (cycles included) with the totals and no cost; without them, or
+ * into a profile that has something, the read is the usual one; a damaged
+ * flat block is named. The inputs view's routines (kind inputs) likewise,
+ * fits bit for bit. */
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -80,11 +81,9 @@ static void same_u64(const uint64_t *a, const uint64_t *b, size_t n, const char 
 			     (unsigned long long)b[i], (unsigned long long)a[i]);
 }
 
-Test(store_flat, kept_and_read_back_exactly)
+/* The store at path, read for its flat view, gives m, p's, back exactly. */
+static void read_back_exactly(const plumb_profile *p, const plumb_metrics *m)
 {
-	plumb_profile *p = text();
-	write_with_flat(p);
-	const plumb_metrics *m = p->flat;
 	cr_assert_gt(m->ncycles, 0, "the test file has a cycle");
 	plumb_profile *q = plumb_profile_new();
 	plumb_error err;
@@ -134,16 +133,41 @@ Test(store_flat, kept_and_read_back_exactly)
 	cr_expect_eq(plumb_profile_merge(both, q, &err), -1);
 	plumb_profile_free(both);
 	plumb_profile_free(q);
+}
+
+Test(store_flat, kept_and_read_back_exactly)
+{
+	plumb_profile *p = text();
+	write_with_flat(p);
+	read_back_exactly(p, p->flat);
 	plumb_profile_free(p);
 }
 
-/* Without the metrics (a plain write), or into a profile that already has
- * something, a flat-only read reads every cost as usual. */
+/* A plain write computes them itself (on its helper thread), as a report
+ * of the profile would. */
+Test(store_flat, computed_by_the_writer)
+{
+	plumb_profile *p = text();
+	plumb_error err;
+	cr_assert_eq(plumb_store_write(p, path, &err), 0, "%s", err.message);
+	cr_expect_null(p->flat, "the writer keeps its metrics to itself");
+	plumb_metrics *m = flat_of(p);
+	read_back_exactly(p, m);
+	plumb_metrics_free(m);
+	plumb_profile_free(p);
+}
+
+static void edit(const char *sql);
+
+/* Without the metrics (a store without the flat blocks: an older writer's),
+ * or into a profile that already has something, a flat-only read reads
+ * every cost as usual. */
 Test(store_flat, the_usual_read_without_them)
 {
 	plumb_profile *p = text();
 	plumb_error err;
 	cr_assert_eq(plumb_store_write(p, path, &err), 0, "%s", err.message);
+	edit("DELETE FROM bulk WHERE kind = 'flat'");
 	plumb_profile *q = plumb_profile_new();
 	cr_assert_eq(read_flat(q, &err), 0, "%s", err.message);
 	cr_expect_null(q->flat);
