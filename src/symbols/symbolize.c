@@ -20,11 +20,25 @@
 #include "symbols/dwfl_open.h"
 #include "symbols/symbol_table.h"
 
+/* A subprogram whose inline chain was found once: later addresses in the
+ * same ELF symbol start their walk at its DIE instead of the top of the
+ * compile unit, which dwarf_getscopes walks (and dwarf_getscopes_die
+ * again) for every address: in a recording of g++ that was half of the
+ * time after the compiler's exit, for libc's big units. */
+typedef struct sub_scope {
+	const char *sym;       /* the ELF symbol's name, by address: the key */
+	Dwarf_Die cu, die;
+	Dwarf_Addr bias;
+} sub_scope;
+
+#define SUB_SCOPES 256 /* a direct-mapped cache per object */
+
 typedef struct sym_object {
 	char *path;
 	Dwfl *dwfl;            /* NULL: the file could not be read */
 	Dwfl_Module *mod;
 	plumb_symbol_table *syms; /* made at the first lookup */
+	sub_scope *subs;       /* SUB_SCOPES of them, made at the first chain */
 	char build_id[41];
 } sym_object;
 
@@ -56,6 +70,7 @@ void plumb_symbolizer_free(plumb_symbolizer *s)
 		return;
 	for (size_t i = 0; i < s->objs.n; i++) {
 		plumb_symbol_table_free(s->objs.v[i].syms);
+		free(s->objs.v[i].subs);
 		if (s->objs.v[i].dwfl)
 			dwfl_end(s->objs.v[i].dwfl);
 		free(s->objs.v[i].path);
@@ -240,26 +255,79 @@ static void call_site(plumb_symbolizer *s, Dwarf_Die *cu, Dwarf_Die *inl, plumb_
 		caller->file = keep_copy(s, dwarf_filesrc(files, w, NULL, NULL));
 }
 
-/* The inline chain at addr: frames innermost first, up to the subprogram.
- * Returns how many were filled (0 without DWARF). */
-static size_t inline_chain(plumb_symbolizer *s, Dwfl_Module *mod, uint64_t addr,
+/* The DIEs below sub (a subprogram) whose ranges hold pc, innermost
+ * first, down from sub itself: the physical nesting dwarf_getscopes_die
+ * gives, up to sub. In *out (malloc'd); their number, or -1. */
+static int scopes_below(Dwarf_Die *sub, Dwarf_Addr pc, Dwarf_Die **out)
+{
+	enum { DEEPEST = 256 };
+	Dwarf_Die path[DEEPEST], child;
+	int n = 0;
+	path[n++] = *sub;
+	while (n < DEEPEST && dwarf_child(&path[n - 1], &child) == 0) {
+		bool found = false;
+		do {
+			if (dwarf_haspc(&child, pc) > 0) {
+				found = true;
+				break;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+		if (!found)
+			break;
+		path[n++] = child;
+	}
+	Dwarf_Die *v = malloc((size_t)n * sizeof *v);
+	if (!v)
+		return -1;
+	for (int i = 0; i < n; i++)
+		v[i] = path[n - 1 - i];
+	*out = v;
+	return n;
+}
+
+static sub_scope *sub_slot(sym_object *o, const char *sym)
+{
+	if (!sym)
+		return NULL;
+	if (!o->subs && !(o->subs = calloc(SUB_SCOPES, sizeof *o->subs)))
+		return NULL;
+	uintptr_t h = (uintptr_t)sym;
+	return &o->subs[(h ^ h >> 9 ^ h >> 17) % SUB_SCOPES];
+}
+
+/* The inline chain at addr (in the ELF symbol sym, or NULL): frames
+ * innermost first, up to the subprogram. Returns how many were filled (0
+ * without DWARF). */
+static size_t inline_chain(plumb_symbolizer *s, sym_object *o, const char *sym, uint64_t addr,
 			   plumb_sym_frame *out, size_t max)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
-	if (!cu)
-		return 0;
-	/* dwarf_getscopes finds the innermost scope but continues into an
-	 * inlined function's abstract definition; the chain of callers is the
-	 * DIE's physical nesting, which dwarf_getscopes_die gives. */
-	Dwarf_Die *found = NULL, *scopes = NULL;
-	int nf = dwarf_getscopes(cu, addr - bias, &found);
-	int first = 0;
-	while (first < nf && dwarf_tag(&found[first]) != DW_TAG_subprogram &&
-	       dwarf_tag(&found[first]) != DW_TAG_inlined_subroutine)
-		first++;
-	int n = first < nf ? dwarf_getscopes_die(&found[first], &scopes) : 0;
-	free(found);
+	Dwarf_Die *cu, *scopes = NULL;
+	int n;
+	sub_scope *slot = sub_slot(o, sym);
+	if (slot && slot->sym == sym && dwarf_haspc(&slot->die, addr - slot->bias) > 0) {
+		cu = &slot->cu;
+		n = scopes_below(&slot->die, addr - slot->bias, &scopes);
+	} else {
+		if (!(cu = dwfl_module_addrdie(o->mod, addr, &bias)))
+			return 0;
+		/* dwarf_getscopes finds the innermost scope but continues into an
+		 * inlined function's abstract definition; the chain of callers is
+		 * the DIE's physical nesting, which dwarf_getscopes_die gives. */
+		Dwarf_Die *found = NULL;
+		int nf = dwarf_getscopes(cu, addr - bias, &found);
+		int first = 0;
+		while (first < nf && dwarf_tag(&found[first]) != DW_TAG_subprogram &&
+		       dwarf_tag(&found[first]) != DW_TAG_inlined_subroutine)
+			first++;
+		n = first < nf ? dwarf_getscopes_die(&found[first], &scopes) : 0;
+		free(found);
+		for (int i = 0; slot && i < n; i++)
+			if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+				*slot = (sub_scope){ sym, *cu, scopes[i], bias };
+				break;
+			}
+	}
 	size_t k = 0;
 	memset(out, 0, sizeof *out);
 	for (int i = 0; i < n && k < max; i++) {
@@ -319,13 +387,14 @@ int plumb_symbolize(plumb_symbolizer *s, const char *path, uint64_t off, plumb_s
 		return 1;
 	}
 	out->address = addr;
-	size_t k = inline_chain(s, o->mod, addr, out, max);
 	/* The outermost function: the ELF symbol names it (statics, aliases,
 	 * functions without DWARF) as perf and gprof do. */
 	if (!o->syms && !(o->syms = plumb_symbol_table_new(o->mod)))
 		return plumb_fail_nomem(err);
+	const char *sym = plumb_symbol_table_find(o->syms, addr);
+	size_t k = inline_chain(s, o, sym, addr, out, max);
 	char plain[512];
-	const char *symname = unversioned(plumb_symbol_table_find(o->syms, addr), plain, sizeof plain);
+	const char *symname = unversioned(sym, plain, sizeof plain);
 	if (k == 0) {
 		k = 1;
 		if (symname) {

@@ -2,7 +2,9 @@
  * samples -> profile on synthetic data whose addresses are this test
  * binary's own functions (so libdwfl resolves them from a real file). */
 #include <criterion/criterion.h>
+#include <elf.h>
 #include <inttypes.h>
+#include <link.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,6 +267,68 @@ Test(record, symbolize_fallbacks)
 	cr_assert_str_eq(f[0].function, "[vdso]+0x10");
 	cr_assert_eq(plumb_symbolize(s, "[vdso]", 0x10, f, 0, &err), -1);
 	plumb_symbolizer_free(s);
+}
+
+/* The file range of this binary's code (libplumb, built with -O2 -g:
+ * plenty of inlined functions). */
+static int exec_range(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	uint64_t *r = data;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			r[0] = ph->p_offset;
+			r[1] = ph->p_offset + ph->p_filesz;
+		}
+	}
+	return 1; /* the first object is the executable */
+}
+
+/* The frames of one address as one string. */
+static void chain_text(const plumb_sym_frame *f, int n, char *buf, size_t size)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s|%s|%s:%u|%s:%u;", f[i].function,
+					f[i].mangled ? f[i].mangled : "-", f[i].file ? f[i].file : "-",
+					f[i].line, f[i].decl_file ? f[i].decl_file : "-", f[i].decl_line);
+}
+
+/* Inline chains are found from the top of the compile unit for a
+ * function's first address and from its subprogram (remembered) for the
+ * next ones: two symbolizers that visit the same addresses in opposite
+ * orders take the two ways for different addresses, and must agree. */
+Test(record, inline_chains_the_same_in_any_order)
+{
+	uint64_t r[2] = { 0, 0 };
+	dl_iterate_phdr(exec_range, r);
+	cr_assert_lt(r[0], r[1], "no code segment found");
+	enum { N = 4000 };
+	uint64_t step = (r[1] - r[0]) / N ? (r[1] - r[0]) / N : 1;
+	plumb_error err;
+	plumb_symbolizer *fwd = plumb_symbolizer_new(NULL, &err), *back = plumb_symbolizer_new(NULL, &err);
+	cr_assert(fwd && back);
+	static char a[N][512], b[N][512];
+	plumb_sym_frame f[16];
+	size_t inlined = 0, n = 0;
+	for (uint64_t off = r[0]; off < r[1] && n < N; off += step, n++) {
+		int k = plumb_symbolize(fwd, "/proc/self/exe", off, f, 16, &err);
+		cr_assert_gt(k, 0, "%s", err.message);
+		inlined += k > 1;
+		chain_text(f, k, a[n], sizeof a[n]);
+	}
+	for (size_t i = n; i-- > 0;) {
+		int k = plumb_symbolize(back, "/proc/self/exe", r[0] + i * step, f, 16, &err);
+		cr_assert_gt(k, 0, "%s", err.message);
+		chain_text(f, k, b[i], sizeof b[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		cr_expect_str_eq(a[i], b[i], "offset 0x%" PRIx64, r[0] + i * step);
+	cr_expect_gt(inlined, n / 20, "only %zu of %zu addresses in inlined code", inlined, n);
+	plumb_symbolizer_free(fwd);
+	plumb_symbolizer_free(back);
 }
 
 Test(record, equal_chains_stored_once)
