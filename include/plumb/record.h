@@ -187,6 +187,11 @@ void plumb_rec_lock_label(const plumb_rec_data *d, int32_t pid, uint64_t t, uint
 typedef struct plumb_rec_profile_opts {
 	const char *debug_path;    /* NULL: /usr/lib/debug */
 	bool keep_samples;         /* also store each sample (time, thread, leaf node) */
+	/* non-fatal news, such as a file that changed since the program ran
+	 * (its build-id then, from the kernel, is not the file's now): its
+	 * names would be read from the new file; may be NULL */
+	plumb_warn_fn warn;
+	void *warn_ctx;
 } plumb_rec_profile_opts;
 
 /* Symbolize d and add it to p (which must have no events yet): one event per

@@ -472,7 +472,7 @@ static int save(const record_args *a, const plumb_rec_data *d, const char *sampl
 	plumb_profile *p = plumb_profile_new();
 	if (!p)
 		return plumb_fail_nomem(err);
-	plumb_rec_profile_opts po = { NULL, true };
+	plumb_rec_profile_opts po = { NULL, true, print_warning, NULL };
 	int rc = plumb_rec_to_profile(d, &po, p, err);
 	if (rc == 0)
 		rc = command_meta(p, a, d, sampler, err) || plumb_meta_set(p, "record.sampler", sampler, err) ||

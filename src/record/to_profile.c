@@ -1,6 +1,7 @@
 /* Raw samples + maps -> a profile: symbolize each distinct address once,
  * build each thread's calling context tree, note which stacks reach a root. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,8 @@ typedef struct conv {
 	size_t tab_cap, tab_n;
 	PLUMB_VEC(plumb_id) frames;
 	PLUMB_VEC(uint8_t) fn_flags;   /* per function id */
+	PLUMB_VEC(uint8_t) mod_checked; /* per module id: its file compared */
+	const plumb_rec_profile_opts *o;
 	PLUMB_VEC(part_key) parts;
 	PLUMB_VEC(module_count) mods;
 	PLUMB_VEC(plumb_id) path;      /* one sample's frames, root first */
@@ -133,6 +136,29 @@ static int note_function(conv *c, plumb_id fn, const char *name)
 	return 0;
 }
 
+/* Once per module: a file whose build-id is not the one the kernel saw
+ * when the program mapped it was rebuilt or replaced since, and the names
+ * and lines read from it now may be wrong. Said, not refused: the profile
+ * is still the program's, and the functions may not have moved. */
+static void check_file(conv *c, plumb_id mod, const plumb_rec_map *m)
+{
+	if (mod == PLUMB_NONE || plumb_vec_reserve(c->mod_checked, (size_t)mod + 1))
+		return;
+	while (c->mod_checked.n <= mod)
+		c->mod_checked.v[c->mod_checked.n++] = 0;
+	if (c->mod_checked.v[mod])
+		return;
+	c->mod_checked.v[mod] = 1;
+	char now[41];
+	plumb_symbolizer_build_id(c->sym, m->path, now);
+	if (!now[0] || strcmp(now, m->build_id) == 0 || !c->o || !c->o->warn)
+		return;
+	char msg[PATH_MAX + 200];
+	snprintf(msg, sizeof msg, "%s changed since the program ran (build-id %s then, %s now): "
+		 "the names and lines read from it may be wrong", m->path, m->build_id, now);
+	c->o->warn(c->o->warn_ctx, msg);
+}
+
 static plumb_id module_of(conv *c, const plumb_rec_map *m)
 {
 	char bid[41];
@@ -141,7 +167,10 @@ static plumb_id module_of(conv *c, const plumb_rec_map *m)
 		plumb_symbolizer_build_id(c->sym, m->path, bid);
 		b = bid;
 	}
-	return plumb_module_intern(c->p, m->path, b[0] ? b : NULL);
+	plumb_id mod = plumb_module_intern(c->p, m->path, b[0] ? b : NULL);
+	if (m->build_id[0] && m->path[0] == '/')
+		check_file(c, mod, m);
+	return mod;
 }
 
 /* A direct call's target must be mapped in the process when it ran. */
@@ -559,7 +588,7 @@ int plumb_rec_to_profile(const plumb_rec_data *d, const plumb_rec_profile_opts *
 {
 	if (p->events.n)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "plumb_rec_to_profile: the profile has events already");
-	conv c = { .d = d, .p = p };
+	conv c = { .d = d, .p = p, .o = o };
 	c.sym = plumb_symbolizer_new(o ? o->debug_path : NULL, err);
 	if (!c.sym)
 		return -1;
@@ -570,6 +599,7 @@ int plumb_rec_to_profile(const plumb_rec_data *d, const plumb_rec_profile_opts *
 	free(c.tab);
 	free(c.frames.v);
 	free(c.fn_flags.v);
+	free(c.mod_checked.v);
 	free(c.parts.v);
 	free(c.mods.v);
 	free(c.path.v);
