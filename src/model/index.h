@@ -40,10 +40,12 @@ int plumb_index_reserve(plumb_index *ix, size_t n);
  * small tables. */
 void plumb_advise_huge(void *p, size_t bytes);
 
-/* Grow a PLUMB_VEC to hold at least need elements. -1 on ENOMEM. */
+/* Grow a PLUMB_VEC to hold at least need elements. -1 on ENOMEM. The
+ * check that it has room already is inline: readers ask millions of times. */
 int plumb_vec_reserve_(void **v, size_t *cap, size_t need, size_t elem);
-#define plumb_vec_reserve(vec, need) \
-	plumb_vec_reserve_((void **)&(vec).v, &(vec).cap, (need), sizeof *(vec).v)
+#define plumb_vec_reserve(vec, need)                              \
+	(__builtin_expect((size_t)(need) <= (vec).cap, 1) ? 0 :    \
+	 plumb_vec_reserve_((void **)&(vec).v, &(vec).cap, (need), sizeof *(vec).v))
 /* Append nev zeroed slots to a vector of uint64 costs. -1 on ENOMEM. */
 int plumb_costs_grow_(uint64_t **v, size_t *n, size_t *cap, size_t nev);
 #define plumb_costs_grow(vec, nev) plumb_costs_grow_(&(vec).v, &(vec).n, &(vec).cap, (nev))
