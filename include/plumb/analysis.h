@@ -145,7 +145,8 @@ typedef struct plumb_metrics {
 	size_t narcs;
 	plumb_metric_arc *arcs;
 	uint64_t *callee_attr;    /* narcs * nevents: the caller's view of the arc */
-	uint64_t *caller_attr;    /* narcs * nevents: the callee's view of the arc */
+	uint64_t *caller_attr;    /* narcs * nevents: the callee's view of the arc
+				   * (both NULL with keys_only) */
 	uint64_t *root;           /* nkeys * nevents: cost of stacks rooted at the key */
 	uint64_t *totals;         /* nevents */
 	bool inclusive_estimated; /* from a call graph without arc costs */
@@ -176,8 +177,8 @@ typedef struct plumb_metrics_opts {
 	bool no_cycles;
 	/* only what a flat table shows: each key's exclusive and inclusive
 	 * costs and calls. The arcs of call stacks and their attributed and
-	 * root costs are left out (zero); a call graph's arcs are kept, its
-	 * inclusive costs need them. */
+	 * root costs are left out (zero; callee_attr and caller_attr NULL); a
+	 * call graph's arcs are kept, its inclusive costs need them. */
 	bool keys_only;
 } plumb_metrics_opts;
 

@@ -90,7 +90,9 @@ uint32_t metrics_arc_get(builder *b, uint32_t caller, uint32_t callee)
 		return id;
 	id = (uint32_t)b->arcs.n;
 	plumb_metric_arc a = { caller, callee, 0 };
-	if (plumb_vec_push(b->arcs, a) || GROW(b, b->callee_attr) || GROW(b, b->caller_attr) ||
+	/* keys only: a call graph's arcs for its inclusive costs, not attributed */
+	if (plumb_vec_push(b->arcs, a) ||
+	    (!b->keys_only && (GROW(b, b->callee_attr) || GROW(b, b->caller_attr))) ||
 	    GROW(b, b->cg_cost) || plumb_vec_push(b->arc_cg, 0) ||
 	    plumb_index_insert(&b->arc_ix, h, id))
 		return PLUMB_NONE;

@@ -66,8 +66,9 @@ static int gather_call_graph(builder *b, const plumb_metrics_opts *o, const uint
 		const uint64_t *m = pa->has_inclusive ? p->arc_incl.v + i * b->nev
 			: est && p->parts.v[pa->part].arc_costs == PLUMB_ARC_COSTS_GPROF ? est + i * b->nev
 			: NULL;
-		if (m && (metrics_add(b, b->callee_attr.v, a, m, err) ||
-			  metrics_add(b, b->caller_attr.v, a, m, err) || metrics_add(b, b->cg_cost.v, a, m, err)))
+		if (m && ((!b->keys_only && (metrics_add(b, b->callee_attr.v, a, m, err) ||
+					     metrics_add(b, b->caller_attr.v, a, m, err))) ||
+			  metrics_add(b, b->cg_cost.v, a, m, err)))
 			return -1;
 	}
 	return 0;
