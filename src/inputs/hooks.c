@@ -50,11 +50,16 @@ TLS_FAST uint64_t __plumb_inp_fast[INP_FAST_N]; /* inp_thread.fast */
 _Static_assert(offsetof(inp_frame, aid) == 0 && offsetof(inp_frame, partial) == 48 && sizeof(inp_frame) == 56,
 	       "the frame's layout, as src/inputs/gcc_plugin.cc knows it");
 
-/* After the runtime changed t's top activation. */
+/* After the runtime changed the top activation: top. */
+static inline void publish_frame(const inp_frame *top)
+{
+	__plumb_inp_aid = top->aid;
+	__plumb_inp_fast[INP_FAST_TOP] = (uintptr_t)top;
+}
+
 static inline void publish(const inp_thread *t)
 {
-	__plumb_inp_aid = t->frames[t->depth].aid;
-	__plumb_inp_fast[INP_FAST_TOP] = (uintptr_t)&t->frames[t->depth];
+	publish_frame(&t->frames[t->depth]);
 }
 
 static void report(inp_thread *t, bool in_signal)
@@ -280,8 +285,12 @@ static inline __attribute__((always_inline)) void enter(uintptr_t pc, uintptr_t 
 	if (__builtin_expect(!t, 0) && !(t = thread_start()))
 		return;
 	t->cost = __plumb_inp_cost;
-	inp_enter_inline(t, pc, sp, caller_pc);
-	publish(t);
+	inp_frame *top = inp_enter_fast(t, pc, sp, caller_pc);
+	if (__builtin_expect(!top, 0)) {
+		inp_enter_whole(t, pc, sp, caller_pc);
+		top = &t->frames[t->depth];
+	}
+	publish_frame(top);
 }
 
 static inline __attribute__((always_inline)) void leave(uintptr_t sp, uintptr_t ra)
@@ -289,8 +298,12 @@ static inline __attribute__((always_inline)) void leave(uintptr_t sp, uintptr_t 
 	inp_thread *t = tls_thread;
 	if (t) {
 		t->cost = __plumb_inp_cost;
-			inp_exit_inline(t, sp, ra);
-		publish(t);
+		inp_frame *top = inp_exit_fast(t, sp);
+		if (__builtin_expect(!top, 0)) {
+			inp_exit_whole(t, sp, ra);
+			top = &t->frames[t->depth];
+		}
+		publish_frame(top);
 	}
 }
 

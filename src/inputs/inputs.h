@@ -165,6 +165,8 @@ typedef struct inp_thread {
 	uint32_t seq;             /* the thread's number in its process (main: 0) */
 	uint32_t renumberings;
 	bool failed;              /* out of memory: stop collecting */
+	bool slow;                /* failed, cost_time or drms frames: the hooks take
+				   * the whole path (rms_inline.h), which sets it again */
 	/* drms (drms.c): activation ids and stamps come from a global clock,
 	 * reads compare with the global write shadow */
 	bool drms;
@@ -187,6 +189,9 @@ void inp_thread_free(inp_thread *t);
  * the compiler made the exit hook a tail call). */
 void inp_enter(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t caller_pc);
 void inp_exit(inp_thread *t, uintptr_t sp, uintptr_t ra);
+/* The same without trying the common case first (rms_inline.h has it). */
+void inp_enter_whole(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t caller_pc);
+void inp_exit_whole(inp_thread *t, uintptr_t sp, uintptr_t ra);
 void inp_read_slow(inp_thread *t, uintptr_t addr, size_t size);
 void inp_write_slow(inp_thread *t, uintptr_t addr, size_t size);
 /* Close every pending activation as if it returned now (at exit or a signal). */

@@ -86,6 +86,7 @@ INP_HIDDEN int inp_thread_init(inp_thread *t, unsigned memres_shift)
 	}
 	t->nroutines = 1;
 	t->nnodes = 1;
+	t->slow = true; /* until the first hook's whole path has seen the options */
 	inp_thread_use_fast(t, t->own_fast);
 	return 0;
 }
@@ -184,6 +185,7 @@ static inp_point *point_lookup(inp_thread *t, uint32_t node, uint64_t rms)
 	memset(pt, 0, sizeof *pt);
 	pt->node = node;
 	pt->rms = rms;
+	pt->min = pt->self_min = UINT64_MAX; /* inp_point_add: no test of calls */
 	return pt;
 }
 
@@ -224,14 +226,28 @@ INP_HIDDEN void inp_exit_left(inp_thread *t, uintptr_t sp, uintptr_t ra)
 		inp_pop(t);
 }
 
-INP_HIDDEN void inp_enter(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
+INP_HIDDEN void inp_enter_whole(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
 {
 	inp_enter_inline(t, pc, sp, caller_pc);
+	inp_slow_update(t);
+}
+
+INP_HIDDEN void inp_exit_whole(inp_thread *t, uintptr_t sp, uintptr_t ra)
+{
+	inp_exit_inline(t, sp, ra);
+	inp_slow_update(t);
+}
+
+INP_HIDDEN void inp_enter(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
+{
+	if (!inp_enter_fast(t, pc, sp, caller_pc))
+		inp_enter_whole(t, pc, sp, caller_pc);
 }
 
 INP_HIDDEN void inp_exit(inp_thread *t, uintptr_t sp, uintptr_t ra)
 {
-	inp_exit_inline(t, sp, ra);
+	if (!inp_exit_fast(t, sp))
+		inp_exit_whole(t, sp, ra);
 }
 
 INP_HIDDEN void inp_unwind_all(inp_thread *t)
