@@ -12,6 +12,10 @@
 #include <stdint.h>
 
 #define INP_HIDDEN __attribute__((visibility("hidden")))
+/* The runtime's thread-local variables: plumb cc links it into executables
+ * only (shared objects find its hooks in the program), so its own code
+ * reaches them at a fixed offset, without the GOT. */
+#define INP_TLS __thread __attribute__((tls_model("local-exec")))
 #define INP_EXPORT __attribute__((visibility("default")))
 
 /* ---- memory: anonymous mappings only (no malloc: the program may be
@@ -333,11 +337,11 @@ static inline void inp_write(inp_thread *t, uintptr_t addr, size_t size)
 inp_thread *inp_current(void);
 /* The same, made at the thread's first event; NULL when not measuring. */
 inp_thread *inp_current_start(void);
-extern __thread inp_thread *tls_thread __attribute__((tls_model("initial-exec")));
+extern INP_TLS inp_thread *tls_thread;
 /* Basic blocks the thread executed (hooks.c): the gcc plugin's inline code
  * and the block hooks count here; t->cost is set from it at every entry,
  * exit and report. */
-extern __thread uint64_t __plumb_inp_cost __attribute__((tls_model("initial-exec")));
+extern INP_TLS uint64_t __plumb_inp_cost;
 /* Whether the program was built with plumb cc's gcc plugin, which counts
  * basic blocks inline: then there are no block hooks, and no per-line costs. */
 bool inp_plugin_built(void);
