@@ -142,6 +142,8 @@ typedef struct inp_blocks {
  * HINT_SPAN) and the address of its partial rms. The range stays right
  * while that frame is pending (the frames above it are newer than the
  * range); inp_pop, inp_renumber and a move of the frames empty it. */
+/* inp_deep_ancestor's memo of frames by the stamps they were found for */
+#define INP_ANCESTOR_MEMO 64
 enum { INP_FAST_TOP, INP_FAST_HINT_LO, INP_FAST_HINT_SPAN, INP_FAST_HINT_PARTIAL, INP_FAST_N };
 
 typedef struct inp_thread {
@@ -150,6 +152,7 @@ typedef struct inp_thread {
 	uint32_t clock_max;       /* renumber when the clock reaches it */
 	uint32_t depth;           /* frames[1..depth]; frames[0] is the root */
 	uint32_t ancestor_hint;   /* the frame inp_read_cell found last, 0: none */
+	uint32_t ancestor_memo[INP_ANCESTOR_MEMO]; /* by stamp: frames found last */
 	size_t frames_cap;
 	inp_frame *frames;
 	inp_shadow shadow;
@@ -249,27 +252,25 @@ static inline void inp_fast_no_hint(inp_thread *t)
 	t->fast[INP_FAST_HINT_PARTIAL] = (uintptr_t)&t->hint_sink;
 }
 
-/* The fast path of a read of one granule-aligned cell by the top activation. */
-static inline void inp_read_cell(inp_thread *t, uint32_t *c)
+/* Whether frames[lo] is the deepest pending activation at or below
+ * frames[depth - 2] with an id at most old. */
+static inline bool inp_is_ancestor_of(const inp_thread *t, uint32_t lo, uint32_t old)
 {
-	inp_frame *top = &t->frames[t->depth];
-	uint32_t old = *c;
-	if (old >= top->aid)
-		return; /* this activation or a finished child of it has counted the cell */
-	*c = top->aid;
-	top->partial++;
-	/* the deepest pending ancestor A with A.aid <= old already counted it:
-	 * often the caller (a leaf reads what its caller did). At depth 1 the
-	 * "caller" is the root, frames[0] (aid 0), whose partial nobody reads. */
-	if (old >= top[-1].aid) {
-		top[-1].partial--;
-		return;
-	}
-	if (old >= t->frames[1].aid) {
-		/* deeper: often the one found last (siblings read what their
-		 * caller did), else a binary search below the caller */
-		uint32_t lo = t->ancestor_hint;
-		if (!(lo >= 1 && lo + 1 < t->depth && t->frames[lo].aid <= old && t->frames[lo + 1].aid > old)) {
+	return lo >= 1 && lo + 1 < t->depth && t->frames[lo].aid <= old && t->frames[lo + 1].aid > old;
+}
+
+/* The deepest pending ancestor below the caller that counted a cell
+ * stamped old (frames[1].aid <= old < the caller's aid): often the one
+ * found last (siblings read what their caller did), or the one found last
+ * for a stamp like old (a routine reads cells of a few ancestors in
+ * turn), else a binary search. Published for the gcc plugin's inline reads. */
+static inline inp_frame *inp_deep_ancestor(inp_thread *t, uint32_t old)
+{
+	uint32_t lo = t->ancestor_hint;
+	if (!inp_is_ancestor_of(t, lo, old)) {
+		uint32_t *memo = &t->ancestor_memo[old & (INP_ANCESTOR_MEMO - 1)];
+		lo = *memo;
+		if (!inp_is_ancestor_of(t, lo, old)) {
 			uint32_t hi = t->depth - 2;
 			lo = 1;
 			while (lo < hi) {
@@ -279,13 +280,41 @@ static inline void inp_read_cell(inp_thread *t, uint32_t *c)
 				else
 					hi = mid - 1;
 			}
-			t->ancestor_hint = lo;
+			*memo = lo;
 		}
-		t->frames[lo].partial--;
-		t->fast[INP_FAST_HINT_LO] = t->frames[lo].aid;
-		t->fast[INP_FAST_HINT_SPAN] = t->frames[lo + 1].aid - t->frames[lo].aid;
-		t->fast[INP_FAST_HINT_PARTIAL] = (uintptr_t)&t->frames[lo].partial;
+		t->ancestor_hint = lo;
 	}
+	/* published again: frames[lo + 1] may be newer than when it was found,
+	 * and the range of stamps wider */
+	t->fast[INP_FAST_HINT_LO] = t->frames[lo].aid;
+	t->fast[INP_FAST_HINT_SPAN] = t->frames[lo + 1].aid - t->frames[lo].aid;
+	t->fast[INP_FAST_HINT_PARTIAL] = (uintptr_t)&t->frames[lo].partial;
+	return &t->frames[lo];
+}
+
+/* n first reads by the top activation of cells stamped old (below its
+ * id): counted for it, and taken off the deepest pending ancestor A with
+ * A.aid <= old, which counted them already: often the caller (a leaf reads
+ * what its caller did). At depth 1 the "caller" is the root, frames[0]
+ * (aid 0), whose partial nobody reads. */
+static inline void inp_count_first(inp_thread *t, inp_frame *top, uint32_t old, int64_t n)
+{
+	top->partial += n;
+	if (old >= top[-1].aid)
+		top[-1].partial -= n;
+	else if (old >= t->frames[1].aid)
+		inp_deep_ancestor(t, old)->partial -= n;
+}
+
+/* The fast path of a read of one granule-aligned cell by the top activation. */
+static inline void inp_read_cell(inp_thread *t, uint32_t *c)
+{
+	inp_frame *top = &t->frames[t->depth];
+	uint32_t old = *c;
+	if (old >= top->aid)
+		return; /* this activation or a finished child of it has counted the cell */
+	*c = top->aid;
+	inp_count_first(t, top, old, 1);
 }
 
 static inline void inp_read(inp_thread *t, uintptr_t addr, size_t size)
@@ -301,11 +330,19 @@ static inline void inp_read(inp_thread *t, uintptr_t addr, size_t size)
 	uintptr_t last = addr + size - 1, more = (last >> sh) - (addr >> sh);
 	if (size && more <= 1 && ((addr ^ last) >> INP_LEAF_BITS) == 0) {
 		uint32_t *c = inp_shadow_cell(&t->shadow, addr);
-		if (c) {
-			inp_read_cell(t, c);
-			if (more)
-				inp_read_cell(t, c + 1);
+		if (!c)
+			return;
+		inp_frame *top = &t->frames[t->depth];
+		if (more && c[0] == c[1] && c[0] < top->aid) {
+			/* two cells of one stamp (an 8-byte value): one search */
+			uint32_t old = c[0];
+			c[0] = c[1] = top->aid;
+			inp_count_first(t, top, old, 2);
+			return;
 		}
+		inp_read_cell(t, c);
+		if (more)
+			inp_read_cell(t, c + 1);
 		return;
 	}
 	inp_read_slow(t, addr, size);
