@@ -96,10 +96,14 @@ typedef struct inp_point {
 	uint32_t node;
 	uint64_t rms, calls, min, max, sum, real_sum, self_sum, self_min, self_max;
 	unsigned __int128 sqr, self_sqr;
-	/* drms: induced first reads of values the kernel (sys) or another
-	 * thread (thr) wrote, summed over calls; cum includes the callees' */
-	uint64_t sys_cum, thr_cum, sys_self, thr_self;
 } inp_point;
+
+/* drms: induced first reads of values the kernel (sys) or another thread
+ * (thr) wrote, summed over calls; cum includes the callees'. Apart from
+ * the points (inp_thread.dpoints), which only drms needs. */
+typedef struct inp_drms_point {
+	uint64_t sys_cum, thr_cum, sys_self, thr_self;
+} inp_drms_point;
 
 /* drms counts of a pending activation, beside its frame (drms.c) */
 typedef struct inp_drms_frame {
@@ -179,6 +183,8 @@ typedef struct inp_thread {
 	bool drms;
 	inp_drms_frame *dframes;  /* [depth], beside frames */
 	size_t dframes_cap;
+	inp_drms_point *dpoints;  /* beside points, as far as drms counted */
+	size_t dpoints_cap;
 	/* --cost time (cost_time.c): cost is wall-clock microseconds since
 	 * cost_base, read at every entry and exit */
 	bool cost_time;
@@ -219,6 +225,11 @@ void inp_drms_write(inp_thread *t, uintptr_t addr, size_t size);
 void inp_drms_kernel_wrote(uintptr_t addr, size_t size);
 /* At a return in drms mode: the frame's counts to its point and parent. */
 void inp_drms_pop(inp_thread *t, inp_point *pt);
+/* The drms counts of points[i] (zero where drms counted none). */
+static inline inp_drms_point inp_drms_of(const inp_thread *t, size_t i)
+{
+	return i < t->dpoints_cap ? t->dpoints[i] : (inp_drms_point){ 0, 0, 0, 0 };
+}
 /* A run of the block at pc in the top frame's context (blocks.c). */
 void inp_block_add(inp_thread *t, uintptr_t pc, int64_t delta);
 void inp_block_to_top(inp_thread *t);

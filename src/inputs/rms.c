@@ -101,6 +101,7 @@ INP_HIDDEN void inp_thread_free(inp_thread *t)
 	FREE_ARRAY(t->nodes, t->nodes_cap);
 	FREE_ARRAY(t->points, t->points_cap);
 	FREE_ARRAY(t->dframes, t->dframes_cap);
+	FREE_ARRAY(t->dpoints, t->dpoints_cap);
 	table_free(&t->routine_ix);
 	table_free(&t->child_ix);
 	table_free(&t->point_ix);
