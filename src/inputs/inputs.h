@@ -72,7 +72,7 @@ size_t inp_shadow_leaf_cells(const inp_shadow *s);
 typedef struct inp_frame {
 	uint32_t aid;             /* activation id: grows with depth */
 	uint32_t node;            /* CCT node */
-	uint32_t routine;         /* nodes[node].routine, at hand at the return */
+	uint32_t spare;           /* (the layout src/inputs/gcc_plugin.cc knows) */
 	uintptr_t sp;             /* frame address at entry, to find frames a longjmp left */
 	uintptr_t caller_pc;      /* the activation's return address */
 	uint64_t start_cost, children_cost;
@@ -81,7 +81,6 @@ typedef struct inp_frame {
 
 typedef struct inp_routine {
 	uintptr_t pc;             /* an address inside the routine (its entry hook's return) */
-	uint32_t pending;         /* activations on the stack, for real sums */
 } inp_routine;
 
 typedef struct inp_node {
@@ -90,6 +89,8 @@ typedef struct inp_node {
 	uint32_t last_point;      /* index + 1 of its latest point (activations in
 				   * a row often have the same rms) */
 	uintptr_t last_child_pc;  /* its routine's pc: one compare at an entry */
+	bool outermost;           /* no ancestor has its routine: its activations'
+				   * costs go to the real sum (recursion once) */
 } inp_node;
 
 typedef struct inp_point {

@@ -147,7 +147,13 @@ static uint32_t child_lookup(inp_thread *t, uint32_t parent, uintptr_t pc)
 		salt++;
 	if (table_put(&t->child_ix, key + (uint64_t)salt * 0x9e3779b97f4a7c15ull, n))
 		return 0;
-	t->nodes[n] = (inp_node){ .parent = parent, .routine = r };
+	/* the frames are the path to the node: whether an activation is the
+	 * outermost of its routine is the node's (once per node; the walk stops
+	 * at the routine's nearest activation, the caller in a recursion) */
+	bool outermost = true;
+	for (uint32_t a = parent; a && outermost; a = t->nodes[a].parent)
+		outermost = t->nodes[a].routine != r;
+	t->nodes[n] = (inp_node){ .parent = parent, .routine = r, .outermost = outermost };
 	t->nnodes++;
 	return n;
 }

@@ -66,13 +66,12 @@ static inline uint64_t inp_rms_of(const inp_frame *f)
 
 /* Pop the top frame f, whose point is pt (NULL: out of memory): its cost
  * and rms to the point and the parent. */
-INP_INLINE void inp_pop_to(inp_thread *t, inp_frame *f, inp_point *pt)
+INP_INLINE void inp_pop_to(inp_thread *t, inp_frame *f, inp_point *pt, bool drms)
 {
 	uint64_t cum = t->cost - f->start_cost;
-	bool outermost = --t->routines[f->routine].pending == 0;
 	if (pt) {
-		inp_point_add(pt, cum, cum - f->children_cost, outermost);
-		if (__builtin_expect(t->dframes != NULL, 0))
+		inp_point_add(pt, cum, cum - f->children_cost, t->nodes[f->node].outermost);
+		if (drms && __builtin_expect(t->dframes != NULL, 0))
 			inp_drms_pop(t, pt);
 	} else
 		inp_fail(t);
@@ -93,19 +92,16 @@ INP_INLINE void inp_pop(inp_thread *t)
 	uint32_t last = t->nodes[f->node].last_point;
 	inp_point *pt = last && t->points[last - 1].rms == rms ? &t->points[last - 1]
 							       : inp_point_slow(t, f->node, rms);
-	inp_pop_to(t, f, pt);
+	inp_pop_to(t, f, pt, true);
 }
 
 /* Push a frame above f (the top) for the child node `node`. */
 INP_INLINE inp_frame *inp_push(inp_thread *t, inp_frame *f, uint32_t node, uintptr_t sp, uintptr_t caller_pc)
 {
-	uint32_t routine = t->nodes[node].routine;
-	t->routines[routine].pending++;
 	f++;
 	t->depth++;
 	f->aid = ++t->clock;
 	f->node = node;
-	f->routine = routine;
 	f->sp = sp;
 	f->caller_pc = caller_pc;
 	f->start_cost = t->cost;
@@ -209,7 +205,7 @@ INP_INLINE inp_frame *inp_exit_fast(inp_thread *t, uintptr_t sp)
 	inp_point *pt = &t->points[last - 1];
 	if (__builtin_expect(pt->rms != inp_rms_of(f), 0))
 		return NULL;
-	inp_pop_to(t, f, pt);
+	inp_pop_to(t, f, pt, false);
 	return f - 1;
 }
 
