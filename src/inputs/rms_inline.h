@@ -107,6 +107,11 @@ INP_INLINE inp_frame *inp_push(inp_thread *t, inp_frame *f, uint32_t node, uintp
 	f->start_cost = t->cost;
 	f->children_cost = 0;
 	f->partial = 0;
+	/* right above the ancestor found last: the stamps of the frames that
+	 * were there, finished, are that ancestor's now (the plugin's inline
+	 * reads would send them to the runtime) */
+	if (__builtin_expect(t->ancestor_hint && t->depth == t->ancestor_hint + 1, 0))
+		t->fast[INP_FAST_HINT_SPAN] = f->aid - f[-1].aid;
 	return f;
 }
 

@@ -258,10 +258,11 @@ Test(inputs, reads_of_two_ancestors_in_turn_and_of_two_cells_of_one_stamp)
 	leave();
 	leave();
 	leave();
-	enter(G); /* newer frames above f */
+	enter(G); /* newer frames above f, the ancestor found last */
+	uint32_t f_aid = t.frames[1].aid;
+	cr_assert_eq(t.fast[INP_FAST_HINT_SPAN], t.frames[2].aid - f_aid, "the range grows at the entry");
 	enter(H);
 	inp_read(&t, CELL(8), 8); /* f's: two cells of one stamp */
-	uint32_t f_aid = t.frames[1].aid;
 	cr_assert_eq(t.fast[INP_FAST_HINT_LO], f_aid);
 	cr_assert_eq(t.fast[INP_FAST_HINT_SPAN], t.frames[2].aid - f_aid, "the range up to the newer g");
 	cr_assert_eq(t.fast[INP_FAST_HINT_PARTIAL], (uintptr_t)&t.frames[1].partial);
