@@ -1,9 +1,11 @@
 /* The entry and the return of an activation (research/aprof.md §5), inline:
- * rms.c makes them inp_enter and inp_exit (the unit tests, clang's hooks),
- * and hooks.c puts them in the gcc plugin's entry and exit hooks, which an
- * interpreter calls tens of millions of times (Lua: a call per few blocks),
- * so that each costs one call, not three. The lookups they miss (a new
- * child, a new point) stay out of line in rms.c. */
+ * a common case (inp_enter_fast, inp_exit_fast) that hooks.c puts in the
+ * gcc plugin's entry and exit hooks, which an interpreter calls tens of
+ * millions of times (Lua: a call per few blocks), and the whole path
+ * (inp_enter_inline, inp_exit_inline), which rms.c makes inp_enter_whole
+ * and inp_exit_whole, out of line. inp_enter and inp_exit (the unit tests,
+ * clang's hooks) try the one, then the other. The lookups the whole path
+ * misses (a new child, a new point) stay out of line in rms.c. */
 #ifndef PLUMB_INPUTS_RMS_INLINE_H
 #define PLUMB_INPUTS_RMS_INLINE_H
 
