@@ -12,13 +12,14 @@
  *
  * where, from the thread's state that the runtime keeps (__plumb_inp_tags,
  * _leaves: its shadow's leaf cache; _aid: the top activation's id), a =
- * (uintptr_t) p, slot = (a >> 16) % 64, and the cells are the one or two
+ * (uintptr_t) p, slot = (a >> 16) % 256, and the cells are the one or two
  * 4-byte cells at leaves[slot] + (a & 0xfffc) (locate below):
  *
  *   miss = (a >> 16) != tags[slot]              (that leaf is not cached)
  *        | not one cell, or two for N = 8       (unaligned, past the leaf)
- *        | min (cells) < aid                    (reads: not yet counted by
- *                                                the top activation)
+ *        | a cell < aid                         (reads: not yet counted by
+ *                                                the top activation; a
+ *                                                branch per compare)
  *
  * so a read of a cell the activation already counted, and a write of a
  * cached leaf, cost a few instructions and no call. A read the top
