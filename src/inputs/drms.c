@@ -172,10 +172,16 @@ INP_HIDDEN void inp_drms_kernel_wrote(uintptr_t addr, size_t size)
 INP_HIDDEN void inp_drms_pop(inp_thread *t, inp_point *pt)
 {
 	inp_drms_frame *d = &t->dframes[t->depth], *parent = &t->dframes[t->depth - 1];
-	pt->sys_cum += d->sys_cum;
-	pt->thr_cum += d->thr_cum;
-	pt->sys_self += d->sys_self;
-	pt->thr_self += d->thr_self;
+	size_t i = (size_t)(pt - t->points);
+	if (inp_grow((void **)&t->dpoints, &t->dpoints_cap, i + 1, sizeof *t->dpoints)) {
+		t->failed = true;
+		return;
+	}
+	inp_drms_point *dp = &t->dpoints[i];
+	dp->sys_cum += d->sys_cum;
+	dp->thr_cum += d->thr_cum;
+	dp->sys_self += d->sys_self;
+	dp->thr_self += d->thr_self;
 	parent->sys_cum += d->sys_cum;
 	parent->thr_cum += d->thr_cum;
 }

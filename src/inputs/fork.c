@@ -15,6 +15,8 @@ INP_HIDDEN void inp_after_fork(inp_thread *t)
 	FREE_TABLE(&t->point_ix);
 	memset(&t->point_ix, 0, sizeof t->point_ix);
 	t->npoints = 0;
+	if (t->dpoints)
+		memset(t->dpoints, 0, t->dpoints_cap * sizeof *t->dpoints);
 	if (t->blocks)
 		inp_blocks_free(t->blocks);
 	if (t->cost_time)

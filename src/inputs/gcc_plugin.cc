@@ -12,13 +12,14 @@
  *
  * where, from the thread's state that the runtime keeps (__plumb_inp_tags,
  * _leaves: its shadow's leaf cache; _aid: the top activation's id), a =
- * (uintptr_t) p, slot = (a >> 16) % 64, and the cells are the one or two
+ * (uintptr_t) p, slot = (a >> 16) % 256, and the cells are the one or two
  * 4-byte cells at leaves[slot] + (a & 0xfffc) (locate below):
  *
  *   miss = (a >> 16) != tags[slot]              (that leaf is not cached)
  *        | not one cell, or two for N = 8       (unaligned, past the leaf)
- *        | min (cells) < aid                    (reads: not yet counted by
- *                                                the top activation)
+ *        | a cell < aid                         (reads: not yet counted by
+ *                                                the top activation; a
+ *                                                branch per compare)
  *
  * so a read of a cell the activation already counted, and a write of a
  * cached leaf, cost a few instructions and no call. A read the top
@@ -325,19 +326,12 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 	tree a = emit(gsi, u64, NOP_EXPR, addr);
 	cells c = locate(gsi, a, size, write);
 	tree miss = c.miss, aid = c.aid;
-	tree olds[2] = { NULL_TREE, NULL_TREE };
-	if (!write) {
-		load_cells(gsi, c, olds);
-		tree low = c.n == 2 ? emit(gsi, u32, MIN_EXPR, olds[0], olds[1]) : olds[0];
-		tree lt = emit(gsi, boolean_type_node, LT_EXPR, low, aid);
-		miss = emit(gsi, u64, BIT_IOR_EXPR, miss, emit(gsi, u64, NOP_EXPR, lt));
-	}
 	gcond *cond = gimple_build_cond(NE_EXPR, miss, build_int_cst(u64, 0), NULL_TREE, NULL_TREE);
 	gimple_set_location(cond, loc);
 	gsi_insert_before(gsi, cond, GSI_SAME_STMT);
 
 	/* bb: ... cond | slow: call | join: the rest; the other blocks are
-	 * made below, from bb's false edge (writes) or true edge (reads) */
+	 * made below, from bb's false edge */
 	basic_block bb = gimple_bb(call);
 	edge to_miss = split_block(bb, cond);
 	basic_block slow = to_miss->dest;
@@ -388,22 +382,36 @@ basic_block rewrite_access(gimple_stmt_iterator *gsi, unsigned size, bool write)
 	profile_count half_count = miss_count.apply_probability(half);
 	basic_block same = block(miss_count), by_caller = block(miss_count), by_hint = block(half_count);
 	basic_block fast = block(miss_count);
-	redirect_edge_succ(to_miss, same);
-	link(bb, join, EDGE_FALSE_VALUE, unlikely.invert());
 
-	/* same: one or two cells of a cached leaf, with one timestamp */
+	/* a leaf not cached (or a 2-byte access over a cell): the hook. Else
+	 * each cell's timestamp against aid, a branch each (fewer values live
+	 * than a min and a flag): below it, the cells are new to the top
+	 * activation */
+	profile_count hit_count = bb->count.apply_probability(unlikely.invert());
+	basic_block look[2] = { block(hit_count), c.n == 2 ? block(hit_count) : NULL };
+	link(bb, look[0], EDGE_FALSE_VALUE, unlikely.invert());
+	for (unsigned k = 0; k < c.n; k++) {
+		gimple_stmt_iterator g = gsi_start_bb(look[k]);
+		tree o = make_ssa_name(u32);
+		put(&g, o, unshare_expr(c.ref[k]));
+		branch(&g, LT_EXPR, o, aid);
+		link(look[k], same, EDGE_TRUE_VALUE, unlikely);
+		link(look[k], k + 1 < c.n ? look[k + 1] : join, EDGE_FALSE_VALUE, unlikely.invert());
+	}
+
+	/* same: one or two cells (of the cached leaf) with one timestamp */
 	gimple_stmt_iterator g = gsi_start_bb(same);
 	tree olds2[2];
 	load_cells(&g, c, olds2);
-	tree bad = c.miss;
-	if (c.n == 2)
-		bad = emit(&g, u64, BIT_IOR_EXPR, bad, emit(&g, u64, NOP_EXPR, leaf_end(&g, c.off)));
-	if (c.n == 2)
-		bad = emit(&g, u64, BIT_IOR_EXPR, bad, emit(&g, u64, NOP_EXPR, emit(&g, u32, BIT_XOR_EXPR, olds2[0], olds2[1])));
 	tree old = emit(&g, u64, NOP_EXPR, olds2[0]);
-	branch(&g, NE_EXPR, bad, build_int_cst(u64, 0));
-	link(same, slow, EDGE_TRUE_VALUE, unlikely);
-	link(same, by_caller, EDGE_FALSE_VALUE, unlikely.invert());
+	if (c.n == 2) {
+		tree bad = emit(&g, u64, NOP_EXPR, leaf_end(&g, c.off));
+		bad = emit(&g, u64, BIT_IOR_EXPR, bad, emit(&g, u64, NOP_EXPR, emit(&g, u32, BIT_XOR_EXPR, olds2[0], olds2[1])));
+		branch(&g, NE_EXPR, bad, build_int_cst(u64, 0));
+		link(same, slow, EDGE_TRUE_VALUE, unlikely);
+		link(same, by_caller, EDGE_FALSE_VALUE, unlikely.invert());
+	} else
+		link(same, by_caller, EDGE_FALLTHRU, profile_probability::always());
 
 	/* by_caller: the caller counted them; its partial is the frame's
 	 * below the top's */

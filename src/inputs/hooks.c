@@ -29,8 +29,8 @@ static bool inline_off;                 /* PLUMB_APROF_INLINE=no */
 static atomic_uint next_seq = 1;
 
 /* not static: the other hook files (hooks_clang.c) read it too */
-INP_HIDDEN __thread inp_thread *tls_thread __attribute__((tls_model("initial-exec")));
-static __thread bool tls_dead __attribute__((tls_model("initial-exec")));
+INP_HIDDEN INP_TLS inp_thread *tls_thread;
+static INP_TLS bool tls_dead;
 
 /* ---- the state the inline fast paths read (src/inputs/gcc_plugin.cc) --
  * Basic blocks executed by the thread (all of them, measuring or not), the
@@ -40,7 +40,7 @@ static __thread bool tls_dead __attribute__((tls_model("initial-exec")));
  * cache stays empty. Empty slots have a tag no address has and idle_leaf,
  * a leaf of 4-byte cells and its spare cell, as the inline read loads the
  * cell before it knows whether the tag matched. */
-#define TLS_FAST __thread __attribute__((tls_model("initial-exec"))) INP_EXPORT
+#define TLS_FAST INP_TLS INP_EXPORT
 static uint32_t idle_leaf[(1u << INP_LEAF_BITS) / 4 + 1];
 TLS_FAST uint64_t __plumb_inp_cost;
 TLS_FAST uintptr_t __plumb_inp_tags[INP_LEAF_CACHE] = { [0 ... INP_LEAF_CACHE - 1] = UINTPTR_MAX };
@@ -50,11 +50,16 @@ TLS_FAST uint64_t __plumb_inp_fast[INP_FAST_N]; /* inp_thread.fast */
 _Static_assert(offsetof(inp_frame, aid) == 0 && offsetof(inp_frame, partial) == 48 && sizeof(inp_frame) == 56,
 	       "the frame's layout, as src/inputs/gcc_plugin.cc knows it");
 
-/* After the runtime changed t's top activation. */
+/* After the runtime changed the top activation: top. */
+static inline void publish_frame(const inp_frame *top)
+{
+	__plumb_inp_aid = top->aid;
+	__plumb_inp_fast[INP_FAST_TOP] = (uintptr_t)top;
+}
+
 static inline void publish(const inp_thread *t)
 {
-	__plumb_inp_aid = t->frames[t->depth].aid;
-	__plumb_inp_fast[INP_FAST_TOP] = (uintptr_t)&t->frames[t->depth];
+	publish_frame(&t->frames[t->depth]);
 }
 
 static void report(inp_thread *t, bool in_signal)
@@ -274,24 +279,50 @@ INP_EXPORT void __tsan_init(void)
  * its caller and above its callees, the plugin's or not. */
 #define HOOK_SP() ((uintptr_t)__builtin_frame_address(0) + 24)
 
+/* The whole paths, and the thread's start: out of line and reached by a
+ * tail call, so that the common paths save no registers. */
+__attribute__((noinline)) static void enter_whole(uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
+{
+	inp_thread *t = tls_thread;
+	if (!t && !(t = thread_start()))
+		return;
+	t->cost = __plumb_inp_cost;
+	inp_enter_whole(t, pc, sp, caller_pc);
+	publish(t);
+}
+
+__attribute__((noinline)) static void leave_whole(uintptr_t sp, uintptr_t ra)
+{
+	inp_thread *t = tls_thread;
+	if (!t)
+		return;
+	t->cost = __plumb_inp_cost;
+	inp_exit_whole(t, sp, ra);
+	publish(t);
+}
+
 static inline __attribute__((always_inline)) void enter(uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
 {
 	inp_thread *t = tls_thread;
-	if (__builtin_expect(!t, 0) && !(t = thread_start()))
-		return;
+	inp_frame *top;
+	if (__builtin_expect(!t, 0))
+		return enter_whole(pc, sp, caller_pc);
 	t->cost = __plumb_inp_cost;
-	inp_enter_inline(t, pc, sp, caller_pc);
-	publish(t);
+	if (__builtin_expect(!(top = inp_enter_fast(t, pc, sp, caller_pc)), 0))
+		return enter_whole(pc, sp, caller_pc);
+	publish_frame(top);
 }
 
 static inline __attribute__((always_inline)) void leave(uintptr_t sp, uintptr_t ra)
 {
 	inp_thread *t = tls_thread;
-	if (t) {
-		t->cost = __plumb_inp_cost;
-			inp_exit_inline(t, sp, ra);
-		publish(t);
-	}
+	inp_frame *top;
+	if (__builtin_expect(!t, 0))
+		return;
+	t->cost = __plumb_inp_cost;
+	if (__builtin_expect(!(top = inp_exit_fast(t, sp)), 0))
+		return leave_whole(sp, ra);
+	publish_frame(top);
 }
 
 INP_EXPORT void __tsan_func_entry(void *caller_pc)
@@ -313,13 +344,28 @@ INP_HIDDEN bool inp_plugin_built(void)
 	return atomic_load_explicit(&plugin_built, memory_order_relaxed);
 }
 
+/* The plugin's entry in a context new to the thread, which the first call
+ * of every routine is: its whole path, and the plugin seen. */
+__attribute__((noinline)) static void plugin_enter_whole(uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
+{
+	if (!atomic_load_explicit(&plugin_built, memory_order_relaxed))
+		atomic_store_explicit(&plugin_built, true, memory_order_relaxed);
+	enter_whole(pc, sp, caller_pc);
+}
+
 /* The plugin's: blocks is what the routine counted since its last flush. */
 INP_EXPORT void __plumb_inp_func_entry(void *caller_pc, void *cfa, uint64_t blocks)
 {
-	if (__builtin_expect(!atomic_load_explicit(&plugin_built, memory_order_relaxed), 0))
-		atomic_store_explicit(&plugin_built, true, memory_order_relaxed);
+	uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+	inp_thread *t = tls_thread;
+	inp_frame *top;
 	__plumb_inp_cost += blocks;
-	enter((uintptr_t)__builtin_return_address(0), (uintptr_t)cfa, (uintptr_t)caller_pc);
+	if (__builtin_expect(!t, 0))
+		return plugin_enter_whole(pc, (uintptr_t)cfa, (uintptr_t)caller_pc);
+	t->cost = __plumb_inp_cost;
+	if (__builtin_expect(!(top = inp_enter_fast(t, pc, (uintptr_t)cfa, (uintptr_t)caller_pc)), 0))
+		return plugin_enter_whole(pc, (uintptr_t)cfa, (uintptr_t)caller_pc);
+	publish_frame(top);
 }
 
 INP_EXPORT void __plumb_inp_func_exit(void *cfa, uint64_t blocks)

@@ -12,6 +12,10 @@
 #include <stdint.h>
 
 #define INP_HIDDEN __attribute__((visibility("hidden")))
+/* The runtime's thread-local variables: plumb cc links it into executables
+ * only (shared objects find its hooks in the program), so its own code
+ * reaches them at a fixed offset, without the GOT. */
+#define INP_TLS __thread __attribute__((tls_model("local-exec")))
 #define INP_EXPORT __attribute__((visibility("default")))
 
 /* ---- memory: anonymous mappings only (no malloc: the program may be
@@ -68,7 +72,7 @@ size_t inp_shadow_leaf_cells(const inp_shadow *s);
 typedef struct inp_frame {
 	uint32_t aid;             /* activation id: grows with depth */
 	uint32_t node;            /* CCT node */
-	uint32_t routine;         /* nodes[node].routine, at hand at the return */
+	uint32_t spare;           /* (the layout src/inputs/gcc_plugin.cc knows) */
 	uintptr_t sp;             /* frame address at entry, to find frames a longjmp left */
 	uintptr_t caller_pc;      /* the activation's return address */
 	uint64_t start_cost, children_cost;
@@ -77,7 +81,6 @@ typedef struct inp_frame {
 
 typedef struct inp_routine {
 	uintptr_t pc;             /* an address inside the routine (its entry hook's return) */
-	uint32_t pending;         /* activations on the stack, for real sums */
 } inp_routine;
 
 typedef struct inp_node {
@@ -86,16 +89,22 @@ typedef struct inp_node {
 	uint32_t last_point;      /* index + 1 of its latest point (activations in
 				   * a row often have the same rms) */
 	uintptr_t last_child_pc;  /* its routine's pc: one compare at an entry */
+	bool outermost;           /* no ancestor has its routine: its activations'
+				   * costs go to the real sum (recursion once) */
 } inp_node;
 
 typedef struct inp_point {
 	uint32_t node;
 	uint64_t rms, calls, min, max, sum, real_sum, self_sum, self_min, self_max;
 	unsigned __int128 sqr, self_sqr;
-	/* drms: induced first reads of values the kernel (sys) or another
-	 * thread (thr) wrote, summed over calls; cum includes the callees' */
-	uint64_t sys_cum, thr_cum, sys_self, thr_self;
 } inp_point;
+
+/* drms: induced first reads of values the kernel (sys) or another thread
+ * (thr) wrote, summed over calls; cum includes the callees'. Apart from
+ * the points (inp_thread.dpoints), which only drms needs. */
+typedef struct inp_drms_point {
+	uint64_t sys_cum, thr_cum, sys_self, thr_self;
+} inp_drms_point;
 
 /* drms counts of a pending activation, beside its frame (drms.c) */
 typedef struct inp_drms_frame {
@@ -138,6 +147,8 @@ typedef struct inp_blocks {
  * HINT_SPAN) and the address of its partial rms. The range stays right
  * while that frame is pending (the frames above it are newer than the
  * range); inp_pop, inp_renumber and a move of the frames empty it. */
+/* inp_deep_ancestor's memo of frames by the stamps they were found for */
+#define INP_ANCESTOR_MEMO 64
 enum { INP_FAST_TOP, INP_FAST_HINT_LO, INP_FAST_HINT_SPAN, INP_FAST_HINT_PARTIAL, INP_FAST_N };
 
 typedef struct inp_thread {
@@ -146,6 +157,7 @@ typedef struct inp_thread {
 	uint32_t clock_max;       /* renumber when the clock reaches it */
 	uint32_t depth;           /* frames[1..depth]; frames[0] is the root */
 	uint32_t ancestor_hint;   /* the frame inp_read_cell found last, 0: none */
+	uint32_t ancestor_memo[INP_ANCESTOR_MEMO]; /* by stamp: frames found last */
 	size_t frames_cap;
 	inp_frame *frames;
 	inp_shadow shadow;
@@ -165,11 +177,15 @@ typedef struct inp_thread {
 	uint32_t seq;             /* the thread's number in its process (main: 0) */
 	uint32_t renumberings;
 	bool failed;              /* out of memory: stop collecting */
+	bool slow;                /* failed, cost_time or drms frames: the hooks take
+				   * the whole path (rms_inline.h), which sets it again */
 	/* drms (drms.c): activation ids and stamps come from a global clock,
 	 * reads compare with the global write shadow */
 	bool drms;
 	inp_drms_frame *dframes;  /* [depth], beside frames */
 	size_t dframes_cap;
+	inp_drms_point *dpoints;  /* beside points, as far as drms counted */
+	size_t dpoints_cap;
 	/* --cost time (cost_time.c): cost is wall-clock microseconds since
 	 * cost_base, read at every entry and exit */
 	bool cost_time;
@@ -187,6 +203,9 @@ void inp_thread_free(inp_thread *t);
  * the compiler made the exit hook a tail call). */
 void inp_enter(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t caller_pc);
 void inp_exit(inp_thread *t, uintptr_t sp, uintptr_t ra);
+/* The same without trying the common case first (rms_inline.h has it). */
+void inp_enter_whole(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t caller_pc);
+void inp_exit_whole(inp_thread *t, uintptr_t sp, uintptr_t ra);
 void inp_read_slow(inp_thread *t, uintptr_t addr, size_t size);
 void inp_write_slow(inp_thread *t, uintptr_t addr, size_t size);
 /* Close every pending activation as if it returned now (at exit or a signal). */
@@ -207,6 +226,11 @@ void inp_drms_write(inp_thread *t, uintptr_t addr, size_t size);
 void inp_drms_kernel_wrote(uintptr_t addr, size_t size);
 /* At a return in drms mode: the frame's counts to its point and parent. */
 void inp_drms_pop(inp_thread *t, inp_point *pt);
+/* The drms counts of points[i] (zero where drms counted none). */
+static inline inp_drms_point inp_drms_of(const inp_thread *t, size_t i)
+{
+	return i < t->dpoints_cap ? t->dpoints[i] : (inp_drms_point){ 0, 0, 0, 0 };
+}
 /* A run of the block at pc in the top frame's context (blocks.c). */
 void inp_block_add(inp_thread *t, uintptr_t pc, int64_t delta);
 void inp_block_to_top(inp_thread *t);
@@ -240,27 +264,25 @@ static inline void inp_fast_no_hint(inp_thread *t)
 	t->fast[INP_FAST_HINT_PARTIAL] = (uintptr_t)&t->hint_sink;
 }
 
-/* The fast path of a read of one granule-aligned cell by the top activation. */
-static inline void inp_read_cell(inp_thread *t, uint32_t *c)
+/* Whether frames[lo] is the deepest pending activation at or below
+ * frames[depth - 2] with an id at most old. */
+static inline bool inp_is_ancestor_of(const inp_thread *t, uint32_t lo, uint32_t old)
 {
-	inp_frame *top = &t->frames[t->depth];
-	uint32_t old = *c;
-	if (old >= top->aid)
-		return; /* this activation or a finished child of it has counted the cell */
-	*c = top->aid;
-	top->partial++;
-	/* the deepest pending ancestor A with A.aid <= old already counted it:
-	 * often the caller (a leaf reads what its caller did). At depth 1 the
-	 * "caller" is the root, frames[0] (aid 0), whose partial nobody reads. */
-	if (old >= top[-1].aid) {
-		top[-1].partial--;
-		return;
-	}
-	if (old >= t->frames[1].aid) {
-		/* deeper: often the one found last (siblings read what their
-		 * caller did), else a binary search below the caller */
-		uint32_t lo = t->ancestor_hint;
-		if (!(lo >= 1 && lo + 1 < t->depth && t->frames[lo].aid <= old && t->frames[lo + 1].aid > old)) {
+	return lo >= 1 && lo + 1 < t->depth && t->frames[lo].aid <= old && t->frames[lo + 1].aid > old;
+}
+
+/* The deepest pending ancestor below the caller that counted a cell
+ * stamped old (frames[1].aid <= old < the caller's aid): often the one
+ * found last (siblings read what their caller did), or the one found last
+ * for a stamp like old (a routine reads cells of a few ancestors in
+ * turn), else a binary search. Published for the gcc plugin's inline reads. */
+static inline inp_frame *inp_deep_ancestor(inp_thread *t, uint32_t old)
+{
+	uint32_t lo = t->ancestor_hint;
+	if (!inp_is_ancestor_of(t, lo, old)) {
+		uint32_t *memo = &t->ancestor_memo[old & (INP_ANCESTOR_MEMO - 1)];
+		lo = *memo;
+		if (!inp_is_ancestor_of(t, lo, old)) {
 			uint32_t hi = t->depth - 2;
 			lo = 1;
 			while (lo < hi) {
@@ -270,13 +292,41 @@ static inline void inp_read_cell(inp_thread *t, uint32_t *c)
 				else
 					hi = mid - 1;
 			}
-			t->ancestor_hint = lo;
+			*memo = lo;
 		}
-		t->frames[lo].partial--;
-		t->fast[INP_FAST_HINT_LO] = t->frames[lo].aid;
-		t->fast[INP_FAST_HINT_SPAN] = t->frames[lo + 1].aid - t->frames[lo].aid;
-		t->fast[INP_FAST_HINT_PARTIAL] = (uintptr_t)&t->frames[lo].partial;
+		t->ancestor_hint = lo;
 	}
+	/* published again: frames[lo + 1] may be newer than when it was found,
+	 * and the range of stamps wider */
+	t->fast[INP_FAST_HINT_LO] = t->frames[lo].aid;
+	t->fast[INP_FAST_HINT_SPAN] = t->frames[lo + 1].aid - t->frames[lo].aid;
+	t->fast[INP_FAST_HINT_PARTIAL] = (uintptr_t)&t->frames[lo].partial;
+	return &t->frames[lo];
+}
+
+/* n first reads by the top activation of cells stamped old (below its
+ * id): counted for it, and taken off the deepest pending ancestor A with
+ * A.aid <= old, which counted them already: often the caller (a leaf reads
+ * what its caller did). At depth 1 the "caller" is the root, frames[0]
+ * (aid 0), whose partial nobody reads. */
+static inline void inp_count_first(inp_thread *t, inp_frame *top, uint32_t old, int64_t n)
+{
+	top->partial += n;
+	if (old >= top[-1].aid)
+		top[-1].partial -= n;
+	else if (old >= t->frames[1].aid)
+		inp_deep_ancestor(t, old)->partial -= n;
+}
+
+/* The fast path of a read of one granule-aligned cell by the top activation. */
+static inline void inp_read_cell(inp_thread *t, uint32_t *c)
+{
+	inp_frame *top = &t->frames[t->depth];
+	uint32_t old = *c;
+	if (old >= top->aid)
+		return; /* this activation or a finished child of it has counted the cell */
+	*c = top->aid;
+	inp_count_first(t, top, old, 1);
 }
 
 static inline void inp_read(inp_thread *t, uintptr_t addr, size_t size)
@@ -292,11 +342,19 @@ static inline void inp_read(inp_thread *t, uintptr_t addr, size_t size)
 	uintptr_t last = addr + size - 1, more = (last >> sh) - (addr >> sh);
 	if (size && more <= 1 && ((addr ^ last) >> INP_LEAF_BITS) == 0) {
 		uint32_t *c = inp_shadow_cell(&t->shadow, addr);
-		if (c) {
-			inp_read_cell(t, c);
-			if (more)
-				inp_read_cell(t, c + 1);
+		if (!c)
+			return;
+		inp_frame *top = &t->frames[t->depth];
+		if (more && c[0] == c[1] && c[0] < top->aid) {
+			/* two cells of one stamp (an 8-byte value): one search */
+			uint32_t old = c[0];
+			c[0] = c[1] = top->aid;
+			inp_count_first(t, top, old, 2);
+			return;
 		}
+		inp_read_cell(t, c);
+		if (more)
+			inp_read_cell(t, c + 1);
 		return;
 	}
 	inp_read_slow(t, addr, size);
@@ -328,11 +386,11 @@ static inline void inp_write(inp_thread *t, uintptr_t addr, size_t size)
 inp_thread *inp_current(void);
 /* The same, made at the thread's first event; NULL when not measuring. */
 inp_thread *inp_current_start(void);
-extern __thread inp_thread *tls_thread __attribute__((tls_model("initial-exec")));
+extern INP_TLS inp_thread *tls_thread;
 /* Basic blocks the thread executed (hooks.c): the gcc plugin's inline code
  * and the block hooks count here; t->cost is set from it at every entry,
  * exit and report. */
-extern __thread uint64_t __plumb_inp_cost __attribute__((tls_model("initial-exec")));
+extern INP_TLS uint64_t __plumb_inp_cost;
 /* Whether the program was built with plumb cc's gcc plugin, which counts
  * basic blocks inline: then there are no block hooks, and no per-line costs. */
 bool inp_plugin_built(void);

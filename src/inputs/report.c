@@ -120,13 +120,17 @@ static void combine(inp_point *a, const inp_point *b)
 	a->self_sum += b->self_sum;
 	a->sqr += b->sqr;
 	a->self_sqr += b->self_sqr;
-	a->sys_cum += b->sys_cum;
-	a->thr_cum += b->thr_cum;
-	a->sys_self += b->sys_self;
-	a->thr_self += b->thr_self;
 }
 
-static void put_point(out *o, char tag, uint64_t id, const inp_point *p, bool drms)
+static void combine_drms(inp_drms_point *a, const inp_drms_point b)
+{
+	a->sys_cum += b.sys_cum;
+	a->thr_cum += b.thr_cum;
+	a->sys_self += b.sys_self;
+	a->thr_self += b.thr_self;
+}
+
+static void put_point(out *o, char tag, uint64_t id, const inp_point *p, const inp_drms_point *d)
 {
 	char s1[48], s2[48];
 	put(o, "%c %llu %llu %llu %llu %llu %s %llu %llu %llu %llu %llu %s", tag, (unsigned long long)id,
@@ -135,9 +139,9 @@ static void put_point(out *o, char tag, uint64_t id, const inp_point *p, bool dr
 	    (unsigned long long)p->real_sum, (unsigned long long)p->self_sum,
 	    (unsigned long long)p->self_min, (unsigned long long)p->self_max, u128(s2, sizeof s2, p->self_sqr));
 	/* drms: the two deprecated rvms fields, then the induced-read counts */
-	if (drms)
-		put(o, " 0 0 %llu %llu %llu %llu", (unsigned long long)p->sys_cum, (unsigned long long)p->thr_cum,
-		    (unsigned long long)p->sys_self, (unsigned long long)p->thr_self);
+	if (d)
+		put(o, " 0 0 %llu %llu %llu %llu", (unsigned long long)d->sys_cum, (unsigned long long)d->thr_cum,
+		    (unsigned long long)d->sys_self, (unsigned long long)d->thr_self);
 	put(o, "\n");
 }
 
@@ -279,6 +283,7 @@ INP_HIDDEN int inp_write_report(inp_thread *t, const inp_report_opts *opts)
 	uint32_t last_routine = 0;
 	for (size_t i = 0; i < t->npoints;) {
 		inp_point p = t->points[order[i]];
+		inp_drms_point d = inp_drms_of(t, order[i]);
 		uint32_t r = t->nodes[p.node].routine;
 		size_t j = i + 1;
 		if (skip_node[p.node]) {
@@ -288,14 +293,16 @@ INP_HIDDEN int inp_write_report(inp_thread *t, const inp_report_opts *opts)
 		if (!opts->contexts)
 			for (; j < t->npoints && t->nodes[t->points[order[j]].node].routine == r &&
 			       t->points[order[j]].rms == p.rms; j++)
-				if (!skip_node[t->points[order[j]].node])
+				if (!skip_node[t->points[order[j]].node]) {
 					combine(&p, &t->points[order[j]]);
+					combine_drms(&d, inp_drms_of(t, order[j]));
+				}
 		if (r != last_routine) {
 			put_routine(o, t, r, name, obj);
 			written[r] = 1;
 			last_routine = r;
 		}
-		put_point(o, opts->contexts ? 'q' : 'p', opts->contexts ? p.node : r, &p, opts->drms);
+		put_point(o, opts->contexts ? 'q' : 'p', opts->contexts ? p.node : r, &p, opts->drms ? &d : NULL);
 		i = j;
 	}
 	/* routines of contexts without points (a failed run) are declared too */

@@ -86,6 +86,7 @@ INP_HIDDEN int inp_thread_init(inp_thread *t, unsigned memres_shift)
 	}
 	t->nroutines = 1;
 	t->nnodes = 1;
+	t->slow = true; /* until the first hook's whole path has seen the options */
 	inp_thread_use_fast(t, t->own_fast);
 	return 0;
 }
@@ -100,6 +101,7 @@ INP_HIDDEN void inp_thread_free(inp_thread *t)
 	FREE_ARRAY(t->nodes, t->nodes_cap);
 	FREE_ARRAY(t->points, t->points_cap);
 	FREE_ARRAY(t->dframes, t->dframes_cap);
+	FREE_ARRAY(t->dpoints, t->dpoints_cap);
 	table_free(&t->routine_ix);
 	table_free(&t->child_ix);
 	table_free(&t->point_ix);
@@ -145,7 +147,13 @@ static uint32_t child_lookup(inp_thread *t, uint32_t parent, uintptr_t pc)
 		salt++;
 	if (table_put(&t->child_ix, key + (uint64_t)salt * 0x9e3779b97f4a7c15ull, n))
 		return 0;
-	t->nodes[n] = (inp_node){ .parent = parent, .routine = r };
+	/* the frames are the path to the node: whether an activation is the
+	 * outermost of its routine is the node's (once per node; the walk stops
+	 * at the routine's nearest activation, the caller in a recursion) */
+	bool outermost = true;
+	for (uint32_t a = parent; a && outermost; a = t->nodes[a].parent)
+		outermost = t->nodes[a].routine != r;
+	t->nodes[n] = (inp_node){ .parent = parent, .routine = r, .outermost = outermost };
 	t->nnodes++;
 	return n;
 }
@@ -184,6 +192,7 @@ static inp_point *point_lookup(inp_thread *t, uint32_t node, uint64_t rms)
 	memset(pt, 0, sizeof *pt);
 	pt->node = node;
 	pt->rms = rms;
+	pt->min = pt->self_min = UINT64_MAX; /* inp_point_add: no test of calls */
 	return pt;
 }
 
@@ -224,14 +233,28 @@ INP_HIDDEN void inp_exit_left(inp_thread *t, uintptr_t sp, uintptr_t ra)
 		inp_pop(t);
 }
 
-INP_HIDDEN void inp_enter(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
+INP_HIDDEN void inp_enter_whole(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
 {
 	inp_enter_inline(t, pc, sp, caller_pc);
+	inp_slow_update(t);
+}
+
+INP_HIDDEN void inp_exit_whole(inp_thread *t, uintptr_t sp, uintptr_t ra)
+{
+	inp_exit_inline(t, sp, ra);
+	inp_slow_update(t);
+}
+
+INP_HIDDEN void inp_enter(inp_thread *t, uintptr_t pc, uintptr_t sp, uintptr_t caller_pc)
+{
+	if (!inp_enter_fast(t, pc, sp, caller_pc))
+		inp_enter_whole(t, pc, sp, caller_pc);
 }
 
 INP_HIDDEN void inp_exit(inp_thread *t, uintptr_t sp, uintptr_t ra)
 {
-	inp_exit_inline(t, sp, ra);
+	if (!inp_exit_fast(t, sp))
+		inp_exit_whole(t, sp, ra);
 }
 
 INP_HIDDEN void inp_unwind_all(inp_thread *t)

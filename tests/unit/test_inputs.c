@@ -237,6 +237,46 @@ Test(inputs, the_ancestor_found_last_is_published_while_pending)
 	leave();
 }
 
+/* A leaf reading cells of two ancestors in turn (the one found last
+ * changes at every read, the memo by stamp answers), and an 8-byte read of
+ * two cells of one stamp (one search for both): each activation counts
+ * each cell once; the published range of the ancestor follows a newer
+ * frame above it. */
+Test(inputs, reads_of_two_ancestors_in_turn_and_of_two_cells_of_one_stamp)
+{
+	enter(F);
+	inp_read(&t, CELL(0), 8); /* f: cells 0, 1 */
+	inp_read(&t, CELL(8), 8); /* f: cells 8, 9 */
+	enter(G);
+	inp_read(&t, CELL(4), 8); /* g: cells 4, 5 */
+	enter(G);
+	enter(H);
+	for (int i = 0; i < 2; i++) {
+		inp_read(&t, CELL(4 + i), 4); /* the outer g's */
+		inp_read(&t, CELL(0 + i), 4); /* f's: found last */
+	}
+	leave();
+	leave();
+	leave();
+	enter(G); /* newer frames above f, the ancestor found last */
+	uint32_t f_aid = t.frames[1].aid;
+	cr_assert_eq(t.fast[INP_FAST_HINT_SPAN], t.frames[2].aid - f_aid, "the range grows at the entry");
+	enter(H);
+	inp_read(&t, CELL(8), 8); /* f's: two cells of one stamp */
+	cr_assert_eq(t.fast[INP_FAST_HINT_LO], f_aid);
+	cr_assert_eq(t.fast[INP_FAST_HINT_SPAN], t.frames[2].aid - f_aid, "the range up to the newer g");
+	cr_assert_eq(t.fast[INP_FAST_HINT_PARTIAL], (uintptr_t)&t.frames[1].partial);
+	leave();
+	leave();
+	leave();
+	cr_assert_eq(merged(H, 4).calls, 1, "h: f's 2 cells and g's 2");
+	cr_assert_eq(merged(H, 2).calls, 1, "the second h: f's 8, 9");
+	cr_assert_eq(merged(G, 4).calls, 2, "both g: 4 cells");
+	cr_assert_eq(merged(G, 2).calls, 1, "the second g: f's 8, 9 by its callee");
+	cr_assert_eq(merged(F, 6).calls, 1, "f: its 4 cells and g's 2");
+	cr_assert_eq(t.npoints, 6);
+}
+
 Test(inputs, costs_self_and_real_sums_of_a_recursion)
 {
 	/* f(5 blocks, then f(3 blocks, then f(2 blocks))) */
