@@ -449,10 +449,16 @@ static int wr_all(wr *w)
 		}
 	}
 	/* The kept views first: the longest job, and the helper's alone while
-	 * the caller writes. Whichever is free next builds the lines. */
+	 * the caller writes. Whichever is free next builds the lines. The
+	 * inputs view fits its routines on two threads of its own: it runs
+	 * before, not beside three others on two cores (an aprof convert took
+	 * 0.37 s that way, 0.45 s beside them). */
+	if (store_views_threaded(&vj))
+		vj.job.run(&vj.job, 0);
 	plumb_jobs q;
 	plumb_jobs_start(&q);
-	plumb_jobs_add(&q, &vj.job);
+	if (!store_views_threaded(&vj))
+		plumb_jobs_add(&q, &vj.job);
 	plumb_jobs_add(&q, &lj.job);
 	int main_rc = wr_strings(w, st[S_STRING]) ||
 		      store_write_bulk(w->db, w->p, w->path, w->progress, w->err);

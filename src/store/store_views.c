@@ -42,6 +42,11 @@ void store_views_job_init(store_views_job *j, const plumb_profile *p)
 	j->p = p;
 }
 
+bool store_views_threaded(const store_views_job *j)
+{
+	return j->p->points.n > 0 && !j->p->inputs;
+}
+
 int store_views_write(sqlite3 *db, const store_views_job *j, const char *path,
 		      const plumb_write_progress *wp, plumb_error *err)
 {

@@ -5,6 +5,7 @@
 #define PLUMB_STORE_VIEWS_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 
 #include "formats/jobs.h"
 #include "plumb/analysis.h"
@@ -25,6 +26,9 @@ typedef struct store_views_job {
 /* A job (jobs.h) that computes p's kept views; p's own (p->flat,
  * p->inputs) are used when it has them. */
 void store_views_job_init(store_views_job *j, const plumb_profile *p);
+/* Does computing them take two threads of its own (the inputs view's
+ * fits)? Then it is run before the rest, not as a job beside it. */
+bool store_views_threaded(const store_views_job *j);
 /* Write the job's views as bulk blocks, once it is done. */
 int store_views_write(sqlite3 *db, const store_views_job *j, const char *path,
 		      const plumb_write_progress *wp, plumb_error *err);
