@@ -389,8 +389,18 @@ static plumb_id place_path(conv *c, plumb_id part)
 		return PLUMB_NONE;
 	plumb_id node = same ? c->prev_nodes.v[same - 1] : c->p->parts.v[part].root;
 	for (size_t i = same; i < n && node != PLUMB_NONE; i++) {
+		size_t had = c->p->cct.n;
 		node = plumb_cct_child(c->p, node, c->path.v[i]);
 		c->prev_nodes.v[i] = node;
+		if (node != PLUMB_NONE && node >= had && i + 1 < n) {
+			/* a new node: the rest of the path is new below it, made
+			 * without looking each node up (and failing) first */
+			node = plumb_cct_new_path(c->p, node, c->path.v + i + 1, n - i - 1,
+						  c->prev_nodes.v + i + 1)
+				       ? PLUMB_NONE
+				       : c->prev_nodes.v[n - 1];
+			break;
+		}
 	}
 	if (node == PLUMB_NONE || !n) {
 		c->prev_path.n = 0;
