@@ -67,10 +67,11 @@ typedef struct site {
 	double allocs, bytes, temps, live, at_peak, leaks, leak_bytes, mmap_bytes;
 } site;
 
+/* 32 bytes, two to a cache line: the table is the replay's working set
+ * (its weight follows from its size) */
 typedef struct block {
 	uint64_t ptr;              /* 0: empty slot */
 	uint64_t size, seq;
-	double w;
 	uint32_t site, thr;
 } block;
 
@@ -283,9 +284,10 @@ static void free_block(rd *r, block *b, bool temp_flag)
 	site *s = &r->sites.v[b->site];
 	bool temp = r->mode == PSMP_HEAP_SAMPLED ? temp_flag
 						 : r->thrs.v[b->thr].last_alloc == b->seq;
+	double w = weight(r, b->size);
 	if (temp)
-		s->temps += b->w;
-	live_change(r, s, -(double)b->size * b->w);
+		s->temps += w;
+	live_change(r, s, -(double)b->size * w);
 	block_remove(r, b);
 }
 
@@ -336,7 +338,7 @@ static int on_alloc(rd *r, cursor *c)
 	size_t j = block_home(r, c->eptr);
 	while (r->blocks[j].ptr)
 		j = (j + 1) & (r->bcap - 1);
-	r->blocks[j] = (block){ c->eptr, c->size, c->eseq, w, si, (uint32_t)(t - r->thrs.v) };
+	r->blocks[j] = (block){ c->eptr, c->size, c->eseq, si, (uint32_t)(t - r->thrs.v) };
 	r->bn++;
 	live_change(r, s, (double)c->size * w);
 	return 0;
@@ -423,13 +425,8 @@ static int replay(rd *r, cursor *c)
 
 /* ---- decoding ------------------------------------------------------------------- */
 
-static inline int get(rd *r, cursor *c, uint64_t *v)
+static __attribute__((noinline)) int get_slow(rd *r, cursor *c, uint64_t *v)
 {
-	/* most numbers are deltas under 128: one byte */
-	if (c->pos < c->end && r->b[c->pos] < 0x80) {
-		*v = r->b[c->pos++];
-		return 0;
-	}
 	uint64_t x = 0;
 	for (unsigned sh = 0; sh < 64; sh += 7) {
 		if (c->pos >= c->end)
@@ -442,6 +439,16 @@ static inline int get(rd *r, cursor *c, uint64_t *v)
 		}
 	}
 	return bad(r, c->pos, "HEAP_EVENTS record: a number longer than 64 bits");
+}
+
+static inline __attribute__((always_inline)) int get(rd *r, cursor *c, uint64_t *v)
+{
+	/* most numbers are deltas under 128: one byte */
+	if (c->pos < c->end && r->b[c->pos] < 0x80) {
+		*v = r->b[c->pos++];
+		return 0;
+	}
+	return get_slow(r, c, v);
 }
 
 static uint64_t unzig(uint64_t prev, uint64_t z)
@@ -636,8 +643,9 @@ static int finish_image(rd *r)
 			const block *b = &r->blocks[i];
 			if (!b->ptr)
 				continue;
-			r->sites.v[b->site].leaks += b->w;
-			r->sites.v[b->site].leak_bytes += (double)b->size * b->w;
+			double w = weight(r, b->size);
+			r->sites.v[b->site].leaks += w;
+			r->sites.v[b->site].leak_bytes += (double)b->size * w;
 		}
 		for (size_t i = 0; rc == 0 && i < r->maps.n; i++) {
 			const mapping *m = &r->maps.v[i];
