@@ -24,9 +24,13 @@
 #define HEAP_FILTER_BITS 16       /* and a counting filter in front of them */
 
 /* A call site seen before: the stack it had, and where each of its return
- * addresses sat on the stack, to check that they are still the same. */
+ * addresses sat on the stack, to check that they are still the same. The
+ * first of them is kept here too: the stacks of one call site at one
+ * stack pointer mostly differ there already (on cc1plus, 4.97 M of 5.74 M
+ * checks that failed), and that check then reads no other memory. */
 struct heap_cache_ent {
 	uint64_t ra, sp, fn;
+	uint64_t slot0, val0;          /* pairs[0], when npairs */
 	uint32_t id, npairs;
 	uint32_t pairs;                /* index into heap_thread.pairs */
 	uint32_t pad;

@@ -280,15 +280,17 @@ static void cache_fill(struct heap_thread *t, struct heap_cache_ent *e, uint64_t
 		pr[2 * (i - 1)] = slot;
 		pr[2 * (i - 1) + 1] = ip;
 	}
-	*e = (struct heap_cache_ent){ t->last_ip[n - 1], t->last_sp[n - 1], fn, id, np,
-				      (uint32_t)t->npairs, 0 };
+	*e = (struct heap_cache_ent){ t->last_ip[n - 1], t->last_sp[n - 1], fn, np ? pr[0] : 0,
+				      np ? pr[1] : 0, id, np, (uint32_t)t->npairs, 0 };
 	t->npairs += np;
 }
 
 static int cache_valid(const struct heap_thread *t, const struct heap_cache_ent *e)
 {
+	if (e->npairs && *(const volatile uint64_t *)(uintptr_t)e->slot0 != e->val0)
+		return 0;
 	const uint64_t *pr = t->pairs + 2 * (size_t)e->pairs;
-	for (uint32_t i = 0; i < e->npairs; i++)
+	for (uint32_t i = 1; i < e->npairs; i++)
 		if (*(const volatile uint64_t *)(uintptr_t)pr[2 * i] != pr[2 * i + 1])
 			return 0;
 	return 1;
