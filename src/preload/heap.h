@@ -17,8 +17,8 @@
 
 #define HEAP_BUF (64 * 1024)      /* a thread's event record */
 #define HEAP_SBUF (32 * 1024)     /* its new stacks */
-#define HEAP_CACHE 4096           /* call sites remembered per thread */
-#define HEAP_WAYS 16              /* stacks per (return address, stack pointer) */
+#define HEAP_CACHE 8192           /* stacks remembered per thread */
+#define HEAP_WAYS 64              /* of them per (return address, stack pointer) */
 #define HEAP_PAIRS (512 * 1024)   /* return address slots kept for the cache */
 #define HEAP_SET_BITS 18          /* sampled mode: live sampled blocks, 2^18 slots */
 #define HEAP_FILTER_BITS 16       /* and a counting filter in front of them */
@@ -68,6 +68,7 @@ struct heap_thread {
 	uint64_t *pairs;               /* (slot address, value) pairs */
 	size_t npairs;
 	struct heap_cache_ent cache[HEAP_CACHE];
+	uint32_t cache_tag[HEAP_CACHE];  /* a hash of each entry's ra, sp, fn; 0 empty */
 	struct cfi_near near[1];       /* its recipes (cfi_walk.h) */
 	unsigned char sbuf[HEAP_SBUF];
 	unsigned char buf[HEAP_BUF];

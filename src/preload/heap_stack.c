@@ -95,7 +95,8 @@ void heap_stack_reset(struct heap_thread *t)
 	t->next_id = 0;
 	t->last_n = 0;
 	t->npairs = 0;
-	memset(t->cache, 0, sizeof t->cache);
+	/* an entry is looked at only when its tag matches */
+	memset(t->cache_tag, 0, sizeof t->cache_tag);
 }
 
 /* A chain's hash: mixed in from its outermost frame in, so that the
@@ -245,12 +246,19 @@ static int walk_fast(struct heap_thread *t, struct heap_caller c, int *trunc)
 }
 
 /* The set of HEAP_WAYS entries for (ra, sp): a call at one depth may come
- * through several callers (an interpreter's loop), and each keeps its own,
- * the one used last first. */
-static struct heap_cache_ent *cache_set(struct heap_thread *t, uint64_t ra, uint64_t sp)
+ * through several callers (an interpreter's loop, cc1plus's xmalloc), and
+ * each keeps its own, the one used last first. Their tags (two cache lines
+ * for a set) are looked at before the entries. */
+static size_t cache_set(uint64_t ra, uint64_t sp)
 {
 	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u)) * 0xff51afd7ed558ccdu;
-	return &t->cache[((h >> 40) & (HEAP_CACHE / HEAP_WAYS - 1)) * HEAP_WAYS];
+	return (size_t)((h >> 40) & (HEAP_CACHE / HEAP_WAYS - 1)) * HEAP_WAYS;
+}
+
+static uint32_t cache_tag(uint64_t ra, uint64_t sp, uint64_t fn)
+{
+	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u) ^ (fn * 0xc2b2ae3d27d4eb4fu)) * 0xff51afd7ed558ccdu;
+	return (uint32_t)(h >> 32) | 1;
 }
 
 /* Remember where the return addresses of the last stack sit. */
@@ -264,7 +272,7 @@ static void cache_fill(struct heap_thread *t, struct heap_cache_ent *e, uint64_t
 		return;
 	if (t->npairs + np > HEAP_PAIRS) {
 		/* full: forget every call site and start again */
-		memset(t->cache, 0, sizeof t->cache);
+		memset(t->cache_tag, 0, sizeof t->cache_tag);
 		t->npairs = 0;
 		if (np > HEAP_PAIRS)
 			return;
@@ -300,25 +308,35 @@ static uint32_t stack_id(struct heap_thread *t, uint64_t fn, struct heap_caller 
 
 uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, struct heap_caller c)
 {
-	struct heap_cache_ent *set = cache_set(t, c.ra, c.sp);
+	size_t base = cache_set(c.ra, c.sp);
+	struct heap_cache_ent *set = &t->cache[base];
+	uint32_t *tags = &t->cache_tag[base], tag = cache_tag(c.ra, c.sp, fn);
 	for (unsigned i = 0; i < HEAP_WAYS; i++) {
+		if (tags[i] != tag)
+			continue;
 		struct heap_cache_ent *e = &set[i];
 		if (e->ra == c.ra && e->sp == c.sp && e->fn == fn && cache_valid(t, e)) {
 			if (i) {   /* to the front */
 				struct heap_cache_ent h = *e;
 				memmove(set + 1, set, i * sizeof *set);
+				memmove(tags + 1, tags, i * sizeof *tags);
 				set[0] = h;
+				tags[0] = tag;
 			}
 			return set[0].id;
 		}
 	}
 	/* a new entry in front; the oldest of the set goes */
 	memmove(set + 1, set, (HEAP_WAYS - 1) * sizeof *set);
+	memmove(tags + 1, tags, (HEAP_WAYS - 1) * sizeof *tags);
 	set->ra = 0;
+	tags[0] = 0;
 	uint32_t id = stack_id(t, fn, c);
 	if (id != UINT32_MAX && t->last_n && t->last_ip[t->last_n - 1] == c.ra &&
 	    t->last_sp[t->last_n - 1] == c.sp)
 		cache_fill(t, set, fn, id);
+	/* (a fill that finds the cache full empties it first) */
+	tags[0] = set->ra ? tag : 0;
 	return id;
 }
 
