@@ -312,7 +312,7 @@ static uint64_t next_seq(void)
 
 /* Record an allocation at t (taken). */
 static void record_alloc(struct heap_thread *t, int mode, void *p, size_t size, uint64_t fn,
-			 struct heap_caller c)
+			 const struct heap_caller *c)
 {
 	heap_guard = 1;
 	uint32_t id = heap_stack_id(t, fn, c);
@@ -323,7 +323,7 @@ static void record_alloc(struct heap_thread *t, int mode, void *p, size_t size, 
 	give(t);
 }
 
-void heap_on_alloc(void *p, size_t size, uint64_t fn, struct heap_caller at)
+void heap_on_alloc(void *p, size_t size, uint64_t fn, const struct heap_caller *at)
 {
 	int mode = atomic_load_explicit(&heap.mode, memory_order_relaxed);
 	if (!mode) {
@@ -357,13 +357,13 @@ void heap_on_alloc(void *p, size_t size, uint64_t fn, struct heap_caller at)
 		/* A mark in our own allocation (or while the buffer is written out
 		 * at exit) is dropped: marks fall on all bytes independently, so
 		 * the program's bytes keep their rate. */
-		if (heap_guard || (at.ra >= heap.self_lo && at.ra < heap.self_hi) ||
+		if (heap_guard || (at->ra >= heap.self_lo && at->ra < heap.self_hi) ||
 		    atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))
 			return;
 		record_alloc(t, mode, p, size, fn, at);
 		return;
 	}
-	if (!(t = take(at.ra)))
+	if (!(t = take(at->ra)))
 		return;
 	record_alloc(t, mode, p, size, fn, at);
 }
@@ -384,11 +384,11 @@ void heap_on_free(void *p)
 }
 
 /* Mappings are few and large: always recorded, whatever the mode. */
-void heap_on_mmap(void *p, size_t len, uint64_t fn, struct heap_caller c)
+void heap_on_mmap(void *p, size_t len, uint64_t fn, const struct heap_caller *c)
 {
 	if (!atomic_load_explicit(&heap.mode, memory_order_relaxed))
 		return;
-	struct heap_thread *t = take(c.ra);
+	struct heap_thread *t = take(c->ra);
 	if (!t)
 		return;
 	heap_guard = 1;
@@ -410,11 +410,11 @@ void heap_on_munmap(void *p, size_t len)
 }
 
 void heap_on_mremap(void *old, size_t old_len, void *p, size_t len, uint64_t fn,
-		    struct heap_caller c)
+		    const struct heap_caller *c)
 {
 	if (!atomic_load_explicit(&heap.mode, memory_order_relaxed))
 		return;
-	struct heap_thread *t = take(c.ra);
+	struct heap_thread *t = take(c->ra);
 	if (!t)
 		return;
 	heap_guard = 1;

@@ -163,17 +163,17 @@ struct heap_caller {
 };
 
 /* Events: fn is the allocator's entry (the stack's leaf). */
-void heap_on_alloc(void *p, size_t size, uint64_t fn, struct heap_caller c);
+void heap_on_alloc(void *p, size_t size, uint64_t fn, const struct heap_caller *c);
 void heap_on_free(void *p);
-void heap_on_mmap(void *p, size_t len, uint64_t fn, struct heap_caller c);
+void heap_on_mmap(void *p, size_t len, uint64_t fn, const struct heap_caller *c);
 void heap_on_munmap(void *p, size_t len);
 void heap_on_mremap(void *old, size_t old_len, void *p, size_t len, uint64_t fn,
-		    struct heap_caller c);
+		    const struct heap_caller *c);
 void *heap_raw_map(size_t len);    /* memory for the tracer itself */
 
 /* heap_stack.c: the id of the calling stack, writing a HEAP_STACK record
  * the first time; UINT32_MAX if it could not be taken. */
-uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, struct heap_caller c);
+uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, const struct heap_caller *c);
 void heap_stack_reset(struct heap_thread *t);
 void heap_flush_stacks(struct heap_thread *t);
 

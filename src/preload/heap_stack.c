@@ -213,11 +213,11 @@ void heap_cfi_check_report(void)
 
 /* The fast way: walked out to where the last stack walked is met; the
  * frames found are kept as the last stack. -1 when libgcc must walk. */
-static int walk_fast(struct heap_thread *t, struct heap_caller c, int *trunc)
+static int walk_fast(struct heap_thread *t, const struct heap_caller *c, int *trunc)
 {
 	uint64_t ips[PSMP_MAX_FRAMES], sps[PSMP_MAX_FRAMES];
 	unsigned join;
-	int n = cfi_walk_join(c.ra, c.sp, c.bp, ips, sps, PSMP_MAX_FRAMES, trunc, t->near, t->last_ip,
+	int n = cfi_walk_join(c->ra, c->sp, c->bp, ips, sps, PSMP_MAX_FRAMES, trunc, t->near, t->last_ip,
 			      t->last_sp, t->last_n, &join);
 	unsigned keep = join == UINT32_MAX ? 0 : join + 1;
 	if (n < 0 || (unsigned)n + keep > PSMP_MAX_FRAMES || (!n && !keep)) {
@@ -225,7 +225,7 @@ static int walk_fast(struct heap_thread *t, struct heap_caller c, int *trunc)
 		if (n < 0 || !keep)
 			return -1;
 		/* joined past the deepest stack recorded: walk it all, cut */
-		n = cfi_walk_join(c.ra, c.sp, c.bp, ips, sps, PSMP_MAX_FRAMES, trunc, t->near, NULL,
+		n = cfi_walk_join(c->ra, c->sp, c->bp, ips, sps, PSMP_MAX_FRAMES, trunc, t->near, NULL,
 				  NULL, 0, &join);
 		if (n <= 0)
 			return -1;
@@ -304,26 +304,29 @@ static int cache_valid(const struct heap_thread *t, const struct heap_cache_ent 
 	return 1;
 }
 
-static uint32_t stack_id(struct heap_thread *t, uint64_t fn, struct heap_caller c);
+static uint32_t stack_id(struct heap_thread *t, uint64_t fn, const struct heap_caller *c);
 
-uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, struct heap_caller c)
+uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, const struct heap_caller *c)
 {
-	size_t base = cache_set(c.ra, c.sp);
+	size_t base = cache_set(c->ra, c->sp);
 	struct heap_cache_ent *set = &t->cache[base];
-	uint32_t *tags = &t->cache_tag[base], tag = cache_tag(c.ra, c.sp, fn);
-	for (unsigned i = 0; i < HEAP_WAYS; i++) {
+	uint32_t *tags = &t->cache_tag[base];
+	/* the stack used last at this call site, before any tag is made */
+	if (tags[0] && set->ra == c->ra && set->sp == c->sp && set->fn == fn && cache_valid(t, set))
+		return set->id;
+	uint32_t tag = cache_tag(c->ra, c->sp, fn);
+	for (unsigned i = 1; i < HEAP_WAYS; i++) {
 		if (tags[i] != tag)
 			continue;
 		struct heap_cache_ent *e = &set[i];
-		if (e->ra == c.ra && e->sp == c.sp && e->fn == fn && cache_valid(t, e)) {
-			if (i) {   /* to the front */
-				struct heap_cache_ent h = *e;
-				memmove(set + 1, set, i * sizeof *set);
-				memmove(tags + 1, tags, i * sizeof *tags);
-				set[0] = h;
-				tags[0] = tag;
-			}
-			return set[0].id;
+		if (e->ra == c->ra && e->sp == c->sp && e->fn == fn && cache_valid(t, e)) {
+			/* to the front */
+			struct heap_cache_ent h = *e;
+			memmove(set + 1, set, i * sizeof *set);
+			memmove(tags + 1, tags, i * sizeof *tags);
+			set[0] = h;
+			tags[0] = tag;
+			return h.id;
 		}
 	}
 	/* a new entry in front; the oldest of the set goes */
@@ -332,15 +335,16 @@ uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, struct heap_caller c)
 	set->ra = 0;
 	tags[0] = 0;
 	uint32_t id = stack_id(t, fn, c);
-	if (id != UINT32_MAX && t->last_n && t->last_ip[t->last_n - 1] == c.ra &&
-	    t->last_sp[t->last_n - 1] == c.sp)
+	if (id != UINT32_MAX && t->last_n && t->last_ip[t->last_n - 1] == c->ra &&
+	    t->last_sp[t->last_n - 1] == c->sp)
 		cache_fill(t, set, fn, id);
 	/* (a fill that finds the cache full empties it first) */
 	tags[0] = set->ra ? tag : 0;
 	return id;
 }
 
-static uint32_t stack_id(struct heap_thread *t, uint64_t fn, struct heap_caller c)
+static __attribute__((noinline)) uint32_t stack_id(struct heap_thread *t, uint64_t fn,
+						   const struct heap_caller *c)
 {
 	int trunc = 0, fast = heap_cfi_check ? -1 : walk_fast(t, c, &trunc);
 	uint64_t ips[PSMP_MAX_FRAMES], cfas[PSMP_MAX_FRAMES], chain[PSMP_MAX_FRAMES + 1];
@@ -356,7 +360,7 @@ static uint32_t stack_id(struct heap_thread *t, uint64_t fn, struct heap_caller 
 		return intern(t, chain, n, h, trunc);
 	}
 	/* libgcc's walk (or both, to compare) */
-	struct walk w = { .ra = c.ra, .sp = c.sp, .ips = ips, .cfas = cfas, .max = PSMP_MAX_FRAMES };
+	struct walk w = { .ra = c->ra, .sp = c->sp, .ips = ips, .cfas = cfas, .max = PSMP_MAX_FRAMES };
 	unsigned nf = 0;
 	uint64_t fips[PSMP_MAX_FRAMES], fsps[PSMP_MAX_FRAMES];
 	if (heap_cfi_check && walk_fast(t, c, &trunc) == 0) {
@@ -385,7 +389,7 @@ static uint32_t stack_id(struct heap_thread *t, uint64_t fn, struct heap_caller 
 		t->last_n = w.n;
 	}
 	if (!w.started)
-		chain[n++] = c.ra;   /* no unwind information: the caller at least */
+		chain[n++] = c->ra;   /* no unwind information: the caller at least */
 	for (unsigned i = 0; i < w.n; i++)
 		if (!in_wrapper(ips[i]))
 			chain[n++] = ips[i];
