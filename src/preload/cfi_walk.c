@@ -428,6 +428,38 @@ static inline uint64_t near_recipe(struct cfi_near *near, uint64_t ip)
 
 /* ---- the walk ---------------------------------------------------------------- */
 
+/* One frame out: from the frame executing at *ip with stack pointer *sp
+ * (and rbp *bp) to its caller's. 1 stepped, 0 the outermost frame was
+ * left (no caller), -1 a frame the recipes cannot follow. */
+static inline int step_out(struct cfi_near *near, uint64_t *ip, uint64_t *sp, uint64_t *bp)
+{
+	uint64_t v = near_recipe(near, *ip);
+	if (!(v & R_VALID))
+		return -1;    /* libgcc's walk decides */
+	if (v & R_END)
+		return 0;
+	uint64_t cfa = ((v & R_CFA_RBP) ? *bp : *sp) + (v >> 32);
+	if (cfa <= *sp || cfa - *sp > ((uint64_t)1 << 24))
+		return -1;    /* not a stack: libgcc's walk decides */
+	uint64_t next = *(const uint64_t *)(uintptr_t)(cfa - 8);
+	if (v & R_RBP_SAVED)
+		*bp = *(const uint64_t *)(uintptr_t)(cfa + (int64_t)(int16_t)(uint16_t)(v >> 16));
+	*sp = cfa;
+	*ip = next;
+	return next != 0;
+}
+
+static void near_check(struct cfi_near *near)
+{
+	if (near) {
+		uint64_t g = atomic_load_explicit(&gen, memory_order_acquire);
+		if (near->gen != g) {
+			memset(near->e, 0, sizeof near->e);
+			near->gen = g;
+		}
+	}
+}
+
 __attribute__((noinline)) unsigned cfi_walk(uint64_t ra, uint64_t sp0, uint64_t *ips, uint64_t *sps,
 					   unsigned max, int *truncated, struct cfi_near *near)
 {
@@ -437,13 +469,7 @@ __attribute__((noinline)) unsigned cfi_walk(uint64_t ra, uint64_t sp0, uint64_t 
 			 : "=r"(ip), "=r"(sp), "=r"(bp));
 	if (!tab)
 		return 0;
-	if (near) {
-		uint64_t g = atomic_load_explicit(&gen, memory_order_acquire);
-		if (near->gen != g) {
-			memset(near->e, 0, sizeof near->e);
-			near->gen = g;
-		}
-	}
+	near_check(near);
 	unsigned n = 0, own = 0;
 	int started = 0;
 	*truncated = 0;
@@ -461,20 +487,51 @@ __attribute__((noinline)) unsigned cfi_walk(uint64_t ra, uint64_t sp0, uint64_t 
 		} else if (++own > 16) {
 			return 0;
 		}
-		uint64_t v = near_recipe(near, ip);
-		if (!(v & R_VALID))
-			return 0;     /* libgcc's walk decides */
-		if (v & R_END)
-			return started ? n : 0;
-		uint64_t cfa = ((v & R_CFA_RBP) ? bp : sp) + (v >> 32);
-		if (cfa <= sp || cfa - sp > ((uint64_t)1 << 24))
-			return 0;     /* not a stack: libgcc's walk decides */
-		uint64_t next = *(const uint64_t *)(uintptr_t)(cfa - 8);
-		if (v & R_RBP_SAVED)
-			bp = *(const uint64_t *)(uintptr_t)(cfa + (int64_t)(int16_t)(uint16_t)(v >> 16));
-		sp = cfa;
-		ip = next;
-		if (ip == 0)
-			return started ? n : 0;
+		int r = step_out(near, &ip, &sp, &bp);
+		if (r <= 0)
+			return r == 0 && started ? n : 0;
+	}
+}
+
+int cfi_walk_join(uint64_t ra, uint64_t sp0, uint64_t bp0, uint64_t *ips, uint64_t *sps,
+		  unsigned max, int *truncated, struct cfi_near *near, const uint64_t *pips,
+		  const uint64_t *psps, unsigned pn, unsigned *join)
+{
+	if (!tab)
+		return -1;
+	near_check(near);
+	uint64_t ip = ra, sp = sp0, bp = bp0;
+	/* q: the innermost frame of the old stack not inside the new one's
+	 * frame; below: old frames whose outer slots were found changed */
+	unsigned n = 0, q = pn, below = pn;
+	*truncated = 0;
+	*join = UINT32_MAX;
+	for (;;) {
+		while (q > 0 && psps[q - 1] < sp)
+			q--;
+		if (q > 0 && q - 1 < below && psps[q - 1] == sp && pips[q - 1] == ip) {
+			/* the same frame at the same place: the same callers, if
+			 * their return addresses are all still in their slots */
+			unsigned i = q - 1;
+			while (i > 0 && *(const uint64_t *)(uintptr_t)(psps[i - 1] - 8) == pips[i - 1])
+				i--;
+			if (i == 0) {
+				*join = q - 1;
+				return (int)n;
+			}
+			below = i - 1;   /* changed from old frame i - 1 out */
+		}
+		if (n == max) {
+			*truncated = 1;
+			return (int)n;
+		}
+		ips[n] = ip;
+		sps[n] = sp;
+		n++;
+		int r = step_out(near, &ip, &sp, &bp);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			return (int)n;
 	}
 }

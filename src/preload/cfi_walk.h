@@ -29,4 +29,18 @@ struct cfi_near {
 unsigned cfi_walk(uint64_t ra, uint64_t sp0, uint64_t *ips, uint64_t *sps, unsigned max,
 		  int *truncated, struct cfi_near *near);
 
+/* The stack from the wrapper's caller (return address ra, stack pointer
+ * sp0, rbp bp0) outwards, joined to an old stack of the same thread:
+ * pips/psps[0..pn) its frames, outermost first. The walk stops at the
+ * first frame that is an old one (same code address, same stack pointer)
+ * whose callers' return addresses all still sit in their slots: those
+ * callers are then the same frames (each frame's place follows from the
+ * one below it and its code address). Returns the frames walked before
+ * it (ips, sps: innermost first) and *join its index in the old stack,
+ * or UINT32_MAX when the walk went to the end (or was cut at max:
+ * *truncated); -1 when a frame the recipes cannot follow came first. */
+int cfi_walk_join(uint64_t ra, uint64_t sp0, uint64_t bp0, uint64_t *ips, uint64_t *sps,
+		  unsigned max, int *truncated, struct cfi_near *near, const uint64_t *pips,
+		  const uint64_t *psps, unsigned pn, unsigned *join);
+
 #endif

@@ -312,10 +312,10 @@ static uint64_t next_seq(void)
 
 /* Record an allocation at t (taken). */
 static void record_alloc(struct heap_thread *t, int mode, void *p, size_t size, uint64_t fn,
-			 uint64_t ra, uint64_t sp)
+			 const struct heap_caller *c)
 {
 	heap_guard = 1;
-	uint32_t id = heap_stack_id(t, fn, ra, sp);
+	uint32_t id = heap_stack_id(t, fn, c);
 	heap_guard = 0;
 	if (mode == PSMP_HEAP_SAMPLED)
 		set_add(t, (uint64_t)(uintptr_t)p);
@@ -323,7 +323,7 @@ static void record_alloc(struct heap_thread *t, int mode, void *p, size_t size, 
 	give(t);
 }
 
-void heap_on_alloc(void *p, size_t size, uint64_t fn, uint64_t ra, uint64_t sp)
+void heap_on_alloc(void *p, size_t size, uint64_t fn, const struct heap_caller *at)
 {
 	int mode = atomic_load_explicit(&heap.mode, memory_order_relaxed);
 	if (!mode) {
@@ -357,15 +357,15 @@ void heap_on_alloc(void *p, size_t size, uint64_t fn, uint64_t ra, uint64_t sp)
 		/* A mark in our own allocation (or while the buffer is written out
 		 * at exit) is dropped: marks fall on all bytes independently, so
 		 * the program's bytes keep their rate. */
-		if (heap_guard || (ra >= heap.self_lo && ra < heap.self_hi) ||
+		if (heap_guard || (at->ra >= heap.self_lo && at->ra < heap.self_hi) ||
 		    atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))
 			return;
-		record_alloc(t, mode, p, size, fn, ra, sp);
+		record_alloc(t, mode, p, size, fn, at);
 		return;
 	}
-	if (!(t = take(ra)))
+	if (!(t = take(at->ra)))
 		return;
-	record_alloc(t, mode, p, size, fn, ra, sp);
+	record_alloc(t, mode, p, size, fn, at);
 }
 
 void heap_on_free(void *p)
@@ -384,15 +384,15 @@ void heap_on_free(void *p)
 }
 
 /* Mappings are few and large: always recorded, whatever the mode. */
-void heap_on_mmap(void *p, size_t len, uint64_t fn, uint64_t ra, uint64_t sp)
+void heap_on_mmap(void *p, size_t len, uint64_t fn, const struct heap_caller *c)
 {
 	if (!atomic_load_explicit(&heap.mode, memory_order_relaxed))
 		return;
-	struct heap_thread *t = take(ra);
+	struct heap_thread *t = take(c->ra);
 	if (!t)
 		return;
 	heap_guard = 1;
-	uint32_t id = heap_stack_id(t, fn, ra, sp);
+	uint32_t id = heap_stack_id(t, fn, c);
 	heap_guard = 0;
 	emit(t, PSMP_HEAP_MMAP, next_seq(), (uint64_t)(uintptr_t)p, len, id, 4);
 	give(t);
@@ -409,16 +409,16 @@ void heap_on_munmap(void *p, size_t len)
 	give(t);
 }
 
-void heap_on_mremap(void *old, size_t old_len, void *p, size_t len, uint64_t fn, uint64_t ra,
-		    uint64_t sp)
+void heap_on_mremap(void *old, size_t old_len, void *p, size_t len, uint64_t fn,
+		    const struct heap_caller *c)
 {
 	if (!atomic_load_explicit(&heap.mode, memory_order_relaxed))
 		return;
-	struct heap_thread *t = take(ra);
+	struct heap_thread *t = take(c->ra);
 	if (!t)
 		return;
 	heap_guard = 1;
-	uint32_t id = heap_stack_id(t, fn, ra, sp);
+	uint32_t id = heap_stack_id(t, fn, c);
 	heap_guard = 0;
 	emit(t, PSMP_HEAP_MREMAP, next_seq(), (uint64_t)(uintptr_t)p, len, id, 4);
 	unsigned char *q = t->buf + t->len;

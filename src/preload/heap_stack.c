@@ -3,15 +3,22 @@
  * cached per-address recipes (cfi_walk.c), else libgcc's DWARF unwinder;
  * and that once per call site and stack position.
  *
- * Even the cached walk costs a few nanoseconds a frame. So each thread remembers, per (return address, stack pointer)
- * of the allocator's caller, the stack found and the address on the stack
- * of every return address in it. When an allocation comes from the same
+ * Each thread remembers, per (return address, stack pointer) of the
+ * allocator's caller, the stacks found and the address on the stack of
+ * every return address in them. When an allocation comes from the same
  * caller at the same stack pointer and every one of those slots still holds
  * the same return address, the frames above are the same: each frame's
  * position follows from the one below it and its code address. Only a
  * frame whose size changes at run time (alloca) at the same code address
  * could differ and be missed, and only if its old slot held the same
- * return address by chance. */
+ * return address by chance.
+ *
+ * Otherwise the stack is walked, but only out to where it meets the last
+ * stack walked by the thread (a frame with the same code address and stack
+ * pointer whose callers' return addresses are all still in their slots: by
+ * the same argument, the same callers); on cc1plus that is 4 frames of 23
+ * on average. The chain's hash is kept per frame of that stack from the
+ * outermost in, so the kept frames are not hashed again either. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,8 +93,19 @@ void heap_stack_reset(struct heap_thread *t)
 	t->tab_n = 0;
 	t->arena_n = 0;
 	t->next_id = 0;
+	t->last_n = 0;
 	t->npairs = 0;
-	memset(t->cache, 0, sizeof t->cache);
+	/* an entry is looked at only when its tag matches */
+	memset(t->cache_tag, 0, sizeof t->cache_tag);
+}
+
+/* A chain's hash: mixed in from its outermost frame in, so that the
+ * frames a walk kept from the last stack are not hashed again. */
+#define CHAIN_SEED 0x243f6a8885a308d3u
+
+static size_t tab_home(uint64_t h, size_t cap)
+{
+	return (size_t)(h ^ (h >> 32)) & (cap - 1);
 }
 
 static int table_grow(struct heap_thread *t)
@@ -99,7 +117,7 @@ static int table_grow(struct heap_thread *t)
 	for (size_t i = 0; i < t->tab_cap; i++) {
 		if (!t->tab[i].n)
 			continue;
-		size_t j = t->tab[i].hash & (cap - 1);
+		size_t j = tab_home(t->tab[i].hash, cap);
 		while (n[j].n)
 			j = (j + 1) & (cap - 1);
 		n[j] = t->tab[i];
@@ -124,15 +142,22 @@ static void write_stack(struct heap_thread *t, uint32_t id, const uint64_t *pc, 
 	t->slen += size;
 }
 
-/* The id of chain pc[0..n), a new one (and its record) the first time. */
-static uint32_t intern(struct heap_thread *t, const uint64_t *pc, unsigned n, int truncated)
+static uint64_t chain_hash(const uint64_t *pc, unsigned n)
 {
-	uint64_t h = n;
-	for (unsigned i = 0; i < n; i++)
+	uint64_t h = CHAIN_SEED;
+	for (unsigned i = n; i-- > 0;)
 		h = mix(h, pc[i]);
+	return h;
+}
+
+/* The id of chain pc[0..n) (hash h), a new one (and its record) the
+ * first time. */
+static uint32_t intern(struct heap_thread *t, const uint64_t *pc, unsigned n, uint64_t h,
+		       int truncated)
+{
 	if ((t->tab_n + 1) * 2 > t->tab_cap && table_grow(t))
 		return UINT32_MAX;
-	size_t j = h & (t->tab_cap - 1);
+	size_t j = tab_home(h, t->tab_cap);
 	for (; t->tab[j].n; j = (j + 1) & (t->tab_cap - 1))
 		if (t->tab[j].hash == h && t->tab[j].n == n &&
 		    memcmp(t->arena + t->tab[j].off, pc, (size_t)n * 8) == 0)
@@ -155,58 +180,12 @@ static uint32_t intern(struct heap_thread *t, const uint64_t *pc, unsigned n, in
 	return t->next_id++;
 }
 
-/* The set of HEAP_WAYS entries for (ra, sp): a call at one depth may come
- * through several callers (an interpreter's loop), and each keeps its own. */
-static struct heap_cache_ent *cache_set(struct heap_thread *t, uint64_t ra, uint64_t sp)
-{
-	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u)) * 0xff51afd7ed558ccdu;
-	return &t->cache[((h >> 40) & (HEAP_CACHE / HEAP_WAYS - 1)) * HEAP_WAYS];
-}
-
-/* Remember where the return addresses of this walk sit on the stack. */
-static void cache_fill(struct heap_thread *t, struct heap_cache_ent *e, const struct walk *w,
-		       uint64_t fn, uint64_t sp, uint32_t id)
-{
-	e->ra = 0;
-	if (!t->pairs && !(t->pairs = heap_raw_map(HEAP_PAIRS * 2 * sizeof *t->pairs)))
-		return;
-	unsigned np = w->n ? w->n - 1 : 0;
-	if (t->npairs + np > HEAP_PAIRS) {
-		/* full: forget every call site and start again */
-		memset(t->cache, 0, sizeof t->cache);
-		t->npairs = 0;
-		if (np > HEAP_PAIRS)
-			return;
-	}
-	uint64_t *pr = t->pairs + 2 * t->npairs;
-	for (unsigned i = 1; i < w->n; i++) {
-		/* the return address into frame i sits just below its stack pointer */
-		uint64_t slot = w->cfas[i] - 8;
-		/* a signal frame or an odd CFI rule: not a plain return slot */
-		if (*(const uint64_t *)(uintptr_t)slot != w->ips[i])
-			return;
-		pr[2 * (i - 1)] = slot;
-		pr[2 * (i - 1) + 1] = w->ips[i];
-	}
-	*e = (struct heap_cache_ent){ w->ips[0], sp, fn, id, np, (uint32_t)t->npairs, 0 };
-	t->npairs += np;
-}
-
-static int cache_valid(const struct heap_thread *t, const struct heap_cache_ent *e)
-{
-	const uint64_t *pr = t->pairs + 2 * (size_t)e->pairs;
-	for (uint32_t i = 0; i < e->npairs; i++)
-		if (*(const volatile uint64_t *)(uintptr_t)pr[2 * i] != pr[2 * i + 1])
-			return 0;
-	return 1;
-}
-
-/* PLUMB_CFI_CHECK=1 (tests): every walk is done both ways and
+/* PLUMB_CFI_CHECK=1 (tests): every stack is also walked by libgcc and
  * compared; heap_finish says how it went on stderr. */
 int heap_cfi_check;
 static atomic_ulong check_walks, check_fast, check_bad;
 
-/* Compare the fast walk (fips, fsps: fast frames) with libgcc's (w). */
+/* Compare the fast stack (fips, fsps: fast frames) with libgcc's (w). */
 static void check_walk(const struct walk *w, unsigned fast, const uint64_t *fips,
 		       const uint64_t *fsps, int trunc)
 {
@@ -232,43 +211,187 @@ void heap_cfi_check_report(void)
 		return;
 }
 
-uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, uint64_t ra, uint64_t sp)
+/* The fast way: walked out to where the last stack walked is met; the
+ * frames found are kept as the last stack. -1 when libgcc must walk. */
+static int walk_fast(struct heap_thread *t, const struct heap_caller *c, int *trunc)
 {
-	struct heap_cache_ent *set = cache_set(t, ra, sp);
-	for (unsigned i = 0; i < HEAP_WAYS; i++) {
+	uint64_t ips[PSMP_MAX_FRAMES], sps[PSMP_MAX_FRAMES];
+	unsigned join;
+	int n = cfi_walk_join(c->ra, c->sp, c->bp, ips, sps, PSMP_MAX_FRAMES, trunc, t->near, t->last_ip,
+			      t->last_sp, t->last_n, &join);
+	unsigned keep = join == UINT32_MAX ? 0 : join + 1;
+	if (n < 0 || (unsigned)n + keep > PSMP_MAX_FRAMES || (!n && !keep)) {
+		t->last_n = 0;
+		if (n < 0 || !keep)
+			return -1;
+		/* joined past the deepest stack recorded: walk it all, cut */
+		n = cfi_walk_join(c->ra, c->sp, c->bp, ips, sps, PSMP_MAX_FRAMES, trunc, t->near, NULL,
+				  NULL, 0, &join);
+		if (n <= 0)
+			return -1;
+		keep = 0;
+	}
+	unsigned k = keep;
+	uint64_t h = keep ? t->last_h[keep - 1] : CHAIN_SEED;
+	for (int i = n; i-- > 0; k++) {
+		/* the sampler's thread start wrapper is left out of stacks */
+		if (!in_wrapper(ips[i]))
+			h = mix(h, ips[i]);
+		t->last_ip[k] = ips[i];
+		t->last_sp[k] = sps[i];
+		t->last_h[k] = h;
+	}
+	t->last_n = k;
+	return 0;
+}
+
+/* The set of HEAP_WAYS entries for (ra, sp): a call at one depth may come
+ * through several callers (an interpreter's loop, cc1plus's xmalloc), and
+ * each keeps its own, the one used last first. Their tags (two cache lines
+ * for a set) are looked at before the entries. */
+static size_t cache_set(uint64_t ra, uint64_t sp)
+{
+	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u)) * 0xff51afd7ed558ccdu;
+	return (size_t)((h >> 40) & (HEAP_CACHE / HEAP_WAYS - 1)) * HEAP_WAYS;
+}
+
+static uint32_t cache_tag(uint64_t ra, uint64_t sp, uint64_t fn)
+{
+	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u) ^ (fn * 0xc2b2ae3d27d4eb4fu)) * 0xff51afd7ed558ccdu;
+	return (uint32_t)(h >> 32) | 1;
+}
+
+/* Remember where the return addresses of the last stack sit. */
+static void cache_fill(struct heap_thread *t, struct heap_cache_ent *e, uint64_t fn, uint32_t id)
+{
+	e->ra = 0;
+	if (!t->pairs && !(t->pairs = heap_raw_map(HEAP_PAIRS * 2 * sizeof *t->pairs)))
+		return;
+	unsigned n = t->last_n, np = n ? n - 1 : 0;
+	if (!n)
+		return;
+	if (t->npairs + np > HEAP_PAIRS) {
+		/* full: forget every call site and start again */
+		memset(t->cache_tag, 0, sizeof t->cache_tag);
+		t->npairs = 0;
+		if (np > HEAP_PAIRS)
+			return;
+	}
+	uint64_t *pr = t->pairs + 2 * t->npairs;
+	/* innermost first: frame i is last[n - 1 - i] */
+	for (unsigned i = 1; i < n; i++) {
+		/* the return address into frame i sits just below its stack pointer */
+		uint64_t slot = t->last_sp[n - 1 - i] - 8, ip = t->last_ip[n - 1 - i];
+		/* a signal frame or an odd CFI rule: not a plain return slot */
+		if (*(const uint64_t *)(uintptr_t)slot != ip)
+			return;
+		pr[2 * (i - 1)] = slot;
+		pr[2 * (i - 1) + 1] = ip;
+	}
+	*e = (struct heap_cache_ent){ t->last_ip[n - 1], t->last_sp[n - 1], fn, np ? pr[0] : 0,
+				      np ? pr[1] : 0, id, np, (uint32_t)t->npairs, 0 };
+	t->npairs += np;
+}
+
+static int cache_valid(const struct heap_thread *t, const struct heap_cache_ent *e)
+{
+	if (e->npairs && *(const volatile uint64_t *)(uintptr_t)e->slot0 != e->val0)
+		return 0;
+	const uint64_t *pr = t->pairs + 2 * (size_t)e->pairs;
+	for (uint32_t i = 1; i < e->npairs; i++)
+		if (*(const volatile uint64_t *)(uintptr_t)pr[2 * i] != pr[2 * i + 1])
+			return 0;
+	return 1;
+}
+
+static uint32_t stack_id(struct heap_thread *t, uint64_t fn, const struct heap_caller *c);
+
+uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, const struct heap_caller *c)
+{
+	size_t base = cache_set(c->ra, c->sp);
+	struct heap_cache_ent *set = &t->cache[base];
+	uint32_t *tags = &t->cache_tag[base];
+	/* the stack used last at this call site, before any tag is made */
+	if (tags[0] && set->ra == c->ra && set->sp == c->sp && set->fn == fn && cache_valid(t, set))
+		return set->id;
+	uint32_t tag = cache_tag(c->ra, c->sp, fn);
+	for (unsigned i = 1; i < HEAP_WAYS; i++) {
+		if (tags[i] != tag)
+			continue;
 		struct heap_cache_ent *e = &set[i];
-		if (e->ra == ra && e->sp == sp && e->fn == fn && cache_valid(t, e))
-			return e->id;
+		if (e->ra == c->ra && e->sp == c->sp && e->fn == fn && cache_valid(t, e)) {
+			/* to the front */
+			struct heap_cache_ent h = *e;
+			memmove(set + 1, set, i * sizeof *set);
+			memmove(tags + 1, tags, i * sizeof *tags);
+			set[0] = h;
+			tags[0] = tag;
+			return h.id;
+		}
 	}
 	/* a new entry in front; the oldest of the set goes */
 	memmove(set + 1, set, (HEAP_WAYS - 1) * sizeof *set);
-	struct heap_cache_ent *e = set;
-	e->ra = 0;
+	memmove(tags + 1, tags, (HEAP_WAYS - 1) * sizeof *tags);
+	set->ra = 0;
+	tags[0] = 0;
+	uint32_t id = stack_id(t, fn, c);
+	if (id != UINT32_MAX && t->last_n && t->last_ip[t->last_n - 1] == c->ra &&
+	    t->last_sp[t->last_n - 1] == c->sp)
+		cache_fill(t, set, fn, id);
+	/* (a fill that finds the cache full empties it first) */
+	tags[0] = set->ra ? tag : 0;
+	return id;
+}
+
+static __attribute__((noinline)) uint32_t stack_id(struct heap_thread *t, uint64_t fn,
+						   const struct heap_caller *c)
+{
+	int trunc = 0, fast = heap_cfi_check ? -1 : walk_fast(t, c, &trunc);
 	uint64_t ips[PSMP_MAX_FRAMES], cfas[PSMP_MAX_FRAMES], chain[PSMP_MAX_FRAMES + 1];
-	struct walk w = { .ra = ra, .sp = sp, .ips = ips, .cfas = cfas, .max = PSMP_MAX_FRAMES };
-	int trunc = 0;
-	if (!heap_cfi_check) {
-		if ((w.n = cfi_walk(ra, sp, ips, cfas, PSMP_MAX_FRAMES, &trunc, t->near))) {
-			w.started = 1;
-			w.truncated = trunc;
-		} else {
-			_Unwind_Backtrace(step, &w);
-		}
-	} else {
-		uint64_t fips[PSMP_MAX_FRAMES], fsps[PSMP_MAX_FRAMES];
-		unsigned fast = cfi_walk(ra, sp, fips, fsps, PSMP_MAX_FRAMES, &trunc, t->near);
-		_Unwind_Backtrace(step, &w);
-		check_walk(&w, fast, fips, fsps, trunc);
-	}
 	unsigned n = 0;
 	chain[n++] = fn;   /* the leaf: which allocator was called */
+	if (fast == 0) {
+		for (unsigned i = t->last_n; i-- > 0;)
+			if (!in_wrapper(t->last_ip[i]))
+				chain[n++] = t->last_ip[i];
+		uint64_t h = mix(t->last_h[t->last_n - 1], fn);
+		if (trunc)
+			t->last_n = 0;   /* a cut stack has no outermost frame to join at */
+		return intern(t, chain, n, h, trunc);
+	}
+	/* libgcc's walk (or both, to compare) */
+	struct walk w = { .ra = c->ra, .sp = c->sp, .ips = ips, .cfas = cfas, .max = PSMP_MAX_FRAMES };
+	unsigned nf = 0;
+	uint64_t fips[PSMP_MAX_FRAMES], fsps[PSMP_MAX_FRAMES];
+	if (heap_cfi_check && walk_fast(t, c, &trunc) == 0) {
+		/* the stack the fast way gives, joined, in full */
+		nf = t->last_n;
+		for (unsigned i = 0; i < nf; i++) {
+			fips[i] = t->last_ip[nf - 1 - i];
+			fsps[i] = t->last_sp[nf - 1 - i];
+		}
+	}
+	_Unwind_Backtrace(step, &w);
+	if (heap_cfi_check)
+		check_walk(&w, nf, fips, fsps, trunc);
+	/* libgcc's frames are the last stack now: the cache and the next
+	 * walk start from them as from the fast way's */
+	t->last_n = 0;
+	if (w.started && !w.truncated) {
+		uint64_t h = CHAIN_SEED;
+		for (unsigned i = w.n, k = 0; i-- > 0; k++) {
+			if (!in_wrapper(ips[i]))
+				h = mix(h, ips[i]);
+			t->last_ip[k] = ips[i];
+			t->last_sp[k] = cfas[i];
+			t->last_h[k] = h;
+		}
+		t->last_n = w.n;
+	}
 	if (!w.started)
-		chain[n++] = ra;   /* no unwind information: the caller at least */
+		chain[n++] = c->ra;   /* no unwind information: the caller at least */
 	for (unsigned i = 0; i < w.n; i++)
 		if (!in_wrapper(ips[i]))
 			chain[n++] = ips[i];
-	uint32_t id = intern(t, chain, n, w.truncated || !w.started);
-	if (id != UINT32_MAX && w.started)
-		cache_fill(t, e, &w, fn, sp, id);
-	return id;
+	return intern(t, chain, n, chain_hash(chain, n), w.truncated || !w.started);
 }

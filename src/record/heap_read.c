@@ -60,17 +60,18 @@ const char *plumb_heap_event_unit(const char *name)
 typedef struct site {
 	int32_t tid;
 	uint32_t id;
-	size_t chain;              /* into rd.chains */
+	size_t chain;              /* byte offset of its frames in the file */
 	uint32_t n, flags;
 	uint64_t time_ns;          /* first event */
 	uint64_t ver;              /* peak version at_peak belongs to */
 	double allocs, bytes, temps, live, at_peak, leaks, leak_bytes, mmap_bytes;
 } site;
 
+/* 32 bytes, two to a cache line: the table is the replay's working set
+ * (its weight follows from its size) */
 typedef struct block {
 	uint64_t ptr;              /* 0: empty slot */
 	uint64_t size, seq;
-	double w;
 	uint32_t site, thr;
 } block;
 
@@ -125,7 +126,7 @@ typedef struct rd {
 	uint64_t sample_bytes;
 	PLUMB_VEC(site) sites;
 	plumb_index site_ix;
-	PLUMB_VEC(uint64_t) chains;
+	PLUMB_VEC(uint64_t) chain;  /* a chain not aligned in the file, copied */
 	PLUMB_VEC(cursor) cur;
 	PLUMB_VEC(thr) thrs;
 	block *blocks;
@@ -283,9 +284,10 @@ static void free_block(rd *r, block *b, bool temp_flag)
 	site *s = &r->sites.v[b->site];
 	bool temp = r->mode == PSMP_HEAP_SAMPLED ? temp_flag
 						 : r->thrs.v[b->thr].last_alloc == b->seq;
+	double w = weight(r, b->size);
 	if (temp)
-		s->temps += b->w;
-	live_change(r, s, -(double)b->size * b->w);
+		s->temps += w;
+	live_change(r, s, -(double)b->size * w);
 	block_remove(r, b);
 }
 
@@ -336,7 +338,7 @@ static int on_alloc(rd *r, cursor *c)
 	size_t j = block_home(r, c->eptr);
 	while (r->blocks[j].ptr)
 		j = (j + 1) & (r->bcap - 1);
-	r->blocks[j] = (block){ c->eptr, c->size, c->eseq, w, si, (uint32_t)(t - r->thrs.v) };
+	r->blocks[j] = (block){ c->eptr, c->size, c->eseq, si, (uint32_t)(t - r->thrs.v) };
 	r->bn++;
 	live_change(r, s, (double)c->size * w);
 	return 0;
@@ -423,13 +425,8 @@ static int replay(rd *r, cursor *c)
 
 /* ---- decoding ------------------------------------------------------------------- */
 
-static inline int get(rd *r, cursor *c, uint64_t *v)
+static __attribute__((noinline)) int get_slow(rd *r, cursor *c, uint64_t *v)
 {
-	/* most numbers are deltas under 128: one byte */
-	if (c->pos < c->end && r->b[c->pos] < 0x80) {
-		*v = r->b[c->pos++];
-		return 0;
-	}
 	uint64_t x = 0;
 	for (unsigned sh = 0; sh < 64; sh += 7) {
 		if (c->pos >= c->end)
@@ -442,6 +439,16 @@ static inline int get(rd *r, cursor *c, uint64_t *v)
 		}
 	}
 	return bad(r, c->pos, "HEAP_EVENTS record: a number longer than 64 bits");
+}
+
+static inline __attribute__((always_inline)) int get(rd *r, cursor *c, uint64_t *v)
+{
+	/* most numbers are deltas under 128: one byte */
+	if (c->pos < c->end && r->b[c->pos] < 0x80) {
+		*v = r->b[c->pos++];
+		return 0;
+	}
+	return get_slow(r, c, v);
 }
 
 static uint64_t unzig(uint64_t prev, uint64_t z)
@@ -585,8 +592,18 @@ static int emit_sites(rd *r)
 			s->at_peak = s->live;
 		double v[HEAP_EV_COUNT] = { s->allocs, s->bytes, s->at_peak, s->leaks, s->leak_bytes,
 					    s->temps, s->mmap_bytes };
-		const uint64_t *chain = s->n ? r->chains.v + s->chain : &unknown;
+		/* the frames where the file has them (read in place: not copied
+		 * once more before plumb_rec_sample_add keeps them) */
+		const uint64_t *chain = &unknown;
 		size_t n = s->n ? s->n : 1;
+		if (s->n && (uintptr_t)(r->b + s->chain) % _Alignof(uint64_t) == 0) {
+			chain = (const uint64_t *)(const void *)(r->b + s->chain);
+		} else if (s->n) {
+			if (plumb_vec_reserve(r->chain, n))
+				return plumb_fail_nomem(r->err);
+			memcpy(r->chain.v, r->b + s->chain, n * sizeof *r->chain.v);
+			chain = r->chain.v;
+		}
 		for (int e = 0; e < HEAP_EV_COUNT; e++) {
 			uint64_t w = (uint64_t)llround(v[e]);
 			totals[e] += (double)w;
@@ -606,7 +623,6 @@ static void reset_image(rd *r)
 	r->sites.n = 0;
 	plumb_index_free(&r->site_ix);
 	memset(&r->site_ix, 0, sizeof r->site_ix);
-	r->chains.n = 0;
 	for (size_t i = 0; i < r->cur.n; i++) {
 		free(r->cur.v[i].recs.v);
 		free(r->cur.v[i].by_id.v);
@@ -636,8 +652,9 @@ static int finish_image(rd *r)
 			const block *b = &r->blocks[i];
 			if (!b->ptr)
 				continue;
-			r->sites.v[b->site].leaks += b->w;
-			r->sites.v[b->site].leak_bytes += (double)b->size * b->w;
+			double w = weight(r, b->size);
+			r->sites.v[b->site].leaks += w;
+			r->sites.v[b->site].leak_bytes += (double)b->size * w;
 		}
 		for (size_t i = 0; rc == 0 && i < r->maps.n; i++) {
 			const mapping *m = &r->maps.v[i];
@@ -710,14 +727,12 @@ static int read_stack(rd *r, size_t off, uint32_t size)
 	if (!r->heap_on)
 		return bad(r, off, "HEAP_STACK record before the image's HEAP_INFO record");
 	uint32_t si = site_of(r, (int32_t)h.tid, h.id);
-	if (si == UINT32_MAX || plumb_vec_reserve(r->chains, r->chains.n + h.nframes))
+	if (si == UINT32_MAX)
 		return plumb_fail_nomem(r->err);
 	site *s = &r->sites.v[si];
-	s->chain = r->chains.n;
+	s->chain = off + sizeof h;
 	s->n = h.nframes;
 	s->flags = h.flags;
-	memcpy(r->chains.v + r->chains.n, r->b + off + sizeof h, (size_t)h.nframes * 8);
-	r->chains.n += h.nframes;
 	return 0;
 }
 
@@ -783,7 +798,7 @@ int plumb_heap_read_buffer(const char *name, const unsigned char *buf, size_t le
 		reset_image(&r);
 	free(r.sites.v);
 	plumb_index_free(&r.site_ix);
-	free(r.chains.v);
+	free(r.chain.v);
 	free(r.cur.v);
 	free(r.thrs.v);
 	free(r.maps.v);

@@ -45,6 +45,19 @@ typedef struct placed {
 	bool rooted;
 } placed;
 
+/* Per address of the chain placed last, from the root: the path's length
+ * after it, whether a root function was on the path so far, and the map
+ * the address was found in. A next chain of the process with the same
+ * addresses from the root reuses them while each map still holds at its
+ * time (a process's maps live at one time do not overlap: the lookup
+ * would find the same one). Heap sites come in the order their stacks
+ * were first seen, and share most of their callers. */
+typedef struct kept {
+	uint32_t path_n;
+	bool rooted;
+	const plumb_rec_map *map;
+} kept;
+
 /* What an offset of a module resolved to: processes mapping the same file
  * (four compilers of one make) look each address up once. */
 typedef struct file_addr {
@@ -73,6 +86,10 @@ typedef struct conv {
 	plumb_id prev_part;
 	PLUMB_VEC(placed) placed;
 	plumb_index placed_ix;
+	PLUMB_VEC(kept) kept;
+	const uint64_t *kept_chain;
+	size_t kept_n, kept_first_ret;
+	int32_t kept_pid;
 	PLUMB_VEC(file_addr) file_addrs;
 	plumb_index file_addr_ix;
 	const plumb_rec_map *last_map;  /* the map the last address was in */
@@ -401,8 +418,18 @@ static plumb_id place_path(conv *c, plumb_id part)
 		return PLUMB_NONE;
 	plumb_id node = same ? c->prev_nodes.v[same - 1] : c->p->parts.v[part].root;
 	for (size_t i = same; i < n && node != PLUMB_NONE; i++) {
+		size_t had = c->p->cct.n;
 		node = plumb_cct_child(c->p, node, c->path.v[i]);
 		c->prev_nodes.v[i] = node;
+		if (node != PLUMB_NONE && node >= had && i + 1 < n) {
+			/* a new node: the rest of the path is new below it, made
+			 * without looking each node up (and failing) first */
+			node = plumb_cct_new_path(c->p, node, c->path.v + i + 1, n - i - 1,
+						  c->prev_nodes.v + i + 1)
+				       ? PLUMB_NONE
+				       : c->prev_nodes.v[n - 1];
+			break;
+		}
 	}
 	if (node == PLUMB_NONE || !n) {
 		c->prev_path.n = 0;
@@ -423,12 +450,30 @@ static const placed *place(conv *c, const plumb_rec_sample *s, part_key *pk, plu
 	if (id != PLUMB_NONE)
 		return &c->placed.v[id];
 	const uint64_t *chain = c->d->ips.v + s->ips;
-	c->path.n = 0;
 	bool rooted = false;
 	plumb_id leaf_module = PLUMB_NONE;
 	/* a lock sample: chain[0] the object, chain[1] the waiting function's pc */
 	size_t first_ret = s->flags & PLUMB_REC_LOCK ? 2 : 1;
-	for (size_t i = s->nips; i-- > 0;) {
+	/* the addresses it shares with the chain placed last, from the root
+	 * (return addresses in both: looked up alike) */
+	size_t shared = 0;
+	if (c->kept_n && c->kept_pid == s->pid && s->nips > first_ret && c->kept_n > c->kept_first_ret) {
+		size_t max = s->nips - first_ret < c->kept_n - c->kept_first_ret ? s->nips - first_ret
+										 : c->kept_n - c->kept_first_ret;
+		while (shared < max && chain[s->nips - 1 - shared] == c->kept_chain[c->kept_n - 1 - shared]) {
+			const plumb_rec_map *m = c->kept.v[shared].map;
+			if (!m || s->time_ns < m->time_ns || s->time_ns >= m->end_ns)
+				break;
+			shared++;
+		}
+	}
+	c->path.n = shared ? c->kept.v[shared - 1].path_n : 0;
+	rooted = shared && c->kept.v[shared - 1].rooted;
+	if (plumb_vec_reserve(c->kept, s->nips)) {
+		plumb_fail_nomem(err);
+		return NULL;
+	}
+	for (size_t i = s->nips - shared; i-- > 0;) {
 		uint64_t a = chain[i];
 		bool ret = i >= first_ret && a > 0;
 		addr_entry *e = i == 0 && first_ret == 2 ? lookup_lock(c, s, a, err)
@@ -436,6 +481,7 @@ static const placed *place(conv *c, const plumb_rec_sample *s, part_key *pk, plu
 		if (!e || plumb_vec_reserve(c->path, c->path.n + e->n)) {
 			if (e)
 				plumb_fail_nomem(err);
+			c->kept_n = 0;
 			return NULL;
 		}
 		for (uint32_t j = 0; j < e->n; j++) {
@@ -445,7 +491,13 @@ static const placed *place(conv *c, const plumb_rec_sample *s, part_key *pk, plu
 		}
 		if (i == 0)
 			leaf_module = e->module;
+		c->kept.v[s->nips - 1 - i] = (kept){ (uint32_t)c->path.n, rooted,
+						     e->map >= 0 ? &c->d->maps.v[e->map] : NULL };
 	}
+	c->kept_chain = chain;
+	c->kept_n = s->nips;
+	c->kept_first_ret = first_ret;
+	c->kept_pid = s->pid;
 	if (!pk->start_known) {
 		plumb_id fn = start_function(c, c->path.v, c->path.n);
 		if (fn != PLUMB_NONE) {
@@ -606,6 +658,7 @@ int plumb_rec_to_profile(const plumb_rec_data *d, const plumb_rec_profile_opts *
 	free(c.prev_path.v);
 	free(c.prev_nodes.v);
 	free(c.placed.v);
+	free(c.kept.v);
 	plumb_index_free(&c.placed_ix);
 	plumb_index_free(&c.file_addr_ix);
 	free(c.file_addrs.v);
