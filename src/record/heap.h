@@ -43,6 +43,11 @@ int plumb_heap_read_buffer(const char *name, const unsigned char *buf, size_t le
 			   plumb_error *err);
 int plumb_heap_read_file(const char *path, plumb_rec_data *d, uint32_t first,
 			 plumb_heap_info *info, plumb_error *err);
+/* A sampler file mapped read-only, its pages put in at once; *len 0 (and
+ * a pointer to nothing) for an empty file; NULL with err on failure. Given
+ * back with plumb_rec_unmap_file. */
+const unsigned char *plumb_rec_map_file(const char *path, size_t *len, plumb_error *err);
+void plumb_rec_unmap_file(const unsigned char *m, size_t len);
 
 /* plumb record --heap cannot see a static executable's allocations (no
  * preloading): an error naming it, found through PATH like exec does. */

@@ -311,36 +311,6 @@ static void rate_note(const plumb_record_opts *o, const plumb_sig_info *in, uint
 		o->warn(o->warn_ctx, note);
 }
 
-/* A sampler file, mapped once for both its readers and its pages put in
- * at once: a heap recording's file is tens of MB, and taking its pages one
- * fault at a time, twice, was a fifth of plumb's system time after a
- * traced cc1plus. *len 0 (and a pointer to nothing) for an empty file. */
-static const unsigned char *map_file(const char *path, size_t *len, plumb_error *err)
-{
-	static const unsigned char none[1];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		plumb_fail(err, PLUMB_ERR_IO, "%s: %s", path, strerror(e));
-		return NULL;
-	}
-	*len = (size_t)st.st_size;
-	if (!*len) {
-		close(fd);
-		return none;
-	}
-	void *m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED) {
-		plumb_fail(err, PLUMB_ERR_IO, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	return m;
-}
-
 static int read_all(const plumb_record_opts *o, const char *dir, plumb_rec_data *d,
 		    plumb_sig_info *info, plumb_error *err)
 {
@@ -360,7 +330,7 @@ static int read_all(const plumb_record_opts *o, const char *dir, plumb_rec_data 
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		size_t len = 0;
-		const unsigned char *b = map_file(files[i], &len, err);
+		const unsigned char *b = plumb_rec_map_file(files[i], &len, err);
 		if (!b) {
 			rc = -1;
 			break;
@@ -370,8 +340,7 @@ static int read_all(const plumb_record_opts *o, const char *dir, plumb_rec_data 
 		if (rc == 0 && o->heap)
 			rc = len ? plumb_heap_read_buffer(files[i], b, len, d, (uint32_t)hev, &hinfo, err)
 				 : plumb_fail(err, PLUMB_ERR_FORMAT, "%s: empty", files[i]);
-		if (len)
-			munmap((void *)(uintptr_t)b, len);
+		plumb_rec_unmap_file(b, len);
 	}
 	if (rc == 0 && n && o->heap)
 		rc = plumb_heap_note(o, &hinfo, d, err);
