@@ -134,11 +134,11 @@ const char *plumb_format_fixed(double v, int decimals, char *buf, size_t size)
 		decimals = 0;
 	if (decimals > 17)
 		decimals = 17;
-	if (buf && size >= 40 && fixed_fast(v, decimals, buf, size))
-		return buf; /* written in place: the usual case */
+	/* written in place when buf has room (the usual case), else copied */
 	char fast[64];
-	if (fixed_fast(v, decimals, fast, sizeof fast))
-		return copy_out(fast, buf, size);
+	bool in_place = buf && size >= 40;
+	if (fixed_fast(v, decimals, in_place ? buf : fast, in_place ? size : sizeof fast))
+		return in_place ? buf : copy_out(fast, buf, size);
 	char tmp[64];
 	/* %f of a huge value would be hundreds of digits; exponent form is
 	 * still a valid JSON number. */

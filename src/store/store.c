@@ -453,11 +453,12 @@ static int wr_all(wr *w)
 	 * inputs view fits its routines on two threads of its own: it runs
 	 * before, not beside three others on two cores (an aprof convert took
 	 * 0.37 s that way, 0.45 s beside them). */
-	if (store_views_threaded(&vj))
+	bool views_first = store_views_threaded(&vj);
+	if (views_first)
 		vj.job.run(&vj.job, 0);
 	plumb_jobs q;
 	plumb_jobs_start(&q);
-	if (!store_views_threaded(&vj))
+	if (!views_first)
 		plumb_jobs_add(&q, &vj.job);
 	plumb_jobs_add(&q, &lj.job);
 	int main_rc = wr_strings(w, st[S_STRING]) ||

@@ -186,7 +186,6 @@ static int enc_samples(store_bulk_out *o, const plumb_profile *p)
 	return store_bulk_flush(o);
 }
 
-/* The call graph by function, when the profile has one to sum. */
 /* The function-level sums, built on the jobs' helper thread while the
  * caller encodes the full call graph: about a third of writing a big
  * Callgrind profile's bulk, on the other core. */
@@ -205,6 +204,7 @@ static void fnlevel_run(plumb_job *job, unsigned worker)
 	j->rc = store_fnlevel_build(j->p, &j->s, &j->err);
 }
 
+/* The call graph by function, when the profile has one to sum. */
 static int enc_fnlevel(store_bulk_out *o, fnlevel_job *j, size_t nev)
 {
 	if (j->rc < 0) {

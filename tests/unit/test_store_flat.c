@@ -157,7 +157,13 @@ Test(store_flat, computed_by_the_writer)
 	plumb_profile_free(p);
 }
 
-static void edit(const char *sql);
+static void edit(const char *sql)
+{
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sql);
+	cr_assert_eq(sqlite3_close(db), SQLITE_OK);
+}
 
 /* Without the metrics (a store without the flat blocks: an older writer's),
  * or into a profile that already has something, a flat-only read reads
@@ -182,14 +188,6 @@ Test(store_flat, the_usual_read_without_them)
 	cr_expect_gt(q->cg_self.n, before);
 	plumb_profile_free(q);
 	plumb_profile_free(p);
-}
-
-static void edit(const char *sql)
-{
-	sqlite3 *db;
-	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sql);
-	cr_assert_eq(sqlite3_close(db), SQLITE_OK);
 }
 
 static void flat_fails(const char *sql, const char *want)
