@@ -5,7 +5,7 @@
  * weights 1/y^2 so that every input size counts by its relative error (a
  * routine's cost spans decades; unweighted, the biggest inputs alone would
  * decide). The free power law y = a + b * n^c is fitted too, c by a grid
- * then a golden-section search, a and b by least squares at each c. A class
+ * then Brent's search, a and b by least squares at each c. A class
  * is chosen by its relative RMS error with a penalty for complexity: the
  * simplest class whose error is within PLUMB_FIT_TOLERANCE of the best
  * one's wins (so noise never turns n into n log n), and it must fit about

@@ -152,3 +152,54 @@ Test(fit, line_of_equal_x_is_the_mean)
 	cr_expect(!plumb_fit_line(x, y, w, 3, &a, &b));
 	cr_expect(a == 3 && b == 0);
 }
+
+/* The power law's error at exponent c, with a and b fitted by least squares
+ * of relative error, as fit.h defines it (a cost under 1e-9 of the largest
+ * weighs as that). */
+static double power_rms(const double *n, const double *y, size_t k, double c)
+{
+	double x[512], w[512], a, b, sse = 0, ymax = 0;
+	for (size_t i = 0; i < k; i++)
+		ymax = fmax(ymax, fabs(y[i]));
+	for (size_t i = 0; i < k; i++) {
+		double s = fmax(fabs(y[i]), 1e-9 * ymax);
+		x[i] = pow(n[i] < 1 ? 1 : n[i], c);
+		w[i] = 1 / (s * s);
+	}
+	plumb_fit_line(x, y, w, k, &a, &b);
+	for (size_t i = 0; i < k; i++)
+		sse += w[i] * (y[i] - a - b * x[i]) * (y[i] - a - b * x[i]);
+	return sqrt(sse / (double)k);
+}
+
+/* The exponent found is the minimum of the error, to 1e-4: a dense scan of
+ * the error around it finds nothing better further away. */
+Test(fit, power_exponent_is_the_error_minimum)
+{
+	static const cost_fn fns[] = { c_pow15, c_nlogn, c_quad, c_log, c_cubic };
+	static const layout layouts[] = { GEOMETRIC, LINEAR_STEPS, SMALL };
+	for (size_t f = 0; f < sizeof fns / sizeof *fns; f++)
+		for (size_t l = 0; l < 3; l++) {
+			double n[512], y[512];
+			size_t k = inputs(layouts[l], n);
+			uint64_t s = 11 + f;
+			for (size_t i = 0; i < k; i++)
+				y[i] = fns[f](n[i]) * (1 + noise(&s, 0.05));
+			plumb_fit fit;
+			plumb_fit_growth(n, y, k, &fit);
+			double best_c = -1, best = INFINITY;
+			for (double c = -1; c <= 4 + 1e-9; c += 1e-4) {
+				double r = power_rms(n, y, k, c);
+				if (r < best) {
+					best = r;
+					best_c = c;
+				}
+			}
+			cr_expect(fabs(fit.power.c - best_c) < 2e-4,
+				  "cost %zu, layout %zu: exponent %.5f, the scan's minimum at %.5f",
+				  f, l, fit.power.c, best_c);
+			cr_expect(fit.power.rms <= best * (1 + 1e-9),
+				  "cost %zu, layout %zu: error %.9g, the scan's %.9g", f, l,
+				  fit.power.rms, best);
+		}
+}
