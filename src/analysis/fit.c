@@ -16,18 +16,25 @@ const char *plumb_growth_name(plumb_growth g)
 	return g >= PLUMB_GROWTH_CONST && g <= PLUMB_GROWTH_CUBIC ? growth_names[g] : NULL;
 }
 
-double plumb_growth_f(plumb_growth g, double n)
+/* f(n) of a class for n >= 1 whose log is logn: the fits have every
+ * point's log at hand. */
+static double growth_at(plumb_growth g, double n, double logn)
 {
-	if (n < 1)
-		n = 1;
 	switch (g) {
-	case PLUMB_GROWTH_LOG: return log(n);
+	case PLUMB_GROWTH_LOG: return logn;
 	case PLUMB_GROWTH_LINEAR: return n;
-	case PLUMB_GROWTH_NLOGN: return n * log(n);
+	case PLUMB_GROWTH_NLOGN: return n * logn;
 	case PLUMB_GROWTH_QUADRATIC: return n * n;
 	case PLUMB_GROWTH_CUBIC: return n * n * n;
 	default: return 0;
 	}
+}
+
+double plumb_growth_f(plumb_growth g, double n)
+{
+	if (n < 1)
+		n = 1;
+	return growth_at(g, n, g == PLUMB_GROWTH_LOG || g == PLUMB_GROWTH_NLOGN ? log(n) : 0);
 }
 
 double plumb_fit_eval(const plumb_fit_curve *c, double n)
@@ -297,7 +304,7 @@ void plumb_fit_growth(const double *n, const double *y, size_t npts, plumb_fit *
 		plumb_growth g = (plumb_growth)(PLUMB_GROWTH_CONST + k);
 		double sx = 0;
 		for (size_t i = 0; i < npts; i++) {
-			x[i] = plumb_growth_f(g, n[i]);
+			x[i] = growth_at(g, n[i] < 1 ? 1 : n[i], logn[i]);
 			sx += w[i] * x[i];
 		}
 		out->classes[k].cls = g;
