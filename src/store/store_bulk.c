@@ -9,13 +9,15 @@
 #include "plumb/formats.h"
 #include "store/store_bulk.h"
 
-/* zstd's fast level -1 for every kind: against level 1, converting the
- * 300,000-point aprof file takes 1531 M instructions instead of 1677 (the
- * points blocks are most of its bytes) and its store is 13.1 MB instead of
- * 11.5 (of 29.4); a 10 MB Callgrind file's, 8.1 MB instead of 7.4 for 1%
- * fewer instructions. The store stays well under its input; its write
- * was the slower side. One level, not one per kind. */
-#define STORE_ZSTD_LEVEL -1
+/* zstd level 1 for every kind but the performance points, which take
+ * level -1. Against level 3, level 1 made the 100 MB Callgrind file's
+ * store 0.1 MB larger (of 64) for less CPU. Level -1 everywhere made the
+ * 200,000-sample pprof file's store larger than its gzipped input (14.6
+ * MB against 12.4), but for an aprof file, whose points are most of its
+ * bytes, it saves 9% of a convert's instructions (300,000 points: 1677 ->
+ * 1531 M) for a store of 13.1 MB instead of 11.5 (of 29.4). */
+#define STORE_ZSTD_LEVEL 1
+#define STORE_ZSTD_LEVEL_POINTS (-1)
 
 const char store_bulk_schema[] =
 	"CREATE TABLE bulk (kind TEXT NOT NULL, first INTEGER NOT NULL, count INTEGER NOT NULL,"
@@ -41,8 +43,7 @@ int store_bulk_out_open(store_bulk_out *o, sqlite3 *db, const char *path, plumb_
 	o->zctx = ZSTD_createCCtx();
 	if (!o->zctx)
 		return plumb_fail_nomem(err);
-	ZSTD_CCtx_setParameter(o->zctx, ZSTD_c_compressionLevel, STORE_ZSTD_LEVEL);
-	return 0;
+	return 0; /* the level is set per kind */
 }
 
 void store_bulk_out_close(store_bulk_out *o)
@@ -59,6 +60,8 @@ void store_bulk_out_close(store_bulk_out *o)
 int store_bulk_kind(store_bulk_out *o, const char *kind)
 {
 	o->kind = kind;
+	ZSTD_CCtx_setParameter(o->zctx, ZSTD_c_compressionLevel,
+			       strcmp(kind, "points") ? STORE_ZSTD_LEVEL : STORE_ZSTD_LEVEL_POINTS);
 	o->first = o->count = 0;
 	o->len = 0;
 	return 0;
