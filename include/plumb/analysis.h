@@ -56,6 +56,11 @@ bool plumb_symspec_list_match_function(const plumb_symspec_list *l, const plumb_
 bool plumb_symspec_list_match_frame(const plumb_symspec_list *l, const plumb_profile *p,
 				    plumb_id frame);
 
+/* A spec with a '.' and no ':' is read as a file name, as gprof reads it.
+ * When it names no file or load module of p but names a function of p
+ * ("f.part.0", "f.cold", "_GLOBAL__sub_I_main.cpp"), make it that
+ * function's: true if it did. */
+bool plumb_symspec_resolve(plumb_symspec *s, const plumb_profile *p);
 /* Does s name anything in p: a function, a position, a file or a load
  * module? */
 bool plumb_symspec_matches_any(const plumb_symspec *s, const plumb_profile *p);

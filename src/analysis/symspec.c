@@ -264,6 +264,20 @@ bool plumb_symspec_matches_any(const plumb_symspec *s, const plumb_profile *p)
 	return false;
 }
 
+bool plumb_symspec_resolve(plumb_symspec *s, const plumb_profile *p)
+{
+	if (!s->file || s->func || s->line || strchr(s->text, ':') || file_known(s->file, p))
+		return false;
+	plumb_symspec fn = { .func = s->file, .text = s->text };
+	for (size_t i = 0; i < p->functions.n; i++)
+		if (plumb_symspec_match_function(&fn, p, (plumb_id)i)) {
+			s->func = s->file;
+			s->file = NULL;
+			return true;
+		}
+	return false;
+}
+
 /* Has p any source file name (folded stacks and gmon.out without an
  * executable have none)? */
 static bool has_file_names(const plumb_profile *p)
@@ -301,6 +315,8 @@ int plumb_symspec_check(const plumb_symspec *s, const plumb_profile *p, const ch
 		return 0;
 	char near[512];
 	plumb_suggestions sg;
+	/* "f.part.0" alone may have been meant as a function */
+	bool dotted = s->file && !s->func && !s->line && !strchr(s->text, ':');
 	if (s->file && !has_file_names(p) && !file_known(s->file, p)) {
 		/* "main.c:work" on folded stacks: the function alone may be there */
 		plumb_symspec alone = { .func = s->func, .text = s->text };
@@ -308,15 +324,26 @@ int plumb_symspec_check(const plumb_symspec *s, const plumb_profile *p, const ch
 			return plumb_fail(err, PLUMB_ERR_USAGE, "'%s' names the file '%s', but %s has no "
 					  "source file names (folded stacks name functions only); "
 					  "without the file: '%s'", s->text, s->file, where, s->func);
+		*near = '\0';
+		if (dotted) {
+			plumb_suggest_init(&sg, s->file);
+			suggest_functions(&sg, p, NULL);
+			plumb_suggest_format(&sg, "'", "'", near, sizeof near);
+		}
 		return plumb_fail(err, PLUMB_ERR_USAGE, "'%s' names the file '%s', but %s has no source "
-				  "file names (folded stacks name functions only)", s->text, s->file, where);
+				  "file names (folded stacks name functions only)%s%s%s", s->text, s->file,
+				  where, *near ? "; did you mean the function " : "", near,
+				  *near ? "?" : "");
 	}
 	if (s->file && !file_known(s->file, p)) {
 		plumb_suggest_init(&sg, s->file);
 		suggest_files(&sg, p, strchr(s->file, '/') != NULL);
+		if (dotted)
+			suggest_functions(&sg, p, NULL);
 		plumb_suggest_format(&sg, "'", "'", near, sizeof near);
-		return plumb_fail(err, PLUMB_ERR_USAGE, "'%s' matches nothing in %s: no file or load "
-				  "module '%s'%s%s%s", s->text, where, s->file, *near ? "; did you mean " : "",
+		return plumb_fail(err, PLUMB_ERR_USAGE, "'%s' matches nothing in %s: no file%s load "
+				  "module%s '%s'%s%s%s", s->text, where, dotted ? "," : " or",
+				  dotted ? " or function" : "", s->file, *near ? "; did you mean " : "",
 				  near, *near ? "?" : "");
 	}
 	if (s->func) {

@@ -193,11 +193,13 @@ static int write_table(diff_args *a, const plumb_table *t, const char *base, con
 
 /* A --focus that names nothing in either profile is a typo, not an empty
  * change. */
-static int check_focus(const plumb_symspec_list *focus, const plumb_profile *base,
+static int check_focus(plumb_symspec_list *focus, const plumb_profile *base,
 		       const plumb_profile *cur, const char *base_name)
 {
 	for (size_t i = 0; i < focus->n; i++) {
 		plumb_error err;
+		if (!plumb_symspec_resolve(&focus->v[i], base))
+			plumb_symspec_resolve(&focus->v[i], cur);
 		if (plumb_symspec_matches_any(&focus->v[i], cur) ||
 		    plumb_symspec_check(&focus->v[i], base, base_name, &err) == 0)
 			continue;

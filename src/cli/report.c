@@ -156,12 +156,13 @@ static int add_select(report_args *a, const char *option, const char *text)
 
 /* Every symspec must name something: an empty table would say nothing
  * about a typo. */
-static int check_specs(const report_args *a, const plumb_profile *p, const char *where)
+static int check_specs(report_args *a, const plumb_profile *p, const char *where)
 {
-	const plumb_symspec_list *lists[] = { &a->select, &a->hide, &a->focus };
+	plumb_symspec_list *lists[] = { &a->select, &a->hide, &a->focus };
 	for (size_t i = 0; i < 3; i++) {
 		for (size_t j = 0; j < lists[i]->n; j++) {
 			plumb_error err;
+			plumb_symspec_resolve(&lists[i]->v[j], p);
 			if (plumb_symspec_check(&lists[i]->v[j], p, where, &err) == 0)
 				continue;
 			cli_error("%s %s", i == 0 ? a->select_from[j] : i == 1 ? "--hide" : "--focus", err.message);

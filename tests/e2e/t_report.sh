@@ -208,3 +208,11 @@ for v in callees callers butterfly; do
 done
 run "$PLUMB" report --view callees --focus main --format csv tie2.folded
 same "tied callees: a before b" "$(printf '%s\n' "$out" | grep ',callee,' | cut -d, -f7 | tr '\n' ' ')" "a b "
+
+# gcc's clones (work.part.0, main.cold) have a dot, which makes a symspec a
+# file name; with no such file, the function of that name is meant.
+printf 'main;work.part.0 5\nmain;work 2\nmain 1\n' > clone.folded
+run "$PLUMB" report --callers work.part.0 --format csv clone.folded
+same "a clone's name as a symspec selects the clone" "$rc:$(printf '%s\n' "$out" | grep -c ',work.part.0,')" "0:1"
+expect_err "a clone's name misspelt is suggested" 1 "did you mean the function 'work.part.0'" \
+	"$PLUMB" report --callers work.part.1 clone.folded

@@ -139,8 +139,8 @@ Test(symspec, check_names_what_matched_nothing)
 	cr_assert_not_null(check(p, "<cycle 2>x"));
 	cr_assert_str_eq(check(p, "quicksrt"), "'quicksrt' matches nothing in x.prof: no function 'quicksrt'; "
 					       "did you mean 'quicksort'?");
-	cr_assert_str_eq(check(p, "mian.c"), "'mian.c' matches nothing in x.prof: no file or load module "
-					     "'mian.c'; did you mean 'main.c'?");
+	cr_assert_str_eq(check(p, "mian.c"), "'mian.c' matches nothing in x.prof: no file, load module "
+					     "or function 'mian.c'; did you mean 'main.c'?");
 	cr_assert_str_eq(check(p, "main.c:memcpy"), "'main.c:memcpy' matches nothing in x.prof: no function "
 						    "'memcpy' in main.c; in other files: 'memcpy'");
 	cr_assert_str_eq(check(p, "main.c:quicksrt"), "'main.c:quicksrt' matches nothing in x.prof: no function "
@@ -158,7 +158,38 @@ Test(symspec, check_on_stacks_without_files)
 						       "has no source file names (folded stacks name functions "
 						       "only); without the file: 'quicksort'");
 	cr_assert_str_eq(check(p, "main.c"), "'main.c' names the file 'main.c', but x.prof has no source file "
+					     "names (folded stacks name functions only); did you mean the "
+					     "function 'main'?");
+	cr_assert_str_eq(check(p, "zzzz.c"), "'zzzz.c' names the file 'zzzz.c', but x.prof has no source file "
 					     "names (folded stacks name functions only)");
 	cr_assert_null(check(p, "libc.so.6"), "modules are still there");
+	plumb_profile_free(p);
+}
+
+/* gcc's clones have a '.' in their names, which makes a spec a file name:
+ * one that names no file but names a function is that function. */
+Test(symspec, a_dotted_function_name_is_resolved)
+{
+	plumb_profile *p = small_profile(true);
+	plumb_id fn = plumb_function_intern(p, "quicksort.part.0", NULL, PLUMB_NONE, PLUMB_NONE, 0);
+	plumb_frame_intern(p, fn, PLUMB_NONE, 0, 0);
+	plumb_symspec s = parse("quicksort.part.0");
+	cr_assert_not_null(s.file, "read as a file name first");
+	cr_assert(plumb_symspec_resolve(&s, p));
+	cr_assert_null(s.file);
+	cr_assert_str_eq(s.func, "quicksort.part.0");
+	cr_assert(plumb_symspec_match_function(&s, p, fn));
+	cr_assert_not(plumb_symspec_match_function(&s, p, 1), "quicksort itself is not matched");
+	plumb_symspec_free(&s);
+
+	s = parse("main.c");
+	cr_assert_not(plumb_symspec_resolve(&s, p), "a file that is there stays a file");
+	cr_assert_str_eq(s.file, "main.c");
+	plumb_symspec_free(&s);
+	s = parse("quicksort.part.1");
+	cr_assert_not(plumb_symspec_resolve(&s, p), "nothing of that name: left for the check to report");
+	plumb_symspec_free(&s);
+	cr_assert_str_eq(check(p, "quicksort.part.1"), "'quicksort.part.1' matches nothing in x.prof: no "
+			 "file, load module or function 'quicksort.part.1'; did you mean 'quicksort.part.0'?");
 	plumb_profile_free(p);
 }
