@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "output/bignum.h"
+#include "output/cxx_name.h"
 #include "output/output_internal.h"
 
 #define GAP 2         /* spaces between columns */
@@ -174,13 +175,27 @@ static const char *skip_cps(const char *s, size_t n)
 	return s;
 }
 
-/* Append safe text s of width sw in at most budget columns, eliding its
- * middle with "..." since both ends of a symbol or path carry meaning. */
-static void sb_add_elided(strbuf *b, const char *s, size_t len, size_t sw, size_t budget)
+/* Append safe text s of width sw in at most budget columns. A C++ name
+ * hides its template arguments and parameters first (names only: paths
+ * have no templates); what is still too wide loses its middle to "...",
+ * since both ends of a symbol or path carry meaning. */
+static void sb_add_elided(strbuf *b, const char *s, size_t len, size_t sw, size_t budget, bool name)
 {
 	if (sw <= budget) {
 		sb_add(b, s, len);
 		return;
+	}
+	char shorter[4096];
+	size_t n;
+	if (name && budget > 3 && len < sizeof shorter &&
+	    (n = plumb_cxx_shorten(s, len, budget, shorter)) > 0) {
+		shorter[n] = '\0'; /* the cut below reads its tail as a string */
+		s = shorter; /* ASCII: bytes are columns */
+		len = sw = n;
+		if (sw <= budget) {
+			sb_add(b, s, len);
+			return;
+		}
 	}
 	if (budget <= 3) {
 		sb_add(b, s, (size_t)(skip_cps(s, budget) - s));
@@ -616,7 +631,7 @@ static void put_column(writer *wr, size_t c, const char *s, size_t len, size_t s
 		sb_str(&wr->line, mark);
 	if (colour)
 		sb_str(&wr->line, colour);
-	sb_add_elided(&wr->line, s, len, sw, budget);
+	sb_add_elided(&wr->line, s, len, sw, budget, !is_path_column(&wr->t->cols[c]));
 	if (colour)
 		sb_str(&wr->line, SGR_FG_RESET);
 	if (!right)

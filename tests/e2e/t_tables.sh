@@ -231,3 +231,18 @@ if gcc -pg -g -O1 -o a.out pg.c 2> pg.err && ./a.out && [ -f gmon.out ]; then
 else
 	skip "gmon total unit" "no gcc -pg run: $(head -1 pg.err)"
 fi
+
+# C++ names too wide for their column hide their template arguments, then
+# their parameters, before they lose their middle; CSV keeps them whole.
+long='app::detail::Registry<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >, std::vector<int, std::allocator<int> > >::checksum_everything_in_registry() const'
+sorter='void std::__introsort_loop<__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, long, __gnu_cxx::__ops::_Iter_less_iter>(__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, __gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, long, __gnu_cxx::__ops::_Iter_less_iter)'
+printf 'main;%s 60\nmain;%s 40\n' "$long" "$sorter" > cxx.folded
+run "$PLUMB" report -w 90 --no-pager cxx.folded
+case $out in
+*"app::detail::Registry<...>::checksum_everything_in_registry() const"*"void std::__introsort_loop<...>(...)"*)
+	ok "C++ names at 90 columns: template arguments and parameters hidden, the name whole" ;;
+*) fail "C++ names at 90 columns: template arguments and parameters hidden, the name whole" "$out" ;;
+esac
+run "$PLUMB" report -w 80 --format csv cxx.folded
+same "CSV keeps a C++ name whole" "$(printf '%s\n' "$out" | grep -c 'checksum_everything_in_registry() const')" 1
+printf '%s\n' "$out" | grep -qF "$long" && ok "CSV's name is the whole name" || fail "CSV's name is the whole name" "$out"
