@@ -41,7 +41,8 @@ static const char cc_help[] =
 	"  --help          this help\n"
 	"\n"
 	"Example:\n"
-	"  plumb cc -O2 -g sort.c -o sort && plumb record ./sort && plumb report --view inputs\n";
+	"  plumb cc -O2 -g sort.c -o sort && plumb record ./sort &&\n"
+	"      plumb report --view inputs\n";
 
 /* The runtime: $PLUMB_INPUTS_LIB, next to plumb (a build tree), or where
  * make install puts it. */

@@ -18,7 +18,8 @@ static const char convert_head[] =
 	"  -o, --output OUT   the file to write (required); '-' writes to standard\n"
 	"                     output (folded stacks, or any format but plumb with --to)\n"
 	"  -t, --to FORMAT    the format to write; default: the one OUT's name belongs\n"
-	"                     to (any other name needs --to). The formats and their names:\n";
+	"                     to (any other name needs --to). The formats and their\n"
+	"                     names:\n";
 
 static const char convert_tail[] =
 	"      --modules      folded stacks: each frame as 'name [module]' (default: the\n"
@@ -26,9 +27,9 @@ static const char convert_tail[] =
 	"      --exe FILE     the executable a gmon.out belongs to (default: a.out in\n"
 	"                     the gmon file's directory)\n"
 	"      --event-name EV, --unit UNIT\n"
-	"                     what the numbers of folded stacks count (default: samples);\n"
-	"                     carried into every format: pprof's sample type, speedscope's\n"
-	"                     unit, Callgrind's events\n"
+	"                     what the numbers of folded stacks count (default:\n"
+	"                     samples); carried into every format: pprof's sample\n"
+	"                     type, speedscope's unit, Callgrind's events\n"
 	"  -q, --quiet        no progress line on stderr (shown on a terminal\n"
 	"                     for reads and writes over a second)\n"
 	"  -h, --help         this help\n"

@@ -11,12 +11,12 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "record", cmd_record, "sample a command with complete call stacks and write profile.plumb" },
-	{ "report", cmd_report, "show a profile: flat, call graph, tree, lines, files, modules, threads" },
+	{ "report", cmd_report, "show a profile: flat, call graph, tree, lines, files, threads..." },
 	{ "diff", cmd_diff, "compare two profiles: each function's cost in both and the change" },
-	{ "annotate", cmd_annotate, "annotate source and instructions with costs (callgrind_annotate's layout)" },
+	{ "annotate", cmd_annotate, "source and instructions with their costs (callgrind_annotate's)" },
 	{ "convert", cmd_convert, "convert profiles between formats (.plumb, Callgrind, folded)" },
-	{ "gprof", cmd_gprof, "GNU gprof's reports from gmon.out (same options; -b output byte for byte)" },
-	{ "cc", cmd_cc, "compile and link like cc, instrumented for input sizes and exact calls" },
+	{ "gprof", cmd_gprof, "GNU gprof's reports from gmon.out, byte for byte, same options" },
+	{ "cc", cmd_cc, "compile like cc, instrumented for input sizes and exact calls" },
 	{ "c++", cmd_cxx, "the same for C++: plumb c++ runs c++" },
 	{ "info", cmd_info, "describe a profile file: format, events, parts, counts, totals" },
 };

@@ -22,3 +22,12 @@ run "$PLUMB" report --width 70 long.folded
 w=$(printf '%s\n' "$out" | awk '{ if (length($0) > m) m = length($0) } END { print m }')
 [ "$w" -le 70 ] && ok "--width 70 fits" || fail "--width 70 fits" "widest line $w"
 expect_out "elided name" "..."
+# Help fits an 80-column terminal, as git's and perf's do.
+wide=""
+for c in "" record report diff annotate convert gprof cc info; do
+	# shellcheck disable=SC2086
+	"$PLUMB" $c --help > help.txt 2>&1
+	w=$(python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")))' help.txt)
+	[ "$w" -le 80 ] || wide="$wide plumb $c --help: $w columns;"
+done
+[ -z "$wide" ] && ok "every --help fits 80 columns" || fail "every --help fits 80 columns" "$wide"
