@@ -25,7 +25,7 @@
 
 #define GAP 2         /* spaces between columns */
 #define MIN_SHRUNK 12 /* a shrunk column keeps this many code points while it can */
-#define MIN_NAME 30   /* a name keeps this many before cost columns are dropped */
+#define MIN_NAME 40   /* a name keeps this many before cost columns are dropped */
 #define NUM_SIZE 64
 
 #define SGR_BOLD "\x1b[1m"

@@ -246,3 +246,19 @@ esac
 run "$PLUMB" report -w 80 --format csv cxx.folded
 same "CSV keeps a C++ name whole" "$(printf '%s\n' "$out" | grep -c 'checksum_everything_in_registry() const')" 1
 printf '%s\n' "$out" | grep -qF "$long" && ok "CSV's name is the whole name" || fail "CSV's name is the whole name" "$out"
+
+# Many events at 80 columns: the costs of all but the first go before a
+# name under 40 columns is cut.
+cat > events.cg <<EOC
+events: Ir Dr Dw I1mr D1mr D1mw
+fn=$sorter
+1 90000000 30000000 20000000 10 2000 300
+fn=main
+2 10000000 3000000 2000000 1 200 30
+EOC
+run "$PLUMB" report -w 80 --no-pager events.cg
+case $out in
+*"void std::__introsort_loop<...>(...)"*) ok "many events at 80 columns: a 36-column name whole" ;;
+*) fail "many events at 80 columns: a 36-column name whole" "$out" ;;
+esac
+[ "$(widest .out)" -le 80 ] && ok "many events at 80 columns: fits" || fail "many events at 80 columns: fits" "$(widest .out) columns"
