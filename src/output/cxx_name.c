@@ -28,6 +28,7 @@ static size_t operator_chars(const char *s, size_t i, size_t len)
  * namespace)") opens; len when there is none. */
 static void scan(const char *s, size_t len, int *deepest, size_t *params)
 {
+	static const char anon[] = "(anonymous namespace)";
 	int angle = 0, brace = 0, paren = 0;
 	*deepest = 0;
 	*params = len;
@@ -50,7 +51,7 @@ static void scan(const char *s, size_t len, int *deepest, size_t *params)
 		case '}': if (brace > 0) brace--; break;
 		case '(':
 			if (angle == 0 && brace == 0 && paren == 0 &&
-			    strncmp(s + i, "(anonymous namespace)", 21) != 0)
+			    !(len - i >= sizeof anon - 1 && memcmp(s + i, anon, sizeof anon - 1) == 0))
 				*params = i;
 			paren++;
 			break;

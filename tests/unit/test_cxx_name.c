@@ -1,5 +1,7 @@
 /* C++ names shortened for narrow columns (src/output/cxx_name.c). */
 #include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output/cxx_name.h"
@@ -52,4 +54,27 @@ Test(cxx_name, short_groups_and_plain_names_stay)
 	cr_assert_null(shorten("f<T>(a)", 2), "'<T>' and '(a)' are shorter than '<...>'");
 	cr_assert_null(shorten("caf\xc3\xa9<int, long>(x)", 5), "non-ASCII: widths are not bytes");
 	cr_assert_str_eq(shorten("f(unsigned long, char const*)", 10), "f(...)");
+}
+
+/* Names come from the profiles: any bytes, unbalanced brackets, no NUL.
+ * Exact-size buffers, so that the sanitizer build sees any read past the
+ * end; a shortened name is never longer. */
+Test(cxx_name, any_text_is_safe)
+{
+	static const char alphabet[] = "<>(){}ab :operator-=,";
+	uint64_t r = 7;
+	for (int it = 0; it < 200000; it++) {
+		r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+		size_t len = (size_t)(r >> 58); /* 0..63 */
+		char *s = malloc(len ? len : 1), *out = malloc(len ? len : 1);
+		cr_assert(s && out);
+		for (size_t i = 0; i < len; i++) {
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			s[i] = alphabet[(r >> 33) % (sizeof alphabet - 1)];
+		}
+		size_t n = plumb_cxx_shorten(s, len, (size_t)(r >> 59), out);
+		cr_assert_leq(n, len, "'%.*s': %zu bytes out of %zu", (int)len, s, n, len);
+		free(s);
+		free(out);
+	}
 }
