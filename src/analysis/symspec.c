@@ -266,7 +266,7 @@ bool plumb_symspec_matches_any(const plumb_symspec *s, const plumb_profile *p)
 
 bool plumb_symspec_resolve(plumb_symspec *s, const plumb_profile *p)
 {
-	if (!s->file || s->func || s->line || strchr(s->text, ':') || file_known(s->file, p))
+	if (!s->file || s->func || s->line || !s->text || strchr(s->text, ':') || file_known(s->file, p))
 		return false;
 	plumb_symspec fn = { .func = s->file, .text = s->text };
 	for (size_t i = 0; i < p->functions.n; i++)
@@ -316,7 +316,7 @@ int plumb_symspec_check(const plumb_symspec *s, const plumb_profile *p, const ch
 	char near[512];
 	plumb_suggestions sg;
 	/* "f.part.0" alone may have been meant as a function */
-	bool dotted = s->file && !s->func && !s->line && !strchr(s->text, ':');
+	bool dotted = s->file && !s->func && !s->line && s->text && !strchr(s->text, ':');
 	if (s->file && !has_file_names(p) && !file_known(s->file, p)) {
 		/* "main.c:work" on folded stacks: the function alone may be there */
 		plumb_symspec alone = { .func = s->func, .text = s->text };
