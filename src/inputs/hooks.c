@@ -31,6 +31,7 @@ static atomic_uint next_seq = 1;
 /* not static: the other hook files (hooks_clang.c) read it too */
 INP_HIDDEN INP_TLS inp_thread *tls_thread;
 static INP_TLS bool tls_dead;
+static INP_TLS bool tls_off;            /* not measuring: the process runs without plumb */
 
 /* ---- the state the inline fast paths read (src/inputs/gcc_plugin.cc) --
  * Basic blocks executed by the thread (all of them, measuring or not), the
@@ -39,7 +40,8 @@ static INP_TLS bool tls_dead;
  * call. The inline code knows 4-byte cells: with another --memres the
  * cache stays empty. Empty slots have a tag no address has and idle_leaf,
  * a leaf of 4-byte cells and its spare cell, as the inline read loads the
- * cell before it knows whether the tag matched. */
+ * cell before it knows whether the tag matched. Threads that do not
+ * measure cache it for real addresses (off_access) and write 0s to it. */
 #define TLS_FAST INP_TLS INP_EXPORT
 static uint32_t idle_leaf[(1u << INP_LEAF_BITS) / 4 + 1];
 TLS_FAST uint64_t __plumb_inp_cost;
@@ -184,8 +186,10 @@ __attribute__((noinline)) static inp_thread *thread_start(void)
 		return NULL;
 	if (!atomic_load_explicit(&mode, memory_order_acquire))
 		pthread_once(&once, init);
-	if (atomic_load_explicit(&mode, memory_order_relaxed) != ON)
+	if (atomic_load_explicit(&mode, memory_order_relaxed) != ON) {
+		tls_off = true;
 		return NULL;
+	}
 	inp_thread *t = inp_map(sizeof *t);
 	if (!t || inp_thread_init(t, log2_of(opts.memres))) {
 		inp_unmap(t, sizeof *t);
@@ -262,7 +266,7 @@ INP_HIDDEN inp_thread *inp_current(void)
 INP_HIDDEN inp_thread *inp_current_start(void)
 {
 	inp_thread *t = tls_thread;
-	return t ? t : thread_start();
+	return t ? t : tls_off ? NULL : thread_start();
 }
 
 /* ---- the hooks ------------------------------------------------------- */
@@ -306,7 +310,7 @@ static inline __attribute__((always_inline)) void enter(uintptr_t pc, uintptr_t 
 	inp_thread *t = tls_thread;
 	inp_frame *top;
 	if (__builtin_expect(!t, 0))
-		return enter_whole(pc, sp, caller_pc);
+		return tls_off ? (void)0 : enter_whole(pc, sp, caller_pc);
 	t->cost = __plumb_inp_cost;
 	if (__builtin_expect(!(top = inp_enter_fast(t, pc, sp, caller_pc)), 0))
 		return enter_whole(pc, sp, caller_pc);
@@ -361,7 +365,7 @@ INP_EXPORT void __plumb_inp_func_entry(void *caller_pc, void *cfa, uint64_t bloc
 	inp_frame *top;
 	__plumb_inp_cost += blocks;
 	if (__builtin_expect(!t, 0))
-		return plugin_enter_whole(pc, (uintptr_t)cfa, (uintptr_t)caller_pc);
+		return tls_off ? (void)0 : plugin_enter_whole(pc, (uintptr_t)cfa, (uintptr_t)caller_pc);
 	t->cost = __plumb_inp_cost;
 	if (__builtin_expect(!(top = inp_enter_fast(t, pc, (uintptr_t)cfa, (uintptr_t)caller_pc)), 0))
 		return plugin_enter_whole(pc, (uintptr_t)cfa, (uintptr_t)caller_pc);
@@ -382,6 +386,21 @@ INP_EXPORT void __sanitizer_cov_trace_pc(void)
 		inp_block_hit(t, (uintptr_t)__builtin_return_address(0));
 }
 
+/* Not measuring, a thread's inline reads and writes of the gcc plugin
+ * would miss the empty leaf cache and call here every time (an
+ * instrumented Lua ran 9x slower than plain without plumb): the leaf of
+ * the address is cached as idle_leaf instead. With no activation (aid 0)
+ * every cell of it counts as read already, and writes store 0 there, so
+ * later accesses to those 64 KiB take no call. */
+static inline void off_access(uintptr_t a)
+{
+	if (__builtin_expect(tls_off, 1)) {
+		size_t slot = (a >> INP_LEAF_BITS) & (INP_LEAF_CACHE - 1);
+		__plumb_inp_tags[slot] = a >> INP_LEAF_BITS;
+		__plumb_inp_leaves[slot] = idle_leaf;
+	}
+}
+
 /* The whole access: the inline fast path missed, or there is none. */
 #define ACCESS(name, size, fn)                        \
 	INP_EXPORT void name(void *addr)              \
@@ -389,6 +408,8 @@ INP_EXPORT void __sanitizer_cov_trace_pc(void)
 		inp_thread *t = tls_thread;           \
 		if (t)                                \
 			fn(t, (uintptr_t)addr, size); \
+		else                                  \
+			off_access((uintptr_t)addr);  \
 	}
 #define ACCESSES(size)                                               \
 	ACCESS(__tsan_read##size, size, inp_read)                    \

@@ -128,6 +128,13 @@ same "threads apart: each thread's sum has its own rms" "$out" "7 100 200 "
 run "$PLUMB" record -o t.plumb ./threads
 run "$PLUMB" info t.plumb
 expect_out "threads are parts of the recorded profile" "Parts:     3"
+# Run alone, each thread caches the leaves it touches as idle ones (no
+# runtime call per access): the output is the plain program's.
+run ./threads
+alone=$out
+cc -O2 -pthread -o threads_plain "$T/inp_threads.c"
+same "threads run alone print what the plain program does" "$alone" "$(./threads_plain)"
+same "threads run alone write nothing" "$(ls | grep -c aprof)" "0"
 
 # longjmp out of a recursion; a crash still leaves the report.
 expect_status "plumb cc builds the longjmp program" 0 "$PLUMB" cc -O2 "$T/inp_jump.c" -o jump
