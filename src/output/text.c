@@ -26,6 +26,7 @@
 #define GAP 2         /* spaces between columns */
 #define MIN_SHRUNK 12 /* a shrunk column keeps this many code points while it can */
 #define MIN_NAME 40   /* a name keeps this many before cost columns are dropped */
+#define DEEP_KEEP MIN_NAME /* a tree row too deep for its indentation keeps as much name */
 #define NUM_SIZE 64
 
 #define SGR_BOLD "\x1b[1m"
@@ -614,10 +615,22 @@ static void put_column(writer *wr, size_t c, const char *s, size_t len, size_t s
 	size_t mw = 0;
 	mark[0] = '\0';
 	if (indent > 0 && indent + sw > avail) {
-		size_t keep = sw < MIN_SHRUNK ? sw : MIN_SHRUNK;
+		/* a deep row keeps DEEP_KEEP of its name (of its shortest C++
+		 * form) and at most two thirds of the column, or at least
+		 * MIN_SHRUNK when the column is narrower */
+		size_t want = sw;
+		char shortest[4096];
+		size_t n;
+		if (len < sizeof shortest && (n = plumb_cxx_shorten(s, len, 0, shortest)) > 0 && n < want)
+			want = n;
+		size_t keep = want < DEEP_KEEP ? want : DEEP_KEEP;
+		if (keep > avail * 2 / 3) /* a third of the column for the tree's shape */
+			keep = avail * 2 / 3 > MIN_SHRUNK ? avail * 2 / 3 : MIN_SHRUNK;
 		if (indent + keep > avail) {
 			snprintf(mark, sizeof mark, "\xE2\x86\xB3%" PRIu32 " ", depth);
 			mw = text_width(mark);
+			if (keep + mw > avail && keep > MIN_SHRUNK)
+				keep = avail > mw + MIN_SHRUNK ? avail - mw : MIN_SHRUNK;
 			if (keep + mw > avail) {
 				mark[0] = '\0';
 				mw = 0;

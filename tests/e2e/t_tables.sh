@@ -262,3 +262,16 @@ case $out in
 *) fail "many events at 80 columns: a 36-column name whole" "$out" ;;
 esac
 [ "$(widest .out)" -le 80 ] && ok "many events at 80 columns: fits" || fail "many events at 80 columns: fits" "$(widest .out) columns"
+
+# A deep C++ recursion at 80 columns: past a third of the column the rows
+# say their depth, and keep their (shortened) names whole.
+python3 - "$sorter" <<'PY'
+import sys
+with open("deepcxx.folded", "w") as f:
+    f.write(";".join(["main"] + [sys.argv[1]] * 20) + " 10\n")
+PY
+run "$PLUMB" report --view tree -w 80 --threshold 0 --no-pager deepcxx.folded
+case $out in
+*"↳20 void std::__introsort_loop<...>(...)"*) ok "deep C++ rows: depth said, the name whole" ;;
+*) fail "deep C++ rows: depth said, the name whole" "$out" ;;
+esac

@@ -354,7 +354,7 @@ Test(output, text_deep_rows_keep_some_name_when_shrunk)
 	cr_expect_str_eq(got,
 			 "Excl.  Name\n"
 			 "    1  root_function_name\n"
-			 "    1         \xE2\x86\xB3" "20 leaf_...name\n");
+			 "    1      \xE2\x86\xB3" "20 leaf_f...n_name\n");
 	free(got);
 	plumb_table_free(t);
 }
