@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "output/cxx_name.h"
 #include "output/output_internal.h"
 #include "plumb/output.h"
 
@@ -87,9 +88,11 @@ static size_t utf8_count(const char *s)
 	return n;
 }
 
-/* The label that fits px: the whole name, or its start and an ellipsis,
- * or nothing under three characters (the script's fit() does the same). */
-static void write_label(FILE *out, const char *name, double px)
+/* The label that fits px: the whole name, or its shortest C++ form
+ * (short: template arguments and parameters hidden; NULL when it has none),
+ * or the start of that and an ellipsis, or nothing under three characters
+ * (the script's fit() does the same). */
+static void write_label(FILE *out, const char *name, const char *short_name, double px)
 {
 	double room = (px - 6) / CHAR_W;
 	if (room < 3)
@@ -98,6 +101,13 @@ static void write_label(FILE *out, const char *name, double px)
 	if (utf8_count(name) <= fit) {
 		plumb_svg_text(out, name);
 		return;
+	}
+	if (short_name) {
+		if (utf8_count(short_name) <= fit) {
+			plumb_svg_text(out, short_name);
+			return;
+		}
+		name = short_name;
 	}
 	char buf[1024];
 	size_t len = utf8_prefix(name, fit - 1);
@@ -117,8 +127,9 @@ static const char script[] =
 	"var matched = document.getElementById('matched'), clear = document.getElementById('clear');\n"
 	"function nameOf(g) { var t = g.firstElementChild.textContent; return t.slice(0, t.lastIndexOf(' (')); }\n"
 	"function fit(g) {\n"
-	"  var room = Math.floor((g.w - 6) / CW), n = Array.from(g.name);\n"
-	"  g.label.textContent = room < 3 ? '' : n.length <= room ? g.name : n.slice(0, room - 1).join('') + '\\u2026';\n"
+	"  var room = Math.floor((g.w - 6) / CW), n = Array.from(g.name), s = g.short ? Array.from(g.short) : null;\n"
+	"  g.label.textContent = room < 3 ? '' : n.length <= room ? g.name : s && s.length <= room ? g.short :\n"
+	"    (s || n).slice(0, room - 1).join('') + '\\u2026';\n"
 	"}\n"
 	"function place(g, x, w, show) {\n"
 	"  g.style.display = show ? '' : 'none'; if (!show) return;\n"
@@ -154,6 +165,7 @@ static const char script[] =
 	"  g.rect = g.querySelector('rect'); g.label = g.querySelector('text');\n"
 	"  g.ox = +g.rect.getAttribute('x'); g.ow = +g.rect.getAttribute('width');\n"
 	"  g.d = +g.getAttribute('data-d'); g.fill = g.rect.getAttribute('fill'); g.name = nameOf(g);\n"
+	"  g.short = g.getAttribute('data-s');\n"
 	"  g.addEventListener('click', function () { zoom(g); });\n"
 	"  g.addEventListener('mouseover', function () { details.textContent = g.firstElementChild.textContent + (g.getAttribute('data-m') ? ' in ' + g.getAttribute('data-m') : ''); });\n"
 	"  g.addEventListener('mouseout', function () { details.textContent = ''; });\n"
@@ -223,7 +235,15 @@ static void write_box(FILE *out, const plumb_flame *fl, const plumb_flame_box *b
 	else
 		box_colour(b, fill);
 	const char *name = b->name ? b->name : "[unknown]";
+	char shortest[4096];
+	size_t len = strlen(name), n = len < sizeof shortest ? plumb_cxx_shorten(name, len, 0, shortest) : 0;
+	shortest[n] = '\0';
 	fprintf(out, "<g class=\"f\" data-d=\"%" PRIu32 "\"", b->depth);
+	if (n) { /* the C++ name without its template arguments and parameters */
+		fputs(" data-s=\"", out);
+		plumb_svg_text(out, shortest);
+		fputc('"', out);
+	}
 	if (b->module) {
 		fputs(" data-m=\"", out);
 		plumb_svg_text(out, base_name(b->module));
@@ -241,7 +261,7 @@ static void write_box(FILE *out, const plumb_flame *fl, const plumb_flame_box *b
 	/* %.6f: the width is the cost's exact share to a millionth of a pixel */
 	fprintf(out, "</title><rect x=\"%.6f\" y=\"%.1f\" width=\"%.6f\" height=\"%d\" fill=\"%s\" "
 		"rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">", x, y, w, BOX_H - 1, fill, x + 3, y + BOX_H - 4.5);
-	write_label(out, name, w);
+	write_label(out, name, n ? shortest : NULL, w);
 	fputs("</text></g>\n", out);
 }
 

@@ -128,6 +128,20 @@ assert hidden, "nothing hidden"
 assert re.search(r'<text id="unzoom"[^>]*style=""', dom), "Reset zoom not shown"
 PY
 	then ok "click-to-zoom in headless Chromium"; else fail "click-to-zoom in headless Chromium" "$(cat .pyout)" "$(tail -3 chromium.err)"; fi
+	# A C++ name too long for its box, zoomed: its label is the name
+	# without template arguments and parameters, as the static labels are.
+	cxx='void std::__introsort_loop<__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, long, __gnu_cxx::__ops::_Iter_less_iter>(__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, __gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, long, __gnu_cxx::__ops::_Iter_less_iter)'
+	printf 'main;%s 10\nmain;other 990\n' "$cxx" > cxx.folded
+	"$PLUMB" report --view flame --format svg -o cxx.svg cxx.folded
+	sed 's|</svg>|<script>var g = [].slice.call(document.querySelectorAll("g.f")).filter(function (g) { return g.hasAttribute("data-s"); })[0]; g.dispatchEvent(new MouseEvent("click"));</script></svg>|' cxx.svg > cxxclick.svg
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu --virtual-time-budget=2000 \
+		--dump-dom "file://$PWD/cxxclick.svg" > cxxclick.dom 2> chromium.err
+	if grep -q 'data-s="void std::__introsort_loop&lt;...&gt;(...)"' cxx.svg &&
+	   grep -q '>void std::__introsort_loop&lt;...&gt;(...)</text>' cxxclick.dom; then
+		ok "a zoomed C++ box is labelled without its template arguments"
+	else
+		fail "a zoomed C++ box is labelled without its template arguments" "$(grep -o '<text[^>]*>void[^<]*</text>' cxxclick.dom | head -3)" "$(tail -3 chromium.err)"
+	fi
 fi
 
 # offsets: siblings side by side, heaviest first, a first child where its
