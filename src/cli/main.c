@@ -14,7 +14,7 @@ static const struct command {
 	{ "report", cmd_report, "show a profile: flat, call graph, tree, lines, files, threads..." },
 	{ "diff", cmd_diff, "compare two profiles: each function's cost in both and the change" },
 	{ "annotate", cmd_annotate, "source and instructions with their costs (callgrind_annotate's)" },
-	{ "convert", cmd_convert, "convert profiles between formats (.plumb, Callgrind, folded)" },
+	{ "convert", cmd_convert, "convert between .plumb, Callgrind, pprof, aprof, folded, speedscope" },
 	{ "gprof", cmd_gprof, "GNU gprof's reports from gmon.out, byte for byte, same options" },
 	{ "cc", cmd_cc, "compile like cc, instrumented for input sizes and exact calls" },
 	{ "c++", cmd_cxx, "the same for C++: plumb c++ runs c++" },
