@@ -285,6 +285,11 @@ typedef struct plumb_view_opts {
 	const char *chart;
 	/* flame view: an icicle of the bottom-up tree (leaves at the top) */
 	bool invert;
+	/* keyed views (flat, lines, files, modules): rows made as the writer
+	 * reads them (plumb_table_row), not kept; only for a writer that reads
+	 * rows that way (plumb_view_writer.rows_on_demand). The table then
+	 * points into the profile: free it first. */
+	bool rows_on_demand;
 	/* also build the flame, parts and lines views of the same profile
 	 * (and its inputs view with charts when it has performance points)
 	 * into the table's views (what an HTML report shows beside its rows);

@@ -632,6 +632,8 @@ static int run(report_args *a, char *const *files, int nfiles)
 	if (!a->view_set && (p->points.n > 0 || p->inputs))
 		a->view.kind = PLUMB_VIEW_INPUTS;
 	a->view.summary = a->writer->needs_summary;
+	/* the table is freed before the profile it then points into */
+	a->view.rows_on_demand = a->writer->rows_on_demand;
 	a->view.report_views = a->writer->needs_report_views;
 	plumb_view_left_out left_out = { .event = -1 };
 	a->view.left_out = &left_out;

@@ -212,7 +212,10 @@ typedef struct writer {
 	size_t first;       /* the first column shown (set before writing) */
 	uint32_t *slen;     /* per cell (row x column): a printable ASCII string's
 			     * length * 2 + 1, as measure found it; 0: not known
-			     * (NULL: no room, each is found again) */
+			     * (NULL: no room, or rows made on demand: each is
+			     * found again) */
+	size_t row;         /* the index of the row being measured or written */
+	bool nomem;         /* a row could not be made */
 	strbuf cell;        /* scratch for one cell's text */
 	strbuf line;        /* the line being built */
 	char num[NUM_SIZE];
@@ -326,7 +329,7 @@ static const char *cell_text_width(writer *wr, const plumb_row *r, size_t c, siz
 	    !(r->kind == PLUMB_ROW_FOCUS && wr->t->cols[c].name_column)) {
 		const char *str = shown_string(wr, cell, c);
 		/* a big table's names are measured, then written: checked once */
-		uint32_t *known = wr->slen ? &wr->slen[(size_t)(r - wr->t->rows) * wr->t->ncols + c] : NULL;
+		uint32_t *known = wr->slen ? &wr->slen[wr->row * wr->t->ncols + c] : NULL;
 		if (known && *known) {
 			*sw = *len = *known >> 1;
 			return str;
@@ -379,15 +382,24 @@ static void find_hidden(writer *wr)
 {
 	const plumb_table *t = wr->t;
 	size_t nrows = 0;
-	for (size_t i = 0; i < t->nrows; i++)
-		nrows += t->rows[i].kind != PLUMB_ROW_SEPARATOR;
-	for (size_t c = 0; c < t->ncols; c++) {
-		bool empty = nrows > 0 && !t->cols[c].name_column;
-		for (size_t i = 0; i < t->nrows && empty; i++)
-			empty = t->rows[i].kind == PLUMB_ROW_SEPARATOR ||
-				t->rows[i].cells[c].type == PLUMB_CELL_NULL;
-		wr->hidden[c] = empty;
+	for (size_t c = 0; c < t->ncols; c++)
+		wr->hidden[c] = !t->cols[c].name_column;
+	/* row by row: a row made on demand is made once */
+	for (size_t i = 0; i < t->nrows; i++) {
+		const plumb_row *r = plumb_table_row(t, i);
+		if (!r) {
+			wr->nomem = true;
+			return;
+		}
+		if (r->kind == PLUMB_ROW_SEPARATOR)
+			continue;
+		nrows++;
+		for (size_t c = 0; c < t->ncols; c++)
+			wr->hidden[c] &= r->cells[c].type == PLUMB_CELL_NULL;
 	}
+	if (!nrows)
+		for (size_t c = 0; c < t->ncols; c++)
+			wr->hidden[c] = false;
 }
 
 /* The display width of a cell as cell_text would show it, without
@@ -425,10 +437,15 @@ static void measure(writer *wr)
 			wr->w[c] = a > b ? a : b;
 		}
 	}
-	for (size_t i = 0; i < t->nrows; i++) {
-		const plumb_row *r = &t->rows[i];
+	for (size_t i = 0; i < t->nrows && !wr->nomem; i++) {
+		const plumb_row *r = plumb_table_row(t, i);
+		if (!r) {
+			wr->nomem = true;
+			return;
+		}
 		if (r->kind == PLUMB_ROW_SEPARATOR)
 			continue;
+		wr->row = i;
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (wr->hidden[c])
 				continue;
@@ -715,10 +732,16 @@ static void write_all(writer *wr, FILE *out)
 		if (wr->o->header)
 			write_header(wr, out);
 		for (size_t i = 0; i < t->nrows && !wr->line.failed && !wr->cell.failed; i++) {
-			if (t->rows[i].kind == PLUMB_ROW_SEPARATOR)
+			const plumb_row *r = plumb_table_row(t, i);
+			if (!r) {
+				wr->nomem = true;
+				break;
+			}
+			wr->row = i;
+			if (r->kind == PLUMB_ROW_SEPARATOR)
 				fputc('\n', out);
 			else
-				write_row(wr, out, &t->rows[i]);
+				write_row(wr, out, r);
 		}
 	}
 	if (t->nnotes > 0)
@@ -821,19 +844,19 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 		free(wr.hidden);
 		return plumb_fail_nomem(err);
 	}
-	if (t->nrows && t->ncols <= SIZE_MAX / sizeof *wr.slen / t->nrows)
+	if (t->nrows && !t->source && t->ncols <= SIZE_MAX / sizeof *wr.slen / t->nrows)
 		wr.slen = calloc(t->nrows * t->ncols, sizeof *wr.slen); /* a hint: NULL is no error */
 	find_hidden(&wr);
 	measure(&wr);
 	if (o->width > 0)
 		fit(&wr);
 	int rc = 0;
-	if (wr.cell.failed)
+	if (wr.cell.failed || wr.nomem)
 		rc = plumb_fail_nomem(err);
 	else {
 		wr.first = first_shown(&wr);
 		write_all(&wr, out);
-		if (wr.line.failed || wr.cell.failed)
+		if (wr.line.failed || wr.cell.failed || wr.nomem)
 			rc = plumb_fail_nomem(err);
 	}
 	if (plumb_output_flush(out, "table", rc == 0 ? err : NULL) < 0)
