@@ -177,8 +177,9 @@ typedef struct plumb_metrics_opts {
 	bool no_cycles;
 	/* only what a flat table shows: each key's exclusive and inclusive
 	 * costs and calls. The arcs of call stacks and their attributed and
-	 * root costs are left out (zero; callee_attr and caller_attr NULL); a
-	 * call graph's arcs are kept, its inclusive costs need them. */
+	 * root costs are left out (zero; callee_attr and caller_attr NULL);
+	 * so are a call graph's, whose inclusive costs are summed from the
+	 * profile's arcs, unless they are gprof's estimates (gmon.out). */
 	bool keys_only;
 } plumb_metrics_opts;
 

@@ -353,6 +353,7 @@ static void builder_free(builder *b)
 	free(b->fn_key);
 	free(b->seen);
 	free(b->node_arc);
+	free(b->arc_to);
 }
 
 /* frame_key for every frame. At the function and module levels a frame's

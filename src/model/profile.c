@@ -563,7 +563,7 @@ int plumb_arc_add(plumb_profile *p, plumb_id part, plumb_id caller, plumb_id cal
 {
 	if (part >= p->parts.n || caller >= p->frames.n || callee >= p->functions.n)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "call arc with unknown part, frame or function");
-	plumb_arc k = { part, caller, callee, PLUMB_COUNT_UNKNOWN, false };
+	plumb_arc k = { .part = part, .caller = caller, .callee = callee, .calls = PLUMB_COUNT_UNKNOWN };
 	if (lookups_ready(p))
 		return plumb_fail_nomem(err);
 	uint32_t h = arc_hash(part, caller, callee);
