@@ -147,7 +147,8 @@ typedef struct plumb_metrics {
 	uint64_t *callee_attr;    /* narcs * nevents: the caller's view of the arc */
 	uint64_t *caller_attr;    /* narcs * nevents: the callee's view of the arc
 				   * (both NULL with keys_only) */
-	uint64_t *root;           /* nkeys * nevents: cost of stacks rooted at the key */
+	uint64_t *root;           /* nkeys * nevents: cost of stacks rooted at the key
+				   * (NULL with keys_only) */
 	uint64_t *totals;         /* nevents */
 	bool inclusive_estimated; /* from a call graph without arc costs */
 	/* arcs by caller and by callee: index arrays into arcs, grouped per key */
@@ -177,7 +178,7 @@ typedef struct plumb_metrics_opts {
 	bool no_cycles;
 	/* only what a flat table shows: each key's exclusive and inclusive
 	 * costs and calls. The arcs of call stacks and their attributed and
-	 * root costs are left out (zero; callee_attr and caller_attr NULL);
+	 * root costs are left out (callee_attr, caller_attr and root NULL);
 	 * so are a call graph's, whose inclusive costs are summed from the
 	 * profile's arcs, unless they are gprof's estimates (gmon.out). */
 	bool keys_only;
