@@ -376,32 +376,6 @@ static const char *title_text(writer *wr, size_t c, int part)
 	return sb_text(&wr->cell);
 }
 
-/* A column with no value in any row tells a reader nothing in text (CSV
- * and JSON keep it, for machines that expect it). */
-static void find_hidden(writer *wr)
-{
-	const plumb_table *t = wr->t;
-	size_t nrows = 0;
-	for (size_t c = 0; c < t->ncols; c++)
-		wr->hidden[c] = !t->cols[c].name_column;
-	/* row by row: a row made on demand is made once */
-	for (size_t i = 0; i < t->nrows; i++) {
-		const plumb_row *r = plumb_table_row(t, i);
-		if (!r) {
-			wr->nomem = true;
-			return;
-		}
-		if (r->kind == PLUMB_ROW_SEPARATOR)
-			continue;
-		nrows++;
-		for (size_t c = 0; c < t->ncols; c++)
-			wr->hidden[c] &= r->cells[c].type == PLUMB_CELL_NULL;
-	}
-	if (!nrows)
-		for (size_t c = 0; c < t->ncols; c++)
-			wr->hidden[c] = false;
-}
-
 /* The display width of a cell as cell_text would show it, without
  * building the text where that is quick to know: plain counts and names
  * of printable ASCII (most cells of a big table). */
@@ -426,16 +400,18 @@ static size_t cell_width(writer *wr, const plumb_row *r, size_t c)
 	return sw;
 }
 
-static void measure(writer *wr)
+/* Column widths. The first time (find_hidden) also which columns to hide:
+ * a column with no value in any row tells a reader nothing in text (CSV
+ * and JSON keep it, for machines that expect it). One pass over the rows
+ * for both: a row made on demand costs as much as measuring it. */
+static void measure_rows(writer *wr, bool find_hidden)
 {
 	const plumb_table *t = wr->t;
+	size_t nrows = 0;
 	for (size_t c = 0; c < t->ncols; c++) {
 		wr->w[c] = 0;
-		if (wr->o->header && !wr->hidden[c]) {
-			size_t a = text_width(title_text(wr, c, wr->split_titles ? 0 : -1));
-			size_t b = wr->split_titles ? text_width(title_text(wr, c, 1)) : 0;
-			wr->w[c] = a > b ? a : b;
-		}
+		if (find_hidden)
+			wr->hidden[c] = !t->cols[c].name_column;
 	}
 	for (size_t i = 0; i < t->nrows && !wr->nomem; i++) {
 		const plumb_row *r = plumb_table_row(t, i);
@@ -446,15 +422,32 @@ static void measure(writer *wr)
 		if (r->kind == PLUMB_ROW_SEPARATOR)
 			continue;
 		wr->row = i;
+		nrows++;
 		for (size_t c = 0; c < t->ncols; c++) {
-			if (wr->hidden[c])
+			if (find_hidden)
+				wr->hidden[c] &= r->cells[c].type == PLUMB_CELL_NULL;
+			else if (wr->hidden[c])
 				continue;
 			size_t w = cell_indent(t, r, c) + cell_width(wr, r, c);
 			if (w > wr->w[c])
 				wr->w[c] = w;
 		}
 	}
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (find_hidden && !nrows)
+			wr->hidden[c] = false;
+		if (wr->hidden[c]) {
+			wr->w[c] = 0;
+		} else if (wr->o->header) {
+			size_t a = text_width(title_text(wr, c, wr->split_titles ? 0 : -1));
+			size_t b = wr->split_titles ? text_width(title_text(wr, c, 1)) : 0;
+			a = a > b ? a : b;
+			wr->w[c] = a > wr->w[c] ? a : wr->w[c];
+		}
+	}
 }
+
+static void measure(writer *wr) { measure_rows(wr, false); }
 
 static size_t first_shown(const writer *wr)
 {
@@ -846,8 +839,7 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 	}
 	if (t->nrows && !t->source && t->ncols <= SIZE_MAX / sizeof *wr.slen / t->nrows)
 		wr.slen = calloc(t->nrows * t->ncols, sizeof *wr.slen); /* a hint: NULL is no error */
-	find_hidden(&wr);
-	measure(&wr);
+	measure_rows(&wr, true);
 	if (o->width > 0)
 		fit(&wr);
 	int rc = 0;
