@@ -254,12 +254,29 @@ static inline int parse_costs(cg_reader *r, const char *s, const char *e, bool *
 
 /* ---- self costs -------------------------------------------------------------- */
 
+/* plumb_frame_intern, without hashing when the position is the last one's. */
+static plumb_id frame_at(cg_reader *r, plumb_id fn, plumb_id file, uint32_t line, uint64_t addr)
+{
+	if (r->frame_id1 && r->frame_fn == fn && r->frame_file == file && r->frame_line == line &&
+	    r->frame_addr == addr)
+		return r->frame_id1 - 1;
+	plumb_id id = plumb_frame_intern(r->p, fn, file, line, addr);
+	if (id != PLUMB_NONE) {
+		r->frame_fn = fn;
+		r->frame_file = file;
+		r->frame_line = line;
+		r->frame_addr = addr;
+		r->frame_id1 = id + 1;
+	}
+	return id;
+}
+
 int cg_flush_self(cg_reader *r)
 {
 	if (!r->self_valid)
 		return 0;
 	r->self_valid = false;
-	plumb_id fr = plumb_frame_intern(r->p, r->self_fn, r->self_file, r->self_line, r->self_addr);
+	plumb_id fr = frame_at(r, r->self_fn, r->self_file, r->self_line, r->self_addr);
 	if (fr == PLUMB_NONE)
 		return plumb_fail_nomem(r->err);
 	if (plumb_cg_add_self(r->p, r->part, fr, r->self_cost, r->err) ||
@@ -344,7 +361,7 @@ static int add_call(cg_reader *r, uint32_t line, uint64_t addr)
 {
 	assert(r->fn != PLUMB_NONE && r->callee != PLUMB_NONE); /* checked at fn=, calls= */
 	r->call_pending = false;
-	plumb_id site = plumb_frame_intern(r->p, r->fn, frame_file(r), line, addr);
+	plumb_id site = frame_at(r, r->fn, frame_file(r), line, addr);
 	if (site == PLUMB_NONE)
 		return plumb_fail_nomem(r->err);
 	int arc = plumb_arc_add(r->p, r->part, site, r->callee, r->call_count, r->costs, r->err);
