@@ -254,9 +254,35 @@ static inline int parse_costs(cg_reader *r, const char *s, const char *e, bool *
 
 /* ---- self costs -------------------------------------------------------------- */
 
-/* plumb_frame_intern, without hashing when the position is the last one's. */
+/* A function's one frame with functions_only (no file, line or address of
+ * its own), interned once. */
+static plumb_id function_frame(cg_reader *r, plumb_id fn)
+{
+	if (fn >= r->fn_frame_cap) {
+		size_t cap = r->fn_frame_cap ? r->fn_frame_cap : 1024;
+		while (cap <= fn)
+			cap *= 2;
+		uint32_t *v = realloc(r->fn_frame1, cap * sizeof *v);
+		if (!v)
+			return PLUMB_NONE;
+		memset(v + r->fn_frame_cap, 0, (cap - r->fn_frame_cap) * sizeof *v);
+		r->fn_frame1 = v;
+		r->fn_frame_cap = cap;
+	}
+	if (r->fn_frame1[fn])
+		return r->fn_frame1[fn] - 1;
+	plumb_id id = plumb_frame_intern(r->p, fn, PLUMB_NONE, 0, 0);
+	if (id != PLUMB_NONE)
+		r->fn_frame1[fn] = id + 1;
+	return id;
+}
+
+/* plumb_frame_intern, without hashing when the position is the last one's
+ * or a function's own with functions_only. */
 static plumb_id frame_at(cg_reader *r, plumb_id fn, plumb_id file, uint32_t line, uint64_t addr)
 {
+	if (r->functions_only && file == PLUMB_NONE && !line && !addr)
+		return function_frame(r, fn);
 	if (r->frame_id1 && r->frame_fn == fn && r->frame_file == file && r->frame_line == line &&
 	    r->frame_addr == addr)
 		return r->frame_id1 - 1;
@@ -1022,6 +1048,7 @@ void cg_reader_free(cg_reader *r)
 	free(r->costs);
 	free(r->sum);
 	free(r->entry_known);
+	free(r->fn_frame1);
 }
 
 /* Room for the positions a file of this size holds, so that a big file's

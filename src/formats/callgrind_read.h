@@ -116,6 +116,9 @@ typedef struct cg_reader {
 	uint32_t frame_line;
 	uint64_t frame_addr;
 	plumb_id frame_id1;
+	/* functions_only: function id -> its one frame's id + 1 (0: not yet) */
+	uint32_t *fn_frame1;
+	size_t fn_frame_cap;
 
 	/* reading in pieces (callgrind_par.c); all zero for a serial read */
 	uint64_t stop_at;           /* first piece: stop before the line at this byte */
