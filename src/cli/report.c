@@ -714,6 +714,12 @@ static int no_profile_here(void)
 
 int cmd_report(int argc, char **argv)
 {
+	/* A big table into a file or pipe: 4 KB writes were 12,000 system calls
+	 * for a 100 MB Callgrind file's. Before any output, as setvbuf wants;
+	 * glibc ignores the size without a buffer. */
+	static char outbuf[256 << 10];
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	report_args a = { .writer = plumb_view_writer_by_name("text"), .color = "auto", .width = -1 };
 	plumb_view_opts_init(&a.view);
 	int rc = parse_args(argc, argv, &a);
