@@ -263,7 +263,8 @@ typedef struct plumb_row_source {
 const plumb_row *plumb_table_row(const plumb_table *t, size_t i);
 /* Give t a source of n rows (t then owns ctx: free(ctx) with the table,
  * also on failure). -1 on ENOMEM. t must have its columns and no rows. */
-int plumb_table_set_source(plumb_table *t, size_t n, int (*make)(void *ctx, size_t i, plumb_row *row),
+int plumb_table_set_source(plumb_table *t, size_t n,
+			   int (*make)(void *ctx, size_t i, plumb_row *row),
 			   void (*free_ctx)(void *ctx), void *ctx);
 
 plumb_table *plumb_table_new(const char *view, const char *title);

@@ -189,7 +189,8 @@ const plumb_row *plumb_table_row(const plumb_table *t, size_t i)
 	return &s->row;
 }
 
-int plumb_table_set_source(plumb_table *t, size_t n, int (*make)(void *ctx, size_t i, plumb_row *row),
+int plumb_table_set_source(plumb_table *t, size_t n,
+			   int (*make)(void *ctx, size_t i, plumb_row *row),
 			   void (*free_ctx)(void *ctx), void *ctx)
 {
 	plumb_row_source *s = calloc(1, sizeof *s);

@@ -568,8 +568,8 @@ Test(cycles, metrics_of_a_million_function_cycle_and_chain)
 /* A flat table's metrics of a call graph (keys_only) are made from the
  * profile's arcs without arcs of their own; keys, costs, calls and cycles
  * must be the full metrics', at every level and for every part. */
-static void same_u64(const uint64_t *a, const uint64_t *b, size_t n, const char *what, const char *f,
-		     int level, int part)
+static void same_u64(const uint64_t *a, const uint64_t *b, size_t n, const char *what,
+		     const char *f, int level, int part)
 {
 	for (size_t i = 0; i < n; i++)
 		cr_expect_eq(a[i], b[i], "%s, level %d, part %d: %s[%zu] %llu, want %llu", f, level, part,
