@@ -567,11 +567,17 @@ int plumb_arc_add(plumb_profile *p, plumb_id part, plumb_id caller, plumb_id cal
 	if (lookups_ready(p))
 		return plumb_fail_nomem(err);
 	uint32_t h = arc_hash(part, caller, callee);
-	plumb_id id = plumb_index_find(&p->arc_ix, h, arc_eq, p, &k);
-	if (id == PLUMB_NONE) {
-		id = (plumb_id)p->arcs.n;
-		if (plumb_vec_reserve(p->arcs, p->arcs.n + 1) || COSTS_GROW(p, p->arc_incl) ||
-		    plumb_index_insert(&p->arc_ix, h, id))
+	/* room first, so that a new arc is found and added in one walk of
+	 * the index (a find, then an insert, walked its clusters twice) */
+	if (plumb_vec_reserve(p->arcs, p->arcs.n + 1) ||
+	    plumb_vec_reserve(p->arc_incl, p->arc_incl.n + p->events.n))
+		return plumb_fail_nomem(err);
+	bool added;
+	plumb_id id = plumb_index_find_or_add(&p->arc_ix, h, arc_eq, p, &k, (plumb_id)p->arcs.n, &added);
+	if (id == PLUMB_NONE)
+		return plumb_fail_nomem(err);
+	if (added) {
+		if (COSTS_GROW(p, p->arc_incl)) /* reserved: cannot fail */
 			return plumb_fail_nomem(err);
 		p->arcs.v[p->arcs.n++] = k;
 	}
