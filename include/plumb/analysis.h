@@ -152,7 +152,8 @@ typedef struct plumb_metrics {
 	uint64_t *callee_attr;    /* narcs * nevents: the caller's view of the arc */
 	uint64_t *caller_attr;    /* narcs * nevents: the callee's view of the arc
 				   * (both NULL with keys_only) */
-	uint64_t *root;           /* nkeys * nevents: cost of stacks rooted at the key */
+	uint64_t *root;           /* nkeys * nevents: cost of stacks rooted at the key
+				   * (NULL with keys_only) */
 	uint64_t *totals;         /* nevents */
 	bool inclusive_estimated; /* from a call graph without arc costs */
 	/* arcs by caller and by callee: index arrays into arcs, grouped per key */
@@ -182,8 +183,9 @@ typedef struct plumb_metrics_opts {
 	bool no_cycles;
 	/* only what a flat table shows: each key's exclusive and inclusive
 	 * costs and calls. The arcs of call stacks and their attributed and
-	 * root costs are left out (zero; callee_attr and caller_attr NULL); a
-	 * call graph's arcs are kept, its inclusive costs need them. */
+	 * root costs are left out (callee_attr, caller_attr and root NULL);
+	 * so are a call graph's, whose inclusive costs are summed from the
+	 * profile's arcs, unless they are gprof's estimates (gmon.out). */
 	bool keys_only;
 } plumb_metrics_opts;
 
@@ -290,6 +292,11 @@ typedef struct plumb_view_opts {
 	const char *chart;
 	/* flame view: an icicle of the bottom-up tree (leaves at the top) */
 	bool invert;
+	/* keyed views (flat, lines, files, modules): rows made as the writer
+	 * reads them (plumb_table_row), not kept; only for a writer that reads
+	 * rows that way (plumb_view_writer.rows_on_demand). The table then
+	 * points into the profile: free it first. */
+	bool rows_on_demand;
 	/* also build the flame, parts and lines views of the same profile
 	 * (and its inputs view with charts when it has performance points)
 	 * into the table's views (what an HTML report shows beside its rows);

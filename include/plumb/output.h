@@ -89,6 +89,9 @@ typedef struct plumb_view_writer {
 	/* for people at a terminal: the caller may print a header above it and
 	 * fit it to the width and colours of o */
 	bool for_terminal;
+	/* reads rows with plumb_table_row, one at a time: the view may make
+	 * them on demand (plumb_view_opts.rows_on_demand) */
+	bool rows_on_demand;
 	int (*write)(const plumb_table *t, FILE *out, const plumb_text_opts *o, plumb_error *err);
 } plumb_view_writer;
 

@@ -152,9 +152,9 @@ typedef struct plumb_arc {
 	plumb_id part;
 	plumb_id caller;       /* frame id of the call site */
 	plumb_id callee;       /* function id */
-	uint64_t calls;        /* PLUMB_COUNT_UNKNOWN if not known */
 	bool has_inclusive;    /* arc_incl holds the arc's inclusive cost */
-} plumb_arc;
+	uint64_t calls;        /* PLUMB_COUNT_UNKNOWN if not known */
+} plumb_arc;              /* 24 bytes: the flag in the padding before calls */
 
 /* A jump (Callgrind's --collect-jumps): from the jump instruction's
  * position to its target, per part. Equal (part, from, to, conditional)

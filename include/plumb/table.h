@@ -241,7 +241,31 @@ typedef struct plumb_table {
 	/* private: the arena of every string and block the table points to */
 	void **strs;
 	size_t nstrs, strs_cap;
+	/* rows made as they are read (plumb_view_opts.rows_on_demand): rows is
+	 * NULL, nrows counts them, plumb_table_row makes each; NULL otherwise */
+	struct plumb_row_source *source;
 } plumb_table;
+
+/* What makes a table's rows on demand: make fills row i (its cells come
+ * zeroed, NULL cells) and returns 0, or -1 on ENOMEM. A big table of
+ * numbers is read once or twice by its writer; keeping 15 cells of every
+ * row of a 2-million-row table took as much memory as the profile. */
+typedef struct plumb_row_source {
+	int (*make)(void *ctx, size_t i, plumb_row *row);
+	void (*free)(void *ctx);
+	void *ctx;
+	plumb_row row;        /* the row made last */
+	size_t made;          /* its index + 1; 0: none */
+} plumb_row_source;
+
+/* Row i of t: its own, or made by its source into one buffer that the next
+ * call reuses (read a table's rows one at a time). NULL on ENOMEM. */
+const plumb_row *plumb_table_row(const plumb_table *t, size_t i);
+/* Give t a source of n rows (t then owns ctx: free(ctx) with the table,
+ * also on failure). -1 on ENOMEM. t must have its columns and no rows. */
+int plumb_table_set_source(plumb_table *t, size_t n,
+			   int (*make)(void *ctx, size_t i, plumb_row *row),
+			   void (*free_ctx)(void *ctx), void *ctx);
 
 plumb_table *plumb_table_new(const char *view, const char *title);
 void plumb_table_free(plumb_table *t);

@@ -35,8 +35,8 @@ uint32_t metrics_key_intern(builder *b, const plumb_key *k)
 		return id;
 	id = (uint32_t)b->keys.n;
 	if (plumb_vec_push(b->keys, *k) || GROW(b, b->excl) || GROW(b, b->incl) ||
-	    GROW(b, b->root) || plumb_vec_push(b->calls, 0) || plumb_vec_push(b->calls_known, 1) ||
-	    plumb_index_insert(&b->key_ix, h, id))
+	    (!b->keys_only && GROW(b, b->root)) || plumb_vec_push(b->calls, 0) ||
+	    plumb_vec_push(b->calls_known, 1) || plumb_index_insert(&b->key_ix, h, id))
 		return PLUMB_NONE;
 	return id;
 }
@@ -353,6 +353,7 @@ static void builder_free(builder *b)
 	free(b->fn_key);
 	free(b->seen);
 	free(b->node_arc);
+	free(b->arc_to);
 }
 
 /* frame_key for every frame. At the function and module levels a frame's

@@ -48,12 +48,19 @@ static int gather_call_graph(builder *b, const plumb_metrics_opts *o, const uint
 		}
 		uint32_t to = b->fn_key && b->fn_key[pa->callee] != PLUMB_NONE ? b->fn_key[pa->callee]
 										: metrics_key_intern(b, &ck);
-		uint32_t a = to == PLUMB_NONE ? PLUMB_NONE : metrics_arc_get(b, from, to);
-		if (a == PLUMB_NONE)
+		uint32_t a = PLUMB_NONE;
+		if (b->direct && to != PLUMB_NONE) {
+			b->arc_to[i] = to;
+		} else {
+			a = to == PLUMB_NONE ? PLUMB_NONE : metrics_arc_get(b, from, to);
+			if (a == PLUMB_NONE)
+				return plumb_fail_nomem(err);
+			b->arc_cg.v[a] = 1;
+			if (!metrics_count_add(&b->arcs.v[a].calls, pa->calls))
+				return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
+		}
+		if (to == PLUMB_NONE)
 			return plumb_fail_nomem(err);
-		b->arc_cg.v[a] = 1;
-		if (!metrics_count_add(&b->arcs.v[a].calls, pa->calls))
-			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
 		if (from != to && pa->calls == PLUMB_COUNT_UNKNOWN) {
 			b->calls_known.v[to] = 0;
 		} else if (from != to) {
@@ -63,6 +70,8 @@ static int gather_call_graph(builder *b, const plumb_metrics_opts *o, const uint
 		}
 		if (!pa->has_inclusive)
 			b->m->inclusive_estimated = true;
+		if (b->direct)
+			continue; /* the costs are added in the SCC stage */
 		const uint64_t *m = pa->has_inclusive ? p->arc_incl.v + i * b->nev
 			: est && p->parts.v[pa->part].arc_costs == PLUMB_ARC_COSTS_GPROF ? est + i * b->nev
 			: NULL;
@@ -79,6 +88,13 @@ int metrics_from_call_graph(builder *b, const plumb_metrics_opts *o, plumb_error
 	uint64_t *est = NULL;
 	if (propagate_wanted(b->p) && propagate_gprof(b->p, &est, err))
 		return -1;
+	const plumb_profile *p = b->p;
+	b->direct = b->keys_only && !est && b->arcs.n == 0 && p->points.n == 0 && p->arcs.n > 0;
+	if (b->direct) {
+		if (!(b->arc_to = malloc(p->arcs.n * sizeof *b->arc_to)))
+			return plumb_fail_nomem(err);
+		memset(b->arc_to, 0xff, p->arcs.n * sizeof *b->arc_to);
+	}
 	int rc = gather_call_graph(b, o, est, err);
 	free(est);
 	return rc;
@@ -95,11 +111,37 @@ static uint32_t vertex_of(const builder *b, uint32_t k)
 	return b->m->level == PLUMB_LEVEL_LINE ? b->keys.v[k].function : k;
 }
 
+/* The caller and callee keys of arc a, a call-graph arc: the builder's
+ * (arc_cg), or with b->direct the profile's arc a (arc_to). */
+static bool arc_ends(const builder *b, size_t a, uint32_t *from, uint32_t *to)
+{
+	if (b->direct) {
+		*to = b->arc_to[a];
+		*from = b->frame_key[b->p->arcs.v[a].caller];
+		return *to != PLUMB_NONE;
+	}
+	*from = b->arcs.v[a].caller;
+	*to = b->arcs.v[a].callee;
+	return b->arc_cg.v[a] != 0;
+}
+
+/* Its measured inclusive cost (NULL: none), its call count. */
+static const uint64_t *arc_cost(const builder *b, size_t a, uint64_t *calls)
+{
+	if (b->direct) {
+		const plumb_arc *pa = &b->p->arcs.v[a];
+		*calls = pa->calls;
+		return pa->has_inclusive ? b->p->arc_incl.v + a * b->nev : NULL;
+	}
+	*calls = b->arcs.v[a].calls;
+	return b->cg_cost.v + a * b->nev;
+}
+
 /* comp[key]: the SCC of each key over the call-graph arcs; NULL on ENOMEM.
  * *ncomp receives the number of components. */
 static uint32_t *key_components(builder *b, long *ncomp)
 {
-	size_t nk = b->keys.n, na = b->arcs.n;
+	size_t nk = b->keys.n, na = b->direct ? b->p->arcs.n : b->arcs.n;
 	size_t nv = b->m->level == PLUMB_LEVEL_LINE ? b->p->functions.n : nk;
 	uint32_t *start = calloc(nv + 2, sizeof *start), *adj = malloc((na ? na : 1) * sizeof *adj);
 	uint32_t *vcomp = malloc((nv ? nv : 1) * sizeof *vcomp), *comp = malloc((nk ? nk : 1) * sizeof *comp);
@@ -107,15 +149,15 @@ static uint32_t *key_components(builder *b, long *ncomp)
 	if (!start || !adj || !vcomp || !comp)
 		goto out;
 	/* Counting sort of the call-graph arcs by caller vertex. */
+	uint32_t from, to;
 	for (size_t a = 0; a < na; a++)
-		if (b->arc_cg.v[a])
-			start[vertex_of(b, b->arcs.v[a].caller) + 2]++;
+		if (arc_ends(b, a, &from, &to))
+			start[vertex_of(b, from) + 2]++;
 	for (size_t v = 0; v < nv; v++)
 		start[v + 2] += start[v + 1];
 	for (size_t a = 0; a < na; a++)
-		if (b->arc_cg.v[a])
-			adj[start[vertex_of(b, b->arcs.v[a].caller) + 1]++] =
-				vertex_of(b, b->arcs.v[a].callee);
+		if (arc_ends(b, a, &from, &to))
+			adj[start[vertex_of(b, from) + 1]++] = vertex_of(b, to);
 	if ((*ncomp = plumb_scc(nv, start, adj, vcomp)) < 0)
 		goto out;
 	for (size_t k = 0; k < nk; k++)
@@ -163,16 +205,19 @@ static int cycle_costs(builder *b, const uint32_t *comp, const uint32_t *cand, u
 		    plumb_costs_add(cincl + (size_t)c * b->nev, b->excl.v + k * b->nev, b->nev, err))
 			return -1;
 	}
-	for (size_t a = 0; a < b->arcs.n; a++) {
-		const plumb_metric_arc *ma = &b->arcs.v[a];
-		uint32_t from = comp[ma->caller], to = comp[ma->callee];
-		if (!b->arc_cg.v[a] || from == to)
+	size_t na = b->direct ? b->p->arcs.n : b->arcs.n;
+	for (size_t a = 0; a < na; a++) {
+		uint32_t ka, kb, n;
+		if (!arc_ends(b, a, &ka, &kb) || (n = comp[ka]) == comp[kb])
 			continue;
-		if (cand[from] != PLUMB_NONE &&
-		    plumb_costs_add(cincl + (size_t)cand[from] * b->nev, b->cg_cost.v + a * b->nev, b->nev, err))
+		uint32_t to = comp[kb];
+		uint64_t nc;
+		const uint64_t *cost = arc_cost(b, a, &nc);
+		if (cand[n] != PLUMB_NONE && cost &&
+		    plumb_costs_add(cincl + (size_t)cand[n] * b->nev, cost, b->nev, err))
 			return -1;
 		uint64_t *calls = cand[to] != PLUMB_NONE ? &ccalls[cand[to]] : NULL;
-		if (calls && !metrics_count_add(calls, ma->calls))
+		if (calls && !metrics_count_add(calls, nc))
 			return plumb_fail(err, PLUMB_ERR_OVERFLOW, "call count overflow");
 	}
 	return 0;
@@ -334,6 +379,14 @@ int metrics_scc_stage(builder *b, const plumb_metrics_opts *o, plumb_error *err)
 		m->arc_in_scc[a] = comp[ma->caller] == comp[ma->callee];
 		if (!m->arc_in_scc[a])
 			rc = metrics_add(b, b->incl.v, ma->caller, b->cg_cost.v + a * b->nev, err);
+	}
+	/* direct: the profile's arcs, the same sums (na is 0) */
+	for (size_t a = 0; b->direct && a < b->p->arcs.n && rc == 0; a++) {
+		uint32_t from, to;
+		uint64_t calls;
+		const uint64_t *cost = arc_cost(b, a, &calls);
+		if (arc_ends(b, a, &from, &to) && cost && comp[from] != comp[to])
+			rc = metrics_add(b, b->incl.v, from, cost, err);
 	}
 	if (rc == 0 && o->level == PLUMB_LEVEL_FUNCTION && !o->no_cycles)
 		rc = find_cycles(b, comp, ncomp, err);

@@ -26,6 +26,12 @@ typedef struct builder {
 	uint32_t *seen;          /* key -> stamp of the last stack that counted it */
 	uint32_t *node_arc;      /* CCT node -> the arc parent -> node (PLUMB_NONE at a root) */
 	bool keys_only;          /* plumb_metrics_opts.keys_only: no arcs from call stacks */
+	/* keys only, a call graph with measured arc costs: no arcs at all. The
+	 * SCC stage reads the profile's arcs again, each with its callee's key
+	 * (arc_to: PLUMB_NONE for another part's): a metric arc per pair of
+	 * keys, its costs and its index were as big as the profile's arcs */
+	bool direct;
+	uint32_t *arc_to;
 } builder;
 
 #define GROW(b, vec) plumb_costs_grow((vec), (b)->nev)

@@ -65,9 +65,15 @@ void plumb_table_free(plumb_table *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nrows; i++)
+	for (size_t i = 0; t->rows && i < t->nrows; i++)
 		free(t->rows[i].cells);
 	free(t->rows);
+	if (t->source) {
+		if (t->source->free)
+			t->source->free(t->source->ctx);
+		free(t->source->row.cells);
+		free(t->source);
+	}
 	free(t->cols);
 	free(t->notes);
 	for (size_t i = 0; i < t->nviews; i++)
@@ -84,7 +90,7 @@ void plumb_table_free(plumb_table *t)
 static int widen_rows(plumb_table *t)
 {
 	size_t n = t->ncols + 1;
-	if (n > SIZE_MAX / sizeof(plumb_cell))
+	if (n > SIZE_MAX / sizeof(plumb_cell) || t->source)
 		return -1;
 	for (size_t i = 0; i < t->nrows; i++) {
 		plumb_cell *c = realloc(t->rows[i].cells, n * sizeof *c);
@@ -119,7 +125,7 @@ int plumb_table_add_column(plumb_table *t, const char *key, const char *title,
 
 plumb_row *plumb_table_add_row(plumb_table *t, plumb_row_kind kind, uint32_t depth)
 {
-	if (!t)
+	if (!t || t->source)
 		return NULL;
 	if (t->nrows == t->rows_cap) {
 		size_t cap = t->rows_cap ? t->rows_cap * 2 : 64;
@@ -162,5 +168,42 @@ int plumb_table_attach(plumb_table *t, plumb_table *view)
 	}
 	t->views = v;
 	t->views[t->nviews++] = view;
+	return 0;
+}
+
+const plumb_row *plumb_table_row(const plumb_table *t, size_t i)
+{
+	plumb_row_source *s = t->source;
+	if (!s)
+		return &t->rows[i];
+	if (s->made == i + 1)
+		return &s->row;
+	s->made = 0;
+	plumb_cell *cells = s->row.cells;
+	memset(&s->row, 0, sizeof s->row);
+	s->row.cells = cells;
+	memset(cells, 0, (t->ncols ? t->ncols : 1) * sizeof *cells);
+	if (s->make(s->ctx, i, &s->row))
+		return NULL;
+	s->made = i + 1;
+	return &s->row;
+}
+
+int plumb_table_set_source(plumb_table *t, size_t n,
+			   int (*make)(void *ctx, size_t i, plumb_row *row),
+			   void (*free_ctx)(void *ctx), void *ctx)
+{
+	plumb_row_source *s = calloc(1, sizeof *s);
+	plumb_cell *cells = calloc(t->ncols ? t->ncols : 1, sizeof *cells);
+	if (!s || !cells || t->nrows || t->source) {
+		free(s);
+		free(cells);
+		if (free_ctx)
+			free_ctx(ctx);
+		return -1;
+	}
+	*s = (plumb_row_source){ .make = make, .free = free_ctx, .ctx = ctx, .row.cells = cells };
+	t->source = s;
+	t->nrows = n;
 	return 0;
 }

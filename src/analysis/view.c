@@ -157,26 +157,25 @@ uint64_t view_row_calls(const plumb_metrics *m, uint32_t id)
 	return view_is_cycle(m, id) ? m->cycles[id - m->nkeys].calls : m->calls[id];
 }
 
-const char *view_row_label(plumb_table *t, const plumb_profile *p, const plumb_metrics *m,
-			   uint32_t id, bool *nomem)
+/* "name <cycle n>" by hand into s (room: cycle_label_size): a big call
+ * graph has thousands of members, and printf showed in profiles of its
+ * report. */
+static size_t cycle_label_size(const char *name, uint32_t n)
 {
-	uint32_t n = view_cycle_number(m, id);
-	const char *name = view_is_cycle(m, id) ? NULL : view_key_name(p, &m->keys[id]);
-	if (!n)
-		return name;
-	/* "name <cycle n>" by hand, in the table's arena: a big call graph has
-	 * thousands of members, and printf showed in profiles of its report */
+	size_t dl = 1;
+	for (; n >= 10; n /= 10)
+		dl++;
+	return (name ? strlen(name) + 1 : 0) + 7 + dl + 2;
+}
+
+static void cycle_label(char *s, const char *name, uint32_t n)
+{
 	char num[16], *q = num + sizeof num;
 	do {
 		*--q = (char)('0' + n % 10);
 		n /= 10;
 	} while (n);
 	size_t nl = name ? strlen(name) : 0, dl = (size_t)(num + sizeof num - q);
-	char *s = plumb_table_alloc(t, nl + 1 + 7 + dl + 2);
-	if (!s) {
-		*nomem = true;
-		return NULL;
-	}
 	char *w = s;
 	if (name) {
 		memcpy(w, name, nl);
@@ -186,7 +185,43 @@ const char *view_row_label(plumb_table *t, const plumb_profile *p, const plumb_m
 	memcpy(w, "<cycle ", 7);
 	memcpy(w + 7, q, dl);
 	memcpy(w + 7 + dl, ">", 2);
+}
+
+const char *view_row_label(plumb_table *t, const plumb_profile *p, const plumb_metrics *m,
+			   uint32_t id, bool *nomem)
+{
+	uint32_t n = view_cycle_number(m, id);
+	const char *name = view_is_cycle(m, id) ? NULL : view_key_name(p, &m->keys[id]);
+	if (!n)
+		return name;
+	char *s = plumb_table_alloc(t, cycle_label_size(name, n)); /* in the table's arena */
+	if (!s) {
+		*nomem = true;
+		return NULL;
+	}
+	cycle_label(s, name, n);
 	return s;
+}
+
+const char *view_row_label_buf(const plumb_profile *p, const plumb_metrics *m, uint32_t id,
+			       char **buf, size_t *cap, bool *nomem)
+{
+	uint32_t n = view_cycle_number(m, id);
+	const char *name = view_is_cycle(m, id) ? NULL : view_key_name(p, &m->keys[id]);
+	if (!n)
+		return name;
+	size_t need = cycle_label_size(name, n);
+	if (need > *cap) {
+		char *b = realloc(*buf, need * 2);
+		if (!b) {
+			*nomem = true;
+			return NULL;
+		}
+		*buf = b;
+		*cap = need * 2;
+	}
+	cycle_label(*buf, name, n);
+	return *buf;
 }
 
 static bool key_is_empty(const plumb_metrics *m, size_t k)

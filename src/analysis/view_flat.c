@@ -3,6 +3,7 @@
  * inclusive for each event shown (and the exclusive samples of an event
  * sampled every N events), then what the key is. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/view_internal.h"
 
@@ -80,14 +81,15 @@ static const char *or_unknown(const char *s, const char *unknown)
 	return s ? s : unknown;
 }
 
-static int fill_row(plumb_table *t, const plumb_profile *p, const plumb_metrics *m,
-		    const view_events *ve, const uint64_t *period, uint32_t id, double *cumul,
-		    const int *idcols)
+static void prefetch_row(const plumb_profile *p, const plumb_metrics *m, const uint32_t *keys,
+			 size_t n, size_t i);
+
+/* Row r of key id; label is its function cell (view_row_label). */
+static void fill_row(plumb_row *r, const plumb_profile *p, const plumb_metrics *m,
+		     const view_events *ve, const uint64_t *period, uint32_t id, double *cumul,
+		     const int *idcols, const char *label)
 {
-	plumb_row *r = plumb_table_add_row(t, PLUMB_ROW_NORMAL, 0);
-	if (!r)
-		return -1;
-	bool cycle = view_is_cycle(m, id), nomem = false;
+	bool cycle = view_is_cycle(m, id);
 	const uint64_t *excl = view_row_excl(m, id), *incl = view_row_incl(m, id);
 	size_t c = 0;
 	for (size_t i = 0; i < ve->n; i++) {
@@ -111,11 +113,11 @@ static int fill_row(plumb_table *t, const plumb_profile *p, const plumb_metrics 
 	if (idcols[ID_CALLS] >= 0 && calls != PLUMB_COUNT_UNKNOWN)
 		plumb_cell_u64(&r->cells[idcols[ID_CALLS]], calls);
 	if (idcols[ID_FUNCTION] >= 0)
-		plumb_cell_str(&r->cells[idcols[ID_FUNCTION]], view_row_label(t, p, m, id, &nomem));
+		plumb_cell_str(&r->cells[idcols[ID_FUNCTION]], label);
 	if (idcols[ID_CYCLE] >= 0 && view_cycle_number(m, id))
 		plumb_cell_int(&r->cells[idcols[ID_CYCLE]], view_cycle_number(m, id));
 	if (cycle)
-		return nomem ? -1 : 0;
+		return;
 	const plumb_key *key = &m->keys[id];
 	if (idcols[ID_LINE] >= 0 && key->line)
 		plumb_cell_int(&r->cells[idcols[ID_LINE]], key->line);
@@ -129,7 +131,51 @@ static int fill_row(plumb_table *t, const plumb_profile *p, const plumb_metrics 
 		plumb_cell_str(&r->cells[idcols[ID_MODULE]],
 			       m->level == PLUMB_LEVEL_MODULE ? or_unknown(mod, "<unknown module>") : mod);
 	}
-	return nomem ? -1 : 0;
+}
+
+/* Rows made as the writer reads them (plumb_view_opts.rows_on_demand). */
+typedef struct lazy_rows {
+	const plumb_profile *p;
+	view_rows r;
+	uint64_t period[PLUMB_VIEW_MAX_EVENTS];
+	int idcols[ID_MODULE + 1];
+	double cumul;        /* the cumulative % after row next - 1 */
+	size_t next;
+	char *label;         /* a cycle member's label */
+	size_t label_cap;
+} lazy_rows;
+
+static int lazy_make(void *ctx, size_t i, plumb_row *row)
+{
+	lazy_rows *z = ctx;
+	if (i != z->next) { /* the running sum from the first row: rows are read in order */
+		z->cumul = 0;
+		for (size_t k = 0; k < i; k++) {
+			uint32_t id = z->r.keys[k];
+			if (!view_is_cycle(z->r.m, id))
+				z->cumul += view_pct(view_row_excl(z->r.m, id)[z->r.ve.primary],
+						     z->r.m->totals[z->r.ve.primary]);
+		}
+	}
+	prefetch_row(z->p, z->r.m, z->r.keys, z->r.n, i);
+	uint32_t id = z->r.keys[i];
+	bool nomem = false;
+	const char *label = z->idcols[ID_FUNCTION] >= 0
+				    ? view_row_label_buf(z->p, z->r.m, id, &z->label, &z->label_cap, &nomem)
+				    : NULL;
+	if (nomem)
+		return -1;
+	fill_row(row, z->p, z->r.m, &z->r.ve, z->period, id, &z->cumul, z->idcols, label);
+	z->next = i + 1;
+	return 0;
+}
+
+static void lazy_free(void *ctx)
+{
+	lazy_rows *z = ctx;
+	view_rows_free(&z->r);
+	free(z->label);
+	free(z);
 }
 
 /* The rows of a big view are in cost order, so each row's key, function,
@@ -189,16 +235,37 @@ int view_keyed(const plumb_profile *p, const plumb_view_opts *o, plumb_table **o
 	double cumul = 0;
 	bool tagged = false;
 	for (size_t i = 0; i < r.n; i++) {
+		uint32_t id = r.keys[i];
+		tagged |= view_cycle_number(r.m, id) != 0;
+		if (o->rows_on_demand)
+			continue;
 		prefetch_row(p, r.m, r.keys, r.n, i);
-		if (fill_row(t, p, r.m, &r.ve, period, r.keys[i], &cumul, idcols))
+		plumb_row *row = plumb_table_add_row(t, PLUMB_ROW_NORMAL, 0);
+		bool nomem = false;
+		const char *label = idcols[ID_FUNCTION] >= 0 ? view_row_label(t, p, r.m, id, &nomem) : NULL;
+		if (!row || nomem)
 			goto nomem;
-		tagged |= view_cycle_number(r.m, r.keys[i]) != 0;
+		fill_row(row, p, r.m, &r.ve, period, id, &cumul, idcols, label);
 	}
 	if (r.m->inclusive_estimated &&
 	    plumb_table_add_note(t, view_estimate_note(p)))
 		goto nomem;
 	if (tagged && plumb_table_add_note(t, VIEW_CYCLE_NOTE))
 		goto nomem;
+	if (o->rows_on_demand) {
+		lazy_rows *z = calloc(1, sizeof *z);
+		if (!z)
+			goto nomem;
+		*z = (lazy_rows){ .p = p, .r = r };
+		memcpy(z->period, period, sizeof period);
+		memcpy(z->idcols, idcols, sizeof idcols);
+		if (plumb_table_set_source(t, r.n, lazy_make, lazy_free, z)) {
+			plumb_table_free(t);
+			return plumb_fail_nomem(err);
+		}
+		*out = t;
+		return 0;
+	}
 	view_rows_free(&r);
 	*out = t;
 	return 0;

@@ -39,6 +39,10 @@ uint64_t view_row_calls(const plumb_metrics *m, uint32_t id);
  * name is unknown or memory runs out (*nomem set). */
 const char *view_row_label(plumb_table *t, const plumb_profile *p, const plumb_metrics *m,
 			   uint32_t id, bool *nomem);
+/* The same into *buf (grown as needed, *cap bytes), for rows made on
+ * demand: the label lives until the next call. */
+const char *view_row_label_buf(const plumb_profile *p, const plumb_metrics *m, uint32_t id,
+			       char **buf, size_t *cap, bool *nomem);
 
 /* The rows a keyed view lists, filtered (select, hide, threshold, zero
  * rows) and sorted, cut to the limit; with_cycles adds the cycle rows.

@@ -652,6 +652,8 @@ static int run(report_args *a, char *const *files, int nfiles)
 	if (!a->view_set && (p->points.n > 0 || p->inputs))
 		a->view.kind = PLUMB_VIEW_INPUTS;
 	a->view.summary = a->writer->needs_summary;
+	/* the table is freed before the profile it then points into */
+	a->view.rows_on_demand = a->writer->rows_on_demand;
 	a->view.report_views = a->writer->needs_report_views;
 	plumb_view_left_out left_out = { .event = -1 };
 	a->view.left_out = &left_out;
@@ -732,6 +734,12 @@ static int no_profile_here(void)
 
 int cmd_report(int argc, char **argv)
 {
+	/* A big table into a file or pipe: 4 KB writes were 12,000 system calls
+	 * for a 100 MB Callgrind file's. Before any output, as setvbuf wants;
+	 * glibc ignores the size without a buffer. */
+	static char outbuf[256 << 10];
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	report_args a = { .writer = plumb_view_writer_by_name("text"), .color = "auto", .width = -1 };
 	plumb_view_opts_init(&a.view);
 	int rc = parse_args(argc, argv, &a);

@@ -254,12 +254,55 @@ static inline int parse_costs(cg_reader *r, const char *s, const char *e, bool *
 
 /* ---- self costs -------------------------------------------------------------- */
 
+/* A function's one frame with functions_only (no file, line or address of
+ * its own), interned once. */
+static plumb_id function_frame(cg_reader *r, plumb_id fn)
+{
+	if (fn >= r->fn_frame_cap) {
+		size_t cap = r->fn_frame_cap ? r->fn_frame_cap : 1024;
+		while (cap <= fn)
+			cap *= 2;
+		uint32_t *v = realloc(r->fn_frame1, cap * sizeof *v);
+		if (!v)
+			return PLUMB_NONE;
+		memset(v + r->fn_frame_cap, 0, (cap - r->fn_frame_cap) * sizeof *v);
+		r->fn_frame1 = v;
+		r->fn_frame_cap = cap;
+	}
+	if (r->fn_frame1[fn])
+		return r->fn_frame1[fn] - 1;
+	plumb_id id = plumb_frame_intern(r->p, fn, PLUMB_NONE, 0, 0);
+	if (id != PLUMB_NONE)
+		r->fn_frame1[fn] = id + 1;
+	return id;
+}
+
+/* plumb_frame_intern, without hashing when the position is the last one's
+ * or a function's own with functions_only. */
+static plumb_id frame_at(cg_reader *r, plumb_id fn, plumb_id file, uint32_t line, uint64_t addr)
+{
+	if (r->functions_only && file == PLUMB_NONE && !line && !addr)
+		return function_frame(r, fn);
+	if (r->frame_id1 && r->frame_fn == fn && r->frame_file == file && r->frame_line == line &&
+	    r->frame_addr == addr)
+		return r->frame_id1 - 1;
+	plumb_id id = plumb_frame_intern(r->p, fn, file, line, addr);
+	if (id != PLUMB_NONE) {
+		r->frame_fn = fn;
+		r->frame_file = file;
+		r->frame_line = line;
+		r->frame_addr = addr;
+		r->frame_id1 = id + 1;
+	}
+	return id;
+}
+
 int cg_flush_self(cg_reader *r)
 {
 	if (!r->self_valid)
 		return 0;
 	r->self_valid = false;
-	plumb_id fr = plumb_frame_intern(r->p, r->self_fn, r->self_file, r->self_line, r->self_addr);
+	plumb_id fr = frame_at(r, r->self_fn, r->self_file, r->self_line, r->self_addr);
 	if (fr == PLUMB_NONE)
 		return plumb_fail_nomem(r->err);
 	if (plumb_cg_add_self(r->p, r->part, fr, r->self_cost, r->err) ||
@@ -344,7 +387,7 @@ static int add_call(cg_reader *r, uint32_t line, uint64_t addr)
 {
 	assert(r->fn != PLUMB_NONE && r->callee != PLUMB_NONE); /* checked at fn=, calls= */
 	r->call_pending = false;
-	plumb_id site = plumb_frame_intern(r->p, r->fn, frame_file(r), line, addr);
+	plumb_id site = frame_at(r, r->fn, frame_file(r), line, addr);
 	if (site == PLUMB_NONE)
 		return plumb_fail_nomem(r->err);
 	int arc = plumb_arc_add(r->p, r->part, site, r->callee, r->call_count, r->costs, r->err);
@@ -1005,6 +1048,7 @@ void cg_reader_free(cg_reader *r)
 	free(r->costs);
 	free(r->sum);
 	free(r->entry_known);
+	free(r->fn_frame1);
 }
 
 /* Room for the positions a file of this size holds, so that a big file's

@@ -109,6 +109,16 @@ typedef struct cg_reader {
 	size_t cost_slots;          /* size of the three arrays */
 	uint8_t *entry_known;       /* function id -> its entry frame was added */
 	size_t entry_cap;
+	/* the frame interned last, for the next one at the same position (a
+	 * function's calls and self cost with functions_only): fn, file, line,
+	 * address as asked; frame_id1 = its id + 1, 0: none */
+	plumb_id frame_fn, frame_file;
+	uint32_t frame_line;
+	uint64_t frame_addr;
+	plumb_id frame_id1;
+	/* functions_only: function id -> its one frame's id + 1 (0: not yet) */
+	uint32_t *fn_frame1;
+	size_t fn_frame_cap;
 
 	/* reading in pieces (callgrind_par.c); all zero for a serial read */
 	uint64_t stop_at;           /* first piece: stop before the line at this byte */

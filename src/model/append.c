@@ -93,7 +93,8 @@ uint64_t *plumb_arc_append(plumb_profile *p, plumb_id part, plumb_id caller, plu
 	}
 	drop(p);
 	size_t nev = p->events.n, id = p->arcs.n;
-	plumb_arc a = { part, caller, callee, calls, has_inclusive };
+	plumb_arc a = { .part = part, .caller = caller, .callee = callee, .calls = calls,
+			.has_inclusive = has_inclusive };
 	if (plumb_vec_push(p->arcs, a) || plumb_costs_grow(p->arc_incl, nev) ||
 	    set_zeros(&p->arc_zero.v, &p->arc_zero.n, id, zeros)) {
 		plumb_fail_nomem(err);

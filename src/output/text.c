@@ -228,7 +228,10 @@ typedef struct writer {
 	size_t first;       /* the first column shown (set before writing) */
 	uint32_t *slen;     /* per cell (row x column): a printable ASCII string's
 			     * length * 2 + 1, as measure found it; 0: not known
-			     * (NULL: no room, each is found again) */
+			     * (NULL: no room, or rows made on demand: each is
+			     * found again) */
+	size_t row;         /* the index of the row being measured or written */
+	bool nomem;         /* a row could not be made */
 	strbuf cell;        /* scratch for one cell's text */
 	strbuf line;        /* the line being built */
 	char num[NUM_SIZE];
@@ -342,7 +345,7 @@ static const char *cell_text_width(writer *wr, const plumb_row *r, size_t c, siz
 	    !(r->kind == PLUMB_ROW_FOCUS && wr->t->cols[c].name_column)) {
 		const char *str = shown_string(wr, cell, c);
 		/* a big table's names are measured, then written: checked once */
-		uint32_t *known = wr->slen ? &wr->slen[(size_t)(r - wr->t->rows) * wr->t->ncols + c] : NULL;
+		uint32_t *known = wr->slen ? &wr->slen[wr->row * wr->t->ncols + c] : NULL;
 		if (known && *known) {
 			*sw = *len = *known >> 1;
 			return str;
@@ -389,23 +392,6 @@ static const char *title_text(writer *wr, size_t c, int part)
 	return sb_text(&wr->cell);
 }
 
-/* A column with no value in any row tells a reader nothing in text (CSV
- * and JSON keep it, for machines that expect it). */
-static void find_hidden(writer *wr)
-{
-	const plumb_table *t = wr->t;
-	size_t nrows = 0;
-	for (size_t i = 0; i < t->nrows; i++)
-		nrows += t->rows[i].kind != PLUMB_ROW_SEPARATOR;
-	for (size_t c = 0; c < t->ncols; c++) {
-		bool empty = nrows > 0 && !t->cols[c].name_column;
-		for (size_t i = 0; i < t->nrows && empty; i++)
-			empty = t->rows[i].kind == PLUMB_ROW_SEPARATOR ||
-				t->rows[i].cells[c].type == PLUMB_CELL_NULL;
-		wr->hidden[c] = empty;
-	}
-}
-
 /* The display width of a cell as cell_text would show it, without
  * building the text where that is quick to know: plain counts and names
  * of printable ASCII (most cells of a big table). */
@@ -430,30 +416,54 @@ static size_t cell_width(writer *wr, const plumb_row *r, size_t c)
 	return sw;
 }
 
-static void measure(writer *wr)
+/* Column widths. The first time (find_hidden) also which columns to hide:
+ * a column with no value in any row tells a reader nothing in text (CSV
+ * and JSON keep it, for machines that expect it). One pass over the rows
+ * for both: a row made on demand costs as much as measuring it. */
+static void measure_rows(writer *wr, bool find_hidden)
 {
 	const plumb_table *t = wr->t;
+	size_t nrows = 0;
 	for (size_t c = 0; c < t->ncols; c++) {
 		wr->w[c] = 0;
-		if (wr->o->header && !wr->hidden[c]) {
-			size_t a = text_width(title_text(wr, c, wr->split_titles ? 0 : -1));
-			size_t b = wr->split_titles ? text_width(title_text(wr, c, 1)) : 0;
-			wr->w[c] = a > b ? a : b;
-		}
+		if (find_hidden)
+			wr->hidden[c] = !t->cols[c].name_column;
 	}
-	for (size_t i = 0; i < t->nrows; i++) {
-		const plumb_row *r = &t->rows[i];
+	for (size_t i = 0; i < t->nrows && !wr->nomem; i++) {
+		const plumb_row *r = plumb_table_row(t, i);
+		if (!r) {
+			wr->nomem = true;
+			return;
+		}
 		if (r->kind == PLUMB_ROW_SEPARATOR)
 			continue;
+		wr->row = i;
+		nrows++;
 		for (size_t c = 0; c < t->ncols; c++) {
-			if (wr->hidden[c])
+			if (find_hidden)
+				wr->hidden[c] &= r->cells[c].type == PLUMB_CELL_NULL;
+			else if (wr->hidden[c])
 				continue;
 			size_t w = cell_indent(t, r, c) + cell_width(wr, r, c);
 			if (w > wr->w[c])
 				wr->w[c] = w;
 		}
 	}
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (find_hidden && !nrows)
+			wr->hidden[c] = false;
+		if (wr->hidden[c]) {
+			wr->w[c] = 0;
+		} else if (wr->o->header) {
+			size_t a = text_width(title_text(wr, c, wr->split_titles ? 0 : -1));
+			size_t b = wr->split_titles ? text_width(title_text(wr, c, 1)) : 0;
+			a = a > b ? a : b;
+			wr->w[c] = a > wr->w[c] ? a : wr->w[c];
+		}
+	}
 }
+
+static void measure(writer *wr) { measure_rows(wr, false); }
 
 static size_t first_shown(const writer *wr)
 {
@@ -743,10 +753,16 @@ static void write_all(writer *wr, FILE *out)
 		if (wr->o->header)
 			write_header(wr, out);
 		for (size_t i = 0; i < t->nrows && !wr->line.failed && !wr->cell.failed; i++) {
-			if (t->rows[i].kind == PLUMB_ROW_SEPARATOR)
+			const plumb_row *r = plumb_table_row(t, i);
+			if (!r) {
+				wr->nomem = true;
+				break;
+			}
+			wr->row = i;
+			if (r->kind == PLUMB_ROW_SEPARATOR)
 				fputc('\n', out);
 			else
-				write_row(wr, out, &t->rows[i]);
+				write_row(wr, out, r);
 		}
 	}
 	if (t->nnotes > 0)
@@ -849,19 +865,18 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 		free(wr.hidden);
 		return plumb_fail_nomem(err);
 	}
-	if (t->nrows && t->ncols <= SIZE_MAX / sizeof *wr.slen / t->nrows)
+	if (t->nrows && !t->source && t->ncols <= SIZE_MAX / sizeof *wr.slen / t->nrows)
 		wr.slen = calloc(t->nrows * t->ncols, sizeof *wr.slen); /* a hint: NULL is no error */
-	find_hidden(&wr);
-	measure(&wr);
+	measure_rows(&wr, true);
 	if (o->width > 0)
 		fit(&wr);
 	int rc = 0;
-	if (wr.cell.failed)
+	if (wr.cell.failed || wr.nomem)
 		rc = plumb_fail_nomem(err);
 	else {
 		wr.first = first_shown(&wr);
 		write_all(&wr, out);
-		if (wr.line.failed || wr.cell.failed)
+		if (wr.line.failed || wr.cell.failed || wr.nomem)
 			rc = plumb_fail_nomem(err);
 	}
 	if (plumb_output_flush(out, "table", rc == 0 ? err : NULL) < 0)

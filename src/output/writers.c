@@ -44,10 +44,11 @@ static int write_html(const plumb_table *t, FILE *out, const plumb_text_opts *o,
 
 static const plumb_view_writer writers[] = {
 	{ .name = "text", .description = "aligned columns for a terminal", .for_terminal = true,
-	  .write = write_text },
+	  .rows_on_demand = true, .write = write_text },
 	{ .name = "json", .description = "one JSON document (docs/report-json.md)",
 	  .needs_summary = true, .write = write_json },
-	{ .name = "csv", .description = "RFC 4180 CSV with a header row", .write = write_csv },
+	{ .name = "csv", .description = "RFC 4180 CSV with a header row", .rows_on_demand = true,
+	  .write = write_csv },
 	{ .name = "svg", .description = "a picture: --view flame's flame graph, --view timeline's lanes, --view inputs --select ROUTINE's charts",
 	  .write = write_svg },
 	{ .name = "html", .description = "one self-contained page: flame graph, sortable rows, callers and callees, parts",

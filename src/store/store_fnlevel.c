@@ -156,7 +156,8 @@ static int sum_arcs(const plumb_profile *p, store_fnlevel *s)
 		plumb_arc *last = s->arcs.n ? &s->arcs.v[s->arcs.n - 1] : NULL;
 		if (!last || last->part != a->part || last->caller != caller ||
 		    last->callee != a->callee) {
-			plumb_arc k = { a->part, caller, a->callee, PLUMB_COUNT_UNKNOWN, false };
+			plumb_arc k = { .part = a->part, .caller = caller, .callee = a->callee,
+					.calls = PLUMB_COUNT_UNKNOWN };
 			if (plumb_vec_push(s->arcs, k) || plumb_vec_push(s->arc_zero, 0) ||
 			    plumb_costs_grow(s->arc_incl, nev)) {
 				rc = -1;

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/cycles.h"
 #include "plumb/analysis.h"
+#include "plumb/formats.h"
 
 /* ---- a call-graph profile by hand ---------------------------------------- */
 
@@ -561,4 +563,82 @@ Test(cycles, metrics_of_a_million_function_cycle_and_chain)
 		free(fr);
 		plumb_profile_free(p);
 	}
+}
+
+/* A flat table's metrics of a call graph (keys_only) are made from the
+ * profile's arcs without arcs of their own; keys, costs, calls and cycles
+ * must be the full metrics', at every level and for every part. */
+static void same_u64(const uint64_t *a, const uint64_t *b, size_t n, const char *what,
+		     const char *f, int level, int part)
+{
+	for (size_t i = 0; i < n; i++)
+		cr_expect_eq(a[i], b[i], "%s, level %d, part %d: %s[%zu] %llu, want %llu", f, level, part,
+			     what, i, (unsigned long long)a[i], (unsigned long long)b[i]);
+}
+
+Test(cycles, keys_only_metrics_of_call_graphs_are_the_full_ones)
+{
+	/* two parts, a cycle a <-> b in each, a self call, calls into the cycle */
+	char parts[] = "/tmp/plumb-keys-only-XXXXXX";
+	int fd = mkstemp(parts);
+	cr_assert_geq(fd, 0);
+	static const char two_parts[] =
+		"events: Ir\npart: 1\nfl=x.c\nfn=main\n1 5\ncfn=a\ncalls=2 10\n2 100\n"
+		"fn=a\n10 7\ncfn=b\ncalls=3 20\n11 60\ncfn=a\ncalls=1 10\n12 9\n"
+		"fl=y.c\nfn=b\n20 11\ncfn=a\ncalls=4 10\n21 30\ncfn=c\ncalls=1 30\n22 8\nfn=c\n30 8\n"
+		"totals: 31\npart: 2\nfl=x.c\nfn=main\n1 1\ncfn=b\ncalls=1 20\n2 50\n"
+		"fl=y.c\nfn=b\n20 20\ncfn=a\ncalls=2 10\n21 29\nfl=x.c\nfn=a\n10 9\ncfn=b\ncalls=1 20\n11 20\n";
+	cr_assert_eq(write(fd, two_parts, sizeof two_parts - 1), (ssize_t)(sizeof two_parts - 1));
+	close(fd);
+	const char *const files[] = { "tests/data/cycles/mutual.callgrind",
+				      "tests/data/cycles/derived.callgrind",
+				      "tests/data/callgrind/spec_example.cg",
+				      "tests/data/callgrind/calls0.cg",
+				      "tests/data/callgrind/callee_file.cg",
+				      "tests/data/callgrind/inline.cg",
+				      "tests/data/callgrind/lsprof.cg",
+				      "tests/data/callgrind/table_growth.cg", parts };
+	for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+		plumb_profile *p = plumb_profile_new();
+		plumb_error err;
+		plumb_format fmt;
+		cr_assert_eq(plumb_read_file(p, files[f], NULL, &fmt, &err), 0, "%s", err.message);
+		cr_assert_gt(p->arcs.n, 0, "%s has no arcs", files[f]);
+		for (int level = PLUMB_LEVEL_LINE; level <= PLUMB_LEVEL_MODULE; level++) {
+			for (int part = -1; part < (int)p->parts.n; part++) {
+				plumb_metrics_opts o;
+				plumb_metrics_opts_init(&o);
+				o.level = (plumb_level)level;
+				o.part = part < 0 ? PLUMB_NONE : (plumb_id)part;
+				plumb_metrics *full = NULL, *keys = NULL;
+				cr_assert_eq(plumb_metrics_compute(p, &o, &full, &err), 0, "%s", err.message);
+				o.keys_only = true;
+				cr_assert_eq(plumb_metrics_compute(p, &o, &keys, &err), 0, "%s", err.message);
+				size_t nk = full->nkeys, nev = full->nevents;
+				cr_assert_eq(keys->nkeys, nk);
+				cr_expect_eq(keys->narcs, 0);
+				cr_assert_eq(memcmp(keys->keys, full->keys, nk * sizeof *full->keys), 0);
+				same_u64(keys->exclusive, full->exclusive, nk * nev, "exclusive", files[f], level, part);
+				same_u64(keys->inclusive, full->inclusive, nk * nev, "inclusive", files[f], level, part);
+				same_u64(keys->calls, full->calls, nk, "calls", files[f], level, part);
+				same_u64(keys->totals, full->totals, nev, "totals", files[f], level, part);
+				cr_expect_eq(keys->inclusive_estimated, full->inclusive_estimated);
+				cr_assert_eq(keys->ncycles, full->ncycles, "%s, level %d", files[f], level);
+				size_t nc = full->ncycles;
+				if (nc) {
+					cr_expect_eq(memcmp(keys->cycle, full->cycle, nk * sizeof *full->cycle), 0);
+					same_u64(keys->cycle_exclusive, full->cycle_exclusive, nc * nev, "cycle excl",
+						 files[f], level, part);
+					same_u64(keys->cycle_inclusive, full->cycle_inclusive, nc * nev, "cycle incl",
+						 files[f], level, part);
+					for (size_t c = 0; c < nc; c++)
+						cr_expect_eq(keys->cycles[c].calls, full->cycles[c].calls);
+				}
+				plumb_metrics_free(full);
+				plumb_metrics_free(keys);
+			}
+		}
+		plumb_profile_free(p);
+	}
+	unlink(parts);
 }

@@ -345,3 +345,84 @@ Test(tables, fprof_without_lines_has_function_rows_only)
 	plumb_table_free(t);
 	plumb_profile_free(p);
 }
+
+/* Rows made on demand (plumb_view_opts.rows_on_demand) print as the kept
+ * rows do, at any width, with cycle rows, their members' labels and the
+ * running percentage; read out of order, a row is still the same row. */
+static plumb_table *keyed_view(const plumb_profile *p, plumb_view_kind kind, bool on_demand)
+{
+	plumb_view_opts o;
+	plumb_view_opts_init(&o);
+	o.kind = kind;
+	o.rows_on_demand = on_demand;
+	plumb_table *t = NULL;
+	plumb_error err;
+	cr_assert_eq(plumb_view_build(p, &o, &t, &err), 0, "%s", err.message);
+	return t;
+}
+
+static char *csv_of(const plumb_table *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	plumb_error err;
+	cr_assert_eq(plumb_table_write_csv(t, f, &err), 0, "%s", err.message);
+	fclose(f);
+	return buf;
+}
+
+static bool cells_equal(const plumb_cell *a, const plumb_cell *b)
+{
+	if (a->type != b->type)
+		return false;
+	if (a->type == PLUMB_CELL_STR)
+		return (!a->s && !b->s) || (a->s && b->s && strcmp(a->s, b->s) == 0);
+	return a->type == PLUMB_CELL_NULL || a->u == b->u;
+}
+
+Test(tables, rows_on_demand_are_the_kept_rows)
+{
+	static const char *const files[] = { "tests/data/cycles/mutual.callgrind",
+					     "tests/data/callgrind/parts.cg",
+					     "tests/data/callgrind/spec_example.cg" };
+	static const plumb_view_kind kinds[] = { PLUMB_VIEW_FLAT, PLUMB_VIEW_LINES, PLUMB_VIEW_FILES,
+						 PLUMB_VIEW_MODULES };
+	for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+		plumb_profile *p = plumb_profile_new();
+		plumb_error err;
+		plumb_format fmt;
+		cr_assert_eq(plumb_read_file(p, files[f], NULL, &fmt, &err), 0, "%s", err.message);
+		for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+			plumb_table *kept = keyed_view(p, kinds[k], false);
+			plumb_table *made = keyed_view(p, kinds[k], true);
+			cr_assert_null(made->rows, "%s: the rows were kept", files[f]);
+			cr_assert_not_null(made->source);
+			cr_assert_eq(made->nrows, kept->nrows);
+			cr_assert_gt(kept->nrows, 0);
+			for (unsigned w = 0; w <= 160; w += 20) {
+				char *a = text_at(kept, w), *b = text_at(made, w);
+				cr_expect_str_eq(b, a, "%s, view %d, width %u", files[f], (int)kinds[k], w);
+				free(a);
+				free(b);
+			}
+			char *a = csv_of(kept), *b = csv_of(made);
+			cr_expect_str_eq(b, a, "%s, view %d: CSV", files[f], (int)kinds[k]);
+			free(a);
+			free(b);
+			/* last to first: every row made again from the start */
+			for (size_t i = kept->nrows; i-- > 0;) {
+				const plumb_row *r = plumb_table_row(made, i);
+				cr_assert_not_null(r);
+				for (size_t c = 0; c < kept->ncols; c++)
+					cr_expect(cells_equal(&r->cells[c], &kept->rows[i].cells[c]),
+						  "%s, view %d: row %zu, column %s", files[f], (int)kinds[k], i,
+						  kept->cols[c].key);
+			}
+			plumb_table_free(kept);
+			plumb_table_free(made);
+		}
+		plumb_profile_free(p);
+	}
+}
