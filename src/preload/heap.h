@@ -65,6 +65,8 @@ struct heap_thread {
 	unsigned last_n;
 	uint64_t last_ip[PSMP_MAX_FRAMES], last_sp[PSMP_MAX_FRAMES];
 	uint64_t last_h[PSMP_MAX_FRAMES];   /* hash of the chain from the root to here */
+	uint64_t *ids;                 /* PLUMB_CFI_CHECK: id -> arena offset << 16 | frames */
+	size_t ids_cap;
 	uint64_t *pairs;               /* (slot address, value) pairs */
 	size_t npairs;
 	struct heap_cache_ent cache[HEAP_CACHE];

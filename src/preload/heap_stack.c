@@ -173,6 +173,18 @@ static uint32_t intern(struct heap_thread *t, const uint64_t *pc, unsigned n, ui
 		t->arena_cap = cap;
 	}
 	memcpy(t->arena + t->arena_n, pc, (size_t)n * 8);
+	if (heap_cfi_check) {
+		/* where each stack is, for check_hit */
+		if (t->next_id >= t->ids_cap) {
+			size_t cap = t->ids_cap ? 2 * t->ids_cap : 65536;
+			uint64_t *a = grow(t->ids, t->ids_cap * 8, cap * 8);
+			if (!a)
+				return UINT32_MAX;
+			t->ids = a;
+			t->ids_cap = cap;
+		}
+		t->ids[t->next_id] = (uint64_t)t->arena_n << 16 | n;
+	}
 	t->tab[j] = (struct heap_stack_ent){ h, t->next_id, n, t->arena_n };
 	t->arena_n += n;
 	t->tab_n++;
@@ -181,9 +193,10 @@ static uint32_t intern(struct heap_thread *t, const uint64_t *pc, unsigned n, ui
 }
 
 /* PLUMB_CFI_CHECK=1 (tests): every stack is also walked by libgcc and
- * compared; heap_finish says how it went on stderr. */
+ * compared, the ones the call-site cache gives too; heap_finish says how
+ * it went on stderr. */
 int heap_cfi_check;
-static atomic_ulong check_walks, check_fast, check_bad;
+static atomic_ulong check_walks, check_fast, check_hits, check_bad;
 
 /* Compare the fast stack (fips, fsps: fast frames) with libgcc's (w). */
 static void check_walk(const struct walk *w, unsigned fast, const uint64_t *fips,
@@ -205,8 +218,10 @@ void heap_cfi_check_report(void)
 	if (!heap_cfi_check)
 		return;
 	char msg[160];
-	int len = snprintf(msg, sizeof msg, "plumb-sampler: cfi check: %lu walks, %lu fast, %lu differ\n",
-			   atomic_load(&check_walks), atomic_load(&check_fast), atomic_load(&check_bad));
+	int len = snprintf(msg, sizeof msg,
+			   "plumb-sampler: cfi check: %lu walks, %lu fast, %lu cached, %lu differ\n",
+			   atomic_load(&check_walks), atomic_load(&check_fast), atomic_load(&check_hits),
+			   atomic_load(&check_bad));
 	if (len > 0 && write(2, msg, (size_t)len) < 0)
 		return;
 }
@@ -245,19 +260,24 @@ static int walk_fast(struct heap_thread *t, const struct heap_caller *c, int *tr
 	return 0;
 }
 
-/* The set of HEAP_WAYS entries for (ra, sp): a call at one depth may come
- * through several callers (an interpreter's loop, cc1plus's xmalloc), and
- * each keeps its own, the one used last first. Their tags (two cache lines
- * for a set) are looked at before the entries. */
-static size_t cache_set(uint64_t ra, uint64_t sp)
+/* The set of HEAP_WAYS entries for (ra, sp, up), up being the return
+ * address the caller will go back to: a call at one depth comes through
+ * several callers (an interpreter's loop, cc1plus's xmalloc), and keying
+ * by the first of them spreads one call site's stacks over every set and
+ * leaves about one entry per tag to check (keyed by (ra, sp) alone, a
+ * set held all of a site's stacks, 18 of them checked a lookup on
+ * cc1plus). Each set keeps the one used last first; its tags (two cache
+ * lines) are looked at before the entries. */
+static size_t cache_set(uint64_t ra, uint64_t sp, uint64_t up)
 {
-	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u)) * 0xff51afd7ed558ccdu;
+	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u) ^ (up * 0xc2b2ae3d27d4eb4fu)) * 0xff51afd7ed558ccdu;
 	return (size_t)((h >> 40) & (HEAP_CACHE / HEAP_WAYS - 1)) * HEAP_WAYS;
 }
 
-static uint32_t cache_tag(uint64_t ra, uint64_t sp, uint64_t fn)
+static uint32_t cache_tag(uint64_t ra, uint64_t sp, uint64_t fn, uint64_t up)
 {
-	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u) ^ (fn * 0xc2b2ae3d27d4eb4fu)) * 0xff51afd7ed558ccdu;
+	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u) ^ (fn * 0xc2b2ae3d27d4eb4fu) ^
+		      (up * 0x165667b19e3779f9u)) * 0xff51afd7ed558ccdu;
 	return (uint32_t)(h >> 32) | 1;
 }
 
@@ -306,15 +326,53 @@ static int cache_valid(const struct heap_thread *t, const struct heap_cache_ent 
 
 static uint32_t stack_id(struct heap_thread *t, uint64_t fn, const struct heap_caller *c);
 
+/* The chain of a stack the walk gives (leaf fn first); its length. */
+static unsigned walked_chain(const struct walk *w, uint64_t fn, uint64_t ra, uint64_t *chain)
+{
+	unsigned n = 0;
+	chain[n++] = fn;
+	if (!w->started)
+		chain[n++] = ra;   /* no unwind information: the caller at least */
+	for (unsigned i = 0; i < w->n; i++)
+		if (!in_wrapper(w->ips[i]))
+			chain[n++] = w->ips[i];
+	return n;
+}
+
+/* PLUMB_CFI_CHECK=1: the stack the cache gave (id) must be libgcc's. */
+static __attribute__((noinline)) uint32_t check_hit(struct heap_thread *t, uint64_t fn,
+						    const struct heap_caller *c, uint32_t id)
+{
+	uint64_t ips[PSMP_MAX_FRAMES], cfas[PSMP_MAX_FRAMES], chain[PSMP_MAX_FRAMES + 1];
+	struct walk w = { .ra = c->ra, .sp = c->sp, .ips = ips, .cfas = cfas, .max = PSMP_MAX_FRAMES };
+	_Unwind_Backtrace(step, &w);
+	unsigned n = walked_chain(&w, fn, c->ra, chain);
+	atomic_fetch_add(&check_hits, 1);
+	uint64_t at = id < t->next_id && t->ids ? t->ids[id] : 0;
+	if (!at || (at & 0xffff) != n || memcmp(t->arena + (at >> 16), chain, n * sizeof *chain) != 0)
+		atomic_fetch_add(&check_bad, 1);
+	return id;
+}
+
+static inline uint32_t hit(struct heap_thread *t, uint64_t fn, const struct heap_caller *c, uint32_t id)
+{
+	return heap_cfi_check ? check_hit(t, fn, c, id) : id;
+}
+
 uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, const struct heap_caller *c)
 {
-	size_t base = cache_set(c->ra, c->sp);
+	/* where the caller returns to: read from its frame's return slot,
+	 * which its recipe gives (only a key: the entry found is checked
+	 * whole all the same) */
+	uint64_t slot = cfi_ret_slot(t->near, c->ra, c->sp, c->bp);
+	uint64_t up = slot ? *(const uint64_t *)(uintptr_t)slot : 0;
+	size_t base = cache_set(c->ra, c->sp, up);
 	struct heap_cache_ent *set = &t->cache[base];
 	uint32_t *tags = &t->cache_tag[base];
-	/* the stack used last at this call site, before any tag is made */
+	/* the stack used last from here, before any tag is made */
 	if (tags[0] && set->ra == c->ra && set->sp == c->sp && set->fn == fn && cache_valid(t, set))
-		return set->id;
-	uint32_t tag = cache_tag(c->ra, c->sp, fn);
+		return hit(t, fn, c, set->id);
+	uint32_t tag = cache_tag(c->ra, c->sp, fn, up);
 	for (unsigned i = 1; i < HEAP_WAYS; i++) {
 		if (tags[i] != tag)
 			continue;
@@ -326,7 +384,7 @@ uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, const struct heap_cal
 			memmove(tags + 1, tags, i * sizeof *tags);
 			set[0] = h;
 			tags[0] = tag;
-			return h.id;
+			return hit(t, fn, c, h.id);
 		}
 	}
 	/* a new entry in front; the oldest of the set goes */
@@ -388,10 +446,6 @@ static __attribute__((noinline)) uint32_t stack_id(struct heap_thread *t, uint64
 		}
 		t->last_n = w.n;
 	}
-	if (!w.started)
-		chain[n++] = c->ra;   /* no unwind information: the caller at least */
-	for (unsigned i = 0; i < w.n; i++)
-		if (!in_wrapper(ips[i]))
-			chain[n++] = ips[i];
+	n = walked_chain(&w, fn, c->ra, chain);
 	return intern(t, chain, n, chain_hash(chain, n), w.truncated || !w.started);
 }
