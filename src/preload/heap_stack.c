@@ -94,7 +94,7 @@ void heap_stack_reset(struct heap_thread *t)
 	t->arena_n = 0;
 	t->next_id = 0;
 	t->last_n = 0;
-	t->npairs = 0;
+	t->pairs_head = 0;
 	/* an entry is looked at only when its tag matches */
 	memset(t->cache_tag, 0, sizeof t->cache_tag);
 }
@@ -281,7 +281,10 @@ static uint32_t cache_tag(uint64_t ra, uint64_t sp, uint64_t fn, uint64_t up)
 	return (uint32_t)(h >> 32) | 1;
 }
 
-/* Remember where the return addresses of the last stack sit. */
+/* Remember where the return addresses of the last stack sit. The pairs
+ * go round a ring: an entry is good while the ring has not come round to
+ * its pairs (emptying the whole cache when the pairs ran out, as before,
+ * threw away every call site 3 or 4 times in a cc1plus run). */
 static void cache_fill(struct heap_thread *t, struct heap_cache_ent *e, uint64_t fn, uint32_t id)
 {
 	e->ra = 0;
@@ -290,14 +293,13 @@ static void cache_fill(struct heap_thread *t, struct heap_cache_ent *e, uint64_t
 	unsigned n = t->last_n, np = n ? n - 1 : 0;
 	if (!n)
 		return;
-	if (t->npairs + np > HEAP_PAIRS) {
-		/* full: forget every call site and start again */
-		memset(t->cache_tag, 0, sizeof t->cache_tag);
-		t->npairs = 0;
-		if (np > HEAP_PAIRS)
-			return;
-	}
-	uint64_t *pr = t->pairs + 2 * t->npairs;
+	uint64_t at = t->pairs_head;
+	if (at % HEAP_PAIRS + np > HEAP_PAIRS)
+		at += HEAP_PAIRS - at % HEAP_PAIRS;   /* contiguous: from the ring's start */
+	/* taken before they are written: an entry whose pairs this overwrites
+	 * is stale by then, even if the fill stops half way */
+	t->pairs_head = at + np;
+	uint64_t *pr = t->pairs + 2 * (at % HEAP_PAIRS);
 	/* innermost first: frame i is last[n - 1 - i] */
 	for (unsigned i = 1; i < n; i++) {
 		/* the return address into frame i sits just below its stack pointer */
@@ -309,15 +311,16 @@ static void cache_fill(struct heap_thread *t, struct heap_cache_ent *e, uint64_t
 		pr[2 * (i - 1) + 1] = ip;
 	}
 	*e = (struct heap_cache_ent){ t->last_ip[n - 1], t->last_sp[n - 1], fn, np ? pr[0] : 0,
-				      np ? pr[1] : 0, id, np, (uint32_t)t->npairs, 0 };
-	t->npairs += np;
+				      np ? pr[1] : 0, id, np, at };
 }
 
 static int cache_valid(const struct heap_thread *t, const struct heap_cache_ent *e)
 {
 	if (e->npairs && *(const volatile uint64_t *)(uintptr_t)e->slot0 != e->val0)
 		return 0;
-	const uint64_t *pr = t->pairs + 2 * (size_t)e->pairs;
+	if (t->pairs_head - e->at > HEAP_PAIRS)
+		return 0;   /* the ring came round to its pairs */
+	const uint64_t *pr = t->pairs + 2 * (e->at % HEAP_PAIRS);
 	for (uint32_t i = 1; i < e->npairs; i++)
 		if (*(const volatile uint64_t *)(uintptr_t)pr[2 * i] != pr[2 * i + 1])
 			return 0;
@@ -361,11 +364,9 @@ static inline uint32_t hit(struct heap_thread *t, uint64_t fn, const struct heap
 
 uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, const struct heap_caller *c)
 {
-	/* where the caller returns to: read from its frame's return slot,
-	 * which its recipe gives (only a key: the entry found is checked
-	 * whole all the same) */
-	uint64_t slot = cfi_ret_slot(t->near, c->ra, c->sp, c->bp);
-	uint64_t up = slot ? *(const uint64_t *)(uintptr_t)slot : 0;
+	/* where the caller returns to, and its callers, a few steps of the
+	 * walk (only a key: the entry found is checked whole all the same) */
+	uint64_t up = cfi_walk_key(t->near, c->ra, c->sp, c->bp, HEAP_KEY_LEVELS);
 	size_t base = cache_set(c->ra, c->sp, up);
 	struct heap_cache_ent *set = &t->cache[base];
 	uint32_t *tags = &t->cache_tag[base];
