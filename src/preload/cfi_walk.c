@@ -461,18 +461,18 @@ static void near_check(struct cfi_near *near)
 }
 
 
-uint64_t cfi_walk_key(struct cfi_near *near, uint64_t ra, uint64_t sp, uint64_t bp, unsigned levels)
+uint64_t cfi_ret_slot(struct cfi_near *near, uint64_t ra, uint64_t sp, uint64_t bp)
 {
 	if (!tab)
 		return 0;
 	near_check(near);
-	uint64_t key = 0, ip = ra;
-	for (unsigned i = 0; i < levels; i++) {
-		if (step_out(near, &ip, &sp, &bp) <= 0)
-			break;
-		key = (key ^ ip) * 0x9e3779b97f4a7c15u;
-	}
-	return key;
+	uint64_t v = near_recipe(near, ra);
+	if (!(v & R_VALID) || (v & R_END))
+		return 0;
+	uint64_t cfa = ((v & R_CFA_RBP) ? bp : sp) + (v >> 32);
+	if (cfa <= sp || cfa - sp > ((uint64_t)1 << 24))
+		return 0;
+	return cfa - 8;
 }
 __attribute__((noinline)) unsigned cfi_walk(uint64_t ra, uint64_t sp0, uint64_t *ips, uint64_t *sps,
 					   unsigned max, int *truncated, struct cfi_near *near)

@@ -20,7 +20,6 @@
 #define HEAP_CACHE 8192           /* stacks remembered per thread */
 #define HEAP_WAYS 64              /* of them per (return address, stack pointer) */
 #define HEAP_PAIRS (512 * 1024)   /* return address slots kept for the cache */
-#define HEAP_KEY_LEVELS 4         /* callers walked to key the cache */
 #define HEAP_SET_BITS 18          /* sampled mode: live sampled blocks, 2^18 slots */
 #define HEAP_FILTER_BITS 16       /* and a counting filter in front of them */
 
@@ -70,7 +69,8 @@ struct heap_thread {
 	uint64_t *pairs;               /* (slot address, value) pairs, a ring of HEAP_PAIRS */
 	uint64_t pairs_head;           /* pairs ever taken from it */
 	struct heap_cache_ent cache[HEAP_CACHE];
-	uint32_t cache_tag[HEAP_CACHE];  /* a hash of each entry's ra, sp, fn; 0 empty */
+	uint16_t cache_tag[HEAP_CACHE];  /* a hash of each entry's ra, sp, fn, up; 0 empty */
+	uint8_t cache_order[HEAP_CACHE]; /* per set, its ways, the one used last first */
 	struct cfi_near near[1];       /* its recipes (cfi_walk.h) */
 	unsigned char sbuf[HEAP_SBUF];
 	unsigned char buf[HEAP_BUF];

@@ -26,6 +26,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <unwind.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "preload/cfi_walk.h"
 #include "preload/heap.h"
@@ -97,6 +100,8 @@ void heap_stack_reset(struct heap_thread *t)
 	t->pairs_head = 0;
 	/* an entry is looked at only when its tag matches */
 	memset(t->cache_tag, 0, sizeof t->cache_tag);
+	for (size_t i = 0; i < HEAP_CACHE; i++)
+		t->cache_order[i] = (uint8_t)(i % HEAP_WAYS);
 }
 
 /* A chain's hash: mixed in from its outermost frame in, so that the
@@ -274,11 +279,11 @@ static size_t cache_set(uint64_t ra, uint64_t sp, uint64_t up)
 	return (size_t)((h >> 40) & (HEAP_CACHE / HEAP_WAYS - 1)) * HEAP_WAYS;
 }
 
-static uint32_t cache_tag(uint64_t ra, uint64_t sp, uint64_t fn, uint64_t up)
+static uint16_t cache_tag(uint64_t ra, uint64_t sp, uint64_t fn, uint64_t up)
 {
 	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u) ^ (fn * 0xc2b2ae3d27d4eb4fu) ^
 		      (up * 0x165667b19e3779f9u)) * 0xff51afd7ed558ccdu;
-	return (uint32_t)(h >> 32) | 1;
+	return (uint16_t)(h >> 48) | 1;
 }
 
 /* Remember where the return addresses of the last stack sit. The pairs
@@ -362,43 +367,85 @@ static inline uint32_t hit(struct heap_thread *t, uint64_t fn, const struct heap
 	return heap_cfi_check ? check_hit(t, fn, c, id) : id;
 }
 
+/* The ways of a set whose tags are tag, a bit each (SSE2: eight tags to
+ * a compare; a loop over 64 tags was a tenth of the lookups' time). */
+static uint64_t tag_match(const uint16_t *tags, uint16_t tag)
+{
+	uint64_t m = 0;
+#ifdef __SSE2__
+	__m128i t16 = _mm_set1_epi16((short)tag);
+	for (unsigned i = 0; i < HEAP_WAYS; i += 16) {
+		__m128i a = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(tags + i)), t16);
+		__m128i b = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(tags + i + 8)), t16);
+		m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_packs_epi16(a, b)) << i;
+	}
+#else
+	for (unsigned i = 0; i < HEAP_WAYS; i++)
+		m |= (uint64_t)(tags[i] == tag) << i;
+#endif
+	return m;
+}
+
+/* Way w was used: it goes to the front of the set's order. */
+static void to_front(uint8_t *ord, unsigned w)
+{
+	const uint8_t *at = memchr(ord, (int)w, HEAP_WAYS);
+	size_t k = at ? (size_t)(at - ord) : HEAP_WAYS - 1;
+	memmove(ord + 1, ord, k);
+	ord[0] = (uint8_t)w;
+}
+
+static int ent_is(const struct heap_thread *t, const struct heap_cache_ent *e, uint64_t fn,
+		  const struct heap_caller *c)
+{
+	return e->ra == c->ra && e->sp == c->sp && e->fn == fn && cache_valid(t, e);
+}
+
 uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, const struct heap_caller *c)
 {
-	/* where the caller returns to, and its callers, a few steps of the
-	 * walk (only a key: the entry found is checked whole all the same) */
-	uint64_t up = cfi_walk_key(t->near, c->ra, c->sp, c->bp, HEAP_KEY_LEVELS);
+	/* where the caller returns to (only a key: the entry found is checked
+	 * whole all the same) */
+	uint64_t slot = cfi_ret_slot(t->near, c->ra, c->sp, c->bp);
+	uint64_t up = slot ? *(const uint64_t *)(uintptr_t)slot : 0;
 	size_t base = cache_set(c->ra, c->sp, up);
 	struct heap_cache_ent *set = &t->cache[base];
-	uint32_t *tags = &t->cache_tag[base];
+	uint16_t *tags = &t->cache_tag[base];
+	uint8_t *ord = &t->cache_order[base];
 	/* the stack used last from here, before any tag is made */
-	if (tags[0] && set->ra == c->ra && set->sp == c->sp && set->fn == fn && cache_valid(t, set))
-		return hit(t, fn, c, set->id);
-	uint32_t tag = cache_tag(c->ra, c->sp, fn, up);
-	for (unsigned i = 1; i < HEAP_WAYS; i++) {
-		if (tags[i] != tag)
-			continue;
-		struct heap_cache_ent *e = &set[i];
-		if (e->ra == c->ra && e->sp == c->sp && e->fn == fn && cache_valid(t, e)) {
-			/* to the front */
-			struct heap_cache_ent h = *e;
-			memmove(set + 1, set, i * sizeof *set);
-			memmove(tags + 1, tags, i * sizeof *tags);
-			set[0] = h;
-			tags[0] = tag;
-			return hit(t, fn, c, h.id);
+	unsigned w = ord[0];
+	if (tags[w] && ent_is(t, &set[w], fn, c))
+		return hit(t, fn, c, set[w].id);
+	uint16_t tag = cache_tag(c->ra, c->sp, fn, up);
+	uint64_t m = tag_match(tags, tag) & ~((uint64_t)1 << w);
+	if (m && !(m & (m - 1))) {
+		/* one candidate (the usual case) */
+		w = (unsigned)__builtin_ctzll(m);
+		if (ent_is(t, &set[w], fn, c)) {
+			to_front(ord, w);
+			return hit(t, fn, c, set[w].id);
+		}
+	} else if (m) {
+		/* several: the ones used last first */
+		for (unsigned k = 1; k < HEAP_WAYS; k++) {
+			w = ord[k];
+			if ((m >> w & 1) && ent_is(t, &set[w], fn, c)) {
+				to_front(ord, w);
+				return hit(t, fn, c, set[w].id);
+			}
 		}
 	}
-	/* a new entry in front; the oldest of the set goes */
-	memmove(set + 1, set, (HEAP_WAYS - 1) * sizeof *set);
-	memmove(tags + 1, tags, (HEAP_WAYS - 1) * sizeof *tags);
-	set->ra = 0;
-	tags[0] = 0;
+	/* a new entry in front, in the way used longest ago */
+	w = ord[HEAP_WAYS - 1];
+	memmove(ord + 1, ord, HEAP_WAYS - 1);
+	ord[0] = (uint8_t)w;
+	struct heap_cache_ent *e = &set[w];
+	e->ra = 0;
+	tags[w] = 0;
 	uint32_t id = stack_id(t, fn, c);
 	if (id != UINT32_MAX && t->last_n && t->last_ip[t->last_n - 1] == c->ra &&
 	    t->last_sp[t->last_n - 1] == c->sp)
-		cache_fill(t, set, fn, id);
-	/* (a fill that finds the cache full empties it first) */
-	tags[0] = set->ra ? tag : 0;
+		cache_fill(t, e, fn, id);
+	tags[w] = e->ra ? tag : 0;
 	return id;
 }
 
