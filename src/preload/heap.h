@@ -19,7 +19,7 @@
 #define HEAP_SBUF (32 * 1024)     /* its new stacks */
 #define HEAP_CACHE 8192           /* stacks remembered per thread */
 #define HEAP_WAYS 64              /* of them per (return address, stack pointer) */
-#define HEAP_NODES (1024 * 1024)  /* return address slots kept for the cache */
+#define HEAP_PAIRS (512 * 1024)   /* return address slots kept for the cache */
 #define HEAP_SET_BITS 18          /* sampled mode: live sampled blocks, 2^18 slots */
 #define HEAP_FILTER_BITS 16       /* and a counting filter in front of them */
 
@@ -32,14 +32,7 @@ struct heap_cache_ent {
 	uint64_t ra, sp, fn;
 	uint64_t slot0, val0;          /* pairs[0], when npairs */
 	uint32_t id, npairs;
-	uint32_t node;                 /* of pairs[0] (heap_stack.c) */
-	uint32_t pad;
-};
-
-/* A return address slot of a stack, and its caller's (0: none). */
-struct heap_node {
-	uint64_t slot, val;
-	uint32_t parent, pad;
+	uint64_t at;                   /* its pairs: heap_thread.pairs_head when made */
 };
 
 struct heap_stack_ent {
@@ -71,14 +64,10 @@ struct heap_thread {
 	unsigned last_n;
 	uint64_t last_ip[PSMP_MAX_FRAMES], last_sp[PSMP_MAX_FRAMES];
 	uint64_t last_h[PSMP_MAX_FRAMES];   /* hash of the chain from the root to here */
-	uint32_t last_node[PSMP_MAX_FRAMES]; /* its frames' nodes (heap_stack.c), */
-	unsigned last_node_n;                /* known for this many from the root */
 	uint64_t *ids;                 /* PLUMB_CFI_CHECK: id -> arena offset << 16 | frames */
 	size_t ids_cap;
-	struct heap_node *nodes;       /* HEAP_NODES of them */
-	uint32_t nnodes;
-	uint32_t *node_tab;            /* (parent, slot, val) -> node, open addressing */
-	size_t node_cap;
+	uint64_t *pairs;               /* (slot address, value) pairs, a ring of HEAP_PAIRS */
+	uint64_t pairs_head;           /* pairs ever taken from it */
 	struct heap_cache_ent cache[HEAP_CACHE];
 	uint16_t cache_tag[HEAP_CACHE];  /* a hash of each entry's ra, sp, fn, up; 0 empty */
 	uint8_t cache_order[HEAP_CACHE]; /* per set, its ways, the one used last first */
@@ -115,9 +104,8 @@ extern __thread struct heap_thread *heap_self __attribute__((tls_model("initial-
  * megabyte of addresses, in address order (blocks are 16-byte aligned),
  * so that the frees of neighbouring blocks read one line of the filter,
  * as they touch one stretch of the heap; each megabyte starts elsewhere.
- * A hashed slot made every free a load from anywhere in the 128 KiB
- * filter (cc1plus sampled: the free wrapper 1.50% of its cpu-clock
- * samples that way, 1.35% this way, perf record -F 4000). */
+ * A hashed slot made every free of a large program a load from anywhere
+ * in the 128 KiB filter: most of what sampling cost cc1plus. */
 static inline size_t filter_slot(uint64_t p)
 {
 	return (size_t)((p >> 4) + (p >> 20) * 0x9e3779b9u) & (((size_t)1 << HEAP_FILTER_BITS) - 1);

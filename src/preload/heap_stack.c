@@ -96,10 +96,8 @@ void heap_stack_reset(struct heap_thread *t)
 	t->tab_n = 0;
 	t->arena_n = 0;
 	t->next_id = 0;
-	t->last_n = t->last_node_n = 0;
-	t->nnodes = t->nodes ? 1 : 0;
-	if (t->node_tab)
-		memset(t->node_tab, 0, t->node_cap * sizeof *t->node_tab);
+	t->last_n = 0;
+	t->pairs_head = 0;
 	/* an entry is looked at only when its tag matches */
 	memset(t->cache_tag, 0, sizeof t->cache_tag);
 	for (size_t i = 0; i < HEAP_CACHE; i++)
@@ -243,7 +241,7 @@ static int walk_fast(struct heap_thread *t, const struct heap_caller *c, int *tr
 			      t->last_sp, t->last_n, &join);
 	unsigned keep = join == UINT32_MAX ? 0 : join + 1;
 	if (n < 0 || (unsigned)n + keep > PSMP_MAX_FRAMES || (!n && !keep)) {
-		t->last_n = t->last_node_n = 0;
+		t->last_n = 0;
 		if (n < 0 || !keep)
 			return -1;
 		/* joined past the deepest stack recorded: walk it all, cut */
@@ -254,8 +252,6 @@ static int walk_fast(struct heap_thread *t, const struct heap_caller *c, int *tr
 		keep = 0;
 	}
 	unsigned k = keep;
-	if (t->last_node_n > keep)
-		t->last_node_n = keep;   /* the frames kept keep their nodes */
 	uint64_t h = keep ? t->last_h[keep - 1] : CHAIN_SEED;
 	for (int i = n; i-- > 0; k++) {
 		/* the sampler's thread start wrapper is left out of stacks */
@@ -290,105 +286,48 @@ static uint16_t cache_tag(uint64_t ra, uint64_t sp, uint64_t fn, uint64_t up)
 	return (uint16_t)(h >> 48) | 1;
 }
 
-/* Where the return addresses of the stacks sit: a tree of (slot, return
- * address) nodes, each with its caller's node, one node for one position
- * however many stacks pass through it. An entry keeps its innermost node;
- * the frames near main, which every stack shares, are then a few nodes
- * that stay in the cache, where a copy per entry (22 pairs on cc1plus, in
- * 8 MB) was mostly read from memory. */
-static uint32_t node_home(uint32_t parent, uint64_t slot, uint64_t val, size_t cap)
-{
-	uint64_t h = ((slot ^ ((uint64_t)parent << 40)) * 0x9e3779b97f4a7c15u ^ val) * 0xff51afd7ed558ccdu;
-	return (uint32_t)(h >> 32) & (uint32_t)(cap - 1);
-}
-
-static int nodes_grow(struct heap_thread *t)
-{
-	size_t cap = t->node_cap ? 2 * t->node_cap : 65536;
-	uint32_t *n = heap_raw_map(cap * sizeof *n);
-	if (!n)
-		return -1;
-	for (uint32_t i = 1; i < t->nnodes; i++) {
-		const struct heap_node *nd = &t->nodes[i];
-		uint32_t j = node_home(nd->parent, nd->slot, nd->val, cap);
-		while (n[j])
-			j = (j + 1) & (uint32_t)(cap - 1);
-		n[j] = i;
-	}
-	if (t->node_tab)
-		syscall(SYS_munmap, t->node_tab, t->node_cap * sizeof *t->node_tab);
-	t->node_tab = n;
-	t->node_cap = cap;
-	return 0;
-}
-
-/* The node of (parent, slot, val), made the first time; 0 when full. */
-static uint32_t node_of(struct heap_thread *t, uint32_t parent, uint64_t slot, uint64_t val)
-{
-	if ((size_t)(t->nnodes + 1) * 2 > t->node_cap && nodes_grow(t))
-		return 0;
-	uint32_t j = node_home(parent, slot, val, t->node_cap);
-	for (uint32_t i; (i = t->node_tab[j]); j = (j + 1) & (uint32_t)(t->node_cap - 1)) {
-		const struct heap_node *nd = &t->nodes[i];
-		if (nd->slot == slot && nd->val == val && nd->parent == parent)
-			return i;
-	}
-	if (t->nnodes == HEAP_NODES)
-		return 0;
-	t->nodes[t->nnodes] = (struct heap_node){ slot, val, parent, 0 };
-	t->node_tab[j] = t->nnodes;
-	return t->nnodes++;
-}
-
-/* Remember where the return addresses of the last stack sit. */
+/* Remember where the return addresses of the last stack sit. The pairs
+ * go round a ring: an entry is good while the ring has not come round to
+ * its pairs (emptying the whole cache when the pairs ran out, as before,
+ * threw away every call site 3 or 4 times in a cc1plus run). */
 static void cache_fill(struct heap_thread *t, struct heap_cache_ent *e, uint64_t fn, uint32_t id)
 {
 	e->ra = 0;
-	if (!t->nodes) {
-		if (!(t->nodes = heap_raw_map(HEAP_NODES * sizeof *t->nodes)))
-			return;
-		t->nnodes = 1;   /* 0: no node */
-	}
+	if (!t->pairs && !(t->pairs = heap_raw_map(HEAP_PAIRS * 2 * sizeof *t->pairs)))
+		return;
 	unsigned n = t->last_n, np = n ? n - 1 : 0;
 	if (!n)
 		return;
-	uint32_t node = 0;
-	/* outermost first: frame i is last[k], k = n - 1 - i; the frames the
-	 * walk kept from the stack before have their nodes already */
-	for (unsigned k = 0; k + 1 < n; k++) {
-		if (k < t->last_node_n) {
-			node = t->last_node[k];
-			continue;
-		}
+	uint64_t at = t->pairs_head;
+	if (at % HEAP_PAIRS + np > HEAP_PAIRS)
+		at += HEAP_PAIRS - at % HEAP_PAIRS;   /* contiguous: from the ring's start */
+	/* taken before they are written: an entry whose pairs this overwrites
+	 * is stale by then, even if the fill stops half way */
+	t->pairs_head = at + np;
+	uint64_t *pr = t->pairs + 2 * (at % HEAP_PAIRS);
+	/* innermost first: frame i is last[n - 1 - i] */
+	for (unsigned i = 1; i < n; i++) {
 		/* the return address into frame i sits just below its stack pointer */
-		uint64_t slot = t->last_sp[k] - 8, ip = t->last_ip[k];
+		uint64_t slot = t->last_sp[n - 1 - i] - 8, ip = t->last_ip[n - 1 - i];
 		/* a signal frame or an odd CFI rule: not a plain return slot */
 		if (*(const uint64_t *)(uintptr_t)slot != ip)
 			return;
-		if (!(node = node_of(t, node, slot, ip))) {
-			/* full: forget every call site and start again */
-			memset(t->cache_tag, 0, sizeof t->cache_tag);
-			memset(t->node_tab, 0, t->node_cap * sizeof *t->node_tab);
-			t->nnodes = 1;
-			t->last_node_n = 0;
-			return;
-		}
-		t->last_node[k] = node;
-		t->last_node_n = k + 1;
+		pr[2 * (i - 1)] = slot;
+		pr[2 * (i - 1) + 1] = ip;
 	}
-	*e = (struct heap_cache_ent){ t->last_ip[n - 1], t->last_sp[n - 1], fn,
-				      np ? t->nodes[node].slot : 0, np ? t->nodes[node].val : 0, id, np,
-				      node };
+	*e = (struct heap_cache_ent){ t->last_ip[n - 1], t->last_sp[n - 1], fn, np ? pr[0] : 0,
+				      np ? pr[1] : 0, id, np, at };
 }
 
 static int cache_valid(const struct heap_thread *t, const struct heap_cache_ent *e)
 {
-	if (!e->npairs)
-		return 1;
-	if (*(const volatile uint64_t *)(uintptr_t)e->slot0 != e->val0)
+	if (e->npairs && *(const volatile uint64_t *)(uintptr_t)e->slot0 != e->val0)
 		return 0;
-	for (uint32_t i = t->nodes[e->node].parent; i; i = t->nodes[i].parent)
-		if (*(const volatile uint64_t *)(uintptr_t)t->nodes[i].slot != t->nodes[i].val)
+	if (t->pairs_head - e->at > HEAP_PAIRS)
+		return 0;   /* the ring came round to its pairs */
+	const uint64_t *pr = t->pairs + 2 * (e->at % HEAP_PAIRS);
+	for (uint32_t i = 1; i < e->npairs; i++)
+		if (*(const volatile uint64_t *)(uintptr_t)pr[2 * i] != pr[2 * i + 1])
 			return 0;
 	return 1;
 }
@@ -523,7 +462,7 @@ static __attribute__((noinline)) uint32_t stack_id(struct heap_thread *t, uint64
 				chain[n++] = t->last_ip[i];
 		uint64_t h = mix(t->last_h[t->last_n - 1], fn);
 		if (trunc)
-			t->last_n = t->last_node_n = 0;   /* a cut stack has no outermost frame to join at */
+			t->last_n = 0;   /* a cut stack has no outermost frame to join at */
 		return intern(t, chain, n, h, trunc);
 	}
 	/* libgcc's walk (or both, to compare) */
@@ -542,16 +481,8 @@ static __attribute__((noinline)) uint32_t stack_id(struct heap_thread *t, uint64
 	if (heap_cfi_check)
 		check_walk(&w, nf, fips, fsps, trunc);
 	/* libgcc's frames are the last stack now: the cache and the next
-	 * walk start from them as from the fast way's; when they are the fast
-	 * way's frames (checking), the nodes the fast way kept stay, so that
-	 * the check sees them used */
-	unsigned nodes_kept = nf && nf == w.n && w.started && !w.truncated &&
-				      memcmp(w.ips, fips, nf * sizeof *fips) == 0 &&
-				      memcmp(w.cfas, fsps, nf * sizeof *fsps) == 0
-			      ? t->last_node_n
-			      : 0;
+	 * walk start from them as from the fast way's */
 	t->last_n = 0;
-	t->last_node_n = nodes_kept;
 	if (w.started && !w.truncated) {
 		uint64_t h = CHAIN_SEED;
 		for (unsigned i = w.n, k = 0; i-- > 0; k++) {
