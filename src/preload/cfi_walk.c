@@ -460,6 +460,20 @@ static void near_check(struct cfi_near *near)
 	}
 }
 
+
+uint64_t cfi_ret_slot(struct cfi_near *near, uint64_t ra, uint64_t sp, uint64_t bp)
+{
+	if (!tab)
+		return 0;
+	near_check(near);
+	uint64_t v = near_recipe(near, ra);
+	if (!(v & R_VALID) || (v & R_END))
+		return 0;
+	uint64_t cfa = ((v & R_CFA_RBP) ? bp : sp) + (v >> 32);
+	if (cfa <= sp || cfa - sp > ((uint64_t)1 << 24))
+		return 0;
+	return cfa - 8;
+}
 __attribute__((noinline)) unsigned cfi_walk(uint64_t ra, uint64_t sp0, uint64_t *ips, uint64_t *sps,
 					   unsigned max, int *truncated, struct cfi_near *near)
 {

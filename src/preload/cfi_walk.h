@@ -43,4 +43,9 @@ int cfi_walk_join(uint64_t ra, uint64_t sp0, uint64_t bp0, uint64_t *ips, uint64
 		  unsigned max, int *truncated, struct cfi_near *near, const uint64_t *pips,
 		  const uint64_t *psps, unsigned pn, unsigned *join);
 
+/* Where the frame executing at return address ra (stack pointer sp, rbp
+ * bp) keeps its own return address: its CFA - 8, or 0 when the recipes
+ * do not say. One recipe probe, no walk. */
+uint64_t cfi_ret_slot(struct cfi_near *near, uint64_t ra, uint64_t sp, uint64_t bp);
+
 #endif

@@ -32,8 +32,7 @@ struct heap_cache_ent {
 	uint64_t ra, sp, fn;
 	uint64_t slot0, val0;          /* pairs[0], when npairs */
 	uint32_t id, npairs;
-	uint32_t pairs;                /* index into heap_thread.pairs */
-	uint32_t pad;
+	uint64_t at;                   /* its pairs: heap_thread.pairs_head when made */
 };
 
 struct heap_stack_ent {
@@ -65,10 +64,13 @@ struct heap_thread {
 	unsigned last_n;
 	uint64_t last_ip[PSMP_MAX_FRAMES], last_sp[PSMP_MAX_FRAMES];
 	uint64_t last_h[PSMP_MAX_FRAMES];   /* hash of the chain from the root to here */
-	uint64_t *pairs;               /* (slot address, value) pairs */
-	size_t npairs;
+	uint64_t *ids;                 /* PLUMB_CFI_CHECK: id -> arena offset << 16 | frames */
+	size_t ids_cap;
+	uint64_t *pairs;               /* (slot address, value) pairs, a ring of HEAP_PAIRS */
+	uint64_t pairs_head;           /* pairs ever taken from it */
 	struct heap_cache_ent cache[HEAP_CACHE];
-	uint32_t cache_tag[HEAP_CACHE];  /* a hash of each entry's ra, sp, fn; 0 empty */
+	uint16_t cache_tag[HEAP_CACHE];  /* a hash of each entry's ra, sp, fn, up; 0 empty */
+	uint8_t cache_order[HEAP_CACHE]; /* per set, its ways, the one used last first */
 	struct cfi_near near[1];       /* its recipes (cfi_walk.h) */
 	unsigned char sbuf[HEAP_SBUF];
 	unsigned char buf[HEAP_BUF];
@@ -98,10 +100,15 @@ extern atomic_int heap_probe;
 extern __thread int heap_guard __attribute__((tls_model("initial-exec")));
 extern __thread struct heap_thread *heap_self __attribute__((tls_model("initial-exec")));
 
-/* The sampled mode's counting filter slot of a block (heap.c). */
+/* The sampled mode's counting filter slot of a block (heap.c): within a
+ * megabyte of addresses, in address order (blocks are 16-byte aligned),
+ * so that the frees of neighbouring blocks read one line of the filter,
+ * as they touch one stretch of the heap; each megabyte starts elsewhere.
+ * A hashed slot made every free of a large program a load from anywhere
+ * in the 128 KiB filter: most of what sampling cost cc1plus. */
 static inline size_t filter_slot(uint64_t p)
 {
-	return (size_t)((p * 0xff51afd7ed558ccdu) >> (64 - HEAP_FILTER_BITS));
+	return (size_t)((p >> 4) + (p >> 20) * 0x9e3779b9u) & (((size_t)1 << HEAP_FILTER_BITS) - 1);
 }
 
 /* Bytes an allocation of n counts down: malloc(0) gives a block too, and

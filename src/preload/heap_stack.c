@@ -26,6 +26,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <unwind.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "preload/cfi_walk.h"
 #include "preload/heap.h"
@@ -94,9 +97,11 @@ void heap_stack_reset(struct heap_thread *t)
 	t->arena_n = 0;
 	t->next_id = 0;
 	t->last_n = 0;
-	t->npairs = 0;
+	t->pairs_head = 0;
 	/* an entry is looked at only when its tag matches */
 	memset(t->cache_tag, 0, sizeof t->cache_tag);
+	for (size_t i = 0; i < HEAP_CACHE; i++)
+		t->cache_order[i] = (uint8_t)(i % HEAP_WAYS);
 }
 
 /* A chain's hash: mixed in from its outermost frame in, so that the
@@ -173,6 +178,18 @@ static uint32_t intern(struct heap_thread *t, const uint64_t *pc, unsigned n, ui
 		t->arena_cap = cap;
 	}
 	memcpy(t->arena + t->arena_n, pc, (size_t)n * 8);
+	if (heap_cfi_check) {
+		/* where each stack is, for check_hit */
+		if (t->next_id >= t->ids_cap) {
+			size_t cap = t->ids_cap ? 2 * t->ids_cap : 65536;
+			uint64_t *a = grow(t->ids, t->ids_cap * 8, cap * 8);
+			if (!a)
+				return UINT32_MAX;
+			t->ids = a;
+			t->ids_cap = cap;
+		}
+		t->ids[t->next_id] = (uint64_t)t->arena_n << 16 | n;
+	}
 	t->tab[j] = (struct heap_stack_ent){ h, t->next_id, n, t->arena_n };
 	t->arena_n += n;
 	t->tab_n++;
@@ -181,9 +198,10 @@ static uint32_t intern(struct heap_thread *t, const uint64_t *pc, unsigned n, ui
 }
 
 /* PLUMB_CFI_CHECK=1 (tests): every stack is also walked by libgcc and
- * compared; heap_finish says how it went on stderr. */
+ * compared, the ones the call-site cache gives too; heap_finish says how
+ * it went on stderr. */
 int heap_cfi_check;
-static atomic_ulong check_walks, check_fast, check_bad;
+static atomic_ulong check_walks, check_fast, check_hits, check_bad;
 
 /* Compare the fast stack (fips, fsps: fast frames) with libgcc's (w). */
 static void check_walk(const struct walk *w, unsigned fast, const uint64_t *fips,
@@ -205,8 +223,10 @@ void heap_cfi_check_report(void)
 	if (!heap_cfi_check)
 		return;
 	char msg[160];
-	int len = snprintf(msg, sizeof msg, "plumb-sampler: cfi check: %lu walks, %lu fast, %lu differ\n",
-			   atomic_load(&check_walks), atomic_load(&check_fast), atomic_load(&check_bad));
+	int len = snprintf(msg, sizeof msg,
+			   "plumb-sampler: cfi check: %lu walks, %lu fast, %lu cached, %lu differ\n",
+			   atomic_load(&check_walks), atomic_load(&check_fast), atomic_load(&check_hits),
+			   atomic_load(&check_bad));
 	if (len > 0 && write(2, msg, (size_t)len) < 0)
 		return;
 }
@@ -245,23 +265,31 @@ static int walk_fast(struct heap_thread *t, const struct heap_caller *c, int *tr
 	return 0;
 }
 
-/* The set of HEAP_WAYS entries for (ra, sp): a call at one depth may come
- * through several callers (an interpreter's loop, cc1plus's xmalloc), and
- * each keeps its own, the one used last first. Their tags (two cache lines
- * for a set) are looked at before the entries. */
-static size_t cache_set(uint64_t ra, uint64_t sp)
+/* The set of HEAP_WAYS entries for (ra, sp, up), up being the return
+ * address the caller will go back to: a call at one depth comes through
+ * several callers (an interpreter's loop, cc1plus's xmalloc), and keying
+ * by the first of them spreads one call site's stacks over every set and
+ * leaves about one entry per tag to check (keyed by (ra, sp) alone, a
+ * set held all of a site's stacks, 18 of them checked a lookup on
+ * cc1plus). Each set keeps the one used last first; its tags (two cache
+ * lines) are looked at before the entries. */
+static size_t cache_set(uint64_t ra, uint64_t sp, uint64_t up)
 {
-	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u)) * 0xff51afd7ed558ccdu;
+	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u) ^ (up * 0xc2b2ae3d27d4eb4fu)) * 0xff51afd7ed558ccdu;
 	return (size_t)((h >> 40) & (HEAP_CACHE / HEAP_WAYS - 1)) * HEAP_WAYS;
 }
 
-static uint32_t cache_tag(uint64_t ra, uint64_t sp, uint64_t fn)
+static uint16_t cache_tag(uint64_t ra, uint64_t sp, uint64_t fn, uint64_t up)
 {
-	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u) ^ (fn * 0xc2b2ae3d27d4eb4fu)) * 0xff51afd7ed558ccdu;
-	return (uint32_t)(h >> 32) | 1;
+	uint64_t h = (ra ^ (sp * 0x9e3779b97f4a7c15u) ^ (fn * 0xc2b2ae3d27d4eb4fu) ^
+		      (up * 0x165667b19e3779f9u)) * 0xff51afd7ed558ccdu;
+	return (uint16_t)(h >> 48) | 1;
 }
 
-/* Remember where the return addresses of the last stack sit. */
+/* Remember where the return addresses of the last stack sit. The pairs
+ * go round a ring: an entry is good while the ring has not come round to
+ * its pairs (emptying the whole cache when the pairs ran out, as before,
+ * threw away every call site 3 or 4 times in a cc1plus run). */
 static void cache_fill(struct heap_thread *t, struct heap_cache_ent *e, uint64_t fn, uint32_t id)
 {
 	e->ra = 0;
@@ -270,14 +298,13 @@ static void cache_fill(struct heap_thread *t, struct heap_cache_ent *e, uint64_t
 	unsigned n = t->last_n, np = n ? n - 1 : 0;
 	if (!n)
 		return;
-	if (t->npairs + np > HEAP_PAIRS) {
-		/* full: forget every call site and start again */
-		memset(t->cache_tag, 0, sizeof t->cache_tag);
-		t->npairs = 0;
-		if (np > HEAP_PAIRS)
-			return;
-	}
-	uint64_t *pr = t->pairs + 2 * t->npairs;
+	uint64_t at = t->pairs_head;
+	if (at % HEAP_PAIRS + np > HEAP_PAIRS)
+		at += HEAP_PAIRS - at % HEAP_PAIRS;   /* contiguous: from the ring's start */
+	/* taken before they are written: an entry whose pairs this overwrites
+	 * is stale by then, even if the fill stops half way */
+	t->pairs_head = at + np;
+	uint64_t *pr = t->pairs + 2 * (at % HEAP_PAIRS);
 	/* innermost first: frame i is last[n - 1 - i] */
 	for (unsigned i = 1; i < n; i++) {
 		/* the return address into frame i sits just below its stack pointer */
@@ -289,15 +316,16 @@ static void cache_fill(struct heap_thread *t, struct heap_cache_ent *e, uint64_t
 		pr[2 * (i - 1) + 1] = ip;
 	}
 	*e = (struct heap_cache_ent){ t->last_ip[n - 1], t->last_sp[n - 1], fn, np ? pr[0] : 0,
-				      np ? pr[1] : 0, id, np, (uint32_t)t->npairs, 0 };
-	t->npairs += np;
+				      np ? pr[1] : 0, id, np, at };
 }
 
 static int cache_valid(const struct heap_thread *t, const struct heap_cache_ent *e)
 {
 	if (e->npairs && *(const volatile uint64_t *)(uintptr_t)e->slot0 != e->val0)
 		return 0;
-	const uint64_t *pr = t->pairs + 2 * (size_t)e->pairs;
+	if (t->pairs_head - e->at > HEAP_PAIRS)
+		return 0;   /* the ring came round to its pairs */
+	const uint64_t *pr = t->pairs + 2 * (e->at % HEAP_PAIRS);
 	for (uint32_t i = 1; i < e->npairs; i++)
 		if (*(const volatile uint64_t *)(uintptr_t)pr[2 * i] != pr[2 * i + 1])
 			return 0;
@@ -306,40 +334,118 @@ static int cache_valid(const struct heap_thread *t, const struct heap_cache_ent 
 
 static uint32_t stack_id(struct heap_thread *t, uint64_t fn, const struct heap_caller *c);
 
+/* The chain of a stack the walk gives (leaf fn first); its length. */
+static unsigned walked_chain(const struct walk *w, uint64_t fn, uint64_t ra, uint64_t *chain)
+{
+	unsigned n = 0;
+	chain[n++] = fn;
+	if (!w->started)
+		chain[n++] = ra;   /* no unwind information: the caller at least */
+	for (unsigned i = 0; i < w->n; i++)
+		if (!in_wrapper(w->ips[i]))
+			chain[n++] = w->ips[i];
+	return n;
+}
+
+/* PLUMB_CFI_CHECK=1: the stack the cache gave (id) must be libgcc's. */
+static __attribute__((noinline)) uint32_t check_hit(struct heap_thread *t, uint64_t fn,
+						    const struct heap_caller *c, uint32_t id)
+{
+	uint64_t ips[PSMP_MAX_FRAMES], cfas[PSMP_MAX_FRAMES], chain[PSMP_MAX_FRAMES + 1];
+	struct walk w = { .ra = c->ra, .sp = c->sp, .ips = ips, .cfas = cfas, .max = PSMP_MAX_FRAMES };
+	_Unwind_Backtrace(step, &w);
+	unsigned n = walked_chain(&w, fn, c->ra, chain);
+	atomic_fetch_add(&check_hits, 1);
+	uint64_t at = id < t->next_id && t->ids ? t->ids[id] : 0;
+	if (!at || (at & 0xffff) != n || memcmp(t->arena + (at >> 16), chain, n * sizeof *chain) != 0)
+		atomic_fetch_add(&check_bad, 1);
+	return id;
+}
+
+static inline uint32_t hit(struct heap_thread *t, uint64_t fn, const struct heap_caller *c, uint32_t id)
+{
+	return heap_cfi_check ? check_hit(t, fn, c, id) : id;
+}
+
+/* The ways of a set whose tags are tag, a bit each (SSE2: eight tags to
+ * a compare; a loop over 64 tags was a tenth of the lookups' time). */
+static uint64_t tag_match(const uint16_t *tags, uint16_t tag)
+{
+	uint64_t m = 0;
+#ifdef __SSE2__
+	__m128i t16 = _mm_set1_epi16((short)tag);
+	for (unsigned i = 0; i < HEAP_WAYS; i += 16) {
+		__m128i a = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(tags + i)), t16);
+		__m128i b = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(tags + i + 8)), t16);
+		m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_packs_epi16(a, b)) << i;
+	}
+#else
+	for (unsigned i = 0; i < HEAP_WAYS; i++)
+		m |= (uint64_t)(tags[i] == tag) << i;
+#endif
+	return m;
+}
+
+/* Way w was used: it goes to the front of the set's order. */
+static void to_front(uint8_t *ord, unsigned w)
+{
+	const uint8_t *at = memchr(ord, (int)w, HEAP_WAYS);
+	size_t k = at ? (size_t)(at - ord) : HEAP_WAYS - 1;
+	memmove(ord + 1, ord, k);
+	ord[0] = (uint8_t)w;
+}
+
+static int ent_is(const struct heap_thread *t, const struct heap_cache_ent *e, uint64_t fn,
+		  const struct heap_caller *c)
+{
+	return e->ra == c->ra && e->sp == c->sp && e->fn == fn && cache_valid(t, e);
+}
+
 uint32_t heap_stack_id(struct heap_thread *t, uint64_t fn, const struct heap_caller *c)
 {
-	size_t base = cache_set(c->ra, c->sp);
+	/* where the caller returns to (only a key: the entry found is checked
+	 * whole all the same) */
+	uint64_t slot = cfi_ret_slot(t->near, c->ra, c->sp, c->bp);
+	uint64_t up = slot ? *(const uint64_t *)(uintptr_t)slot : 0;
+	size_t base = cache_set(c->ra, c->sp, up);
 	struct heap_cache_ent *set = &t->cache[base];
-	uint32_t *tags = &t->cache_tag[base];
-	/* the stack used last at this call site, before any tag is made */
-	if (tags[0] && set->ra == c->ra && set->sp == c->sp && set->fn == fn && cache_valid(t, set))
-		return set->id;
-	uint32_t tag = cache_tag(c->ra, c->sp, fn);
-	for (unsigned i = 1; i < HEAP_WAYS; i++) {
-		if (tags[i] != tag)
-			continue;
-		struct heap_cache_ent *e = &set[i];
-		if (e->ra == c->ra && e->sp == c->sp && e->fn == fn && cache_valid(t, e)) {
-			/* to the front */
-			struct heap_cache_ent h = *e;
-			memmove(set + 1, set, i * sizeof *set);
-			memmove(tags + 1, tags, i * sizeof *tags);
-			set[0] = h;
-			tags[0] = tag;
-			return h.id;
+	uint16_t *tags = &t->cache_tag[base];
+	uint8_t *ord = &t->cache_order[base];
+	/* the stack used last from here, before any tag is made */
+	unsigned w = ord[0];
+	if (tags[w] && ent_is(t, &set[w], fn, c))
+		return hit(t, fn, c, set[w].id);
+	uint16_t tag = cache_tag(c->ra, c->sp, fn, up);
+	uint64_t m = tag_match(tags, tag) & ~((uint64_t)1 << w);
+	if (m && !(m & (m - 1))) {
+		/* one candidate (the usual case) */
+		w = (unsigned)__builtin_ctzll(m);
+		if (ent_is(t, &set[w], fn, c)) {
+			to_front(ord, w);
+			return hit(t, fn, c, set[w].id);
+		}
+	} else if (m) {
+		/* several: the ones used last first */
+		for (unsigned k = 1; k < HEAP_WAYS; k++) {
+			w = ord[k];
+			if ((m >> w & 1) && ent_is(t, &set[w], fn, c)) {
+				to_front(ord, w);
+				return hit(t, fn, c, set[w].id);
+			}
 		}
 	}
-	/* a new entry in front; the oldest of the set goes */
-	memmove(set + 1, set, (HEAP_WAYS - 1) * sizeof *set);
-	memmove(tags + 1, tags, (HEAP_WAYS - 1) * sizeof *tags);
-	set->ra = 0;
-	tags[0] = 0;
+	/* a new entry in front, in the way used longest ago */
+	w = ord[HEAP_WAYS - 1];
+	memmove(ord + 1, ord, HEAP_WAYS - 1);
+	ord[0] = (uint8_t)w;
+	struct heap_cache_ent *e = &set[w];
+	e->ra = 0;
+	tags[w] = 0;
 	uint32_t id = stack_id(t, fn, c);
 	if (id != UINT32_MAX && t->last_n && t->last_ip[t->last_n - 1] == c->ra &&
 	    t->last_sp[t->last_n - 1] == c->sp)
-		cache_fill(t, set, fn, id);
-	/* (a fill that finds the cache full empties it first) */
-	tags[0] = set->ra ? tag : 0;
+		cache_fill(t, e, fn, id);
+	tags[w] = e->ra ? tag : 0;
 	return id;
 }
 
@@ -388,10 +494,6 @@ static __attribute__((noinline)) uint32_t stack_id(struct heap_thread *t, uint64
 		}
 		t->last_n = w.n;
 	}
-	if (!w.started)
-		chain[n++] = c->ra;   /* no unwind information: the caller at least */
-	for (unsigned i = 0; i < w.n; i++)
-		if (!in_wrapper(ips[i]))
-			chain[n++] = ips[i];
+	n = walked_chain(&w, fn, c->ra, chain);
 	return intern(t, chain, n, chain_hash(chain, n), w.truncated || !w.started);
 }

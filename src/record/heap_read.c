@@ -448,6 +448,27 @@ static inline __attribute__((always_inline)) int get(rd *r, cursor *c, uint64_t 
 		*v = r->b[c->pos++];
 		return 0;
 	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* Pointer deltas take 2 to 8 bytes (1.4 a event on cc1plus, and the
+	 * byte loop was a fifth of the replay's instructions): with 8 bytes to
+	 * read, find the last one and gather the 7-bit groups in three steps. */
+	if (c->end - c->pos >= 8) {
+		uint64_t u;
+		memcpy(&u, r->b + c->pos, 8);
+		uint64_t stop = ~u & 0x8080808080808080u;
+		if (stop) {
+			unsigned len = (unsigned)__builtin_ctzll(stop) / 8 + 1;
+			if (len < 8)
+				u &= ((uint64_t)1 << (8 * len)) - 1;
+			u = ((u & 0x7f007f007f007f00u) >> 1) | (u & 0x007f007f007f007fu);
+			u = ((u & 0x3fff00003fff0000u) >> 2) | (u & 0x00003fff00003fffu);
+			u = ((u & 0x0fffffff00000000u) >> 4) | (u & 0x000000000fffffffu);
+			*v = u;
+			c->pos += len;
+			return 0;
+		}
+	}
+#endif
 	return get_slow(r, c, v);
 }
 
