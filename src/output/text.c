@@ -214,12 +214,15 @@ static bool is_numeric(plumb_cell_type type)
 	       type == PLUMB_CELL_NUM || type == PLUMB_CELL_BIG;
 }
 
+enum { PATH_COL = 1, MODULE_COL = 2 };
+
 /* What a narrow table gives up, in order (see plumb/output.h). */
 typedef struct writer {
 	const plumb_table *t;
 	const plumb_text_opts *o;
 	size_t *w;          /* column widths in code points */
 	bool *hidden;       /* empty in every row, or dropped to fit */
+	uint8_t *kind;      /* per column: PATH_COL, MODULE_COL (found once: names, not cells) */
 	bool compact;       /* numbers as 1.2M */
 	bool short_titles;  /* "Excl." for "Excl. cycles": the event said above */
 	bool split_titles;  /* titles on two lines, split at their first space */
@@ -263,7 +266,7 @@ static const char *compact_big(long double v, char *num)
 static const char *shown_string(const writer *wr, const plumb_cell *cell, size_t c)
 {
 	const char *str = cell->s;
-	if (wr->basenames && is_module_column(&wr->t->cols[c])) {
+	if (wr->basenames && (wr->kind[c] & MODULE_COL)) {
 		const char *slash = strrchr(str, '/');
 		if (slash && slash[1])
 			str = slash + 1;
@@ -654,7 +657,7 @@ static void put_column(writer *wr, size_t c, const char *s, size_t len, size_t s
 		sb_str(&wr->line, mark);
 	if (colour)
 		sb_str(&wr->line, colour);
-	sb_add_elided(&wr->line, s, len, sw, budget, !is_path_column(&wr->t->cols[c]));
+	sb_add_elided(&wr->line, s, len, sw, budget, !(wr->kind[c] & PATH_COL));
 	if (colour)
 		sb_str(&wr->line, SGR_FG_RESET);
 	if (!right)
@@ -859,12 +862,17 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 	if (!t || !out)
 		return plumb_fail(err, PLUMB_ERR_USAGE, "no table or no output stream");
 	writer wr = { .t = t, .o = o, .w = calloc(t->ncols ? t->ncols : 1, sizeof(size_t)),
-		      .hidden = calloc(t->ncols ? t->ncols : 1, sizeof(bool)) };
-	if (!wr.w || !wr.hidden) {
+		      .hidden = calloc(t->ncols ? t->ncols : 1, sizeof(bool)),
+		      .kind = calloc(t->ncols ? t->ncols : 1, 1) };
+	if (!wr.w || !wr.hidden || !wr.kind) {
 		free(wr.w);
 		free(wr.hidden);
+		free(wr.kind);
 		return plumb_fail_nomem(err);
 	}
+	for (size_t c = 0; c < t->ncols; c++)
+		wr.kind[c] = (uint8_t)((is_path_column(&t->cols[c]) ? PATH_COL : 0) |
+				       (is_module_column(&t->cols[c]) ? MODULE_COL : 0));
 	if (t->nrows && !t->source && t->ncols <= SIZE_MAX / sizeof *wr.slen / t->nrows)
 		wr.slen = calloc(t->nrows * t->ncols, sizeof *wr.slen); /* a hint: NULL is no error */
 	measure_rows(&wr, true);
@@ -883,6 +891,7 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 		rc = -1;
 	free(wr.w);
 	free(wr.hidden);
+	free(wr.kind);
 	free(wr.slen);
 	free(wr.cell.p);
 	free(wr.line.p);
