@@ -223,16 +223,18 @@ typedef struct writer {
 	size_t *w;          /* column widths in code points */
 	bool *hidden;       /* empty in every row, or dropped to fit */
 	uint8_t *kind;      /* per column: PATH_COL, MODULE_COL (found once: names, not cells) */
+	int *scol;          /* per column: its index among the string columns, or -1 */
+	size_t nscol;       /* string columns */
 	bool compact;       /* numbers as 1.2M */
 	bool short_titles;  /* "Excl." for "Excl. cycles": the event said above */
 	bool split_titles;  /* titles on two lines, split at their first space */
 	bool basenames;     /* module paths as their last component */
 	const char *event;  /* the one event's name when short_titles */
 	size_t first;       /* the first column shown (set before writing) */
-	uint32_t *slen;     /* per cell (row x column): a printable ASCII string's
-			     * length * 2 + 1, as measure found it; 0: not known
-			     * (NULL: no room, or rows made on demand: each is
-			     * found again) */
+	uint32_t *slen;     /* per string cell (row x string column): a printable
+			     * ASCII string's length * 2 + 1, as measure found
+			     * it; 0: not known (NULL: no room: each is found
+			     * again) */
 	size_t row;         /* the index of the row being measured or written */
 	bool nomem;         /* a row could not be made */
 	strbuf cell;        /* scratch for one cell's text */
@@ -348,7 +350,8 @@ static const char *cell_text_width(writer *wr, const plumb_row *r, size_t c, siz
 	    !(r->kind == PLUMB_ROW_FOCUS && wr->t->cols[c].name_column)) {
 		const char *str = shown_string(wr, cell, c);
 		/* a big table's names are measured, then written: checked once */
-		uint32_t *known = wr->slen ? &wr->slen[wr->row * wr->t->ncols + c] : NULL;
+		uint32_t *known = wr->slen && wr->scol[c] >= 0
+					  ? &wr->slen[wr->row * wr->nscol + (size_t)wr->scol[c]] : NULL;
 		if (known && *known) {
 			*sw = *len = *known >> 1;
 			return str;
@@ -584,7 +587,7 @@ static void fit(writer *wr)
 		wr->split_titles = any_split_title(wr);
 	wr->basenames = true;
 	if (wr->slen) /* the module paths' lengths are their last components' now */
-		memset(wr->slen, 0, wr->t->nrows * wr->t->ncols * sizeof *wr->slen);
+		memset(wr->slen, 0, wr->t->nrows * wr->nscol * sizeof *wr->slen);
 	measure(wr);
 	drop(wr, pick_cumulative);
 	shrink(wr, pick_paths, MIN_SHRUNK);
@@ -863,18 +866,23 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 		return plumb_fail(err, PLUMB_ERR_USAGE, "no table or no output stream");
 	writer wr = { .t = t, .o = o, .w = calloc(t->ncols ? t->ncols : 1, sizeof(size_t)),
 		      .hidden = calloc(t->ncols ? t->ncols : 1, sizeof(bool)),
-		      .kind = calloc(t->ncols ? t->ncols : 1, 1) };
-	if (!wr.w || !wr.hidden || !wr.kind) {
+		      .kind = calloc(t->ncols ? t->ncols : 1, 1),
+		      .scol = calloc(t->ncols ? t->ncols : 1, sizeof(int)) };
+	if (!wr.w || !wr.hidden || !wr.kind || !wr.scol) {
 		free(wr.w);
 		free(wr.hidden);
 		free(wr.kind);
+		free(wr.scol);
 		return plumb_fail_nomem(err);
 	}
-	for (size_t c = 0; c < t->ncols; c++)
+	for (size_t c = 0; c < t->ncols; c++) {
 		wr.kind[c] = (uint8_t)((is_path_column(&t->cols[c]) ? PATH_COL : 0) |
 				       (is_module_column(&t->cols[c]) ? MODULE_COL : 0));
-	if (t->nrows && !t->source && t->ncols <= SIZE_MAX / sizeof *wr.slen / t->nrows)
-		wr.slen = calloc(t->nrows * t->ncols, sizeof *wr.slen); /* a hint: NULL is no error */
+		wr.scol[c] = is_numeric(t->cols[c].type) ? -1 : (int)wr.nscol++;
+	}
+	/* string columns only: 4 bytes a name, also for rows made on demand */
+	if (t->nrows && wr.nscol && wr.nscol <= SIZE_MAX / sizeof *wr.slen / t->nrows)
+		wr.slen = calloc(t->nrows * wr.nscol, sizeof *wr.slen); /* a hint: NULL is no error */
 	measure_rows(&wr, true);
 	if (o->width > 0)
 		fit(&wr);
@@ -892,6 +900,7 @@ int plumb_table_write_text(const plumb_table *t, FILE *out, const plumb_text_opt
 	free(wr.w);
 	free(wr.hidden);
 	free(wr.kind);
+	free(wr.scol);
 	free(wr.slen);
 	free(wr.cell.p);
 	free(wr.line.p);
