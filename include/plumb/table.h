@@ -246,8 +246,10 @@ typedef struct plumb_table {
 	struct plumb_row_source *source;
 } plumb_table;
 
-/* What makes a table's rows on demand: make fills row i (its cells come
- * zeroed, NULL cells) and returns 0, or -1 on ENOMEM. A big table of
+/* What makes a table's rows on demand: make fills the cells of row i (they
+ * come zeroed, NULL cells) and returns 0, or -1 on ENOMEM. Such rows are
+ * normal rows at depth 0: a flat list, whose kind and depth a writer need
+ * not look at (CSV's depth,kind columns). A big table of
  * numbers is read once or twice by its writer; keeping 15 cells of every
  * row of a 2-million-row table took as much memory as the profile. */
 typedef struct plumb_row_source {

@@ -2,6 +2,7 @@
  * its arena (t->strs), so freeing the table frees them all at once. */
 #include "plumb/table.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,7 @@ const plumb_row *plumb_table_row(const plumb_table *t, size_t i)
 	memset(cells, 0, (t->ncols ? t->ncols : 1) * sizeof *cells);
 	if (s->make(s->ctx, i, &s->row))
 		return NULL;
+	assert(s->row.kind == PLUMB_ROW_NORMAL && s->row.depth == 0);
 	s->made = i + 1;
 	return &s->row;
 }
